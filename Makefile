@@ -1,0 +1,103 @@
+# collector: build, test and demo.
+#
+#   make          build ./collector
+#   make demo     install dependencies, build, profile the demo workload
+#   make check    install dependencies, build, run every test
+#
+# Privileged steps (installing packages, loading BPF) run through sudo only
+# when make itself is not running as root.
+
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+BUILD    := build
+SUDO     := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+VERSION  := 0.1.0
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -DCOLLECTOR_VERSION='"$(VERSION)"' \
+	    -I$(BUILD) -Iuser -Iexporters -Ibpf
+LDLIBS   := -lbpf -lelf -ldw -lz -lpthread
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+ARCH     := x86
+BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall -I$(BUILD) -Ivmlinux -Ibpf
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+SKELS    := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+
+USER_SRCS := $(wildcard user/*.c)
+EXP_SRCS  := $(wildcard exporters/*.c)
+LIB_SRCS  := $(filter-out user/main.c,$(USER_SRCS)) $(EXP_SRCS)
+LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+SAN_OBJS  := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRCS))
+HEADERS   := $(wildcard user/*.h exporters/*.h bpf/*.h)
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all deps demo check unit integration clean
+.DEFAULT_GOAL := all
+
+all: collector
+
+deps:
+	@./scripts/install-deps.sh
+
+vmlinux/vmlinux.h:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c vmlinux/vmlinux.h $(wildcard bpf/*.h) | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD):
+	mkdir -p $@
+
+$(BUILD)/obj/%.o: %.c $(HEADERS) $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/san/%.o: %.c $(HEADERS) $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(BUILD)/libcollector.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libcollector-san.a: $(SAN_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+collector: $(BUILD)/obj/user/main.o $(BUILD)/libcollector.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Unit tests (cmocka) are built with AddressSanitizer and UBSan.
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcollector-san.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit -o $@ $< $(BUILD)/libcollector-san.a \
+		$(LDLIBS) -lcmocka
+
+# Extra rules (test ELF files, workloads, fuzzers, benchmarks) live in mk/.
+include $(wildcard mk/*.mk)
+
+unit: $(UNIT_BINS) $(UNIT_DEPS)
+	@./tests/run-unit.sh $(UNIT_BINS)
+
+integration: collector $(INTEGRATION_DEPS)
+	@$(SUDO) ./tests/run-integration.sh
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory integration
+
+demo: deps
+	@$(MAKE) --no-print-directory all $(DEMO_DEPS)
+	@rm -rf demo-out
+	$(SUDO) ./collector -o demo-out -- ./$(BUILD)/workloads/demo
+
+clean:
+	rm -rf $(BUILD) collector demo-out

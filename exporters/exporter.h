@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every exporter shares: options, safe output files, and the entry
+ * points `collector` and `collector dump` call.
+ *
+ * Writers take the model (user/model.h) and write under opts->dir.  Readers
+ * parse a file into plain structs and reject malformed input with the byte
+ * offset and the reason.  Exporters know nothing of BPF.
+ */
+#ifndef COLLECTOR_EXPORTER_H
+#define COLLECTOR_EXPORTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "../user/model.h"
+
+struct export_options {
+	const char *dir;          /* output directory, already created */
+	bool chown_files;         /* give files to uid:gid (under sudo) */
+	uid_t uid;
+	gid_t gid;
+	bool sampler_layout_spec; /* --sampler-layout=spec */
+	bool hpctoolkit_draft;    /* --hpctoolkit-layout=draft */
+	bool quiet;
+};
+
+/*
+ * An output file written under a temporary name in the same directory and
+ * renamed to its final name only when complete, so that no partial file
+ * ever stands under a final name.  Created with O_EXCL|O_NOFOLLOW, mode
+ * 0644, owned by the invoking user under sudo.
+ */
+struct outfile {
+	FILE *fp;
+	char *tmp_path;
+	char *final_path;
+	const struct export_options *opts;
+};
+
+/* relpath is relative to opts->dir; its parent directories must exist
+ * (see export_mkdir).  Returns 0 or a negative errno, with a message on
+ * stderr naming the file. */
+int outfile_open(struct outfile *f, const struct export_options *opts, const char *relpath);
+/* Flushes, checks every write (ENOSPC included), closes and renames.
+ * Returns 0 or a negative errno; on error the temporary file is removed. */
+int outfile_commit(struct outfile *f);
+/* Closes and removes the temporary file. */
+void outfile_abort(struct outfile *f);
+/* Creates opts->dir/relpath (one level) with mode 0755, owned like files.
+ * An existing directory is accepted. */
+int export_mkdir(const struct export_options *opts, const char *relpath);
+
+/* Little helpers for binary writers (little-endian host, as on x86-64). */
+int outfile_write(struct outfile *f, const void *data, size_t n);
+
+/* Writers: 0 on success, negative errno on failure. */
+int dcpi_write(const struct model *m, const struct export_options *opts);
+int sampler_write(const struct model *m, const struct export_options *opts);
+int callgrind_write(const struct model *m, const struct export_options *opts);
+int hpctoolkit_write(const struct model *m, const struct export_options *opts);
+int xray_write(const struct model *m, const struct export_options *opts);
+
+/*
+ * `collector dump` support, one per format.  recognize() looks at the
+ * first bytes of a file (or, for a directory format, at the path) and says
+ * whether it is that format.  dump() prints the file as readable text (or,
+ * with check, validates only) and returns 0, or a negative errno / -EINVAL
+ * after printing "PATH: offset N: reason" on stderr.
+ */
+struct dump_format {
+	const char *name;
+	bool (*recognize)(const char *path, const unsigned char *head, size_t n);
+	int (*dump)(const char *path, FILE *out, bool check);
+};
+
+extern const struct dump_format dcpi_dump_format;
+extern const struct dump_format sampler_dump_format;
+extern const struct dump_format callgrind_dump_format;
+extern const struct dump_format hpctoolkit_dump_format;
+extern const struct dump_format xray_dump_format;
+
+#endif /* COLLECTOR_EXPORTER_H */

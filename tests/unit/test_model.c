@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the model: interning, counters, ordering. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "model.h"
+
+static void test_intern_dedupes(void **state)
+{
+	struct model m;
+	uint32_t img, f1, f2, file, l1, l2, s1, s2, frames[2];
+	struct model_image tmpl = { .path = "/bin/x" };
+
+	(void)state;
+	model_init(&m);
+	img = model_add_image(&m, &tmpl);
+	file = model_intern_file(&m, "x.c");
+	assert_int_equal(model_intern_file(&m, "x.c"), file);
+	assert_int_not_equal(model_intern_file(&m, "y.c"), file);
+	f1 = model_intern_function(&m, img, "main", 0x1000, 16, file, 3);
+	f2 = model_intern_function(&m, img, "main", 0x1000, 16, file, 3);
+	assert_int_equal(f1, f2);
+	assert_int_not_equal(model_intern_function(&m, img, "main", 0x2000, 0, MODEL_NONE, 0), f1);
+	l1 = model_intern_location(&m, img, 0x1004, f1, file, 4, NULL, 0);
+	l2 = model_intern_location(&m, img, 0x1008, f1, file, 5, NULL, 0);
+	assert_int_not_equal(l1, l2);
+	assert_int_equal(model_find_location(&m, img, 0x1004), l1);
+	assert_int_equal(model_find_location(&m, img, 0x1005), MODEL_NONE);
+	assert_string_equal(model_location_name(&m, l2), "main");
+	frames[0] = l1;
+	frames[1] = l2;
+	s1 = model_intern_stack(&m, frames, 2, 0, false);
+	s2 = model_intern_stack(&m, frames, 2, 0, false);
+	assert_int_equal(s1, s2);
+	assert_int_not_equal(model_intern_stack(&m, frames, 2, 0, true), s1);
+	assert_int_not_equal(model_intern_stack(&m, frames, 1, 0, false), s1);
+	assert_int_equal(model_stack_frames(&m, &m.stacks.items[s1])[1], l2);
+	model_free(&m);
+}
+
+static void test_many_locations(void **state)
+{
+	struct model m;
+	struct model_image tmpl = { .path = "/bin/x" };
+	uint32_t img;
+
+	(void)state;
+	model_init(&m);
+	img = model_add_image(&m, &tmpl);
+	for (uint64_t a = 0; a < 100000; a++)
+		assert_int_equal(model_intern_location(&m, img, a * 3, MODEL_NONE, MODEL_NONE, 0,
+						       NULL, 0), a);
+	for (uint64_t a = 0; a < 100000; a++)
+		assert_int_equal(model_find_location(&m, img, a * 3), a);
+	model_free(&m);
+}
+
+static void test_counters(void **state)
+{
+	struct model m;
+
+	(void)state;
+	model_init(&m);
+	model_count_lost(&m, "ringbuf_full", 3);
+	model_count_lost(&m, "ringbuf_full", 4);
+	model_count_lost(&m, "stack_collision", 1);
+	model_count_stat(&m, "truncated", 9);
+	assert_int_equal(model_counter_value(&m, 1, "ringbuf_full"), 7);
+	assert_int_equal(model_counter_value(&m, 0, "truncated"), 9);
+	assert_int_equal(model_counter_value(&m, 0, "nothing"), 0);
+	assert_int_equal(model_total_lost(&m), 8);
+	model_free(&m);
+}
+
+static void test_sort_is_stable(void **state)
+{
+	struct model m;
+	uint64_t times[] = { 5, 3, 5, 1, 3 };
+
+	(void)state;
+	model_init(&m);
+	for (size_t i = 0; i < 5; i++) {
+		struct model_sample *s = model_add_sample(&m);
+
+		s->time_ns = times[i];
+		s->cpu = i;
+	}
+	model_sort_by_time(&m);
+	assert_int_equal(m.samples.items[0].time_ns, 1);
+	assert_int_equal(m.samples.items[1].cpu, 1); /* first 3 */
+	assert_int_equal(m.samples.items[2].cpu, 4); /* second 3 */
+	assert_int_equal(m.samples.items[3].cpu, 0); /* first 5 */
+	assert_int_equal(m.samples.items[4].cpu, 2);
+	model_free(&m);
+}
+
+static void test_trace_args(void **state)
+{
+	struct model m;
+	uint64_t args[3] = { 7, 8, 9 };
+	struct model_trace_event *e;
+
+	(void)state;
+	model_init(&m);
+	model_add_trace_event(&m, NULL, 0);
+	e = model_add_trace_event(&m, args, 3);
+	assert_int_equal(e->n_args, 3);
+	assert_int_equal(model_trace_event_args(&m, e)[2], 9);
+	model_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intern_dedupes),
+		cmocka_unit_test(test_many_locations),
+		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_sort_is_stable),
+		cmocka_unit_test(test_trace_args),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

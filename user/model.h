@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-memory model of one collector run.
+ *
+ * Data flows one way: kernel -> drain -> model -> exporters.  The loader
+ * (user/) fills a struct model; every exporter (exporters/) reads it and
+ * nothing else.  Exporters know nothing of BPF, so their tests build a model
+ * by hand with the functions below.
+ *
+ * Addresses.  Every code address in the model is a (image, file-relative
+ * address) pair: the link-time virtual address inside that ELF file, so that
+ * counts from different processes mapping the same file merge, and so that
+ * no exporter ever sees a load address.  For the kernel image the address is
+ * the kernel virtual address as /proc/kallsyms gives it.
+ *
+ * Stacks.  A stack is an array of location ids, leaf first.  Frame 0 is the
+ * sampled instruction.  Every other frame is a call site: the loader stores
+ * the return address minus one, so that its function, file and line are
+ * those of the call instruction and not of the statement after it.  Kernel
+ * frames (if any) come first, then user frames.
+ *
+ * Ids.  Every table is an array; an entity's id is its index in that array.
+ * MODEL_NONE marks an absent id.
+ */
+#ifndef COLLECTOR_MODEL_H
+#define COLLECTOR_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MODEL_NONE UINT32_MAX
+#define MODEL_MAX_ARGS 6
+#define MODEL_HIST_BUCKETS 64
+
+/* A growable array: items[0..len) are valid. */
+#define MODEL_VEC(type)          \
+	struct {                 \
+		type *items;     \
+		size_t len;      \
+		size_t cap;      \
+	}
+
+/* Open-addressing index from a 64-bit hash to ids; equality is checked by
+ * the caller against the table the ids point into. */
+struct model_index {
+	uint64_t *hashes;
+	uint32_t *ids;
+	size_t cap; /* power of two, 0 when empty */
+	size_t len;
+};
+
+enum model_image_kind {
+	MODEL_IMAGE_ELF = 0,     /* a regular ELF file on disk */
+	MODEL_IMAGE_KERNEL = 1,  /* [kernel.kallsyms] */
+	MODEL_IMAGE_ANON = 2,    /* anonymous or special mapping ([vdso], JIT) */
+};
+
+struct model_image {
+	char *path;           /* as the process maps it; "[kernel.kallsyms]" */
+	char *debug_path;     /* separate debug file used, or NULL */
+	enum model_image_kind kind;
+	bool is_et_exec;      /* ET_EXEC: load bias is 0 (non-PIE) */
+	bool has_symbols;     /* any .symtab/.dynsym/kallsyms entry found */
+	char build_id[41];    /* hex, "" when unknown */
+	uint64_t dev, inode;  /* identity of the file, 0 when unknown */
+	int64_t mtime;        /* seconds since the Unix epoch, 0 when unknown */
+	uint32_t crc32;       /* CRC-32 of the whole file, 0 when unknown */
+	uint64_t file_size;
+	/* The executable (text) segment, file-relative link-time addresses.
+	 * For the kernel: _stext and the size up to _etext. */
+	uint64_t text_start;
+	uint64_t text_size;
+};
+
+struct model_source_file {
+	char *path;
+};
+
+struct model_function {
+	char *name;           /* demangled-as-is symbol name */
+	uint32_t image;
+	uint64_t entry;       /* file-relative entry address; 0 if unknown */
+	uint64_t size;        /* bytes, 0 if unknown */
+	uint32_t file;        /* source file id of the definition, or NONE */
+	uint32_t line;        /* line of the definition, 0 if unknown */
+};
+
+/*
+ * One inlined call inside a location: function `function` was inlined at
+ * call_file:call_line of the function enclosing it.
+ */
+struct model_inline {
+	uint32_t function;
+	uint32_t call_file;   /* or MODEL_NONE */
+	uint32_t call_line;
+};
+
+/*
+ * One unique code address.  `function` is the out-of-line function (the ELF
+ * symbol) that contains the address, or MODEL_NONE when unresolved (printed
+ * as "[unknown]" with the image and offset).  inlines[0..n_inlines) go from
+ * the outermost inlined call to the innermost; file/line is the source
+ * position of the address itself, inside the innermost function.
+ */
+struct model_location {
+	uint32_t image;
+	uint64_t addr;
+	uint32_t function;
+	uint32_t file;        /* or MODEL_NONE */
+	uint32_t line;        /* 0 if unknown */
+	uint32_t n_inlines;
+	uint32_t inlines;     /* index of the first in model.inlines */
+};
+
+struct model_stack {
+	uint32_t n_frames;
+	uint32_t n_kernel;    /* frames[0..n_kernel) are kernel frames */
+	uint32_t frames;      /* index of the first location id in model.frames */
+	bool truncated;       /* the user part does not reach a known root */
+};
+
+struct model_mapping {
+	uint64_t start, end;  /* runtime addresses [start, end) */
+	uint64_t pgoff;
+	uint64_t bias;        /* runtime address - file-relative address */
+	uint32_t image;
+	bool exec;
+	uint64_t since_ns;    /* epoch ns from which this mapping was seen */
+};
+
+/*
+ * A process image: one per (pid, exec).  An exec starts a new process entry
+ * with the same pid and generation + 1, since the mappings change.
+ */
+struct model_process {
+	pid_t pid;
+	pid_t ppid;
+	uint32_t generation;  /* 0 for the first image of the pid */
+	char comm[16];
+	char *cmdline;        /* arguments joined by spaces, or NULL */
+	char *exe;            /* path of the main executable, or NULL */
+	uint32_t exe_image;   /* or MODEL_NONE */
+	uint64_t start_ns;    /* epoch ns: first seen */
+	uint64_t end_ns;      /* epoch ns: exit or exec, 0 if still running */
+	MODEL_VEC(struct model_mapping) maps;
+};
+
+struct model_thread {
+	pid_t tid;
+	uint32_t process;     /* model_process id */
+	char comm[16];
+	uint64_t start_ns, end_ns; /* epoch ns, end 0 if still running */
+	uint64_t cputime_ns;  /* last known cumulative on-CPU time */
+};
+
+/* One CPU-clock sample. */
+struct model_sample {
+	uint64_t time_ns;     /* Unix epoch ns */
+	uint64_t ktime_ns;    /* CLOCK_MONOTONIC ns, as the kernel saw it */
+	uint64_t weight_ns;   /* sampling period: CPU time this sample stands for */
+	uint64_t cputime_ns;  /* the thread's cumulative on-CPU ns (sum_exec_runtime) */
+	uint64_t user_pc;     /* runtime user-mode PC (0 if none, e.g. kthread) */
+	uint32_t process;
+	uint32_t thread;      /* model_thread id */
+	uint32_t stack;       /* model_stack id */
+	uint16_t cpu;
+	bool kernel_mode;     /* the sampled instruction was in the kernel */
+};
+
+/* The thread was switched out (off = true) or back in at time_ns. */
+struct model_switch {
+	uint64_t time_ns;
+	uint64_t ktime_ns;
+	uint64_t cputime_ns;  /* cumulative on-CPU ns at that moment */
+	uint64_t user_pc;     /* runtime user PC where it stopped (off only) */
+	uint32_t process;
+	uint32_t thread;
+	uint16_t cpu;
+	bool off;
+};
+
+/* A function traced through uprobes. */
+struct model_traced_function {
+	uint32_t image;
+	uint64_t addr;        /* file-relative entry address */
+	uint32_t function;    /* model_function id */
+};
+
+enum model_trace_kind {
+	MODEL_TRACE_ENTRY = 0,
+	MODEL_TRACE_EXIT = 1,
+};
+
+struct model_trace_event {
+	uint64_t time_ns;
+	uint64_t ktime_ns;
+	uint32_t process;
+	uint32_t thread;
+	uint32_t func;        /* model_traced_function id */
+	uint32_t args;        /* index of the first in model.trace_args */
+	uint16_t cpu;
+	uint8_t kind;         /* enum model_trace_kind */
+	uint8_t n_args;
+};
+
+/* Per-thread, per-traced-function aggregates counted in the kernel. */
+struct model_func_stats {
+	uint32_t func;        /* model_traced_function id */
+	uint32_t process;
+	uint32_t thread;
+	uint64_t calls;
+	uint64_t total_ns;
+	uint64_t self_ns;
+	uint64_t hist[MODEL_HIST_BUCKETS]; /* calls by floor(log2(ns)) */
+};
+
+/* A named count: lost events by cause, or run statistics. */
+struct model_counter {
+	char *name;
+	uint64_t value;
+};
+
+struct model_run {
+	char *command_line;   /* the profiled command, or NULL */
+	bool system_wide;
+	char *event;          /* "cpu-clock" */
+	uint32_t freq_hz;     /* requested sampling frequency */
+	uint64_t period_ns;   /* nominal period: 1e9 / freq_hz */
+	uint64_t start_ns, end_ns;           /* epoch ns */
+	uint64_t start_ktime_ns, end_ktime_ns;
+	int64_t ktime_to_epoch_ns;           /* epoch = ktime + this */
+	char hostname[64];
+	uint64_t host_id;     /* gethostid() or a hash of the hostname */
+	uint32_t ncpus;
+	uint32_t cpu_mhz;     /* 0 if unknown */
+	uint64_t collector_cpu_ns; /* the collector's own CPU time */
+	uint64_t bpf_run_ns;  /* BPF programs' run time (bpf_stats), 0 if off */
+	uint32_t trace_nargs; /* --args */
+};
+
+struct model {
+	struct model_run run;
+
+	MODEL_VEC(struct model_image) images;
+	MODEL_VEC(struct model_source_file) files;
+	MODEL_VEC(struct model_function) functions;
+	MODEL_VEC(struct model_inline) inlines;
+	MODEL_VEC(struct model_location) locations;
+	MODEL_VEC(uint32_t) frames;          /* location ids of every stack */
+	MODEL_VEC(struct model_stack) stacks;
+	MODEL_VEC(struct model_process) processes;
+	MODEL_VEC(struct model_thread) threads;
+	MODEL_VEC(struct model_sample) samples;     /* time-ordered */
+	MODEL_VEC(struct model_switch) switches;    /* time-ordered */
+	MODEL_VEC(struct model_traced_function) traced;
+	MODEL_VEC(struct model_trace_event) trace;  /* time-ordered */
+	MODEL_VEC(uint64_t) trace_args;
+	MODEL_VEC(struct model_func_stats) func_stats;
+	MODEL_VEC(struct model_counter) lost;       /* lost events by cause */
+	MODEL_VEC(struct model_counter) stats;      /* other run statistics */
+
+	/* lookup indexes (private to model.c) */
+	struct model_index file_index;
+	struct model_index function_index;
+	struct model_index location_index;
+	struct model_index stack_index;
+};
+
+void model_init(struct model *m);
+void model_free(struct model *m);
+
+/* Generic growth for MODEL_VEC; returns a pointer to the new zeroed slot,
+ * aborting on out-of-memory (the model cannot be partially built). */
+void *model_vec_grow(void *vec_items, size_t *len, size_t *cap, size_t size);
+#define MODEL_VEC_PUSH(vec) \
+	((__typeof__((vec).items))model_vec_grow(&(vec).items, &(vec).len, &(vec).cap, sizeof(*(vec).items)))
+
+/* Copies the strings of `tmpl`; returns the new image id.  Images are not
+ * deduplicated here: the loader keys them by build-id or dev+inode. */
+uint32_t model_add_image(struct model *m, const struct model_image *tmpl);
+
+/* Interning: equal contents give the same id. */
+uint32_t model_intern_file(struct model *m, const char *path);
+uint32_t model_intern_function(struct model *m, uint32_t image, const char *name,
+			       uint64_t entry, uint64_t size, uint32_t file, uint32_t line);
+/* `inl` may be NULL when n_inl is 0. */
+uint32_t model_intern_location(struct model *m, uint32_t image, uint64_t addr,
+			       uint32_t function, uint32_t file, uint32_t line,
+			       const struct model_inline *inl, uint32_t n_inl);
+/* Looks a location up without creating it; MODEL_NONE when absent. */
+uint32_t model_find_location(const struct model *m, uint32_t image, uint64_t addr);
+uint32_t model_intern_stack(struct model *m, const uint32_t *frames, uint32_t n_frames,
+			    uint32_t n_kernel, bool truncated);
+
+uint32_t model_add_process(struct model *m, pid_t pid, pid_t ppid, uint32_t generation,
+			   const char *comm, const char *cmdline, const char *exe);
+uint32_t model_add_mapping(struct model *m, uint32_t process, const struct model_mapping *map);
+uint32_t model_add_thread(struct model *m, uint32_t process, pid_t tid, const char *comm);
+struct model_sample *model_add_sample(struct model *m);
+struct model_switch *model_add_switch(struct model *m);
+uint32_t model_add_traced_function(struct model *m, uint32_t image, uint64_t addr,
+				   uint32_t function);
+/* args may be NULL when n_args is 0 */
+struct model_trace_event *model_add_trace_event(struct model *m, const uint64_t *args,
+						 uint8_t n_args);
+struct model_func_stats *model_add_func_stats(struct model *m);
+
+/* Adds `value` to the counter named `name`, creating it at 0. */
+void model_count_lost(struct model *m, const char *cause, uint64_t value);
+void model_count_stat(struct model *m, const char *name, uint64_t value);
+uint64_t model_total_lost(const struct model *m);
+/* Value of a counter, 0 if absent. */
+uint64_t model_counter_value(const struct model *m, int lost, const char *name);
+
+void model_set_command_line(struct model *m, const char *cmdline);
+
+/* Accessors. */
+static inline const uint32_t *model_stack_frames(const struct model *m,
+						 const struct model_stack *s)
+{
+	return m->frames.items + s->frames;
+}
+
+static inline const struct model_inline *model_location_inlines(const struct model *m,
+								const struct model_location *l)
+{
+	return m->inlines.items + l->inlines;
+}
+
+static inline const uint64_t *model_trace_event_args(const struct model *m,
+						     const struct model_trace_event *e)
+{
+	return m->trace_args.items + e->args;
+}
+
+/* Name of a location's function, or NULL when unresolved. */
+const char *model_location_name(const struct model *m, uint32_t location);
+
+/* The mapping of `process` that contained runtime address `addr`, or NULL. */
+const struct model_mapping *model_find_mapping(const struct model *m, uint32_t process,
+					       uint64_t addr);
+
+/* Sorts samples, switches and trace events by time (stable). */
+void model_sort_by_time(struct model *m);
+
+#endif /* COLLECTOR_MODEL_H */

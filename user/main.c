@@ -1,9 +1,259 @@
 // SPDX-License-Identifier: GPL-2.0
-/* collector: placeholder entry point, replaced by the loader. */
+/*
+ * collector: a Linux profiler that samples and traces programs with
+ * perf_event and eBPF, and writes what it sees in the formats of
+ * established performance tools.
+ *
+ *   collector [OPTION...] [-- COMMAND [ARG...]]   profile
+ *   collector dump [--check] FILE|DIR...          read what it wrote
+ */
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-int main(void)
+#include "cmd_dump.h"
+#include "export.h"
+#include "options.h"
+#include "record.h"
+
+const char *argp_program_version = "collector " COLLECTOR_VERSION;
+const char *argp_program_bug_address = "the project's issue tracker";
+
+static const char doc[] =
+	"Profile programs with perf_event and eBPF and write the profile in the "
+	"formats of established tools (LLVM XRay FDR, sampler, DCPI, HPCToolkit, "
+	"Callgrind).\v"
+	"Examples:\n"
+	"  sudo collector -- ./app arg        profile a command (run as you, not root)\n"
+	"  sudo collector -p 1234 -d 10       sample a running process for 10 s\n"
+	"  sudo collector -a -F 99            sample the whole system until Ctrl-C\n"
+	"  collector dump collector-*/callgrind.out.*   print what was written\n"
+	"\n"
+	"Exit codes: 0 ok, 1 collection or writing failed, 2 bad command line, "
+	"3 not enough privileges, 4 target cannot be profiled, 5 output directory "
+	"unusable, 6 BPF programs failed to load or attach, 7 (dump) malformed or "
+	"unknown file.";
+
+static const char args_doc[] = "[-- COMMAND [ARG...]]";
+
+enum {
+	OPT_RUN_AS_ROOT = 1000,
+	OPT_SAMPLER_LAYOUT,
+	OPT_HPCTOOLKIT_LAYOUT,
+	OPT_RING_SIZE,
+	OPT_STACK_ENTRIES,
+	OPT_NO_SWITCHES,
+};
+
+static const struct argp_option options[] = {
+	{ "pid", 'p', "PID[,PID...]", 0, "Sample these running processes (all threads)", 0 },
+	{ "all-cpus", 'a', NULL, 0, "Sample the whole system", 0 },
+	{ "freq", 'F', "HZ", 0, "Sampling frequency per CPU (default 999)", 0 },
+	{ "duration", 'd', "SEC", 0,
+	  "Stop after SEC seconds (default: Ctrl-C, or when the command or every target exits)", 0 },
+	{ "output", 'o', "DIR", 0, "Output directory (default collector-YYYYMMDD-HHMMSS)", 0 },
+	{ "format", 'f', "LIST", 0,
+	  "Formats to write: xray,sampler,dcpi,hpctoolkit,callgrind (default: every one that "
+	  "applies)", 0 },
+	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
+	{ "verbose", 'v', NULL, 0, "More messages, libbpf's included", 0 },
+	{ "run-as-root", OPT_RUN_AS_ROOT, NULL, 0,
+	  "Under sudo, run COMMAND as root instead of the invoking user", 0 },
+	{ "sampler-layout", OPT_SAMPLER_LAYOUT, "tool|spec", 0,
+	  "sampler files: the reference tool's layout (default) or the spec's literal one", 0 },
+	{ "hpctoolkit-layout", OPT_HPCTOOLKIT_LAYOUT, "released|draft", 0,
+	  "HPCToolkit database: the released v4.0 layout (default) or the draft", 0 },
+	{ "ring-size", OPT_RING_SIZE, "MIB", 0, "Ring buffer size in MiB (default 16)", 0 },
+	{ "stack-entries", OPT_STACK_ENTRIES, "N", 0,
+	  "Unique stacks the kernel map holds (default 16384)", 0 },
+	{ "no-switches", OPT_NO_SWITCHES, NULL, 0,
+	  "Do not record context switches (off-CPU times in sampler and HPCToolkit traces)", 0 },
+	{ 0 },
+};
+
+static int parse_uint(const char *what, const char *s, unsigned long max, unsigned long *out)
 {
-	fprintf(stderr, "collector " COLLECTOR_VERSION "\n");
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	if (errno || !*s || *end || s[0] == '-' || *out > max) {
+		fprintf(stderr, "collector: %s '%s' is not a whole number from 1 to %lu\n", what, s,
+			max);
+		return -EINVAL;
+	}
+	if (*out == 0) {
+		fprintf(stderr, "collector: %s must be at least 1\n", what);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+static unsigned long max_sample_rate(void)
+{
+	unsigned long rate = 100000;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &rate) != 1)
+			rate = 100000;
+		fclose(f);
+	}
+	return rate;
+}
+
+static int parse_pids(struct collector_options *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	unsigned long v;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (parse_uint("PID", tok, INT_MAX, &v)) {
+			err = -EINVAL;
+			break;
+		}
+		if (o->n_pids == COLLECTOR_MAX_PIDS) {
+			fprintf(stderr, "collector: at most %d PIDs\n", COLLECTOR_MAX_PIDS);
+			err = -EINVAL;
+			break;
+		}
+		o->pids[o->n_pids++] = v;
+	}
+	free(copy);
+	if (!err && !o->n_pids) {
+		fprintf(stderr, "collector: -p needs a PID\n");
+		err = -EINVAL;
+	}
+	return err;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct collector_options *o = state->input;
+	unsigned long v;
+	char *end;
+
+	switch (key) {
+	case 'p':
+		if (parse_pids(o, arg))
+			return EINVAL;
+		break;
+	case 'a':
+		o->all_cpus = true;
+		break;
+	case 'F':
+		if (parse_uint("frequency", arg, ULONG_MAX, &v))
+			return EINVAL;
+		if (v > max_sample_rate()) {
+			fprintf(stderr, "collector: -F %lu is above the kernel's limit of %lu Hz "
+				"(/proc/sys/kernel/perf_event_max_sample_rate)\n", v,
+				max_sample_rate());
+			return EINVAL;
+		}
+		o->freq = v;
+		break;
+	case 'd':
+		errno = 0;
+		o->duration = strtod(arg, &end);
+		if (errno || !*arg || *end || !(o->duration > 0) || o->duration > 1e7) {
+			fprintf(stderr, "collector: duration '%s' is not a positive number of "
+				"seconds\n", arg);
+			return EINVAL;
+		}
+		break;
+	case 'o':
+		if (!*arg) {
+			fprintf(stderr, "collector: -o needs a directory name\n");
+			return EINVAL;
+		}
+		o->output = arg;
+		break;
+	case 'f':
+		if (export_parse_formats(arg, &o->formats))
+			return EINVAL;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case OPT_RUN_AS_ROOT:
+		o->run_as_root = true;
+		break;
+	case OPT_SAMPLER_LAYOUT:
+		if (strcmp(arg, "tool") && strcmp(arg, "spec")) {
+			fprintf(stderr, "collector: --sampler-layout takes 'tool' or 'spec'\n");
+			return EINVAL;
+		}
+		o->sampler_layout_spec = !strcmp(arg, "spec");
+		break;
+	case OPT_HPCTOOLKIT_LAYOUT:
+		if (strcmp(arg, "released") && strcmp(arg, "draft")) {
+			fprintf(stderr, "collector: --hpctoolkit-layout takes 'released' or 'draft'\n");
+			return EINVAL;
+		}
+		o->hpctoolkit_draft = !strcmp(arg, "draft");
+		break;
+	case OPT_RING_SIZE:
+		if (parse_uint("ring size (MiB)", arg, 1024, &v))
+			return EINVAL;
+		if (v & (v - 1)) {
+			fprintf(stderr, "collector: the ring size must be a power of two MiB\n");
+			return EINVAL;
+		}
+		o->ring_mib = v;
+		break;
+	case OPT_STACK_ENTRIES:
+		if (parse_uint("stack entries", arg, 1 << 22, &v))
+			return EINVAL;
+		o->stack_entries = v;
+		break;
+	case OPT_NO_SWITCHES:
+		o->no_switches = true;
+		break;
+	case ARGP_KEY_ARGS:
+		o->command = state->argv + state->next;
+		break;
+	case ARGP_KEY_END: {
+		int kinds = !!o->n_pids + o->all_cpus + !!o->command;
+
+		if (kinds == 0) {
+			fprintf(stderr, "collector: say what to profile: -p PID, -a, or -- COMMAND\n");
+			argp_usage(state);
+		}
+		if (kinds > 1) {
+			fprintf(stderr, "collector: choose one of -p, -a and -- COMMAND\n");
+			return EINVAL;
+		}
+		break;
+	}
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct collector_options opts = {
+		.freq = 999,
+		.ring_mib = 16,
+		.stack_entries = 16384,
+	};
+	const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+
+	if (argc > 1 && strcmp(argv[1], "dump") == 0)
+		return cmd_dump(argc - 1, argv + 1);
+	/* argp exits with EX_USAGE (64) on a bad option: ours is 2 */
+	argp_err_exit_status = EXIT_USAGE;
+	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &opts))
+		return EXIT_USAGE;
+	return record_run(&opts);
 }

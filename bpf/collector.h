@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types shared by the BPF programs (the .bpf.c files) and the loader (user/).
+ * Every name is prefixed: vmlinux.h already defines `struct sample` and
+ * many other short names.
+ */
+#ifndef COLLECTOR_BPF_H
+#define COLLECTOR_BPF_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __s32 s32;
+typedef __u64 u64;
+#endif
+
+#define COLLECTOR_MAX_STACK_DEPTH 127
+#define COLLECTOR_COMM_LEN 16
+#define COLLECTOR_PATH_LEN 256
+
+enum collector_event_kind {
+	COLLECTOR_EV_SAMPLE = 1,
+	COLLECTOR_EV_FORK = 2,   /* a new task (process or thread) of a target */
+	COLLECTOR_EV_EXEC = 3,
+	COLLECTOR_EV_EXIT = 4,   /* a task exited */
+	COLLECTOR_EV_SWITCH = 5, /* a target thread went off or on a CPU */
+};
+
+/* Every ring-buffer record starts with this. */
+struct collector_event_header {
+	u32 kind;
+	u32 cpu;
+	u64 ktime_ns;     /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	u32 tgid;
+	u32 tid;
+};
+
+struct collector_sample_event {
+	struct collector_event_header hdr;
+	u64 ip;           /* the sampled instruction (kernel or user) */
+	u64 user_ip;      /* the user-mode PC (saved registers when in kernel) */
+	u64 period;       /* sample period in ns of cpu-clock */
+	u64 cputime_ns;   /* task->se.sum_exec_runtime */
+	s32 user_stack_id;   /* >= 0, or a negative errno */
+	s32 kernel_stack_id; /* >= 0, or a negative errno; -ENOENT: user mode */
+	u8 kernel_mode;
+	u8 pad[7];
+};
+
+struct collector_task_event {
+	struct collector_event_header hdr;
+	u32 parent_tgid;  /* FORK: the parent's tgid */
+	u32 child_tid;    /* FORK: the new task; its tgid is child_tgid */
+	u32 child_tgid;
+	s32 exit_code;    /* EXIT */
+	u64 cputime_ns;   /* EXIT: final sum_exec_runtime */
+	u8 group_dead;    /* EXIT: the last thread of the process */
+	u8 pad[7];
+	char comm[COLLECTOR_COMM_LEN];
+	char filename[COLLECTOR_PATH_LEN]; /* EXEC */
+};
+
+struct collector_switch_event {
+	struct collector_event_header hdr;
+	u64 cputime_ns;
+	u64 user_ip;      /* where the thread stopped in user mode (off) */
+	u8 off;           /* 1: switched out, 0: switched in */
+	u8 pad[7];
+};
+
+/* Aggregation keys (kernel maps). */
+struct collector_ip_key {
+	u32 tgid;
+	u32 tid;
+	u64 ip;
+};
+
+struct collector_stack_key {
+	u32 tgid;
+	u32 tid;
+	s32 user_stack_id;
+	s32 kernel_stack_id;
+};
+
+/* Per-CPU counters: every event the kernel side could not deliver. */
+enum collector_counter {
+	COLLECTOR_CNT_SAMPLES = 0,        /* samples of targets seen */
+	COLLECTOR_CNT_RB_FULL_SAMPLE,     /* ring full: sample record lost */
+	COLLECTOR_CNT_RB_FULL_TASK,       /* ring full: fork/exec/exit record lost */
+	COLLECTOR_CNT_RB_FULL_SWITCH,     /* ring full: switch record lost */
+	COLLECTOR_CNT_USTACK_COLLISION,   /* user stack id bucket taken (-EEXIST) */
+	COLLECTOR_CNT_USTACK_FAIL,        /* user stack walk failed otherwise */
+	COLLECTOR_CNT_KSTACK_COLLISION,
+	COLLECTOR_CNT_KSTACK_FAIL,
+	COLLECTOR_CNT_AGG_FULL,           /* an aggregation map was full */
+	COLLECTOR_CNT_TARGETS_FULL,       /* a child could not be followed */
+	COLLECTOR_CNT_WAKEUPS,            /* forced ring wakeups */
+	COLLECTOR_CNT_MAX,
+};
+
+#endif /* COLLECTOR_BPF_H */

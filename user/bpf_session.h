@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF side of a run: skeleton, perf events, ring buffer, kernel maps.
+ * The only module (with the tracing one) that talks to libbpf.
+ */
+#ifndef COLLECTOR_BPF_SESSION_H
+#define COLLECTOR_BPF_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collector.h"
+
+struct bpf_session;
+
+/* Called for every ring-buffer record, in ring order. */
+typedef int (*bpf_record_fn)(void *ctx, const void *data, size_t size);
+
+struct bpf_session_config {
+	bool system_wide;
+	bool trace_switches;
+	unsigned int freq;
+	unsigned int ring_mib;
+	unsigned int stack_entries;
+	bool verbose;
+	bpf_record_fn on_record;
+	void *ctx;
+};
+
+/* Opens and loads the programs and attaches the task tracepoints.
+ * Returns 0 or a negative errno, after naming what failed on stderr. */
+int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *cfg);
+/* Sets the ctx passed to cfg.on_record. */
+void bpf_session_set_context(struct bpf_session *s, void *ctx);
+int bpf_session_add_target(struct bpf_session *s, pid_t tgid);
+/* Opens one cpu-clock event per online CPU and attaches the sampler. */
+int bpf_session_start_sampling(struct bpf_session *s);
+/* Detaches the sampler and closes its events; records already in the ring
+ * stay there for the final drain. */
+void bpf_session_stop_sampling(struct bpf_session *s);
+/* Waits up to timeout_ms for a wakeup, then consumes every record. */
+int bpf_session_poll(struct bpf_session *s, int timeout_ms);
+int bpf_session_drain(struct bpf_session *s);
+/* Counters summed over CPUs. */
+int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX]);
+/* Reads a stack of the stack map: returns the number of frames (>= 0) or
+ * a negative errno. */
+int bpf_session_read_stack(struct bpf_session *s, int32_t id, uint64_t *ips, size_t max);
+/* Sum of the kernel-side sample aggregates (by ip, by stack). */
+int bpf_session_aggregate_totals(struct bpf_session *s, uint64_t *by_ip, uint64_t *by_stack);
+/* Run time of the BPF programs so far (ns), 0 if stats are unavailable. */
+uint64_t bpf_session_run_time_ns(struct bpf_session *s);
+int bpf_session_online_cpus(struct bpf_session *s);
+void bpf_session_close(struct bpf_session *s);
+
+#endif /* COLLECTOR_BPF_SESSION_H */

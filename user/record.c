@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `collector [OPTION...] [-- COMMAND]`: one profiling run.
+ *
+ * Check everything that can be checked before loading BPF (privileges,
+ * targets, output directory), load and attach, start or find the targets,
+ * drain the ring buffer until told to stop, then drain what is left, read
+ * the kernel's counters, write every output and print the summary.
+ */
+#include "record.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf_session.h"
+#include "export.h"
+#include "launch.h"
+#include "model.h"
+#include "privileges.h"
+#include "summary.h"
+#include "symbolize.h"
+#include "tracker.h"
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t writing;
+
+static void on_signal(int sig)
+{
+	static const char msg[] = "\ncollector: finishing: writing the outputs, please wait\n";
+
+	(void)sig;
+	if (writing) {
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+			return;
+	}
+	stop_requested = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a signal must end the poll at once */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Epoch = ktime + offset, measured with the tightest of a few brackets. */
+static int64_t measure_ktime_offset(void)
+{
+	uint64_t best_gap = UINT64_MAX;
+	int64_t offset = 0;
+
+	for (int i = 0; i < 5; i++) {
+		uint64_t r1 = clock_ns(CLOCK_REALTIME), m = clock_ns(CLOCK_MONOTONIC);
+		uint64_t r2 = clock_ns(CLOCK_REALTIME);
+
+		if (r2 - r1 < best_gap) {
+			best_gap = r2 - r1;
+			offset = (int64_t)(r1 + (r2 - r1) / 2) - (int64_t)m;
+		}
+	}
+	return offset;
+}
+
+static uint64_t own_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+/* A process we may profile: alive, not a zombie, not a kernel thread. */
+static int check_pid(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long flags = 0;
+	FILE *f;
+	char state;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "collector: no process with PID %d\n", pid);
+		return -ESRCH;
+	}
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		fprintf(stderr, "collector: no process with PID %d\n", pid);
+		return -ESRCH;
+	}
+	fclose(f);
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2) {
+		fprintf(stderr, "collector: cannot read the state of PID %d\n", pid);
+		return -EINVAL;
+	}
+	if (state == 'Z' || state == 'X') {
+		fprintf(stderr, "collector: PID %d is a zombie (it has exited); "
+			"profile a running process\n", pid);
+		return -ESRCH;
+	}
+	if (flags & 0x00200000) { /* PF_KTHREAD */
+		fprintf(stderr, "collector: PID %d is a kernel thread; use -a to sample "
+			"the kernel\n", pid);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool pid_gone(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	return !p || p[2] == 'Z' || p[2] == 'X';
+}
+
+/* A fresh output directory: created here, or an existing empty one that is
+ * a real directory (never a symlink), given to the invoking user. */
+static int make_output_dir(const char *dir, const struct invoking_user *user)
+{
+	struct dirent *d;
+	DIR *dp;
+	int fd, err;
+
+	if (mkdir(dir, 0755) == 0) {
+		chmod(dir, 0755);
+		if (user->set && chown(dir, user->uid, user->gid) != 0) {
+			err = -errno;
+			fprintf(stderr, "collector: cannot give %s to uid %u: %s\n", dir,
+				(unsigned)user->uid, strerror(errno));
+			return err;
+		}
+		return 0;
+	}
+	if (errno != EEXIST) {
+		err = -errno;
+		fprintf(stderr, "collector: cannot create the output directory %s: %s; "
+			"choose another with -o\n", dir, strerror(errno));
+		return err;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "collector: %s exists and is not a directory; "
+			"choose another output with -o\n", dir);
+		return -EEXIST;
+	}
+	dp = fdopendir(fd);
+	if (!dp) {
+		close(fd);
+		return -errno;
+	}
+	/* never mix two runs in one directory */
+	while ((d = readdir(dp)) != NULL) {
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, "..")) {
+			closedir(dp);
+			fprintf(stderr, "collector: the output directory %s is not empty; "
+				"remove it or choose another with -o\n", dir);
+			return -ENOTEMPTY;
+		}
+	}
+	closedir(dp);
+	if (access(dir, W_OK) != 0) {
+		err = -errno;
+		fprintf(stderr, "collector: cannot write into %s: %s\n", dir, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+static void default_output(char *buf, size_t size)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(buf, size, "collector-%Y%m%d-%H%M%S", &tm);
+}
+
+static unsigned int read_cpu_mhz(void)
+{
+	char line[256];
+	double mhz = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "cpu MHz : %lf", &mhz) == 1)
+			break;
+	fclose(f);
+	return (unsigned int)(mhz + 0.5);
+}
+
+static char *join_argv(char *const argv[])
+{
+	size_t n = 1;
+	char *s;
+
+	for (int i = 0; argv[i]; i++)
+		n += strlen(argv[i]) + 1;
+	s = calloc(1, n);
+	if (!s)
+		return NULL;
+	for (int i = 0; argv[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static int on_record(void *ctx, const void *data, size_t size)
+{
+	return tracker_handle_record(ctx, data, size);
+}
+
+static int read_stack(void *ctx, int32_t id, uint64_t *ips, size_t max)
+{
+	return bpf_session_read_stack(ctx, id, ips, max);
+}
+
+struct status {
+	bool enabled;
+	uint64_t start_ns, last_ns, last_samples;
+};
+
+static void status_update(struct status *st, uint64_t samples, uint64_t lost, bool final)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	if (!st->enabled)
+		return;
+	if (!final && now - st->last_ns < 1000000000ULL)
+		return;
+	if (final) {
+		fprintf(stderr, "\r\033[K");
+		return;
+	}
+	fprintf(stderr, "\r\033[K  %6.1f s  %10llu samples  %7.0f samples/s  %llu lost",
+		(now - st->start_ns) / 1e9, (unsigned long long)samples,
+		st->last_ns ? (samples - st->last_samples) / ((now - st->last_ns) / 1e9) : 0.0,
+		(unsigned long long)lost);
+	st->last_ns = now;
+	st->last_samples = samples;
+}
+
+static const char *const counter_names[COLLECTOR_CNT_MAX] = {
+	[COLLECTOR_CNT_RB_FULL_SAMPLE] = "ring buffer full (samples)",
+	[COLLECTOR_CNT_RB_FULL_TASK] = "ring buffer full (fork/exec/exit)",
+	[COLLECTOR_CNT_RB_FULL_SWITCH] = "ring buffer full (switches)",
+	[COLLECTOR_CNT_USTACK_COLLISION] = "user stack id collisions",
+	[COLLECTOR_CNT_USTACK_FAIL] = "user stack walk failed",
+	[COLLECTOR_CNT_KSTACK_COLLISION] = "kernel stack id collisions",
+	[COLLECTOR_CNT_KSTACK_FAIL] = "kernel stack walk failed",
+	[COLLECTOR_CNT_AGG_FULL] = "aggregation map full",
+	[COLLECTOR_CNT_TARGETS_FULL] = "children not followed",
+};
+
+static void record_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX])
+{
+	for (int i = 0; i < COLLECTOR_CNT_MAX; i++)
+		if (counter_names[i])
+			model_count_lost(m, counter_names[i], c[i]);
+	model_count_stat(m, "kernel_samples", c[COLLECTOR_CNT_SAMPLES]);
+	model_count_stat(m, "ring_wakeups", c[COLLECTOR_CNT_WAKEUPS]);
+}
+
+int record_run(const struct collector_options *opts)
+{
+	struct bpf_session_config cfg = { 0 };
+	struct bpf_session *bpf = NULL;
+	struct symbolizer *sym = NULL;
+	struct tracker *tracker = NULL;
+	struct invoking_user user;
+	struct launch launch = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct export_options eo = { 0 };
+	struct summary_figures fig = { 0 };
+	struct status status = { 0 };
+	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 }, by_ip, by_stack, cpu0;
+	unsigned int formats;
+	char outdir[4096];
+	struct model m;
+	bool child_exited = false;
+	int rc = EXIT_FAILURE_RUN, err, i;
+
+	model_init(&m);
+	cpu0 = own_cpu_ns();
+	if (invoking_user_get(&user) != 0)
+		return EXIT_USAGE;
+	if (privileges_check() != 0) {
+		fprintf(stderr, "collector: loading BPF programs needs root or CAP_BPF and "
+			"CAP_PERFMON: run it as 'sudo collector ...'\n");
+		return EXIT_NO_PRIVILEGE;
+	}
+	for (i = 0; i < opts->n_pids; i++)
+		if (check_pid(opts->pids[i]) != 0)
+			return EXIT_NO_TARGET;
+	if (opts->command && launch_check_command(opts->command[0]) != 0)
+		return EXIT_NO_TARGET;
+
+	if (opts->output)
+		snprintf(outdir, sizeof(outdir), "%s", opts->output);
+	else
+		default_output(outdir, sizeof(outdir));
+	if (make_output_dir(outdir, &user) != 0)
+		return EXIT_OUTPUT;
+
+	install_signals();
+	m.run.ktime_to_epoch_ns = measure_ktime_offset();
+	m.run.system_wide = opts->all_cpus;
+	m.run.freq_hz = opts->freq;
+	m.run.period_ns = 1000000000ULL / opts->freq;
+	m.run.ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	m.run.cpu_mhz = read_cpu_mhz();
+	gethostname(m.run.hostname, sizeof(m.run.hostname) - 1);
+	m.run.host_id = (uint32_t)gethostid();
+	if (opts->command) {
+		char *cmd = join_argv(opts->command);
+
+		model_set_command_line(&m, cmd);
+		free(cmd);
+	}
+
+	sym = symbolizer_new(&m);
+	if (!sym) {
+		fprintf(stderr, "collector: out of memory\n");
+		goto cleanup;
+	}
+	cfg.system_wide = opts->all_cpus;
+	cfg.trace_switches = !opts->no_switches;
+	cfg.freq = opts->freq;
+	cfg.ring_mib = opts->ring_mib;
+	cfg.stack_entries = opts->stack_entries;
+	cfg.verbose = opts->verbose;
+	cfg.on_record = on_record;
+	err = bpf_session_open(&bpf, &cfg);
+	if (err) {
+		rc = EXIT_BPF;
+		goto cleanup;
+	}
+	tracker = tracker_new(&m, sym, read_stack, bpf);
+	if (!tracker) {
+		fprintf(stderr, "collector: out of memory\n");
+		goto cleanup;
+	}
+	/* the ring callback needs the tracker: set it before any record */
+	bpf_session_set_context(bpf, tracker);
+
+	for (i = 0; i < opts->n_pids; i++) {
+		bpf_session_add_target(bpf, opts->pids[i]);
+		if (tracker_add_process(tracker, opts->pids[i], clock_ns(CLOCK_MONOTONIC)) != 0) {
+			fprintf(stderr, "collector: PID %d exited during start-up\n", opts->pids[i]);
+			rc = EXIT_NO_TARGET;
+			goto cleanup;
+		}
+	}
+	if (opts->command) {
+		err = launch_prepare(&launch, opts->command,
+				     user.set && !opts->run_as_root ? &user : NULL);
+		if (err) {
+			fprintf(stderr, "collector: cannot start '%s': %s\n", opts->command[0],
+				strerror(-err));
+			rc = EXIT_NO_TARGET;
+			goto cleanup;
+		}
+		tracker_expect_exec(tracker, launch.pid);
+		bpf_session_add_target(bpf, launch.pid);
+	}
+
+	m.run.start_ktime_ns = clock_ns(CLOCK_MONOTONIC);
+	m.run.start_ns = m.run.start_ktime_ns + m.run.ktime_to_epoch_ns;
+	err = bpf_session_start_sampling(bpf);
+	if (err) {
+		rc = EXIT_BPF;
+		goto cleanup;
+	}
+	if (opts->command) {
+		err = launch_start(&launch);
+		if (err) {
+			fprintf(stderr, "collector: cannot run '%s': %s\n", opts->command[0],
+				strerror(-err));
+			launch.pid = -1;
+			rc = EXIT_NO_TARGET;
+			goto cleanup;
+		}
+	}
+
+	status.enabled = !opts->quiet && isatty(STDERR_FILENO);
+	status.start_ns = m.run.start_ktime_ns;
+	while (!stop_requested) {
+		uint64_t now;
+
+		err = bpf_session_poll(bpf, 100);
+		if (err < 0) {
+			fprintf(stderr, "collector: reading the ring buffer failed: %s\n",
+				strerror(-err));
+			break;
+		}
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (opts->duration > 0 && now - m.run.start_ktime_ns >= opts->duration * 1e9)
+			break;
+		if (opts->command && waitpid(launch.pid, NULL, WNOHANG) == launch.pid) {
+			child_exited = true;
+			break;
+		}
+		if (opts->n_pids) {
+			bool all_gone = true;
+
+			for (i = 0; i < opts->n_pids; i++)
+				all_gone &= pid_gone(opts->pids[i]);
+			if (all_gone)
+				break;
+		}
+		if (status.enabled) {
+			bpf_session_counters(bpf, counters);
+			status_update(&status, tracker_sample_count(tracker),
+				      counters[COLLECTOR_CNT_RB_FULL_SAMPLE] +
+				      counters[COLLECTOR_CNT_RB_FULL_TASK] +
+				      counters[COLLECTOR_CNT_RB_FULL_SWITCH], false);
+		}
+	}
+	writing = 1;
+	status_update(&status, 0, 0, true);
+
+	/* Stop sampling first, then drain everything that was queued. */
+	m.run.end_ktime_ns = clock_ns(CLOCK_MONOTONIC);
+	m.run.end_ns = m.run.end_ktime_ns + m.run.ktime_to_epoch_ns;
+	bpf_session_stop_sampling(bpf);
+	while (bpf_session_drain(bpf) > 0)
+		;
+	bpf_session_counters(bpf, counters);
+	record_counters(&m, counters);
+	bpf_session_aggregate_totals(bpf, &by_ip, &by_stack);
+	model_count_stat(&m, "kernel_samples_by_ip", by_ip);
+	model_count_stat(&m, "kernel_samples_by_stack", by_stack);
+	tracker_finish(tracker, m.run.end_ktime_ns);
+	m.run.bpf_run_ns = bpf_session_run_time_ns(bpf);
+	m.run.collector_cpu_ns = own_cpu_ns() - cpu0;
+	model_sort_by_time(&m);
+
+	fig.duration_s = (m.run.end_ktime_ns - m.run.start_ktime_ns) / 1e9;
+	fig.kernel_samples = counters[COLLECTOR_CNT_SAMPLES];
+	fig.target_cpu_ns = tracker_target_cpu_ns(tracker);
+	fig.cpus = bpf_session_online_cpus(bpf);
+
+	formats = opts->formats ? opts->formats : export_applicable_formats(&m);
+	eo.dir = outdir;
+	eo.chown_files = user.set;
+	eo.uid = user.uid;
+	eo.gid = user.gid;
+	eo.sampler_layout_spec = opts->sampler_layout_spec;
+	eo.hpctoolkit_draft = opts->hpctoolkit_draft;
+	eo.quiet = opts->quiet;
+	rc = export_all(&m, formats, &eo) ? EXIT_FAILURE_RUN : EXIT_OK;
+	if (!opts->quiet)
+		summary_print(stdout, &m, &fig);
+	if (!formats && !opts->quiet)
+		fprintf(stderr, "collector: nothing was collected, so no file was written\n");
+	(void)child_exited;
+cleanup:
+	if (launch.pid > 0 && rc != EXIT_OK && !writing)
+		launch_abort(&launch);
+	tracker_free(tracker);
+	bpf_session_close(bpf);
+	symbolizer_free(sym);
+	model_free(&m);
+	return rc;
+}

@@ -1,0 +1,692 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Kernel records -> model: processes, threads, mappings, stacks. */
+#include "tracker.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "idmap.h"
+#include "procmaps.h"
+
+/* A mapping is re-read at most this often per process when a sample falls
+ * outside every known mapping (the process may have exited meanwhile). */
+#define MAPS_REREAD_NS 50000000ULL
+
+/* Functions that start a thread: a user stack that ends in one of them is
+ * complete; any other ending means the walk stopped early. */
+static const char *const stack_roots[] = {
+	"_start", "__libc_start_call_main", "__libc_start_main", "__libc_start_main_impl",
+	"start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
+	"thread_start",
+};
+
+/* A resolved part of a stack (user or kernel), shared through the caches. */
+struct stack_part {
+	uint32_t first;      /* index in tracker.pool */
+	uint32_t n;
+	bool truncated;
+};
+
+struct proc_state {
+	uint64_t maps_read_ktime;
+	bool alive;
+};
+
+struct thread_state {
+	uint64_t first_cputime;
+	bool first_known;
+};
+
+struct tracker {
+	struct model *m;
+	struct symbolizer *sym;
+	tracker_read_stack_fn read_stack;
+	void *read_stack_ctx;
+
+	struct idmap pid_to_process;    /* tgid -> current model process */
+	struct idmap tid_to_thread;     /* tid -> current model thread */
+	struct idmap ustack_cache;      /* (process << 32 | stack id) -> part */
+	struct idmap kstack_cache;      /* stack id -> part */
+	MODEL_VEC(struct stack_part) parts;
+	MODEL_VEC(uint32_t) pool;
+	MODEL_VEC(struct proc_state) procs;     /* by model process id */
+	MODEL_VEC(struct thread_state) threads; /* by model thread id */
+	uint32_t unknown_image;
+	pid_t awaiting_exec;            /* launched, not exec'd yet */
+	uint64_t samples;
+	size_t live;
+};
+
+static uint64_t epoch_of(const struct tracker *t, uint64_t ktime)
+{
+	return ktime + t->m->run.ktime_to_epoch_ns;
+}
+
+/* ---- /proc helpers ------------------------------------------------------ */
+
+static int read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)total < size - 1 &&
+	       (n = read(fd, buf + total, size - 1 - total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = 0;
+	return total;
+}
+
+static void read_comm(const char *path, char comm[16])
+{
+	char buf[64];
+
+	comm[0] = 0;
+	if (read_text(path, buf, sizeof(buf)) > 0) {
+		buf[strcspn(buf, "\n")] = 0;
+		snprintf(comm, 16, "%.15s", buf);
+	}
+}
+
+static uint64_t read_schedstat_cputime(pid_t pid, pid_t tid)
+{
+	char path[96], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	if (read_text(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+static pid_t read_ppid(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_text(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
+	if (!p)
+		return 0;
+	return (pid_t)strtol(p + 4, NULL, 10); /* ") S ppid" */
+}
+
+/* ---- mappings ----------------------------------------------------------- */
+
+static void load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
+{
+	struct model_process *p = &t->m->processes.items[process];
+	pid_t pid = p->pid;
+	struct procmaps maps;
+	size_t i;
+
+	t->procs.items[process].maps_read_ktime = now_ktime;
+	if (procmaps_read(pid, &maps) != 0) {
+		model_count_stat(t->m, "maps_unreadable", 1);
+		return;
+	}
+	for (i = 0; i < maps.n; i++) {
+		const struct procmap_entry *e = &maps.entries[i];
+		struct model_mapping mm = { 0 };
+		char open_path[4200];
+		const struct model_mapping *known;
+
+		if (!e->exec)
+			continue;
+		/* already known, unchanged: keep the older record */
+		known = model_find_mapping(t->m, process, e->start);
+		if (known && known->start == e->start && known->end == e->end &&
+		    known->pgoff == e->pgoff)
+			continue;
+		mm.start = e->start;
+		mm.end = e->end;
+		mm.pgoff = e->pgoff;
+		mm.exec = true;
+		mm.since_ns = epoch_of(t, now_ktime);
+		if (e->path[0] == '/') {
+			snprintf(open_path, sizeof(open_path), "/proc/%d/map_files/%llx-%llx", pid,
+				 (unsigned long long)e->start, (unsigned long long)e->end);
+			if (access(open_path, R_OK) != 0)
+				snprintf(open_path, sizeof(open_path), "/proc/%d/root%s", pid,
+					 e->path);
+			mm.image = symbolizer_image(t->sym, e->path, open_path,
+						    makedev(e->dev_major, e->dev_minor), e->inode);
+			mm.bias = symbolizer_bias(t->sym, mm.image, e->start, e->pgoff);
+		} else {
+			/* [vdso], JIT code: addresses relative to the mapping */
+			mm.image = symbolizer_special_image(t->sym, e->path[0] ? e->path
+									      : "[anon:exec]");
+			mm.bias = e->start;
+		}
+		model_add_mapping(t->m, process, &mm);
+		if (p->exe && e->path[0] && strcmp(e->path, p->exe) == 0 &&
+		    p->exe_image == MODEL_NONE)
+			p->exe_image = mm.image;
+		p = &t->m->processes.items[process];
+	}
+	procmaps_free(&maps);
+}
+
+/* ---- processes and threads ---------------------------------------------- */
+
+static uint32_t new_process(struct tracker *t, pid_t pid, pid_t ppid, uint32_t generation,
+			    const char *comm, const char *cmdline, const char *exe,
+			    uint64_t ktime)
+{
+	uint32_t id = model_add_process(t->m, pid, ppid, generation, comm, cmdline, exe);
+	struct proc_state *ps = MODEL_VEC_PUSH(t->procs);
+
+	ps->alive = true;
+	t->m->processes.items[id].start_ns = epoch_of(t, ktime);
+	idmap_put(&t->pid_to_process, pid, id);
+	t->live++;
+	return id;
+}
+
+/* A process first met through a record: describe it from /proc. */
+static uint32_t process_from_proc(struct tracker *t, pid_t pid, uint64_t ktime)
+{
+	char path[64], comm[16], exe[4096], *cmdline;
+	ssize_t n;
+	int len;
+	uint32_t id;
+
+	cmdline = malloc(8192);
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	read_comm(path, comm);
+	if (!comm[0])
+		snprintf(comm, sizeof(comm), "pid-%d", pid);
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	if (n > 10 && strcmp(exe + n - 10, " (deleted)") == 0)
+		exe[n - 10] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	len = cmdline ? read_text(path, cmdline, 8192) : -ENOMEM;
+	for (int i = 0; i < len; i++)
+		if (!cmdline[i])
+			cmdline[i] = ' ';
+	while (len > 0 && cmdline[len - 1] == ' ')
+		cmdline[--len] = 0;
+	id = new_process(t, pid, read_ppid(pid), 0, comm, len > 0 ? cmdline : NULL,
+			 exe[0] ? exe : NULL, ktime);
+	free(cmdline);
+	load_maps(t, id, ktime);
+	return id;
+}
+
+static uint32_t get_process(struct tracker *t, pid_t pid, uint64_t ktime)
+{
+	uint32_t id = idmap_get(&t->pid_to_process, pid);
+
+	if (id != UINT32_MAX)
+		return id;
+	return process_from_proc(t, pid, ktime);
+}
+
+static uint32_t new_thread(struct tracker *t, uint32_t process, pid_t tid, const char *comm,
+			   uint64_t ktime, uint64_t cputime, bool cputime_known)
+{
+	uint32_t id = model_add_thread(t->m, process, tid, comm);
+	struct thread_state *ts = MODEL_VEC_PUSH(t->threads);
+
+	t->m->threads.items[id].start_ns = epoch_of(t, ktime);
+	t->m->threads.items[id].cputime_ns = cputime;
+	ts->first_cputime = cputime;
+	ts->first_known = cputime_known;
+	idmap_put(&t->tid_to_thread, tid, id);
+	return id;
+}
+
+static uint32_t get_thread(struct tracker *t, pid_t tgid, pid_t tid, uint64_t ktime)
+{
+	uint32_t id = idmap_get(&t->tid_to_thread, tid), process;
+	char path[96], comm[16];
+
+	if (id != UINT32_MAX)
+		return id;
+	process = get_process(t, tgid, ktime);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", tgid, tid);
+	read_comm(path, comm);
+	if (!comm[0])
+		snprintf(comm, sizeof(comm), "%s", t->m->processes.items[process].comm);
+	/* first met through a record: its CPU time so far is not ours */
+	return new_thread(t, process, tid, comm, ktime, 0, false);
+}
+
+int tracker_add_process(struct tracker *t, pid_t pid, uint64_t now_ktime)
+{
+	char path[64];
+	struct dirent *d;
+	uint32_t process;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return errno == ENOENT ? -ESRCH : -errno;
+	process = process_from_proc(t, pid, now_ktime);
+	while ((d = readdir(dir)) != NULL) {
+		char tpath[96], comm[16];
+		pid_t tid = atoi(d->d_name);
+
+		if (tid <= 0)
+			continue;
+		snprintf(tpath, sizeof(tpath), "/proc/%d/task/%d/comm", pid, tid);
+		read_comm(tpath, comm);
+		new_thread(t, process, tid, comm, now_ktime, read_schedstat_cputime(pid, tid), true);
+	}
+	closedir(dir);
+	return 0;
+}
+
+/* ---- stacks ------------------------------------------------------------- */
+
+static uint32_t unknown_location(struct tracker *t, uint64_t addr)
+{
+	if (t->unknown_image == MODEL_NONE)
+		t->unknown_image = symbolizer_special_image(t->sym, "[unknown]");
+	return model_intern_location(t->m, t->unknown_image, addr, MODEL_NONE, MODEL_NONE, 0,
+				     NULL, 0);
+}
+
+static uint32_t user_location(struct tracker *t, uint32_t process, uint64_t addr,
+			      uint64_t ktime)
+{
+	const struct model_mapping *mp = model_find_mapping(t->m, process, addr);
+	struct proc_state *ps = &t->procs.items[process];
+	uint32_t loc;
+
+	if (!mp && ps->alive && ktime >= ps->maps_read_ktime + MAPS_REREAD_NS) {
+		load_maps(t, process, ktime); /* a new mmap, dlopen */
+		mp = model_find_mapping(t->m, process, addr);
+	}
+	if (!mp) {
+		model_count_stat(t->m, "frames_without_mapping", 1);
+		return unknown_location(t, addr);
+	}
+	loc = model_find_location(t->m, mp->image, addr - mp->bias);
+	if (loc != MODEL_NONE)
+		return loc;
+	return symbolizer_location(t->sym, mp->image, addr - mp->bias);
+}
+
+static bool is_root(const struct model *m, uint32_t loc)
+{
+	const char *name = model_location_name(m, loc);
+
+	if (!name)
+		return false;
+	for (size_t i = 0; i < sizeof(stack_roots) / sizeof(stack_roots[0]); i++)
+		if (strcmp(name, stack_roots[i]) == 0)
+			return true;
+	return false;
+}
+
+static uint32_t add_part(struct tracker *t, const uint32_t *locs, uint32_t n, bool truncated)
+{
+	struct stack_part *p = MODEL_VEC_PUSH(t->parts);
+
+	p->first = t->pool.len;
+	p->n = n;
+	p->truncated = truncated;
+	for (uint32_t i = 0; i < n; i++)
+		*MODEL_VEC_PUSH(t->pool) = locs[i];
+	return t->parts.len - 1;
+}
+
+/* Caller frames are return addresses: resolve them at address - 1, the
+ * call instruction, or every call site lands on the next statement. */
+static uint32_t user_part(struct tracker *t, uint32_t process, int32_t id, uint64_t user_ip,
+			  uint64_t ktime)
+{
+	uint64_t key = (uint64_t)process << 32 | (uint32_t)id;
+	uint64_t ips[COLLECTOR_MAX_STACK_DEPTH];
+	uint32_t locs[COLLECTOR_MAX_STACK_DEPTH];
+	uint32_t part;
+	int n = -ENOENT;
+
+	if (id >= 0) {
+		part = idmap_get(&t->ustack_cache, key);
+		if (part != UINT32_MAX)
+			return part;
+		n = t->read_stack(t->read_stack_ctx, id, ips, COLLECTOR_MAX_STACK_DEPTH);
+	}
+	if (n <= 0) {
+		/* no walk: only the PC is known */
+		if (!user_ip)
+			return add_part(t, NULL, 0, false);
+		locs[0] = user_location(t, process, user_ip, ktime);
+		return add_part(t, locs, 1, !is_root(t->m, locs[0]));
+	}
+	for (int i = 0; i < n; i++)
+		locs[i] = user_location(t, process, i ? ips[i] - 1 : ips[i], ktime);
+	part = add_part(t, locs, n,
+			n >= COLLECTOR_MAX_STACK_DEPTH || !is_root(t->m, locs[n - 1]));
+	idmap_put(&t->ustack_cache, key, part);
+	return part;
+}
+
+static uint32_t kernel_part(struct tracker *t, int32_t id, uint64_t ip)
+{
+	uint64_t ips[COLLECTOR_MAX_STACK_DEPTH];
+	uint32_t locs[COLLECTOR_MAX_STACK_DEPTH];
+	uint32_t kimg, part;
+	int n = -ENOENT;
+
+	if (id >= 0) {
+		part = idmap_get(&t->kstack_cache, (uint32_t)id);
+		if (part != UINT32_MAX)
+			return part;
+		n = t->read_stack(t->read_stack_ctx, id, ips, COLLECTOR_MAX_STACK_DEPTH);
+	}
+	kimg = symbolizer_kernel_image(t->sym);
+	if (n <= 0) {
+		ips[0] = ip;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		uint64_t a = i ? ips[i] - 1 : ips[i];
+		uint32_t loc = model_find_location(t->m, kimg, a);
+
+		locs[i] = loc != MODEL_NONE ? loc : symbolizer_location(t->sym, kimg, a);
+	}
+	part = add_part(t, locs, n, false);
+	if (id >= 0)
+		idmap_put(&t->kstack_cache, (uint32_t)id, part);
+	return part;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static void handle_sample(struct tracker *t, const struct collector_sample_event *e)
+{
+	uint32_t frames[2 * COLLECTOR_MAX_STACK_DEPTH];
+	uint32_t thread = get_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
+	struct model_thread *th = &t->m->threads.items[thread];
+	uint32_t process = th->process, n = 0, n_kernel = 0, part;
+	const struct stack_part *up, *kp;
+	struct model_sample *s;
+	bool truncated;
+
+	if (e->kernel_mode) {
+		uint32_t k = kernel_part(t, e->kernel_stack_id, e->ip);
+
+		kp = &t->parts.items[k]; /* after the call: it may grow the array */
+		memcpy(frames, t->pool.items + kp->first, kp->n * sizeof(uint32_t));
+		n = n_kernel = kp->n;
+	}
+	part = user_part(t, process, e->user_stack_id, e->user_ip, e->hdr.ktime_ns);
+	up = &t->parts.items[part];
+	memcpy(frames + n, t->pool.items + up->first, up->n * sizeof(uint32_t));
+	n += up->n;
+	truncated = up->truncated;
+	if (truncated)
+		model_count_stat(t->m, "truncated_stacks", 1);
+
+	th = &t->m->threads.items[thread];
+	if (e->cputime_ns > th->cputime_ns)
+		th->cputime_ns = e->cputime_ns;
+	s = model_add_sample(t->m);
+	s->ktime_ns = e->hdr.ktime_ns;
+	s->time_ns = epoch_of(t, e->hdr.ktime_ns);
+	s->weight_ns = e->period;
+	s->cputime_ns = e->cputime_ns;
+	s->user_pc = e->user_ip;
+	s->process = process;
+	s->thread = thread;
+	s->stack = model_intern_stack(t->m, frames, n, n_kernel, truncated);
+	s->cpu = e->hdr.cpu;
+	s->kernel_mode = e->kernel_mode;
+	t->samples++;
+}
+
+static void end_process(struct tracker *t, uint32_t process, uint64_t ktime)
+{
+	struct proc_state *ps = &t->procs.items[process];
+
+	if (!ps->alive)
+		return;
+	ps->alive = false;
+	t->m->processes.items[process].end_ns = epoch_of(t, ktime);
+	if (t->live)
+		t->live--;
+}
+
+static void handle_fork(struct tracker *t, const struct collector_task_event *e)
+{
+	uint64_t kt = e->hdr.ktime_ns;
+	uint32_t parent, child;
+
+	if (e->child_tgid == e->parent_tgid) {
+		/* a new thread: its CPU time starts at 0, all of it ours */
+		parent = get_process(t, e->parent_tgid, kt);
+		new_thread(t, parent, e->child_tid, e->comm, kt, 0, true);
+		return;
+	}
+	parent = get_process(t, e->parent_tgid, kt);
+	{
+		const struct model_process *pp = &t->m->processes.items[parent];
+		char *cmdline = pp->cmdline ? strdup(pp->cmdline) : NULL;
+		char *exe = pp->exe ? strdup(pp->exe) : NULL;
+
+		child = new_process(t, e->child_tgid, e->parent_tgid, 0, e->comm, cmdline, exe, kt);
+		free(cmdline);
+		free(exe);
+	}
+	/* the child starts with a copy of its parent's address space */
+	{
+		struct model_process *pp = &t->m->processes.items[parent];
+		struct model_process *cp = &t->m->processes.items[child];
+
+		cp->exe_image = pp->exe_image;
+		for (size_t i = 0; i < pp->maps.len; i++) {
+			struct model_mapping mm = t->m->processes.items[parent].maps.items[i];
+
+			mm.since_ns = epoch_of(t, kt);
+			model_add_mapping(t->m, child, &mm);
+		}
+		t->procs.items[child].maps_read_ktime = kt;
+	}
+	new_thread(t, child, e->child_tid, e->comm, kt, 0, true);
+}
+
+static void handle_exec(struct tracker *t, const struct collector_task_event *e)
+{
+	uint64_t kt = e->hdr.ktime_ns;
+	uint32_t old = idmap_get(&t->pid_to_process, e->hdr.tgid), process, gen = 0;
+	uint32_t old_thread = idmap_get(&t->tid_to_thread, e->child_tid);
+	pid_t ppid = 0;
+	char cmdline[8192], path[64];
+	int len;
+
+	if (old != UINT32_MAX) {
+		gen = t->m->processes.items[old].generation + 1;
+		ppid = t->m->processes.items[old].ppid;
+		end_process(t, old, kt);
+	} else {
+		ppid = read_ppid(e->hdr.tgid);
+	}
+	if (old_thread != UINT32_MAX)
+		t->m->threads.items[old_thread].end_ns = epoch_of(t, kt);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", e->hdr.tgid);
+	len = read_text(path, cmdline, sizeof(cmdline));
+	for (int i = 0; i < len; i++)
+		if (!cmdline[i])
+			cmdline[i] = ' ';
+	while (len > 0 && cmdline[len - 1] == ' ')
+		cmdline[--len] = 0;
+	process = new_process(t, e->hdr.tgid, ppid, gen, e->comm, len > 0 ? cmdline : NULL,
+			      e->filename[0] ? e->filename : NULL, kt);
+	load_maps(t, process, kt);
+	new_thread(t, process, e->hdr.tid, e->comm, kt, e->cputime_ns, true);
+}
+
+static void handle_exit(struct tracker *t, const struct collector_task_event *e)
+{
+	uint32_t thread = idmap_get(&t->tid_to_thread, e->hdr.tid);
+	uint32_t process = idmap_get(&t->pid_to_process, e->hdr.tgid);
+
+	if (thread != UINT32_MAX) {
+		struct model_thread *th = &t->m->threads.items[thread];
+
+		th->end_ns = epoch_of(t, e->hdr.ktime_ns);
+		if (e->cputime_ns > th->cputime_ns)
+			th->cputime_ns = e->cputime_ns;
+		idmap_put(&t->tid_to_thread, e->hdr.tid, UINT32_MAX);
+	}
+	if (e->group_dead && process != UINT32_MAX) {
+		end_process(t, process, e->hdr.ktime_ns);
+		/* a later process may reuse the pid */
+		idmap_put(&t->pid_to_process, e->hdr.tgid, UINT32_MAX);
+	}
+}
+
+static void handle_switch(struct tracker *t, const struct collector_switch_event *e)
+{
+	uint32_t thread = get_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
+	struct model_thread *th = &t->m->threads.items[thread];
+	struct model_switch *s = model_add_switch(t->m);
+
+	s->ktime_ns = e->hdr.ktime_ns;
+	s->time_ns = epoch_of(t, e->hdr.ktime_ns);
+	s->cputime_ns = e->cputime_ns;
+	s->user_pc = e->user_ip;
+	s->process = th->process;
+	s->thread = thread;
+	s->cpu = e->hdr.cpu;
+	s->off = e->off;
+	if (e->cputime_ns > th->cputime_ns)
+		th->cputime_ns = e->cputime_ns;
+}
+
+int tracker_handle_record(struct tracker *t, const void *data, size_t size)
+{
+	const struct collector_event_header *h = data;
+
+	if (size < sizeof(*h)) {
+		model_count_stat(t->m, "malformed_records", 1);
+		return 0;
+	}
+	if (t->awaiting_exec && (pid_t)h->tgid == t->awaiting_exec) {
+		if (h->kind != COLLECTOR_EV_EXEC) {
+			model_count_stat(t->m, "records_before_exec", 1);
+			return 0;
+		}
+		t->awaiting_exec = 0;
+	}
+	switch (h->kind) {
+	case COLLECTOR_EV_SAMPLE:
+		if (size >= sizeof(struct collector_sample_event)) {
+			handle_sample(t, data);
+			return 0;
+		}
+		break;
+	case COLLECTOR_EV_FORK:
+	case COLLECTOR_EV_EXEC:
+	case COLLECTOR_EV_EXIT:
+		if (size >= sizeof(struct collector_task_event)) {
+			if (h->kind == COLLECTOR_EV_FORK)
+				handle_fork(t, data);
+			else if (h->kind == COLLECTOR_EV_EXEC)
+				handle_exec(t, data);
+			else
+				handle_exit(t, data);
+			return 0;
+		}
+		break;
+	case COLLECTOR_EV_SWITCH:
+		if (size >= sizeof(struct collector_switch_event)) {
+			handle_switch(t, data);
+			return 0;
+		}
+		break;
+	}
+	model_count_stat(t->m, "malformed_records", 1);
+	return 0;
+}
+
+void tracker_finish(struct tracker *t, uint64_t end_ktime)
+{
+	for (size_t i = 0; i < t->m->threads.len; i++) {
+		struct model_thread *th = &t->m->threads.items[i];
+		const struct model_process *p = &t->m->processes.items[th->process];
+		uint64_t now;
+
+		if (th->end_ns || p->end_ns)
+			continue;
+		now = read_schedstat_cputime(p->pid, th->tid);
+		if (now > th->cputime_ns)
+			th->cputime_ns = now;
+	}
+	(void)end_ktime;
+}
+
+void tracker_expect_exec(struct tracker *t, pid_t pid)
+{
+	t->awaiting_exec = pid;
+}
+
+uint64_t tracker_sample_count(const struct tracker *t)
+{
+	return t->samples;
+}
+
+size_t tracker_live_processes(const struct tracker *t)
+{
+	return t->live;
+}
+
+uint64_t tracker_target_cpu_ns(const struct tracker *t)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < t->m->threads.len; i++) {
+		const struct thread_state *ts = &t->threads.items[i];
+		uint64_t now = t->m->threads.items[i].cputime_ns;
+
+		if (ts->first_known && now > ts->first_cputime)
+			sum += now - ts->first_cputime;
+	}
+	return sum;
+}
+
+struct tracker *tracker_new(struct model *m, struct symbolizer *sym,
+			    tracker_read_stack_fn read_stack, void *read_stack_ctx)
+{
+	struct tracker *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->m = m;
+	t->sym = sym;
+	t->read_stack = read_stack;
+	t->read_stack_ctx = read_stack_ctx;
+	t->unknown_image = MODEL_NONE;
+	return t;
+}
+
+void tracker_free(struct tracker *t)
+{
+	if (!t)
+		return;
+	idmap_free(&t->pid_to_process);
+	idmap_free(&t->tid_to_thread);
+	idmap_free(&t->ustack_cache);
+	idmap_free(&t->kstack_cache);
+	free(t->parts.items);
+	free(t->pool.items);
+	free(t->procs.items);
+	free(t->threads.items);
+	free(t);
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracker turns kernel records into the model: it follows processes,
+ * threads and their mappings, and resolves each sample's stack into model
+ * locations.  It knows the record layouts (bpf/collector.h) but not libbpf:
+ * stacks are read through a callback.
+ */
+#ifndef COLLECTOR_TRACKER_H
+#define COLLECTOR_TRACKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model.h"
+#include "symbolize.h"
+
+struct tracker;
+
+/* Reads stack `id` of the kernel's stack map into ips; returns the number
+ * of frames or a negative errno. */
+typedef int (*tracker_read_stack_fn)(void *ctx, int32_t id, uint64_t *ips, size_t max);
+
+struct tracker *tracker_new(struct model *m, struct symbolizer *sym,
+			    tracker_read_stack_fn read_stack, void *read_stack_ctx);
+
+/* Registers a process that is already running (-p), with its threads, as
+ * of ktime `now`.  Returns 0 or a negative errno (-ESRCH: gone). */
+int tracker_add_process(struct tracker *t, pid_t pid, uint64_t now_ktime);
+
+/* The launched command's pid: its records before its first exec are the
+ * profiler's own forked copy, not the command, and are left out. */
+void tracker_expect_exec(struct tracker *t, pid_t pid);
+
+/* Handles one ring-buffer record.  Returns 0 (malformed records are counted
+ * in the model's stats, never fatal). */
+int tracker_handle_record(struct tracker *t, const void *data, size_t size);
+
+/* Closes the run at ktime `end`: reads the final CPU time of threads that
+ * are still alive. */
+void tracker_finish(struct tracker *t, uint64_t end_ktime);
+
+/* Samples handled so far. */
+uint64_t tracker_sample_count(const struct tracker *t);
+/* Target processes (tgids) still alive as far as the records tell. */
+size_t tracker_live_processes(const struct tracker *t);
+/* CPU time of the target threads during the run (ns), from the cputime
+ * they had when first seen and when last seen. */
+uint64_t tracker_target_cpu_ns(const struct tracker *t);
+
+void tracker_free(struct tracker *t);
+
+#endif /* COLLECTOR_TRACKER_H */

@@ -14,6 +14,10 @@ $(WL)/split-nofp: tests/workloads/split.c
 $(WL)/demo: $(WL)/split
 	cp $< $@
 
-WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo
+$(WL)/forkexec: tests/workloads/forkexec.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WL_CFLAGS) -o $@ $<
+
+WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec
 INTEGRATION_DEPS += $(WORKLOADS)
 DEMO_DEPS += $(WL)/demo

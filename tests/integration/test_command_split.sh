@@ -1,0 +1,27 @@
+# collector -- workload: a known 75/25 CPU split and the nested chain.
+. tests/integration/lib.sh
+need_root
+
+"$COLLECTOR" -o "$TMP/out" -- "$WL/split" 2 >"$TMP/summary" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "collector exited $?"; }
+cat "$TMP/summary"
+
+hot=$(share "$TMP/summary" self hot_function)
+cold=$(share "$TMP/summary" self cold_function)
+within "$hot" 65 85 || fail "hot_function self share '$hot' is not 75 +- 10"
+within "$cold" 15 35 || fail "cold_function self share '$cold' is not 25 +- 10"
+
+# the chain main -> run -> chain_a -> chain_b -> chain_c -> hot_function:
+# every caller's total share covers its callee's
+for fn in chain_c chain_b chain_a; do
+	t=$(share "$TMP/summary" total $fn)
+	within "$t" 65 85 || fail "$fn total share '$t' is not the hot chain's"
+done
+for fn in run main; do
+	t=$(share "$TMP/summary" total $fn)
+	within "$t" 95 100 || fail "$fn total share '$t' is not ~100"
+done
+samples=$(summary_value "$TMP/summary" samples)
+[ "$samples" -gt 1000 ] || fail "only $samples samples for 2 CPU-seconds at 999 Hz"
+grep -q "truncated stacks 0.0%" "$TMP/summary" || fail "frame-pointer stacks reported truncated"
+echo ok

@@ -1,0 +1,18 @@
+# collector -p PID on a running workload.
+. tests/integration/lib.sh
+need_root
+
+"$WL/split" 30 >/dev/null &
+pid=$!
+sleep 0.3
+"$COLLECTOR" -p "$pid" -d 1.5 -o "$TMP/out" >"$TMP/summary" 2>"$TMP/err"
+rc=$?
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+cat "$TMP/summary" "$TMP/err"
+[ $rc -eq 0 ] || fail "collector exited $rc"
+hot=$(share "$TMP/summary" self hot_function)
+within "$hot" 65 85 || fail "hot_function self share '$hot' is not 75 +- 10"
+samples=$(summary_value "$TMP/summary" samples)
+[ "$samples" -gt 1000 ] || fail "only $samples samples in 1.5 s at 999 Hz"
+echo ok

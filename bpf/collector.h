@@ -26,6 +26,7 @@ enum collector_event_kind {
 	COLLECTOR_EV_EXEC = 3,
 	COLLECTOR_EV_EXIT = 4,   /* a task exited */
 	COLLECTOR_EV_SWITCH = 5, /* a target thread went off or on a CPU */
+	COLLECTOR_EV_TRACE = 6,  /* entry or exit of a traced function */
 };
 
 /* Every ring-buffer record starts with this. */
@@ -68,6 +69,64 @@ struct collector_switch_event {
 	u64 user_ip;      /* where the thread stopped in user mode (off) */
 	u8 off;           /* 1: switched out, 0: switched in */
 	u8 pad[7];
+};
+
+#define COLLECTOR_MAX_ARGS 6
+#define COLLECTOR_TRACE_DEPTH 64   /* traced calls nested per thread */
+#define COLLECTOR_HIST_BUCKETS 64
+
+enum collector_trace_kind {
+	COLLECTOR_TRACE_ENTRY = 0,
+	COLLECTOR_TRACE_EXIT = 1,
+};
+
+/* An exit record stops after n_args; an entry carries n_args arguments. */
+struct collector_trace_event {
+	struct collector_event_header hdr;
+	u32 func;         /* the probe's cookie: the loader's traced-function id */
+	u8 kind;          /* enum collector_trace_kind */
+	u8 n_args;
+	u16 pad;
+	u64 args[COLLECTOR_MAX_ARGS];
+};
+
+#define COLLECTOR_TRACE_EXIT_SIZE 32 /* offsetof(struct collector_trace_event, args) */
+
+/* Per-thread shadow stack of traced calls, for self time and to survive
+ * exits without entries (longjmp, tail calls, attach in mid-call). */
+struct collector_shadow_stack {
+	u32 depth;
+	u32 func[COLLECTOR_TRACE_DEPTH];
+	u64 start_ns[COLLECTOR_TRACE_DEPTH];
+	u64 child_ns[COLLECTOR_TRACE_DEPTH];
+};
+
+struct collector_func_key {
+	u32 tgid;
+	u32 tid;
+	u32 func;
+	u32 pad;
+};
+
+struct collector_func_stats {
+	u64 calls;
+	u64 total_ns;
+	u64 self_ns;
+	u64 hist[COLLECTOR_HIST_BUCKETS]; /* calls by floor(log2(ns)) */
+};
+
+enum collector_trace_counter {
+	COLLECTOR_TCNT_ENTRIES = 0,
+	COLLECTOR_TCNT_EXITS,
+	COLLECTOR_TCNT_RB_FULL_ENTRY,     /* ring full: entry record lost */
+	COLLECTOR_TCNT_RB_FULL_EXIT,      /* ring full: exit record lost */
+	COLLECTOR_TCNT_EXIT_NO_ENTRY,     /* exit with no matching entry: ignored */
+	COLLECTOR_TCNT_FRAMES_DROPPED,    /* entries whose exit never came */
+	COLLECTOR_TCNT_DEPTH_OVERFLOW,    /* deeper than COLLECTOR_TRACE_DEPTH */
+	COLLECTOR_TCNT_STATS_FULL,        /* the per-function map was full */
+	COLLECTOR_TCNT_SHADOW_FULL,       /* no shadow stack for a thread */
+	COLLECTOR_TCNT_WAKEUPS,
+	COLLECTOR_TCNT_MAX,
 };
 
 /* Aggregation keys (kernel maps). */

@@ -117,6 +117,27 @@ int bpf_session_add_target(struct bpf_session *s, pid_t tgid)
 	return 0;
 }
 
+int bpf_session_remove_target(struct bpf_session *s, pid_t tgid)
+{
+	uint32_t key = tgid;
+
+	if (bpf_map__delete_elem(s->skel->maps.targets, &key, sizeof(key), 0) != 0)
+		return -errno;
+	return 0;
+}
+
+int bpf_session_map_fd(struct bpf_session *s, const char *name)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(s->skel->obj, name);
+
+	return map ? bpf_map__fd(map) : -ENOENT;
+}
+
+size_t bpf_session_ring_bytes(struct bpf_session *s)
+{
+	return (size_t)s->cfg.ring_mib << 20;
+}
+
 static bool cpu_online(int cpu)
 {
 	char path[64];

@@ -35,6 +35,11 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 /* Sets the ctx passed to cfg.on_record. */
 void bpf_session_set_context(struct bpf_session *s, void *ctx);
 int bpf_session_add_target(struct bpf_session *s, pid_t tgid);
+int bpf_session_remove_target(struct bpf_session *s, pid_t tgid);
+/* The fd of a map of the sampling object ("targets", "events"), to share
+ * with the tracing object. */
+int bpf_session_map_fd(struct bpf_session *s, const char *name);
+size_t bpf_session_ring_bytes(struct bpf_session *s);
 /* Opens one cpu-clock event per online CPU and attaches the sampler. */
 int bpf_session_start_sampling(struct bpf_session *s);
 /* Detaches the sampler and closes its events; records already in the ring

@@ -46,6 +46,7 @@ enum {
 	OPT_RING_SIZE,
 	OPT_STACK_ENTRIES,
 	OPT_NO_SWITCHES,
+	OPT_ARGS,
 };
 
 static const struct argp_option options[] = {
@@ -69,6 +70,10 @@ static const struct argp_option options[] = {
 	{ "ring-size", OPT_RING_SIZE, "MIB", 0, "Ring buffer size in MiB (default 16)", 0 },
 	{ "stack-entries", OPT_STACK_ENTRIES, "N", 0,
 	  "Unique stacks the kernel map holds (default 16384)", 0 },
+	{ "trace", 't', "BIN:PATTERN", 0,
+	  "Trace entry and exit of the functions of BIN (a path, or a library name such as "
+	  "libc) whose names match the glob PATTERN, through uprobes (repeatable)", 0 },
+	{ "args", OPT_ARGS, "N", 0, "With --trace: record the first N integer arguments (0-6)", 0 },
 	{ "no-switches", OPT_NO_SWITCHES, NULL, 0,
 	  "Do not record context switches (off-CPU times in sampler and HPCToolkit traces)", 0 },
 	{ 0 },
@@ -215,6 +220,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		o->stack_entries = v;
 		break;
+	case 't':
+		if (o->n_trace_specs == COLLECTOR_MAX_TRACE_SPECS) {
+			fprintf(stderr, "collector: at most %d --trace options\n",
+				COLLECTOR_MAX_TRACE_SPECS);
+			return EINVAL;
+		}
+		o->trace_specs[o->n_trace_specs++] = arg;
+		break;
+	case OPT_ARGS:
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || !*arg || *end || arg[0] == '-' || v > 6) {
+			fprintf(stderr, "collector: --args takes a number from 0 to 6\n");
+			return EINVAL;
+		}
+		o->trace_args = v;
+		break;
 	case OPT_NO_SWITCHES:
 		o->no_switches = true;
 		break;
@@ -227,6 +249,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (kinds == 0) {
 			fprintf(stderr, "collector: say what to profile: -p PID, -a, or -- COMMAND\n");
 			argp_usage(state);
+		}
+		if (o->trace_args && !o->n_trace_specs) {
+			fprintf(stderr, "collector: --args goes with --trace\n");
+			return EINVAL;
 		}
 		if (kinds > 1) {
 			fprintf(stderr, "collector: choose one of -p, -a and -- COMMAND\n");

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #define COLLECTOR_MAX_PIDS 256
+#define COLLECTOR_MAX_TRACE_SPECS 64
 
 enum collector_format {
 	FORMAT_XRAY = 1 << 0,
@@ -46,6 +47,9 @@ struct collector_options {
 	unsigned int ring_mib;  /* ring buffer size */
 	unsigned int stack_entries; /* stack map size */
 	bool no_switches;       /* do not record context switches */
+	char *trace_specs[COLLECTOR_MAX_TRACE_SPECS]; /* --trace BIN:PATTERN */
+	int n_trace_specs;
+	unsigned int trace_args; /* --args */
 };
 
 #endif /* COLLECTOR_OPTIONS_H */

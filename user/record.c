@@ -30,6 +30,7 @@
 #include "summary.h"
 #include "symbolize.h"
 #include "tracker.h"
+#include "tracing.h"
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t writing;
@@ -255,7 +256,8 @@ struct status {
 	uint64_t start_ns, last_ns, last_samples;
 };
 
-static void status_update(struct status *st, uint64_t samples, uint64_t lost, bool final)
+static void status_update(struct status *st, uint64_t samples, uint64_t lost, uint64_t calls,
+			  bool final)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 
@@ -271,6 +273,8 @@ static void status_update(struct status *st, uint64_t samples, uint64_t lost, bo
 		(now - st->start_ns) / 1e9, (unsigned long long)samples,
 		st->last_ns ? (samples - st->last_samples) / ((now - st->last_ns) / 1e9) : 0.0,
 		(unsigned long long)lost);
+	if (calls)
+		fprintf(stderr, "  %llu traced events", (unsigned long long)calls);
 	st->last_ns = now;
 	st->last_samples = samples;
 }
@@ -302,6 +306,8 @@ int record_run(const struct collector_options *opts)
 	struct bpf_session *bpf = NULL;
 	struct symbolizer *sym = NULL;
 	struct tracker *tracker = NULL;
+	struct tracing *tracing = NULL;
+	struct tracing_config tcfg = { 0 };
 	struct invoking_user user;
 	struct launch launch = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct export_options eo = { 0 };
@@ -357,6 +363,24 @@ int record_run(const struct collector_options *opts)
 		fprintf(stderr, "collector: out of memory\n");
 		goto cleanup;
 	}
+	formats = opts->formats;
+	if (opts->n_trace_specs) {
+		tcfg.specs = (char **)opts->trace_specs;
+		tcfg.n_specs = opts->n_trace_specs;
+		tcfg.pids = opts->pids;
+		tcfg.n_pids = opts->n_pids;
+		tcfg.command = opts->command;
+		/* the event stream feeds XRay traces and Callgrind's exact calls */
+		tcfg.stream_events = !formats || (formats & (FORMAT_XRAY | FORMAT_CALLGRIND));
+		tcfg.n_args = opts->trace_args;
+		tcfg.system_wide = opts->all_cpus;
+		tcfg.verbose = opts->verbose;
+		m.run.trace_nargs = opts->trace_args;
+		if (tracing_resolve(&m, sym, &tcfg) != 0) {
+			rc = EXIT_NO_TARGET;
+			goto cleanup;
+		}
+	}
 	cfg.system_wide = opts->all_cpus;
 	cfg.trace_switches = !opts->no_switches;
 	cfg.freq = opts->freq;
@@ -376,6 +400,28 @@ int record_run(const struct collector_options *opts)
 	}
 	/* the ring callback needs the tracker: set it before any record */
 	bpf_session_set_context(bpf, tracker);
+	if (opts->n_trace_specs) {
+		double overhead;
+
+		if (tracing_open(&tracing, bpf, &m, &tcfg) != 0) {
+			rc = EXIT_BPF;
+			goto cleanup;
+		}
+		overhead = tracing_calibrate(tracing);
+		if (overhead >= 0)
+			model_count_stat(&m, "probe_overhead_ns", (uint64_t)(overhead + 0.5));
+		else if (opts->verbose)
+			fprintf(stderr, "collector: probe cost calibration failed: %s\n",
+				strerror((int)-overhead));
+		if (tracing_attach(tracing) != 0) {
+			rc = EXIT_BPF;
+			goto cleanup;
+		}
+		model_count_stat(&m, "attach_us", (uint64_t)(tracing_attach_seconds(tracing) * 1e6));
+		if (!opts->quiet)
+			fprintf(stderr, "collector: tracing %zu functions (attached in %.3f s)\n",
+				m.traced.len, tracing_attach_seconds(tracing));
+	}
 
 	for (i = 0; i < opts->n_pids; i++) {
 		bpf_session_add_target(bpf, opts->pids[i]);
@@ -447,11 +493,11 @@ int record_run(const struct collector_options *opts)
 			status_update(&status, tracker_sample_count(tracker),
 				      counters[COLLECTOR_CNT_RB_FULL_SAMPLE] +
 				      counters[COLLECTOR_CNT_RB_FULL_TASK] +
-				      counters[COLLECTOR_CNT_RB_FULL_SWITCH], false);
+				      counters[COLLECTOR_CNT_RB_FULL_SWITCH], m.trace.len, false);
 		}
 	}
 	writing = 1;
-	status_update(&status, 0, 0, true);
+	status_update(&status, 0, 0, 0, true);
 
 	/* Stop sampling first, then drain everything that was queued. */
 	m.run.end_ktime_ns = clock_ns(CLOCK_MONOTONIC);
@@ -464,6 +510,8 @@ int record_run(const struct collector_options *opts)
 	bpf_session_aggregate_totals(bpf, &by_ip, &by_stack);
 	model_count_stat(&m, "kernel_samples_by_ip", by_ip);
 	model_count_stat(&m, "kernel_samples_by_stack", by_stack);
+	if (tracing)
+		tracing_collect(tracing);
 	tracker_finish(tracker, m.run.end_ktime_ns);
 	m.run.bpf_run_ns = bpf_session_run_time_ns(bpf);
 	m.run.collector_cpu_ns = own_cpu_ns() - cpu0;
@@ -474,7 +522,8 @@ int record_run(const struct collector_options *opts)
 	fig.target_cpu_ns = tracker_target_cpu_ns(tracker);
 	fig.cpus = bpf_session_online_cpus(bpf);
 
-	formats = opts->formats ? opts->formats : export_applicable_formats(&m);
+	if (!formats)
+		formats = export_applicable_formats(&m);
 	eo.dir = outdir;
 	eo.chown_files = user.set;
 	eo.uid = user.uid;
@@ -491,6 +540,7 @@ int record_run(const struct collector_options *opts)
 cleanup:
 	if (launch.pid > 0 && rc != EXIT_OK && !writing)
 		launch_abort(&launch);
+	tracing_close(tracing);
 	tracker_free(tracker);
 	bpf_session_close(bpf);
 	symbolizer_free(sym);

@@ -133,6 +133,77 @@ static void print_top(FILE *out, const struct model *m, struct summary_entry *e,
 	}
 }
 
+struct traced_total {
+	uint32_t func;
+	uint64_t calls, total_ns, self_ns;
+	uint64_t hist[MODEL_HIST_BUCKETS];
+};
+
+static int by_traced_total(const void *a, const void *b)
+{
+	const struct traced_total *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+/* The histogram counts calls by floor(log2(ns)): a percentile is reported
+ * as the upper bound of its bucket. */
+static uint64_t hist_percentile(const uint64_t *hist, uint64_t calls, double p)
+{
+	uint64_t want = (uint64_t)(calls * p + 0.999999), seen = 0;
+
+	for (int b = 0; b < MODEL_HIST_BUCKETS; b++) {
+		seen += hist[b];
+		if (seen >= want && seen)
+			return b >= 63 ? UINT64_MAX : (2ULL << b) - 1;
+	}
+	return 0;
+}
+
+static void print_traced(FILE *out, const struct model *m)
+{
+	struct traced_total *t = calloc(m->traced.len, sizeof(*t));
+	uint64_t overhead = model_counter_value(m, 0, "probe_overhead_ns");
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < m->traced.len; i++)
+		t[i].func = i;
+	for (i = 0; i < m->func_stats.len; i++) {
+		const struct model_func_stats *fs = &m->func_stats.items[i];
+		struct traced_total *tt = &t[fs->func];
+
+		tt->calls += fs->calls;
+		tt->total_ns += fs->total_ns;
+		tt->self_ns += fs->self_ns;
+		for (int b = 0; b < MODEL_HIST_BUCKETS; b++)
+			tt->hist[b] += fs->hist[b];
+	}
+	qsort(t, m->traced.len, sizeof(*t), by_traced_total);
+	fprintf(out, "\nTraced functions (wall-clock time between entry and return, probes "
+		"included):\n");
+	fprintf(out, "  %-32s %10s %12s %12s %10s %10s %10s\n", "function", "calls", "total ms",
+		"self ms", "mean ns", "p50 ns<=", "p99 ns<=");
+	for (i = 0; i < m->traced.len && i < TOP_N; i++) {
+		const struct model_traced_function *tf = &m->traced.items[t[i].func];
+
+		if (!t[i].calls)
+			break;
+		fprintf(out, "  %-32s %10llu %12.3f %12.3f %10.0f %10llu %10llu\n",
+			m->functions.items[tf->function].name, (unsigned long long)t[i].calls,
+			t[i].total_ns / 1e6, t[i].self_ns / 1e6, (double)t[i].total_ns / t[i].calls,
+			(unsigned long long)hist_percentile(t[i].hist, t[i].calls, 0.5),
+			(unsigned long long)hist_percentile(t[i].hist, t[i].calls, 0.99));
+	}
+	if (overhead)
+		fprintf(out, "  measured probe cost: about %llu ns per call (entry + return), "
+			"included in the times above\n", (unsigned long long)overhead);
+	free(t);
+}
+
 void summary_print(FILE *out, const struct model *m, const struct summary_figures *f)
 {
 	uint64_t samples = m->samples.len, lost = model_total_lost(m);
@@ -176,6 +247,8 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 			fprintf(out, "    the kernel walks frame pointers: rebuild the target with "
 				"-fno-omit-frame-pointer for whole call chains\n");
 	}
+	if (m->traced.len)
+		print_traced(out, m);
 	if (!samples) {
 		fprintf(out, "\nNo samples: the targets did not run on a CPU while sampled.\n");
 		return;

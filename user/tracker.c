@@ -570,6 +570,33 @@ static void handle_switch(struct tracker *t, const struct collector_switch_event
 		th->cputime_ns = e->cputime_ns;
 }
 
+static void handle_trace(struct tracker *t, const struct collector_trace_event *e, size_t size)
+{
+	uint32_t thread;
+	struct model_trace_event *me;
+	uint8_t n_args = e->kind == COLLECTOR_TRACE_ENTRY ? e->n_args : 0;
+
+	if (e->func >= t->m->traced.len) {
+		/* the probe-cost calibration on the collector itself */
+		model_count_stat(t->m, "trace_records_calibration", 1);
+		return;
+	}
+	if (n_args > COLLECTOR_MAX_ARGS ||
+	    size < COLLECTOR_TRACE_EXIT_SIZE + n_args * sizeof(uint64_t)) {
+		model_count_stat(t->m, "malformed_records", 1);
+		return;
+	}
+	thread = get_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
+	me = model_add_trace_event(t->m, n_args ? (const uint64_t *)e->args : NULL, n_args);
+	me->ktime_ns = e->hdr.ktime_ns;
+	me->time_ns = epoch_of(t, e->hdr.ktime_ns);
+	me->thread = thread;
+	me->process = t->m->threads.items[thread].process;
+	me->func = e->func;
+	me->cpu = e->hdr.cpu;
+	me->kind = e->kind == COLLECTOR_TRACE_ENTRY ? MODEL_TRACE_ENTRY : MODEL_TRACE_EXIT;
+}
+
 int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 {
 	const struct collector_event_header *h = data;
@@ -602,6 +629,12 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 				handle_exec(t, data);
 			else
 				handle_exit(t, data);
+			return 0;
+		}
+		break;
+	case COLLECTOR_EV_TRACE:
+		if (size >= COLLECTOR_TRACE_EXIT_SIZE) {
+			handle_trace(t, data, size);
 			return 0;
 		}
 		break;

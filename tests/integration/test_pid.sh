@@ -13,6 +13,7 @@ cat "$TMP/summary" "$TMP/err"
 [ $rc -eq 0 ] || fail "collector exited $rc"
 hot=$(share "$TMP/summary" self hot_function)
 within "$hot" 65 85 || fail "hot_function self share '$hot' is not 75 +- 10"
-samples=$(summary_value "$TMP/summary" samples)
-[ "$samples" -gt 1000 ] || fail "only $samples samples in 1.5 s at 999 Hz"
+# the machine may be busy: judge the rate per CPU-second the target got
+rate=$(summary_value "$TMP/summary" rate)
+within "$rate" 800 1100 || fail "achieved $rate samples per CPU-second at -F 999"
 echo ok

@@ -15,23 +15,33 @@
 
 static volatile unsigned long sink;
 
-static NOINLINE unsigned long spin(unsigned long n, unsigned long seed)
+/* Storing through a call makes hot_function and cold_function non-leaf:
+ * gcc gives leaf functions no frame even with -mno-omit-leaf-frame-pointer,
+ * and a frame-pointer walk from a frameless leaf skips its caller. */
+NOINLINE void keep(unsigned long x)
 {
-	unsigned long x = seed;
-
-	for (unsigned long i = 0; i < n; i++)
-		x = x * 6364136223846793005UL + 1442695040888963407UL;
-	return x;
+	sink += x;
 }
+
+/* The loop is written out in each function so that the samples land in
+ * hot_function and cold_function themselves. */
+#define SPIN(n)                                                                \
+	do {                                                                   \
+		unsigned long x = sink;                                        \
+		for (unsigned long i = 0; i < (n); i++)                        \
+			x = x * 6364136223846793005UL + 1442695040888963407UL; \
+		keep(x);                                                       \
+		__asm__ volatile("" ::: "memory"); /* no tail call */          \
+	} while (0)
 
 NOINLINE void hot_function(void)
 {
-	sink += spin(300000, sink);
+	SPIN(300000);
 }
 
 NOINLINE void cold_function(void)
 {
-	sink += spin(100000, sink);
+	SPIN(100000);
 }
 
 NOINLINE void chain_c(void)

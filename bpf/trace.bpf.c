@@ -148,9 +148,9 @@ int trace_entry(struct pt_regs *ctx)
 		st->depth = d + 1; /* keep counting so the exits pair up */
 		return 0;
 	}
-	st->func[d] = func;
-	st->start_ns[d] = now;
-	st->child_ns[d] = 0;
+	st->func[d & (COLLECTOR_TRACE_DEPTH - 1)] = func;
+	st->start_ns[d & (COLLECTOR_TRACE_DEPTH - 1)] = now;
+	st->child_ns[d & (COLLECTOR_TRACE_DEPTH - 1)] = 0;
 	st->depth = d + 1;
 
 	if (!stream_events)
@@ -230,13 +230,14 @@ int trace_exit(struct pt_regs *ctx)
 	}
 	/* The innermost open call of this function: normally the top. Frames
 	 * above it never returned through their uretprobe (longjmp, or
-	 * attached mid-call) and are dropped. */
+	 * attached mid-call) and are dropped.  Indexes are masked with
+	 * DEPTH - 1 (a power of two) so the verifier sees them bounded. */
 	for (i = 0; i < COLLECTOR_TRACE_DEPTH; i++) {
-		u32 k = d - 1 - i;
+		u32 k = (d - 1 - i) & (COLLECTOR_TRACE_DEPTH - 1);
 
 		if (i >= d)
 			break;
-		if (k < COLLECTOR_TRACE_DEPTH && st->func[k] == func) {
+		if (st->func[k] == func) {
 			match = k;
 			break;
 		}
@@ -247,11 +248,12 @@ int trace_exit(struct pt_regs *ctx)
 	}
 	for (i = match + 1; i < d && i < COLLECTOR_TRACE_DEPTH; i++)
 		count(COLLECTOR_TCNT_FRAMES_DROPPED);
+	match &= COLLECTOR_TRACE_DEPTH - 1;
 	dur = now - st->start_ns[match];
 	self = dur > st->child_ns[match] ? dur - st->child_ns[match] : 0;
 	st->depth = match;
-	if (match > 0 && match - 1 < COLLECTOR_TRACE_DEPTH)
-		st->child_ns[match - 1] += dur;
+	if (match > 0)
+		st->child_ns[(match - 1) & (COLLECTOR_TRACE_DEPTH - 1)] += dur;
 	account(tgid, tid, func, dur, self);
 
 	if (!stream_events)

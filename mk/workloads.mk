@@ -18,6 +18,10 @@ $(WL)/forkexec: tests/workloads/forkexec.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WL_CFLAGS) -o $@ $<
 
-WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec
+$(WL)/calls: tests/workloads/calls.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WL_CFLAGS) -o $@ $<
+
+WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls
 INTEGRATION_DEPS += $(WORKLOADS)
 DEMO_DEPS += $(WL)/demo

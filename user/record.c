@@ -398,6 +398,8 @@ int record_run(const struct collector_options *opts)
 		fprintf(stderr, "collector: out of memory\n");
 		goto cleanup;
 	}
+	if (!opts->all_cpus)
+		tracker_ignore_process(tracker, getpid());
 	/* the ring callback needs the tracker: set it before any record */
 	bpf_session_set_context(bpf, tracker);
 	if (opts->n_trace_specs) {

@@ -61,6 +61,7 @@ struct tracker {
 	MODEL_VEC(struct thread_state) threads; /* by model thread id */
 	uint32_t unknown_image;
 	pid_t awaiting_exec;            /* launched, not exec'd yet */
+	pid_t ignored_tgid;             /* the collector itself */
 	uint64_t samples;
 	size_t live;
 };
@@ -605,6 +606,10 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 		model_count_stat(t->m, "malformed_records", 1);
 		return 0;
 	}
+	if (t->ignored_tgid && (pid_t)h->tgid == t->ignored_tgid) {
+		model_count_stat(t->m, "records_of_collector", 1);
+		return 0;
+	}
 	if (t->awaiting_exec && (pid_t)h->tgid == t->awaiting_exec) {
 		if (h->kind != COLLECTOR_EV_EXEC) {
 			model_count_stat(t->m, "records_before_exec", 1);
@@ -663,6 +668,11 @@ void tracker_finish(struct tracker *t, uint64_t end_ktime)
 			th->cputime_ns = now;
 	}
 	(void)end_ktime;
+}
+
+void tracker_ignore_process(struct tracker *t, pid_t pid)
+{
+	t->ignored_tgid = pid;
 }
 
 void tracker_expect_exec(struct tracker *t, pid_t pid)

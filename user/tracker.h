@@ -32,6 +32,10 @@ int tracker_add_process(struct tracker *t, pid_t pid, uint64_t now_ktime);
  * profiler's own forked copy, not the command, and are left out. */
 void tracker_expect_exec(struct tracker *t, pid_t pid);
 
+/* Leaves out the records of one process: the collector's own, which the
+ * probe-cost calibration makes a target for a moment. */
+void tracker_ignore_process(struct tracker *t, pid_t pid);
+
 /* Handles one ring-buffer record.  Returns 0 (malformed records are counted
  * in the model's stats, never fatal). */
 int tracker_handle_record(struct tracker *t, const void *data, size_t size);

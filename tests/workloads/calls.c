@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Known call counts for the tracing tests: traced_f is called 1000 times,
+ * and calls traced_g 100 times each (100000 in all).  With an argument N,
+ * runs N rounds of that instead of 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile unsigned long sink;
+
+NOINLINE unsigned long traced_g(unsigned long a, unsigned long b)
+{
+	sink += a ^ b;
+	__asm__ volatile("" ::: "memory");
+	return sink;
+}
+
+NOINLINE void traced_f(unsigned long round)
+{
+	for (unsigned long i = 0; i < 100; i++)
+		traced_g(round, i);
+	__asm__ volatile("" ::: "memory");
+}
+
+int main(int argc, char **argv)
+{
+	long rounds = argc > 1 ? atol(argv[1]) : 1;
+
+	for (long r = 0; r < rounds; r++)
+		for (unsigned long i = 0; i < 1000; i++)
+			traced_f(i);
+	printf("calls: done (%lu)\n", sink & 1);
+	return 0;
+}

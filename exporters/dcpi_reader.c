@@ -470,8 +470,8 @@ out:
 
 int dcpi_read_file(const char *path, struct dcpi_profile *p, struct dcpi_error *err)
 {
-	unsigned char *buf;
-	size_t len;
+	unsigned char *buf = NULL;
+	size_t len = 0;
 	int rc;
 
 	memset(p, 0, sizeof(*p));

@@ -8,6 +8,25 @@
  * of every process that maps the same file merge into one profile, as DCPI
  * did for system-wide sampling.  Kernel samples go to kernel.kallsyms.prof,
  * relative to _stext.
+ *
+ * Header lines written, in this order:
+ *   image     14 digits of the file's mtime (UTC yyyymmddhhmmss), then the
+ *             low 6 hex digits of its CRC-32 (all zero when unknown)
+ *   epoch     UTC start of the run, YYMMDDHHMM (the form readers accept)
+ *   platform  linux-<arch>
+ *   event     the perf event and its unit ("cpu-clock ns")
+ *   period    event units per sample (the sampling period in ns)
+ *   tsize     text segment size, decimal
+ *   tstart    text segment start, file-relative, hex without "0x"
+ *   cpuspeed  MHz, 0 when unknown;  cpucount;  path (the image as mapped)
+ *   version   0.07, the binary layout that follows
+ *   clamped N (only when needed) N counts or footer totals clamped to
+ *             UINT32_MAX instead of wrapping
+ *   outside N (only when needed) N samples at addresses below tstart or
+ *             more than 4 GiB above it, which a u32 offset cannot hold
+ *   samples   padded with spaces to a header length multiple of 4
+ * The sampled instruction is frame 0 of the sample's stack, or its user PC
+ * through the process's mappings when it has no stack.
  */
 #include "exporter.h"
 #include "dcpi_reader.h"
@@ -394,19 +413,24 @@ int dcpi_write(const struct model *m, const struct export_options *opts)
 	struct addr_table t = { 0 };
 	struct dcpi_addr_count *counts = NULL;
 	struct names nm = { 0 };
-	size_t n = 0, i;
+	size_t n = 0, i, unplaced = 0;
 	int rc = 0;
 
 	for (i = 0; i < m->samples.len; i++) {
 		uint32_t image;
 		uint64_t addr;
 
-		if (!sample_address(m, &m->samples.items[i], &image, &addr))
+		if (!sample_address(m, &m->samples.items[i], &image, &addr)) {
+			unplaced++;
 			continue;
+		}
 		rc = table_add(&t, image, addr);
 		if (rc)
 			goto cleanup;
 	}
+	if (unplaced && !opts->quiet)
+		fprintf(stderr, "collector: dcpi: %zu of %zu samples have no instruction in a "
+			"file-backed or kernel image; left out\n", unplaced, m->samples.len);
 	if (!t.len)
 		goto cleanup;
 	/* compact the table into (image, addr) order */

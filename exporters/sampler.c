@@ -49,7 +49,10 @@ struct thread_state {
 };
 
 /* The event lists of every process, built once with a counting sort:
- * items[first[p] .. first[p + 1]) are process p's, in time order. */
+ * items[first[p] .. first[p + 1]) are process p's, in time order.  This
+ * costs 4 bytes per sample and switch, but writes each file in one pass
+ * over its own events without keeping one file open per process (system-
+ * wide runs have thousands) or rescanning every event for every process. */
 struct by_process {
 	uint32_t *items;
 	size_t *first;

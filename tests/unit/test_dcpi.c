@@ -383,6 +383,17 @@ static void test_clamp_and_outside(void **state)
 	assert_non_null(strstr(buf, "\noutside 8\n"));
 	dcpi_profile_free(&p);
 	free(buf);
+
+	/* no addresses at all: header and the footer {0, 0} */
+	buf = NULL;
+	encode_to_buffer(&info, c, 0, &st, &buf, &len);
+	assert_int_equal(dcpi_parse((unsigned char *)buf, len, &p, &err), 0);
+	assert_int_equal(p.n_chunks, 0);
+	assert_int_equal(p.header_len % 4, 0);
+	assert_int_equal(len, p.header_len + 8);
+	assert_null(strstr(buf, "clamped"));
+	dcpi_profile_free(&p);
+	free(buf);
 }
 
 /* 10^6 distinct addresses: 1000 runs of 1000 contiguous addresses, 10

@@ -128,7 +128,7 @@ struct parser {
 	uint32_t cob, cfi, cfn;
 	uint64_t addr, line;
 	bool body;                      /* events: seen */
-	bool seen_summary, seen_totals;
+	size_t totals_off;              /* where totals: stands */
 	uint64_t *tmp_costs;
 };
 
@@ -240,6 +240,7 @@ static int parse_number(struct parser *ps, struct cursor *c, uint64_t *v)
 {
 	uint64_t x = 0;
 	const char *start = c->s;
+	size_t at = cur_off(c);
 
 	if (c->end - c->s > 2 && c->s[0] == '0' && (c->s[1] == 'x' || c->s[1] == 'X')) {
 		c->s += 2;
@@ -249,7 +250,7 @@ static int parse_number(struct parser *ps, struct cursor *c, uint64_t *v)
 							       : (unsigned)(tolower(*c->s) - 'a' + 10);
 
 			if (x >> 60)
-				return fail(ps, cur_off(c), "hexadecimal number exceeds 64 bits");
+				return fail(ps, at, "hexadecimal number exceeds 64 bits");
 			x = x << 4 | d;
 			c->s++;
 		}
@@ -260,7 +261,7 @@ static int parse_number(struct parser *ps, struct cursor *c, uint64_t *v)
 			unsigned d = (unsigned)(*c->s - '0');
 
 			if (x > (UINT64_MAX - d) / 10)
-				return fail(ps, cur_off(c), "number exceeds 64 bits");
+				return fail(ps, at, "number exceeds 64 bits");
 			x = x * 10 + d;
 			c->s++;
 		}
@@ -291,8 +292,8 @@ static int parse_subposition(struct parser *ps, struct cursor *c, uint64_t prev,
 		return 0;
 	}
 	if (*c->s == '+' || *c->s == '-') {
-		char sign = *c->s++;
 		size_t at = cur_off(c);
+		char sign = *c->s++;
 
 		err = parse_number(ps, c, &d);
 		if (err)
@@ -926,6 +927,7 @@ static int parse_lines(struct parser *ps)
 			err = parse_summary(ps, &c, &p->summary, "summary:");
 		} else if (has_prefix(&c, "totals:")) {
 			c.s += 7;
+			ps->totals_off = c.base;
 			err = parse_summary(ps, &c, &p->totals, "totals:");
 		} else if (has_prefix(&c, "events:")) {
 			err = fail(ps, c.base, "second events: line (multi-part files are not supported)");
@@ -946,7 +948,8 @@ static int parse_lines(struct parser *ps)
 	if (p->totals) {
 		for (size_t i = 0; i < p->n_events; i++)
 			if (p->totals[i] != p->self_sum[i]) {
-				err = fail(ps, ps->n, "totals: %s is %llu but the cost lines sum to %llu",
+				err = fail(ps, ps->totals_off,
+					   "totals: %s is %llu but the cost lines sum to %llu",
 					   p->events[i], (unsigned long long)p->totals[i],
 					   (unsigned long long)p->self_sum[i]);
 				goto out;

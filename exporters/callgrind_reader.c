@@ -728,7 +728,8 @@ static int parse_lines(struct parser *ps)
 				if (err)
 					goto out;
 				if (v >= 2) {
-					err = fail(ps, c.base, "version %llu: callgrind_annotate reads only version 1",
+					err = fail(ps, c.base,
+						   "version %llu: callgrind_annotate reads only version 1",
 						   (unsigned long long)v);
 					goto out;
 				}
@@ -921,7 +922,7 @@ static int parse_lines(struct parser *ps)
 			c.s += 8;
 			if (saw_body_line) {
 				err = fail(ps, c.base,
-					   "summary: after body lines (callgrind_annotate and KCachegrind want it in the header)");
+					   "summary: after body lines (the spec makes it a header line)");
 				goto out;
 			}
 			err = parse_summary(ps, &c, &p->summary, "summary:");
@@ -930,7 +931,8 @@ static int parse_lines(struct parser *ps)
 			ps->totals_off = c.base;
 			err = parse_summary(ps, &c, &p->totals, "totals:");
 		} else if (has_prefix(&c, "events:")) {
-			err = fail(ps, c.base, "second events: line (multi-part files are not supported)");
+			err = fail(ps, c.base,
+				   "second events: line (multi-part files are not supported)");
 		} else {
 			err = fail(ps, c.base, "unknown line in the body");
 		}

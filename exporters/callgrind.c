@@ -939,8 +939,7 @@ struct writer {
 	uint32_t next_ob, next_fl, next_fn;
 	uint64_t prev_addr, prev_line;
 	bool fresh;               /* next position absolute */
-	char *namebuf;
-	size_t namebuf_cap;
+	struct keymap renamed;    /* groups whose name needs its address */
 };
 
 /* Names end at the line's end and may not contain control characters;
@@ -1040,8 +1039,74 @@ static int put_function(struct writer *w, const char *prefix, uint64_t g)
 		return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix, "[unknown] ",
 				      path ? basename_of(path) : "???");
 	}
+	if (keymap_get(&w->renamed, g, 0) != UINT32_MAX) {
+		char suffix[32];
+
+		snprintf(suffix, sizeof(suffix), " [0x%" PRIx64 "]", m->functions.items[g].entry);
+		return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix,
+				      m->functions.items[g].name, suffix);
+	}
 	return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix, m->functions.items[g].name,
 			      NULL);
+}
+
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; s && *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/*
+ * Both readers identify a function by (object, file, name): two distinct
+ * functions that share all three (static functions of a binary without
+ * debug information) would merge.  All but the first get " [0x<entry>]".
+ */
+static int find_homonyms(struct writer *w, struct proc_ctx *pc)
+{
+	const struct model *m = pc->m;
+	struct keymap first = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < pc->items.len; i++) {
+		const struct item *it = item_at(pc, (uint32_t)i);
+		uint64_t gs[2] = { it->group, it->kind == ITEM_CALL ? it->callee : it->group };
+
+		for (int k = 0; k < 2; k++) {
+			uint64_t g = gs[k], h;
+			uint32_t have;
+			bool added;
+
+			if (g >= m->functions.len)
+				continue;
+			h = hash_name(m->functions.items[g].name);
+			/* probe on hash collisions between different names */
+			for (;; h++) {
+				uint64_t where = (uint64_t)m->functions.items[g].image << 32 |
+						 home_file(pc, g);
+
+				err = keymap_get_or_add(&first, where, h, (uint32_t)g, &have, &added);
+				if (err)
+					goto out;
+				if (added || have == g)
+					break;
+				if (!strcmp(m->functions.items[have].name ? m->functions.items[have].name : "",
+					    m->functions.items[g].name ? m->functions.items[g].name : "")) {
+					err = keymap_set(&w->renamed, g, 0, 1);
+					if (err)
+						goto out;
+					break;
+				}
+			}
+		}
+	}
+out:
+	keymap_free(&first);
+	return err;
 }
 
 /* Subposition compression: relative to the previous cost line. */
@@ -1391,7 +1456,9 @@ static int write_process(const struct model *m, const struct export_options *opt
 		fprintf(f.fp, "# cmd (complete): %s\n", full);
 		free(full);
 	}
-	err = write_body(&w, &pc, n_ev);
+	err = find_homonyms(&w, &pc);
+	if (!err)
+		err = write_body(&w, &pc, n_ev);
 	if (err) {
 		outfile_abort(&f);
 		goto out;
@@ -1407,6 +1474,7 @@ out:
 	keymap_free(&w.ob_ids);
 	keymap_free(&w.fl_ids);
 	keymap_free(&w.fn_ids);
+	keymap_free(&w.renamed);
 	keymap_free(&pc.self_ix);
 	keymap_free(&pc.edge_ix);
 	keymap_free(&pc.home);

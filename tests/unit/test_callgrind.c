@@ -659,6 +659,42 @@ static void test_unknown_group(void **state)
 	model_free(&fx.m);
 }
 
+/* Two static functions of one name in one object without debug info would
+ * merge in both readers: the second gets its address. */
+static void test_homonyms(void **state)
+{
+	struct fixture fx;
+	struct tmpdir t;
+	struct callgrind_profile p;
+	uint32_t h1, h2, l1, l2, l_main;
+	char path[256];
+
+	(void)state;
+	fixture_build(&fx);
+	tmpdir_make(&t);
+	h1 = model_intern_function(&fx.m, fx.exe, "helper", 0x3000, 0x10, MODEL_NONE, 0);
+	h2 = model_intern_function(&fx.m, fx.exe, "helper", 0x3100, 0x10, MODEL_NONE, 0);
+	l1 = loc(&fx, fx.exe, 0x3004, h1, MODEL_NONE, 0);
+	l2 = loc(&fx, fx.exe, 0x3104, h2, MODEL_NONE, 0);
+	l_main = loc(&fx, fx.exe, 0x1180, fx.f_main, fx.file_main, 27);
+	{
+		uint32_t s1[] = { l1, l_main };
+		uint32_t s2[] = { l2, l_main };
+
+		sample(&fx, s1, 2, 0, 1, 4);
+		sample(&fx, s2, 2, 0, 1, 6);
+	}
+	write_and_path(&fx, &t, "callgrind.out.4242", path, sizeof(path));
+	read_ok(path, &p);
+	assert_int_equal(self_of(&p, "helper", 0), 4);
+	assert_int_equal(self_of(&p, "helper [0x3100]", 0), 6);
+	assert_int_equal(find_call(&p, "main", "helper [0x3100]", 0)->calls, 6);
+	assert_int_equal(find_call(&p, "main", "helper", 0)->calls, 4);
+	callgrind_profile_free(&p);
+	tmpdir_remove(&t);
+	model_free(&fx.m);
+}
+
 /* Exec generations, lost events and truncated stacks. */
 static void test_generations_and_desc(void **state)
 {
@@ -1108,6 +1144,7 @@ int main(void)
 		cmocka_unit_test(test_recursion_once_per_stack),
 		cmocka_unit_test(test_inlined_file),
 		cmocka_unit_test(test_unknown_group),
+		cmocka_unit_test(test_homonyms),
 		cmocka_unit_test(test_generations_and_desc),
 		cmocka_unit_test(test_traced),
 		cmocka_unit_test(test_traced_func_stats_only),

@@ -47,7 +47,7 @@
 #include <string.h>
 
 #define HEADER_EVENTS_LIMIT 1900 /* "events:" must start before byte 2047 */
-#define CMD_MAX 1024
+#define CMD_MAX 512
 
 /* ---- a hash map from two 64-bit keys to a 32-bit value ------------------ */
 
@@ -1290,14 +1290,40 @@ static char *clean_text(const char *s, size_t max)
 	return d;
 }
 
-/* desc: lines of one file; each ends with '\n'. */
+/* desc: lines of one file, each ending with '\n': the counts of this run
+ * first, the explanations after, since the header has room for ~1.5 KiB
+ * and what does not fit becomes comments after it. */
 static int build_descs(const struct model *m, const struct model_process *proc,
 		       const struct proc_info *pi, const struct proc_ctx *pc, bool traced,
 		       struct hbuf *d)
 {
 	int err = 0;
 
-	if (m->run.event || m->run.freq_hz || m->run.period_ns)
+	for (size_t i = 0; !err && i < m->lost.len; i++) {
+		char *cause = clean_text(m->lost.items[i].name ? m->lost.items[i].name : "?", 200);
+
+		if (!cause)
+			return -ENOMEM;
+		err = hb_printf(d, "desc: Lost: %" PRIu64 " events (%s)\n",
+				m->lost.items[i].value, cause);
+		free(cause);
+	}
+	if (!err)
+		err = hb_printf(d, "desc: TruncatedStacks: %" PRIu64 " of %" PRIu64
+			       " samples have a user stack that does not reach a known root\n",
+			       pi->truncated, pi->samples);
+	if (!err && proc->generation)
+		err = hb_printf(d, "desc: Exec: image %" PRIu32 " of pid %d (after %" PRIu32
+			       " exec%s)\n", proc->generation, (int)proc->pid, proc->generation,
+			       proc->generation > 1 ? "s" : "");
+	if (!err && traced && pc->unattributed_calls)
+		err = hb_printf(d, "desc: TracedUnattributed: %" PRIu64 " traced calls had no "
+			       "known caller (no enclosing traced call, several sampled callers)\n",
+			       pc->unattributed_calls);
+	if (!err && traced && pi->trace_unmatched)
+		err = hb_printf(d, "desc: TracedUnmatched: %" PRIu64 " traced entries or exits "
+			       "without their pair were dropped\n", pi->trace_unmatched);
+	if (!err && (m->run.event || m->run.freq_hz || m->run.period_ns))
 		err = hb_printf(d, "desc: Sampling: %s at %" PRIu32 " Hz, period %" PRIu64
 			       " ns; Samples counts samples, Ns the CPU time they stand for\n",
 			       m->run.event ? m->run.event : "cpu-clock", m->run.freq_hz,
@@ -1311,37 +1337,13 @@ static int build_descs(const struct model *m, const struct model_process *proc,
 	if (!err)
 		err = hb_printf(d, "desc: Jumps: no jump=/jcnd= lines: they need branch "
 			       "records, which need a hardware PMU that this machine lacks\n");
-	if (!err)
-		err = hb_printf(d, "desc: Unknown: [unknown] IMAGE holds the code of IMAGE that "
-			       "no symbol covers; its cost lines keep the exact addresses\n");
-	if (!err && proc->generation)
-		err = hb_printf(d, "desc: Exec: image %" PRIu32 " of pid %d (after %" PRIu32
-			       " exec%s)\n", proc->generation, (int)proc->pid, proc->generation,
-			       proc->generation > 1 ? "s" : "");
-	if (!err)
-		err = hb_printf(d, "desc: TruncatedStacks: %" PRIu64 " of %" PRIu64
-			       " samples have a user stack that does not reach a known root\n",
-			       pi->truncated, pi->samples);
-	for (size_t i = 0; !err && i < m->lost.len; i++) {
-		char *cause = clean_text(m->lost.items[i].name ? m->lost.items[i].name : "?", 200);
-
-		if (!cause)
-			return -ENOMEM;
-		err = hb_printf(d, "desc: Lost: %" PRIu64 " events (%s)\n",
-				m->lost.items[i].value, cause);
-		free(cause);
-	}
 	if (!err && traced)
 		err = hb_printf(d, "desc: Traced: TracedNs is wall-clock time of traced calls "
 			       "(uprobes), kept apart from sampled CPU time: self time at each "
 			       "traced function's entry address, inclusive time on calls= lines\n");
-	if (!err && traced && pc->unattributed_calls)
-		err = hb_printf(d, "desc: TracedUnattributed: %" PRIu64 " traced calls had no "
-			       "known caller (no enclosing traced call, several sampled callers)\n",
-			       pc->unattributed_calls);
-	if (!err && traced && pi->trace_unmatched)
-		err = hb_printf(d, "desc: TracedUnmatched: %" PRIu64 " traced entries or exits "
-			       "without their pair were dropped\n", pi->trace_unmatched);
+	if (!err)
+		err = hb_printf(d, "desc: Unknown: [unknown] IMAGE holds the code of IMAGE that "
+			       "no symbol covers; its cost lines keep the exact addresses\n");
 	return err;
 }
 

@@ -753,6 +753,46 @@ static void trace_event(struct fixture *fx, uint32_t tf, int kind, uint64_t t)
 	e->kind = (uint8_t)kind;
 }
 
+/* A huge command line and many lost causes: events: stays within
+ * KCachegrind's first 2047 bytes, what does not fit becomes comments. */
+static void test_long_header(void **state)
+{
+	struct fixture fx;
+	struct tmpdir t;
+	struct callgrind_profile p;
+	char path[256], *text, *cmd, cause[32];
+	size_t lost = 0;
+
+	(void)state;
+	fixture_build(&fx);
+	tmpdir_make(&t);
+	cmd = malloc(5001);
+	assert_non_null(cmd);
+	memset(cmd, 'a', 5000);
+	cmd[5000] = 0;
+	cmd[10] = '\n'; /* must not break the line */
+	free(fx.m.processes.items[fx.proc].cmdline);
+	fx.m.processes.items[fx.proc].cmdline = cmd;
+	for (int i = 0; i < 40; i++) {
+		snprintf(cause, sizeof(cause), "cause_%02d", i);
+		model_count_lost(&fx.m, cause, (uint64_t)i + 1);
+	}
+	write_and_path(&fx, &t, "callgrind.out.4242", path, sizeof(path));
+	text = slurp(path, NULL);
+	check_layout(text);
+	assert_non_null(strstr(text, "\n# cmd (complete): aaaaaaaaaa aaa"));
+	assert_non_null(strstr(text, "\n# desc: Lost: 40 events (cause_39)\n"));
+	read_ok(path, &p);
+	assert_int_equal(strlen(p.cmd), 512 + 3);
+	for (size_t i = 0; i < p.n_desc; i++)
+		lost += !strcmp(p.desc[i].type, "Lost");
+	assert_true(lost > 0 && lost < 40);
+	callgrind_profile_free(&p);
+	free(text);
+	tmpdir_remove(&t);
+	model_free(&fx.m);
+}
+
 /* Traced work and hot: exact call counts and a TracedNs column. */
 static void test_traced(void **state)
 {
@@ -1146,6 +1186,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_group),
 		cmocka_unit_test(test_homonyms),
 		cmocka_unit_test(test_generations_and_desc),
+		cmocka_unit_test(test_long_header),
 		cmocka_unit_test(test_traced),
 		cmocka_unit_test(test_traced_func_stats_only),
 		cmocka_unit_test(test_million_addresses),

@@ -2,7 +2,10 @@
 /*
  * Callgrind writer: one OUT/callgrind.out.<pid> per process that has
  * samples (callgrind.out.<pid>.<generation> for the images a later exec
- * started), for callgrind_annotate and KCachegrind.
+ * started; "-<process entry id>" is appended if a reused pid repeats a
+ * name), for callgrind_annotate and KCachegrind.  cmd: is the process's
+ * command line (or comm), cut at 512 bytes with the whole kept in a
+ * comment.
  *
  * Layout of a file, in the order both real readers need:
  *
@@ -10,8 +13,11 @@
  *   positions: instr line
  *   event: <Name> : <long name> ...        (before events:, for annotate)
  *   events: Samples Ns [TracedNs]          (ends the header, < byte 2047)
- *   summary: ...                           (after events:, KCachegrind
- *                                           rejects it before)
+ *   summary: ...                           (after events:, as Valgrind
+ *                                           writes it: KCachegrind rejects
+ *                                           it before events: and
+ *                                           callgrind_annotate ignores it
+ *                                           there with a warning)
  *   ob= / fl= / fn= blocks, fi= for inlined code, cost and calls= lines
  *   totals: ...
  *

@@ -1,0 +1,1582 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Callgrind writer: one OUT/callgrind.out.<pid> per process that has
+ * samples (callgrind.out.<pid>.<generation> for the images a later exec
+ * started; "-<process entry id>" is appended if a reused pid repeats a
+ * name), for callgrind_annotate and KCachegrind.  cmd: is the process's
+ * command line (or comm), cut at 512 bytes with the whole kept in a
+ * comment.
+ *
+ * Layout of a file, in the order both real readers need:
+ *
+ *   # callgrind format / version: 1 / creator: / pid: / cmd: / desc: ...
+ *   positions: instr line
+ *   event: <Name> : <long name> ...        (before events:, for annotate)
+ *   events: Samples Ns [TracedNs]          (ends the header, < byte 2047)
+ *   summary: ...                           (after events:, as Valgrind
+ *                                           writes it: KCachegrind rejects
+ *                                           it before events: and
+ *                                           callgrind_annotate ignores it
+ *                                           there with a warning)
+ *   ob= / fl= / fn= blocks, fi= for inlined code, cost and calls= lines
+ *   totals: ...
+ *
+ * Functions.  A resolved location belongs to its out-of-line function; its
+ * cost line carries the address (file-relative, as the spec wants) and the
+ * line, and fi= names the source file of the address when it is not the
+ * function's own (inlined code).  Code that no symbol covers is grouped per
+ * image as "[unknown] <image basename>": one function per unknown address
+ * would flood the function list and invent call edges at every return
+ * address, while the cost lines keep every exact address.
+ *
+ * Calls.  For each sample and each distinct (call site, callee function)
+ * edge on its stack, the sample adds once to the edge: calls= is the number
+ * of samples in which the edge was on the stack and the cost line after it
+ * the sampled inclusive cost, so a recursive function is counted once per
+ * stack, not once per frame.  Consecutive frames of one unknown group are
+ * one node, not a call.
+ *
+ * Traced functions (uprobes).  Their wall-clock time is the separate event
+ * TracedNs, never added to the sampled CPU time: each traced call's self
+ * time is a cost line at the function's entry address, and each call whose
+ * caller is known (the enclosing traced call on the thread, else the only
+ * caller the samples show) is a calls= line with the exact call count and
+ * the traced inclusive time, merged into the sampled edge between the same
+ * two functions when there is one.
+ */
+#include "exporter.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER_EVENTS_LIMIT 1900 /* "events:" must start before byte 2047 */
+#define CMD_MAX 512
+
+/* ---- a hash map from two 64-bit keys to a 32-bit value ------------------ */
+
+struct keymap {
+	uint64_t *k1, *k2;
+	uint32_t *val; /* UINT32_MAX: empty */
+	size_t cap, len;
+};
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+	uint64_t x = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL + (a << 6) + (a >> 2));
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 29;
+	return x;
+}
+
+static int keymap_grow(struct keymap *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 256;
+	uint64_t *k1 = malloc(ncap * sizeof(*k1));
+	uint64_t *k2 = malloc(ncap * sizeof(*k2));
+	uint32_t *val = malloc(ncap * sizeof(*val));
+
+	if (!k1 || !k2 || !val) {
+		free(k1);
+		free(k2);
+		free(val);
+		return -ENOMEM;
+	}
+	memset(val, 0xff, ncap * sizeof(*val));
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t j;
+
+		if (m->val[i] == UINT32_MAX)
+			continue;
+		for (j = mix(m->k1[i], m->k2[i]) & (ncap - 1); val[j] != UINT32_MAX;
+		     j = (j + 1) & (ncap - 1))
+			;
+		k1[j] = m->k1[i];
+		k2[j] = m->k2[i];
+		val[j] = m->val[i];
+	}
+	free(m->k1);
+	free(m->k2);
+	free(m->val);
+	m->k1 = k1;
+	m->k2 = k2;
+	m->val = val;
+	m->cap = ncap;
+	return 0;
+}
+
+/*
+ * Looks (a, b) up; when absent, stores `fresh` under it and sets *added.
+ * *val receives the stored value.
+ */
+static int keymap_get_or_add(struct keymap *m, uint64_t a, uint64_t b, uint32_t fresh,
+			     uint32_t *val, bool *added)
+{
+	size_t j;
+
+	if ((m->len + 1) * 4 > m->cap * 3) {
+		int err = keymap_grow(m);
+
+		if (err)
+			return err;
+	}
+	for (j = mix(a, b) & (m->cap - 1); m->val[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1)) {
+		if (m->k1[j] == a && m->k2[j] == b) {
+			*val = m->val[j];
+			*added = false;
+			return 0;
+		}
+	}
+	m->k1[j] = a;
+	m->k2[j] = b;
+	m->val[j] = fresh;
+	m->len++;
+	*val = fresh;
+	*added = true;
+	return 0;
+}
+
+static uint32_t keymap_get(const struct keymap *m, uint64_t a, uint64_t b)
+{
+	if (!m->cap)
+		return UINT32_MAX;
+	for (size_t j = mix(a, b) & (m->cap - 1); m->val[j] != UINT32_MAX;
+	     j = (j + 1) & (m->cap - 1))
+		if (m->k1[j] == a && m->k2[j] == b)
+			return m->val[j];
+	return UINT32_MAX;
+}
+
+/* Stores val under (a, b), replacing any previous value. */
+static int keymap_set(struct keymap *m, uint64_t a, uint64_t b, uint32_t val)
+{
+	uint32_t have;
+	bool added;
+	int err = keymap_get_or_add(m, a, b, val, &have, &added);
+
+	if (err || added)
+		return err;
+	for (size_t j = mix(a, b) & (m->cap - 1);; j = (j + 1) & (m->cap - 1))
+		if (m->k1[j] == a && m->k2[j] == b) {
+			m->val[j] = val;
+			return 0;
+		}
+}
+
+static void keymap_free(struct keymap *m)
+{
+	free(m->k1);
+	free(m->k2);
+	free(m->val);
+	memset(m, 0, sizeof(*m));
+}
+
+/* A growable array of fixed-size elements. */
+struct vec {
+	void *items;
+	size_t len, cap, size;
+};
+
+static void *vec_push(struct vec *v)
+{
+	if (v->len == v->cap) {
+		size_t ncap = v->cap ? v->cap * 2 : 64;
+		void *n = realloc(v->items, ncap * v->size);
+
+		if (!n)
+			return NULL;
+		v->items = n;
+		v->cap = ncap;
+	}
+	memset((char *)v->items + v->len * v->size, 0, v->size);
+	return (char *)v->items + v->len++ * v->size;
+}
+
+static void vec_free(struct vec *v)
+{
+	free(v->items);
+	v->items = NULL;
+	v->len = v->cap = 0;
+}
+
+/* ---- function groups ----------------------------------------------------- */
+
+/*
+ * A "group" is what Callgrind calls a function: a model function id, all
+ * unsymbolized code of one image, or the samples that have no stack.
+ */
+#define GROUP_UNKNOWN_TAG (1ULL << 32)
+#define GROUP_NOSTACK (2ULL << 32)
+
+static uint64_t group_unknown(uint32_t image)
+{
+	return GROUP_UNKNOWN_TAG | image;
+}
+
+static bool group_is_unknown(uint64_t g)
+{
+	return (g >> 32) == 1;
+}
+
+static uint64_t location_group(const struct model *m, uint32_t loc)
+{
+	const struct model_location *l;
+
+	if (loc == MODEL_NONE || loc >= m->locations.len)
+		return GROUP_NOSTACK;
+	l = &m->locations.items[loc];
+	if (l->function != MODEL_NONE && l->function < m->functions.len)
+		return l->function;
+	return group_unknown(l->image);
+}
+
+static uint64_t traced_group(const struct model *m, uint32_t tf)
+{
+	const struct model_traced_function *t = &m->traced.items[tf];
+
+	if (t->function != MODEL_NONE && t->function < m->functions.len)
+		return t->function;
+	return group_unknown(t->image);
+}
+
+/* Image of a group; UINT32_MAX for the no-stack group. */
+static uint32_t group_image(const struct model *m, uint64_t g)
+{
+	if (g == GROUP_NOSTACK)
+		return UINT32_MAX;
+	if (group_is_unknown(g))
+		return (uint32_t)g;
+	return m->functions.items[g].image;
+}
+
+/* ---- aggregation -------------------------------------------------------- */
+
+/* Samples of one (process, stack). */
+struct stack_agg {
+	uint32_t process, stack;
+	uint64_t samples, ns;
+};
+
+/* Traced calls of one process: parent traced function (or MODEL_NONE when
+ * no traced call encloses it) -> traced function. */
+struct trace_pair {
+	uint32_t process, parent, child;
+	uint64_t calls, ns;
+};
+
+struct trace_self {
+	uint32_t process, func;
+	uint64_t ns;
+};
+
+/* Per process counters for the desc: lines. */
+struct proc_info {
+	uint64_t samples, truncated;
+	uint64_t trace_unmatched; /* exits without their entry, entries without exit */
+	bool has_trace_events;
+};
+
+struct aggregates {
+	struct vec stacks;       /* struct stack_agg, sorted by (process, stack) */
+	struct vec pairs;        /* struct trace_pair, sorted by process */
+	struct vec selfs;        /* struct trace_self, sorted by process */
+	struct proc_info *procs; /* per model process */
+};
+
+static int cmp_stack_agg(const void *a, const void *b)
+{
+	const struct stack_agg *x = a, *y = b;
+
+	if (x->process != y->process)
+		return x->process < y->process ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static int cmp_trace_pair(const void *a, const void *b)
+{
+	const struct trace_pair *x = a, *y = b;
+
+	if (x->process != y->process)
+		return x->process < y->process ? -1 : 1;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->child < y->child ? -1 : x->child > y->child;
+}
+
+static int cmp_trace_self(const void *a, const void *b)
+{
+	const struct trace_self *x = a, *y = b;
+
+	if (x->process != y->process)
+		return x->process < y->process ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+static int aggregate_samples(const struct model *m, struct aggregates *ag)
+{
+	struct keymap map = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < m->samples.len; i++) {
+		const struct model_sample *s = &m->samples.items[i];
+		uint32_t stack = s->stack < m->stacks.len ? s->stack : MODEL_NONE;
+		struct stack_agg *a;
+		uint32_t idx;
+		bool added;
+
+		if (s->process >= m->processes.len)
+			continue; /* not attributable to a file */
+		err = keymap_get_or_add(&map, s->process, stack, (uint32_t)ag->stacks.len, &idx,
+					&added);
+		if (err)
+			goto out;
+		if (added) {
+			a = vec_push(&ag->stacks);
+			if (!a) {
+				err = -ENOMEM;
+				goto out;
+			}
+			a->process = s->process;
+			a->stack = stack;
+		}
+		a = (struct stack_agg *)ag->stacks.items + idx;
+		a->samples++;
+		a->ns += s->weight_ns;
+		ag->procs[s->process].samples++;
+		if (stack != MODEL_NONE && m->stacks.items[stack].truncated)
+			ag->procs[s->process].truncated++;
+	}
+	qsort(ag->stacks.items, ag->stacks.len, sizeof(struct stack_agg), cmp_stack_agg);
+out:
+	keymap_free(&map);
+	return err;
+}
+
+/* One thread's stack of open traced calls. */
+struct open_call {
+	uint32_t func;
+	uint64_t start, child_ns;
+};
+
+struct thread_calls {
+	struct open_call *items;
+	size_t len, cap;
+};
+
+static int add_pair(struct keymap *map, struct vec *pairs, uint32_t process, uint32_t parent,
+		    uint32_t child, uint64_t calls, uint64_t ns)
+{
+	struct trace_pair *tp;
+	uint32_t idx;
+	bool added;
+	int err;
+
+	err = keymap_get_or_add(map, process, (uint64_t)parent << 32 | child,
+				(uint32_t)pairs->len, &idx, &added);
+	if (err)
+		return err;
+	if (added) {
+		tp = vec_push(pairs);
+		if (!tp)
+			return -ENOMEM;
+		tp->process = process;
+		tp->parent = parent;
+		tp->child = child;
+	}
+	tp = (struct trace_pair *)pairs->items + idx;
+	tp->calls += calls;
+	tp->ns += ns;
+	return 0;
+}
+
+static int add_self(struct keymap *map, struct vec *selfs, uint32_t process, uint32_t func,
+		    uint64_t ns)
+{
+	struct trace_self *ts;
+	uint32_t idx;
+	bool added;
+	int err;
+
+	err = keymap_get_or_add(map, process, func, (uint32_t)selfs->len, &idx, &added);
+	if (err)
+		return err;
+	if (added) {
+		ts = vec_push(selfs);
+		if (!ts)
+			return -ENOMEM;
+		ts->process = process;
+		ts->func = func;
+	}
+	ts = (struct trace_self *)selfs->items + idx;
+	ts->ns += ns;
+	return 0;
+}
+
+/* Closes the open call at depth d of thread tc at time t. */
+static int close_call(const struct model_trace_event *e, struct thread_calls *tc, size_t d,
+		      struct keymap *pmap, struct keymap *smap, struct aggregates *ag)
+{
+	struct open_call *oc = &tc->items[d];
+	uint64_t dur = e->time_ns > oc->start ? e->time_ns - oc->start : 0;
+	uint64_t self = dur > oc->child_ns ? dur - oc->child_ns : 0;
+	uint32_t parent = MODEL_NONE;
+	int err;
+
+	if (d > 0) {
+		parent = tc->items[d - 1].func;
+		tc->items[d - 1].child_ns += dur;
+	}
+	err = add_pair(pmap, &ag->pairs, e->process, parent, oc->func, 1, dur);
+	if (!err)
+		err = add_self(smap, &ag->selfs, e->process, oc->func, self);
+	return err;
+}
+
+/*
+ * Rebuilds the traced calls from the entry/exit stream, thread by thread:
+ * an exit closes the innermost open call of its function (the calls above
+ * it lost their exits and are dropped); an exit without entry is dropped.
+ * Processes without events fall back on the kernel's per-thread aggregates,
+ * whose calls have no known traced parent.
+ */
+static int aggregate_trace(const struct model *m, struct aggregates *ag)
+{
+	struct keymap pmap = { 0 }, smap = { 0 };
+	struct thread_calls *threads = NULL;
+	int err = 0;
+
+	if (!m->traced.len)
+		return 0;
+	threads = calloc(m->threads.len ? m->threads.len : 1, sizeof(*threads));
+	if (!threads)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->trace.len; i++) {
+		const struct model_trace_event *e = &m->trace.items[i];
+		struct thread_calls *tc;
+
+		if (e->thread >= m->threads.len || e->process >= m->processes.len ||
+		    e->func >= m->traced.len)
+			continue;
+		ag->procs[e->process].has_trace_events = true;
+		tc = &threads[e->thread];
+		if (e->kind == MODEL_TRACE_ENTRY) {
+			if (tc->len == tc->cap) {
+				size_t ncap = tc->cap ? tc->cap * 2 : 16;
+				struct open_call *n = realloc(tc->items, ncap * sizeof(*n));
+
+				if (!n) {
+					err = -ENOMEM;
+					goto out;
+				}
+				tc->items = n;
+				tc->cap = ncap;
+			}
+			tc->items[tc->len++] = (struct open_call){ e->func, e->time_ns, 0 };
+		} else if (e->kind == MODEL_TRACE_EXIT) {
+			size_t d = tc->len;
+
+			while (d > 0 && tc->items[d - 1].func != e->func)
+				d--;
+			if (!d) {
+				ag->procs[e->process].trace_unmatched++;
+				continue;
+			}
+			ag->procs[e->process].trace_unmatched += tc->len - d;
+			err = close_call(e, tc, d - 1, &pmap, &smap, ag);
+			if (err)
+				goto out;
+			tc->len = d - 1;
+		}
+	}
+	for (size_t t = 0; t < m->threads.len; t++) {
+		uint32_t p = m->threads.items[t].process;
+
+		if (threads[t].len && p < m->processes.len)
+			ag->procs[p].trace_unmatched += threads[t].len;
+	}
+	for (size_t i = 0; i < m->func_stats.len; i++) {
+		const struct model_func_stats *fs = &m->func_stats.items[i];
+
+		if (fs->process >= m->processes.len || fs->func >= m->traced.len ||
+		    ag->procs[fs->process].has_trace_events || !fs->calls)
+			continue;
+		err = add_pair(&pmap, &ag->pairs, fs->process, MODEL_NONE, fs->func, fs->calls,
+			       fs->total_ns);
+		if (!err)
+			err = add_self(&smap, &ag->selfs, fs->process, fs->func, fs->self_ns);
+		if (err)
+			goto out;
+	}
+	qsort(ag->pairs.items, ag->pairs.len, sizeof(struct trace_pair), cmp_trace_pair);
+	qsort(ag->selfs.items, ag->selfs.len, sizeof(struct trace_self), cmp_trace_self);
+out:
+	for (size_t t = 0; t < m->threads.len; t++)
+		free(threads[t].items);
+	free(threads);
+	keymap_free(&pmap);
+	keymap_free(&smap);
+	return err;
+}
+
+/* ---- one process ---------------------------------------------------------- */
+
+enum { EV_SAMPLES = 0, EV_NS = 1, EV_TRACED = 2, N_EV = 3 };
+
+enum item_kind { ITEM_SELF = 0, ITEM_CALL = 1 };
+
+/*
+ * One output line: a self cost line, or a calls= line with its cost line.
+ * Call sites are locations; a traced call with no sampled edge has no
+ * location and sits at the caller's entry address.
+ */
+struct item {
+	uint64_t group;
+	uint64_t callee;     /* ITEM_CALL */
+	uint32_t loc;        /* MODEL_NONE: at the group's entry */
+	uint32_t file;       /* source file of the line, MODEL_NONE = "???" */
+	uint32_t rank;       /* 0 for the group's home file, else file + 1 */
+	uint32_t image;      /* group_image(), for ordering by object */
+	uint64_t addr;
+	uint64_t line;
+	uint64_t calls;
+	uint64_t cost[N_EV];
+	uint8_t kind;
+	bool dead;           /* merged into another item */
+	bool exact;          /* calls is an exact traced count */
+};
+
+struct edge_key {
+	uint32_t site;
+	uint64_t callee;
+};
+
+static int cmp_edge_key(const void *a, const void *b)
+{
+	const struct edge_key *x = a, *y = b;
+
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return x->callee < y->callee ? -1 : x->callee > y->callee;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->image != y->image)
+		return x->image < y->image ? -1 : 1;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->callee < y->callee ? -1 : x->callee > y->callee;
+}
+
+struct proc_ctx {
+	const struct model *m;
+	struct vec items;         /* struct item */
+	struct keymap self_ix;    /* loc -> item */
+	struct keymap edge_ix;    /* (site, callee) -> item */
+	struct keymap home;       /* group -> home file, for functions without one */
+	struct edge_key *scratch;
+	size_t scratch_cap;
+	uint64_t unattributed_calls;
+};
+
+static struct item *item_at(struct proc_ctx *pc, uint32_t i)
+{
+	return (struct item *)pc->items.items + i;
+}
+
+static int add_self_cost(struct proc_ctx *pc, uint32_t loc, const struct stack_agg *sa)
+{
+	uint32_t idx;
+	bool added;
+	int err;
+
+	err = keymap_get_or_add(&pc->self_ix, loc, 0, (uint32_t)pc->items.len, &idx, &added);
+	if (err)
+		return err;
+	if (added) {
+		struct item *it = vec_push(&pc->items);
+
+		if (!it)
+			return -ENOMEM;
+		it->kind = ITEM_SELF;
+		it->loc = loc;
+		it->group = location_group(pc->m, loc);
+	}
+	item_at(pc, idx)->cost[EV_SAMPLES] += sa->samples;
+	item_at(pc, idx)->cost[EV_NS] += sa->ns;
+	return 0;
+}
+
+static int add_edge(struct proc_ctx *pc, uint32_t site, uint64_t callee, uint64_t calls,
+		    uint64_t samples, uint64_t ns, uint32_t *out)
+{
+	uint32_t idx;
+	bool added;
+	int err;
+
+	err = keymap_get_or_add(&pc->edge_ix, site, callee, (uint32_t)pc->items.len, &idx, &added);
+	if (err)
+		return err;
+	if (added) {
+		struct item *it = vec_push(&pc->items);
+
+		if (!it)
+			return -ENOMEM;
+		it->kind = ITEM_CALL;
+		it->loc = site;
+		it->group = location_group(pc->m, site);
+		it->callee = callee;
+	}
+	item_at(pc, idx)->calls += calls;
+	item_at(pc, idx)->cost[EV_SAMPLES] += samples;
+	item_at(pc, idx)->cost[EV_NS] += ns;
+	if (out)
+		*out = idx;
+	return 0;
+}
+
+static int add_stack(struct proc_ctx *pc, const struct stack_agg *sa)
+{
+	const struct model *m = pc->m;
+	const struct model_stack *st;
+	const uint32_t *fr;
+	size_t n = 0;
+	int err;
+
+	if (sa->stack == MODEL_NONE || !m->stacks.items[sa->stack].n_frames)
+		return add_self_cost(pc, MODEL_NONE, sa);
+	st = &m->stacks.items[sa->stack];
+	fr = model_stack_frames(m, st);
+	err = add_self_cost(pc, fr[0] < m->locations.len ? fr[0] : MODEL_NONE, sa);
+	if (err)
+		return err;
+	if (st->n_frames > pc->scratch_cap) {
+		struct edge_key *s = realloc(pc->scratch, st->n_frames * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		pc->scratch = s;
+		pc->scratch_cap = st->n_frames;
+	}
+	for (uint32_t i = 1; i < st->n_frames; i++) {
+		uint32_t site = fr[i] < m->locations.len ? fr[i] : MODEL_NONE;
+		uint64_t callee = location_group(m, fr[i - 1]);
+		uint64_t caller = location_group(m, site);
+
+		if (site == MODEL_NONE || (caller == callee && group_is_unknown(caller)))
+			continue;
+		pc->scratch[n++] = (struct edge_key){ site, callee };
+	}
+	/* each distinct edge once per stack: recursion counts once */
+	qsort(pc->scratch, n, sizeof(*pc->scratch), cmp_edge_key);
+	for (size_t i = 0; i < n; i++) {
+		if (i && !cmp_edge_key(&pc->scratch[i - 1], &pc->scratch[i]))
+			continue;
+		err = add_edge(pc, pc->scratch[i].site, pc->scratch[i].callee, sa->samples,
+			       sa->samples, sa->ns, NULL);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Order of call items by (callee, caller group), for the traced merge. */
+struct call_ref {
+	uint64_t callee, caller;
+	uint32_t item;
+};
+
+static int cmp_call_ref(const void *a, const void *b)
+{
+	const struct call_ref *x = a, *y = b;
+
+	if (x->callee != y->callee)
+		return x->callee < y->callee ? -1 : 1;
+	if (x->caller != y->caller)
+		return x->caller < y->caller ? -1 : 1;
+	return x->item < y->item ? -1 : x->item > y->item;
+}
+
+/* First index in refs[0..n) with callee >= g. */
+static size_t lower_bound_callee(const struct call_ref *refs, size_t n, uint64_t g)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (refs[mid].callee < g)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Puts an exact traced call count and time on the edge caller -> callee. */
+static int apply_traced_edge(struct proc_ctx *pc, const struct call_ref *refs, size_t n_refs,
+			     uint64_t caller, uint64_t callee, uint64_t calls, uint64_t ns)
+{
+	size_t i = lower_bound_callee(refs, n_refs, callee);
+	struct item *best = NULL, *it;
+
+	for (; i < n_refs && refs[i].callee == callee; i++) {
+		if (refs[i].caller != caller)
+			continue;
+		it = item_at(pc, refs[i].item);
+		if (it->dead)
+			continue;
+		if (!best) {
+			best = it;
+			continue;
+		}
+		/* one line per (caller, callee): the exact count cannot be
+		 * split between call sites, so the sites merge into the one
+		 * with the most samples */
+		if (it->cost[EV_SAMPLES] > best->cost[EV_SAMPLES]) {
+			struct item *t = best;
+
+			best = it;
+			it = t;
+		}
+		for (int e = 0; e < N_EV; e++)
+			best->cost[e] += it->cost[e];
+		it->dead = true;
+	}
+	if (!best) {
+		it = vec_push(&pc->items);
+		if (!it)
+			return -ENOMEM;
+		it->kind = ITEM_CALL;
+		it->loc = MODEL_NONE;
+		it->group = caller;
+		it->callee = callee;
+		best = it;
+	} else if (!best->exact) {
+		best->calls = 0; /* sample counts give way to the exact count */
+	}
+	best->exact = true;
+	best->calls += calls;
+	best->cost[EV_TRACED] += ns;
+	return 0;
+}
+
+static int add_traced(struct proc_ctx *pc, const struct aggregates *ag, uint32_t process)
+{
+	const struct model *m = pc->m;
+	const struct trace_pair *pairs = ag->pairs.items;
+	const struct trace_self *selfs = ag->selfs.items;
+	struct call_ref *refs = NULL;
+	size_t n_refs = 0;
+	int err = 0;
+
+	size_t lo, hi;
+
+	for (lo = 0, hi = ag->selfs.len; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (selfs[mid].process < process)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < ag->selfs.len && selfs[i].process == process; i++) {
+		struct item *it;
+
+		if (!selfs[i].ns)
+			continue;
+		it = vec_push(&pc->items);
+		if (!it)
+			return -ENOMEM;
+		it->kind = ITEM_SELF;
+		it->loc = MODEL_NONE;
+		it->group = traced_group(m, selfs[i].func);
+		it->cost[EV_TRACED] = selfs[i].ns;
+	}
+	refs = malloc((pc->items.len ? pc->items.len : 1) * sizeof(*refs));
+	if (!refs)
+		return -ENOMEM;
+	for (size_t i = 0; i < pc->items.len; i++) {
+		struct item *it = item_at(pc, (uint32_t)i);
+
+		if (it->kind == ITEM_CALL)
+			refs[n_refs++] = (struct call_ref){ it->callee, it->group, (uint32_t)i };
+	}
+	qsort(refs, n_refs, sizeof(*refs), cmp_call_ref);
+	for (lo = 0, hi = ag->pairs.len; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pairs[mid].process < process)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < ag->pairs.len && pairs[i].process == process; i++) {
+		const struct trace_pair *tp = &pairs[i];
+		uint64_t callee, caller;
+
+		callee = traced_group(m, tp->child);
+		if (tp->parent != MODEL_NONE) {
+			caller = traced_group(m, tp->parent);
+		} else {
+			/* no traced call encloses it: the caller is known only
+			 * if the samples show exactly one */
+			size_t j = lower_bound_callee(refs, n_refs, callee), k;
+
+			for (k = j; k < n_refs && refs[k].callee == callee; k++)
+				if (refs[k].caller != refs[j].caller)
+					break;
+			if (j == k || (k < n_refs && refs[k].callee == callee)) {
+				pc->unattributed_calls += tp->calls;
+				continue;
+			}
+			caller = refs[j].caller;
+		}
+		err = apply_traced_edge(pc, refs, n_refs, caller, callee, tp->calls, tp->ns);
+		if (err)
+			break;
+	}
+	free(refs);
+	return err;
+}
+
+static uint32_t function_file(const struct model *m, uint64_t g)
+{
+	if (g >= m->functions.len)
+		return MODEL_NONE;
+	return m->functions.items[g].file < m->files.len ? m->functions.items[g].file : MODEL_NONE;
+}
+
+/* The file a group's fn= block opens in. */
+static uint32_t home_file(const struct proc_ctx *pc, uint64_t g)
+{
+	uint32_t v = keymap_get(&pc->home, g, 0);
+
+	return v != UINT32_MAX ? v : function_file(pc->m, g);
+}
+
+/* Fills each item's position and file, and each group's home file: the
+ * function's definition file, else the file of its lowest non-inlined
+ * address. */
+static int place_items(struct proc_ctx *pc)
+{
+	const struct model *m = pc->m;
+	struct keymap best_addr = { 0 };
+	struct vec addrs = { .size = sizeof(uint64_t) };
+	int err = 0;
+
+	for (size_t i = 0; i < pc->items.len; i++) {
+		struct item *it = item_at(pc, (uint32_t)i);
+
+		it->image = group_image(m, it->group);
+		if (it->loc != MODEL_NONE) {
+			const struct model_location *l = &m->locations.items[it->loc];
+
+			it->addr = l->addr;
+			it->line = l->line;
+			it->file = l->file < m->files.len ? l->file : MODEL_NONE;
+		} else if (it->group < m->functions.len) {
+			it->addr = m->functions.items[it->group].entry;
+			it->line = m->functions.items[it->group].line;
+			it->file = function_file(m, it->group);
+		} else {
+			it->addr = 0;
+			it->line = 0;
+			it->file = MODEL_NONE;
+		}
+	}
+	for (size_t i = 0; i < pc->items.len; i++) {
+		struct item *it = item_at(pc, (uint32_t)i);
+		uint64_t *best;
+		uint32_t idx;
+		bool added;
+
+		/* a function without a definition file: its home is the file
+		 * of its lowest address outside inlined code */
+		if (function_file(m, it->group) != MODEL_NONE || it->file == MODEL_NONE ||
+		    it->loc == MODEL_NONE || m->locations.items[it->loc].n_inlines)
+			continue;
+		err = keymap_get_or_add(&best_addr, it->group, 0, (uint32_t)addrs.len, &idx, &added);
+		if (err)
+			goto out;
+		if (added) {
+			best = vec_push(&addrs);
+			if (!best) {
+				err = -ENOMEM;
+				goto out;
+			}
+			*best = UINT64_MAX;
+		}
+		best = (uint64_t *)addrs.items + idx;
+		if (it->addr < *best || (it->addr == *best && it->file < home_file(pc, it->group))) {
+			*best = it->addr;
+			err = keymap_set(&pc->home, it->group, 0, it->file);
+			if (err)
+				goto out;
+		}
+	}
+out:
+	keymap_free(&best_addr);
+	vec_free(&addrs);
+	return err;
+}
+
+
+/* ---- text output ---------------------------------------------------------- */
+
+struct writer {
+	FILE *fp;
+	const struct model *m;
+	struct keymap ob_ids, fl_ids, fn_ids;
+	uint32_t next_ob, next_fl, next_fn;
+	uint64_t prev_addr, prev_line;
+	bool fresh;               /* next position absolute */
+	struct keymap renamed;    /* groups whose name needs its address */
+};
+
+/* Names end at the line's end and may not contain control characters;
+ * an empty name would read as a compression reference. */
+static void put_name(FILE *fp, const char *s)
+{
+	if (!s || !*s) {
+		fputs("???", fp);
+		return;
+	}
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, fp);
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b && b[1] ? b + 1 : path;
+}
+
+static void put_u64(FILE *fp, uint64_t v)
+{
+	char buf[24];
+	int i = sizeof(buf);
+
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite(buf + i, 1, sizeof(buf) - (size_t)i, fp);
+}
+
+static void put_hex(FILE *fp, uint64_t v)
+{
+	char buf[24];
+	int i = sizeof(buf);
+
+	do {
+		buf[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	buf[--i] = 'x';
+	buf[--i] = '0';
+	fwrite(buf + i, 1, sizeof(buf) - (size_t)i, fp);
+}
+
+/* Writes "(id) name" the first time, "(id)" after. */
+static int put_compressed(struct writer *w, struct keymap *ids, uint32_t *next, uint64_t key,
+			  const char *prefix, const char *name1, const char *name2)
+{
+	uint32_t id;
+	bool added;
+	int err = keymap_get_or_add(ids, key, 0, *next + 1, &id, &added);
+
+	if (err)
+		return err;
+	fputs(prefix, w->fp);
+	fputc('(', w->fp);
+	put_u64(w->fp, id);
+	fputc(')', w->fp);
+	if (added) {
+		(*next)++;
+		fputc(' ', w->fp);
+		put_name(w->fp, name1);
+		if (name2)
+			put_name(w->fp, name2);
+	}
+	fputc('\n', w->fp);
+	return 0;
+}
+
+static int put_object(struct writer *w, const char *prefix, uint32_t image)
+{
+	const char *name = image < w->m->images.len ? w->m->images.items[image].path : "???";
+
+	return put_compressed(w, &w->ob_ids, &w->next_ob, image, prefix, name, NULL);
+}
+
+static int put_file(struct writer *w, const char *prefix, uint32_t file)
+{
+	const char *name = file < w->m->files.len ? w->m->files.items[file].path : "???";
+
+	return put_compressed(w, &w->fl_ids, &w->next_fl, file, prefix, name, NULL);
+}
+
+static int put_function(struct writer *w, const char *prefix, uint64_t g)
+{
+	const struct model *m = w->m;
+
+	if (g == GROUP_NOSTACK)
+		return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix, "[unknown]", NULL);
+	if (group_is_unknown(g)) {
+		uint32_t img = (uint32_t)g;
+		const char *path = img < m->images.len ? m->images.items[img].path : "???";
+
+		return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix, "[unknown] ",
+				      path ? basename_of(path) : "???");
+	}
+	if (keymap_get(&w->renamed, g, 0) != UINT32_MAX) {
+		char suffix[32];
+
+		snprintf(suffix, sizeof(suffix), " [0x%" PRIx64 "]", m->functions.items[g].entry);
+		return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix,
+				      m->functions.items[g].name, suffix);
+	}
+	return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix, m->functions.items[g].name,
+			      NULL);
+}
+
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; s && *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/*
+ * Both readers identify a function by (object, file, name): two distinct
+ * functions that share all three (static functions of a binary without
+ * debug information) would merge.  All but the first get " [0x<entry>]".
+ */
+static int find_homonyms(struct writer *w, struct proc_ctx *pc)
+{
+	const struct model *m = pc->m;
+	struct keymap first = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < pc->items.len; i++) {
+		const struct item *it = item_at(pc, (uint32_t)i);
+		uint64_t gs[2] = { it->group, it->kind == ITEM_CALL ? it->callee : it->group };
+
+		for (int k = 0; k < 2; k++) {
+			uint64_t g = gs[k], h;
+			uint32_t have;
+			bool added;
+
+			if (g >= m->functions.len)
+				continue;
+			h = hash_name(m->functions.items[g].name);
+			/* probe on hash collisions between different names */
+			for (;; h++) {
+				uint64_t where = (uint64_t)m->functions.items[g].image << 32 |
+						 home_file(pc, g);
+
+				err = keymap_get_or_add(&first, where, h, (uint32_t)g, &have, &added);
+				if (err)
+					goto out;
+				if (added || have == g)
+					break;
+				if (!strcmp(m->functions.items[have].name ? m->functions.items[have].name : "",
+					    m->functions.items[g].name ? m->functions.items[g].name : "")) {
+					err = keymap_set(&w->renamed, g, 0, 1);
+					if (err)
+						goto out;
+					break;
+				}
+			}
+		}
+	}
+out:
+	keymap_free(&first);
+	return err;
+}
+
+/* Subposition compression: relative to the previous cost line. */
+static void put_position(struct writer *w, uint64_t addr, uint64_t line)
+{
+	FILE *fp = w->fp;
+
+	if (w->fresh) {
+		put_hex(fp, addr);
+		fputc(' ', fp);
+		put_u64(fp, line);
+	} else {
+		if (addr == w->prev_addr) {
+			fputc('*', fp);
+		} else if (addr > w->prev_addr) {
+			fputc('+', fp);
+			put_u64(fp, addr - w->prev_addr);
+		} else {
+			fputc('-', fp);
+			put_u64(fp, w->prev_addr - addr);
+		}
+		fputc(' ', fp);
+		if (line == w->prev_line) {
+			fputc('*', fp);
+		} else if (line > w->prev_line) {
+			fputc('+', fp);
+			put_u64(fp, line - w->prev_line);
+		} else {
+			fputc('-', fp);
+			put_u64(fp, w->prev_line - line);
+		}
+	}
+	w->fresh = false;
+	w->prev_addr = addr;
+	w->prev_line = line;
+}
+
+static void put_costs(struct writer *w, const uint64_t *cost, int n_ev)
+{
+	int n = n_ev;
+
+	while (n > 1 && !cost[n - 1])
+		n--; /* missing trailing costs read as zero */
+	for (int e = 0; e < n; e++) {
+		fputc(' ', w->fp);
+		put_u64(w->fp, cost[e]);
+	}
+	fputc('\n', w->fp);
+}
+
+static uint64_t target_entry(const struct model *m, uint64_t g, uint64_t *line)
+{
+	*line = 0;
+	if (g < m->functions.len) {
+		*line = m->functions.items[g].line;
+		return m->functions.items[g].entry;
+	}
+	return 0;
+}
+
+static int write_body(struct writer *w, struct proc_ctx *pc, int n_ev)
+{
+	const struct model *m = pc->m;
+	uint64_t cur_group = UINT64_MAX;
+	uint32_t cur_image = UINT32_MAX - 1; /* none written yet */
+	uint32_t last_fl = UINT32_MAX - 1, cur_file = UINT32_MAX - 1, home = MODEL_NONE;
+	int err;
+
+	for (size_t i = 0; i < pc->items.len; i++) {
+		const struct item *it = item_at(pc, (uint32_t)i);
+
+		if (it->dead)
+			continue;
+		if (it->group != cur_group) {
+			home = home_file(pc, it->group);
+			fputc('\n', w->fp);
+			if (it->image != cur_image) {
+				err = put_object(w, "ob=", it->image);
+				if (err)
+					return err;
+				cur_image = it->image;
+			}
+			/* annotate opens fn= in the last fl=/fi= file, KCachegrind
+			 * in the last fl= file: both must be the home file */
+			if (last_fl != home || cur_file != home) {
+				err = put_file(w, "fl=", home);
+				if (err)
+					return err;
+				last_fl = cur_file = home;
+			}
+			err = put_function(w, "fn=", it->group);
+			if (err)
+				return err;
+			cur_group = it->group;
+			w->fresh = true;
+		}
+		if (it->file != cur_file) {
+			err = put_file(w, it->file == home ? "fe=" : "fi=", it->file);
+			if (err)
+				return err;
+			cur_file = it->file;
+		}
+		if (it->kind == ITEM_CALL) {
+			uint64_t tline, taddr = target_entry(m, it->callee, &tline);
+
+			/* cob=/cfi= hold for one call only in KCachegrind */
+			err = put_object(w, "cob=", group_image(m, it->callee));
+			if (!err)
+				err = put_file(w, "cfi=", home_file(pc, it->callee));
+			if (!err)
+				err = put_function(w, "cfn=", it->callee);
+			if (err)
+				return err;
+			fputs("calls=", w->fp);
+			put_u64(w->fp, it->calls);
+			fputc(' ', w->fp);
+			put_hex(w->fp, taddr);
+			fputc(' ', w->fp);
+			put_u64(w->fp, tline);
+			fputc('\n', w->fp);
+		}
+		put_position(w, it->addr, it->line);
+		put_costs(w, it->cost, n_ev);
+	}
+	return 0;
+}
+
+/* ---- header --------------------------------------------------------------- */
+
+struct hbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static int hb_printf(struct hbuf *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int hb_printf(struct hbuf *h, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -EINVAL;
+	if (h->len + (size_t)n + 1 > h->cap) {
+		size_t ncap = (h->len + (size_t)n + 1) * 2;
+		char *s = realloc(h->s, ncap);
+
+		if (!s)
+			return -ENOMEM;
+		h->s = s;
+		h->cap = ncap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(h->s + h->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	h->len += (size_t)n;
+	return 0;
+}
+
+/* Copies s without control characters, at most max bytes. */
+static char *clean_text(const char *s, size_t max)
+{
+	size_t n = strlen(s), i;
+	char *d;
+
+	if (n > max)
+		n = max;
+	d = malloc(n + 4);
+	if (!d)
+		return NULL;
+	for (i = 0; i < n; i++)
+		d[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i];
+	if (strlen(s) > max) {
+		memcpy(d + i, "...", 3);
+		i += 3;
+	}
+	d[i] = 0;
+	return d;
+}
+
+/* desc: lines of one file, each ending with '\n': the counts of this run
+ * first, the explanations after, since the header has room for ~1.5 KiB
+ * and what does not fit becomes comments after it. */
+static int build_descs(const struct model *m, const struct model_process *proc,
+		       const struct proc_info *pi, const struct proc_ctx *pc, bool traced,
+		       struct hbuf *d)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < m->lost.len; i++) {
+		char *cause = clean_text(m->lost.items[i].name ? m->lost.items[i].name : "?", 200);
+
+		if (!cause)
+			return -ENOMEM;
+		err = hb_printf(d, "desc: Lost: %" PRIu64 " events (%s)\n",
+				m->lost.items[i].value, cause);
+		free(cause);
+	}
+	if (!err)
+		err = hb_printf(d, "desc: TruncatedStacks: %" PRIu64 " of %" PRIu64
+			       " samples have a user stack that does not reach a known root\n",
+			       pi->truncated, pi->samples);
+	if (!err && proc->generation)
+		err = hb_printf(d, "desc: Exec: image %" PRIu32 " of pid %d (after %" PRIu32
+			       " exec%s)\n", proc->generation, (int)proc->pid, proc->generation,
+			       proc->generation > 1 ? "s" : "");
+	if (!err && traced && pc->unattributed_calls)
+		err = hb_printf(d, "desc: TracedUnattributed: %" PRIu64 " traced calls had no "
+			       "known caller (no enclosing traced call, several sampled callers)\n",
+			       pc->unattributed_calls);
+	if (!err && traced && pi->trace_unmatched)
+		err = hb_printf(d, "desc: TracedUnmatched: %" PRIu64 " traced entries or exits "
+			       "without their pair were dropped\n", pi->trace_unmatched);
+	if (!err && (m->run.event || m->run.freq_hz || m->run.period_ns))
+		err = hb_printf(d, "desc: Sampling: %s at %" PRIu32 " Hz, period %" PRIu64
+			       " ns; Samples counts samples, Ns the CPU time they stand for\n",
+			       m->run.event ? m->run.event : "cpu-clock", m->run.freq_hz,
+			       m->run.period_ns);
+	if (!err)
+		err = hb_printf(d, "desc: CallCounts: calls= gives the number of samples in "
+			       "which the call was on the stack (a recursive call counts once "
+			       "per sample), not executed calls%s\n",
+			       traced ? "; calls into traced functions with a known caller are "
+					"exact counts from uprobes" : "");
+	if (!err)
+		err = hb_printf(d, "desc: Jumps: no jump=/jcnd= lines: they need branch "
+			       "records, which need a hardware PMU that this machine lacks\n");
+	if (!err && traced)
+		err = hb_printf(d, "desc: Traced: TracedNs is wall-clock time of traced calls "
+			       "(uprobes), kept apart from sampled CPU time: self time at each "
+			       "traced function's entry address, inclusive time on calls= lines\n");
+	if (!err)
+		err = hb_printf(d, "desc: Unknown: [unknown] IMAGE holds the code of IMAGE that "
+			       "no symbol covers; its cost lines keep the exact addresses\n");
+	return err;
+}
+
+static int write_process(const struct model *m, const struct export_options *opts,
+			 const struct aggregates *ag, uint32_t process, size_t s_begin,
+			 size_t s_end, const char *relpath)
+{
+	const struct model_process *proc = &m->processes.items[process];
+	const struct proc_info *pi = &ag->procs[process];
+	const struct stack_agg *sa = ag->stacks.items;
+	bool traced = m->traced.len > 0;
+	int n_ev = traced ? 3 : 2;
+	struct proc_ctx pc;
+	struct writer w;
+	struct outfile f;
+	struct hbuf descs = { 0 };
+	uint64_t totals[N_EV] = { 0 };
+	char *cmd = NULL;
+	size_t dpos, head_len;
+	int err;
+
+	memset(&pc, 0, sizeof(pc));
+	memset(&w, 0, sizeof(w));
+	pc.m = m;
+	pc.items.size = sizeof(struct item);
+	for (size_t i = s_begin; i < s_end; i++) {
+		err = add_stack(&pc, &sa[i]);
+		if (err)
+			goto out;
+	}
+	if (traced) {
+		err = add_traced(&pc, ag, process);
+		if (err)
+			goto out;
+	}
+	err = place_items(&pc);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < pc.items.len; i++) {
+		struct item *it = item_at(&pc, (uint32_t)i);
+		uint32_t home = home_file(&pc, it->group);
+
+		it->rank = it->file == home ? 0 : (it->file == MODEL_NONE ? 1 : it->file + 2);
+	}
+	qsort(pc.items.items, pc.items.len, sizeof(struct item), cmp_item);
+	for (size_t i = 0; i < pc.items.len; i++) {
+		const struct item *it = item_at(&pc, (uint32_t)i);
+
+		if (it->kind == ITEM_SELF)
+			for (int e = 0; e < n_ev; e++)
+				totals[e] += it->cost[e];
+	}
+
+	err = build_descs(m, proc, pi, &pc, traced, &descs);
+	if (err)
+		goto out;
+	cmd = clean_text(proc->cmdline && *proc->cmdline ? proc->cmdline : proc->comm, CMD_MAX);
+	if (!cmd) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	err = outfile_open(&f, opts, relpath);
+	if (err)
+		goto out;
+	w.fp = f.fp;
+	w.m = m;
+	head_len = (size_t)fprintf(f.fp, "# callgrind format\nversion: 1\ncreator: collector %s\n"
+				   "pid: %d\ncmd: %s\n", COLLECTOR_VERSION, (int)proc->pid,
+				   *cmd ? cmd : "???");
+	/* desc: lines go in the header (callgrind_annotate reads them only
+	 * there) as long as events: stays where KCachegrind looks for it;
+	 * the rest become comments after the header. */
+	head_len += 200 + (traced ? 100 : 0); /* positions:, event:, events: */
+	dpos = 0;
+	while (dpos < descs.len) {
+		size_t n = (size_t)(strchr(descs.s + dpos, '\n') - (descs.s + dpos)) + 1;
+
+		if (head_len + n > HEADER_EVENTS_LIMIT)
+			break;
+		fwrite(descs.s + dpos, 1, n, f.fp);
+		head_len += n;
+		dpos += n;
+	}
+	fputs("positions: instr line\n"
+	      "event: Samples : Samples (CPU-clock)\n"
+	      "event: Ns : CPU time in ns (sampled)\n", f.fp);
+	if (traced)
+		fputs("event: TracedNs : Wall-clock time of traced calls in ns (uprobes)\n", f.fp);
+	fputs(traced ? "events: Samples Ns TracedNs\n" : "events: Samples Ns\n", f.fp);
+	fputs("summary:", f.fp);
+	for (int e = 0; e < n_ev; e++) {
+		fputc(' ', f.fp);
+		put_u64(f.fp, totals[e]);
+	}
+	fputc('\n', f.fp);
+	while (dpos < descs.len) {
+		size_t n = (size_t)(strchr(descs.s + dpos, '\n') - (descs.s + dpos)) + 1;
+
+		fputs("# ", f.fp);
+		fwrite(descs.s + dpos, 1, n, f.fp);
+		dpos += n;
+	}
+	if (strlen(proc->cmdline ? proc->cmdline : "") > CMD_MAX) {
+		char *full = clean_text(proc->cmdline, SIZE_MAX - 4);
+
+		if (!full) {
+			outfile_abort(&f);
+			err = -ENOMEM;
+			goto out;
+		}
+		fprintf(f.fp, "# cmd (complete): %s\n", full);
+		free(full);
+	}
+	err = find_homonyms(&w, &pc);
+	if (!err)
+		err = write_body(&w, &pc, n_ev);
+	if (err) {
+		outfile_abort(&f);
+		goto out;
+	}
+	fputs("\ntotals:", f.fp);
+	for (int e = 0; e < n_ev; e++) {
+		fputc(' ', f.fp);
+		put_u64(f.fp, totals[e]);
+	}
+	fputc('\n', f.fp);
+	err = outfile_commit(&f);
+out:
+	keymap_free(&w.ob_ids);
+	keymap_free(&w.fl_ids);
+	keymap_free(&w.fn_ids);
+	keymap_free(&w.renamed);
+	keymap_free(&pc.self_ix);
+	keymap_free(&pc.edge_ix);
+	keymap_free(&pc.home);
+	vec_free(&pc.items);
+	free(pc.scratch);
+	free(descs.s);
+	free(cmd);
+	return err;
+}
+
+/* ---- entry point ---------------------------------------------------------- */
+
+struct proc_run {
+	uint32_t process;
+	size_t begin, end; /* in ag.stacks */
+};
+
+static const struct model *sort_model;
+
+static int cmp_proc_run(const void *a, const void *b)
+{
+	const struct proc_run *ra = a, *rb = b;
+	const struct model_process *x = &sort_model->processes.items[ra->process];
+	const struct model_process *y = &sort_model->processes.items[rb->process];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->generation != y->generation)
+		return x->generation < y->generation ? -1 : 1;
+	return ra->process < rb->process ? -1 : ra->process > rb->process;
+}
+
+int callgrind_write(const struct model *m, const struct export_options *opts)
+{
+	struct aggregates ag;
+	struct proc_run *runs = NULL;
+	size_t n_runs = 0;
+	int err = 0;
+
+	if (!m->samples.len)
+		return 0;
+	memset(&ag, 0, sizeof(ag));
+	ag.stacks.size = sizeof(struct stack_agg);
+	ag.pairs.size = sizeof(struct trace_pair);
+	ag.selfs.size = sizeof(struct trace_self);
+	ag.procs = calloc(m->processes.len ? m->processes.len : 1, sizeof(*ag.procs));
+	if (!ag.procs)
+		return -ENOMEM;
+	err = aggregate_samples(m, &ag);
+	if (!err)
+		err = aggregate_trace(m, &ag);
+	if (err)
+		goto out;
+	runs = calloc(m->processes.len ? m->processes.len : 1, sizeof(*runs));
+	if (!runs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ag.stacks.len;) {
+		const struct stack_agg *sa = ag.stacks.items;
+		size_t j = i;
+
+		while (j < ag.stacks.len && sa[j].process == sa[i].process)
+			j++;
+		runs[n_runs++] = (struct proc_run){ sa[i].process, i, j };
+		i = j;
+	}
+	sort_model = m;
+	qsort(runs, n_runs, sizeof(*runs), cmp_proc_run);
+	for (size_t r = 0; r < n_runs; r++) {
+		const struct model_process *p = &m->processes.items[runs[r].process];
+		char name[96];
+		int len;
+
+		if (p->generation)
+			len = snprintf(name, sizeof(name), "callgrind.out.%d.%" PRIu32, (int)p->pid,
+				       p->generation);
+		else
+			len = snprintf(name, sizeof(name), "callgrind.out.%d", (int)p->pid);
+		/* a reused pid: the same (pid, generation) twice in one run */
+		if (r && m->processes.items[runs[r - 1].process].pid == p->pid &&
+		    m->processes.items[runs[r - 1].process].generation == p->generation)
+			snprintf(name + len, sizeof(name) - (size_t)len, "-%" PRIu32,
+				 runs[r].process);
+		err = write_process(m, opts, &ag, runs[r].process, runs[r].begin, runs[r].end,
+				    name);
+		if (err)
+			goto out;
+	}
+out:
+	free(runs);
+	vec_free(&ag.stacks);
+	vec_free(&ag.pairs);
+	vec_free(&ag.selfs);
+	free(ag.procs);
+	return err;
+}

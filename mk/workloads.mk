@@ -22,6 +22,14 @@ $(WL)/calls: tests/workloads/calls.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WL_CFLAGS) -o $@ $<
 
-WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls
+$(WL)/libhot.so: tests/workloads/libhot.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WL_CFLAGS) -fPIC -shared -o $@ $<
+
+# a PIE whose hot code is in libhot.so, found next to it through $$ORIGIN
+$(WL)/pie_lib: tests/workloads/pie_lib.c $(WL)/libhot.so
+	$(CC) $(WL_CFLAGS) -fPIE -pie -o $@ $< -L$(WL) -lhot -Wl,-rpath,'$$ORIGIN'
+
+WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls $(WL)/pie_lib
 INTEGRATION_DEPS += $(WORKLOADS)
 DEMO_DEPS += $(WL)/demo

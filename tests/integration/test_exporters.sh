@@ -1,0 +1,75 @@
+# DCPI, sampler and Callgrind files of real runs, read back by the
+# project's readers and by callgrind_annotate and addr2line.
+. tests/integration/lib.sh
+need_root
+command -v callgrind_annotate >/dev/null || fail "callgrind_annotate missing (valgrind)"
+
+# --- a single-threaded run with a known split --------------------------------
+"$COLLECTOR" -o "$TMP/one" -- "$WL/split" 1.5 >"$TMP/summary" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "collector exited $?"; }
+"$COLLECTOR" dump --check "$TMP/one" >/dev/null || fail "dump --check rejects the output"
+
+# DCPI: the counts of the workload's image sum to its samples
+dcpi_total=$("$COLLECTOR" dump "$TMP/one/dcpi/split.prof" | awk '$1 == "total_samples" { print $2 }')
+summary_split=$(awk '/^Top functions by self/ { on = 1; next } /^Top functions by total/ { on = 0 }
+	on && $NF == "split" { n += $2 } END { print n + 0 }' "$TMP/summary")
+[ -n "$dcpi_total" ] && [ "$dcpi_total" -eq "$summary_split" ] ||
+	fail "DCPI counts $dcpi_total samples in split, the summary $summary_split"
+
+# Callgrind: callgrind_annotate puts hot_function first with ~75%
+cg=$(ls "$TMP"/one/callgrind.out.*)
+callgrind_annotate "$cg" >"$TMP/annotate" 2>&1 || { cat "$TMP/annotate"; fail "callgrind_annotate failed"; }
+first=$(awk '/file:function/ { getline; getline; print; exit }' "$TMP/annotate")
+echo "first: $first"
+case "$first" in *:hot_function*) ;; *) fail "callgrind_annotate's first function is not hot_function" ;; esac
+pct=$(echo "$first" | sed -n 's/^[0-9,]* (\([0-9.]*\)%).*/\1/p')
+within "$pct" 65 85 || fail "hot_function has $pct% in callgrind_annotate"
+# inclusive costs follow the call chain up to the thread's root
+callgrind_annotate --inclusive=yes "$cg" >"$TMP/incl" 2>&1
+for fn in main chain_a; do
+	p=$(awk -v fn=":$fn " '{ line = $0 " " } index(line, fn) { sub(/^[0-9,]* \(/, ""); sub(/%\).*/, ""); print; exit }' "$TMP/incl")
+	case $fn in
+	main) within "$p" 95 100 || fail "main inclusive $p%" ;;
+	chain_a) within "$p" 65 85 || fail "chain_a inclusive $p%" ;;
+	esac
+done
+
+# --- three threads: the sampler file lists them, cputime never decreases ----
+"$COLLECTOR" -q -o "$TMP/three" -- "$WL/split" 0.7 3 2>"$TMP/err" || { cat "$TMP/err"; fail "3 threads"; }
+prof=$(ls "$TMP"/three/sampler/split.*.prof)
+pid=${prof##*/split.}
+pid=${pid%%.*}
+"$COLLECTOR" dump "$prof" >"$TMP/sampler.txt" || fail "sampler dump failed"
+tids=$(awk '$1 == "tid" { print $2 }' "$TMP/sampler.txt" | sort -u)
+[ "$(echo "$tids" | wc -l)" -eq 3 ] || fail "sampler lists threads '$tids', expected 3"
+echo "$tids" | grep -qx "$pid" || fail "the main thread $pid is not in the sampler file"
+awk '$1 == "tid" { if ($6 + 0 < last[$2]) { print "tid " $2 " cputime decreased"; bad = 1 } last[$2] = $6 + 0 }
+     END { exit bad }' "$TMP/sampler.txt" || fail "a thread's cputime decreased"
+
+# --- a PIE whose hot code is in a shared library -----------------------------
+"$COLLECTOR" -q -o "$TMP/pie" -- "$WL/pie_lib" 1.5 2>"$TMP/err" || { cat "$TMP/err"; fail "pie_lib"; }
+"$COLLECTOR" dump "$TMP/pie/dcpi/libhot.so.prof" | grep -q "^total_samples [1-9]" ||
+	fail "no DCPI profile with samples for libhot.so"
+callgrind_annotate "$TMP"/pie/callgrind.out.* >"$TMP/annotate" 2>&1
+first=$(awk '/file:function/ { getline; getline; print; exit }' "$TMP/annotate")
+case "$first" in *lib_hot_function*libhot.so*) ;; *) fail "Callgrind: '$first' is not lib_hot_function" ;; esac
+# sampler: the reference reader resolves PC - VMMap address with addr2line
+"$COLLECTOR" dump "$TMP"/pie/sampler/pie_lib.*.prof >"$TMP/sampler.txt"
+# (user addresses stay below 2^53: exact in awk's doubles)
+awk 'function hex(s,  i, v) { s = tolower(s); sub(/^0x/, "", s); v = 0
+		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v }
+     $1 == "vmmap" { base[$2] = hex($4); size[$2] = hex($6); label[$2] = $8 }
+     $1 == "tid" && $4 != "0x0" {
+	pc = hex($4)
+	for (m in base) if (pc >= base[m] && pc < base[m] + size[m])
+		printf "%s 0x%x\n", label[m], pc - base[m]
+     }' "$TMP/sampler.txt" >"$TMP/pcs"
+lib=$(awk '$1 ~ /libhot.so$/ { print $1; exit }' "$TMP/pcs")
+[ -n "$lib" ] || fail "no sampled PC falls in libhot.so's VMMap"
+total=$(wc -l <"$TMP/pcs")
+hot=$(awk -v lib="$lib" '$1 == lib { print $2 }' "$TMP/pcs" | addr2line -f -e "$lib" | grep -c '^lib_hot_function$')
+echo "sampler PCs: $total, in lib_hot_function through PC - address: $hot"
+within "$(awk -v h="$hot" -v t="$total" 'BEGIN { print 100 * h / t }')" 65 95 ||
+	fail "only $hot of $total sampler PCs resolve to lib_hot_function"
+echo ok

@@ -27,6 +27,7 @@ enum collector_event_kind {
 	COLLECTOR_EV_EXIT = 4,   /* a task exited */
 	COLLECTOR_EV_SWITCH = 5, /* a target thread went off or on a CPU */
 	COLLECTOR_EV_TRACE = 6,  /* entry or exit of a traced function */
+	COLLECTOR_EV_SAMPLE_STACK = 7, /* a sample with user registers and stack */
 };
 
 /* Every ring-buffer record starts with this. */
@@ -48,6 +49,24 @@ struct collector_sample_event {
 	s32 kernel_stack_id; /* >= 0, or a negative errno; -ENOENT: user mode */
 	u8 kernel_mode;
 	u8 pad[7];
+};
+
+/* The user registers x86-64 CFI unwinding needs. */
+struct collector_user_regs {
+	u64 ip, sp, bp, bx, r12, r13, r14, r15;
+};
+
+#define COLLECTOR_MAX_STACK_COPY 65536 /* bytes of user stack, at most */
+
+/* --call-graph dwarf: the sample, the user registers, then stack_len bytes
+ * of the user stack from sp (a copy that reaches an unmapped page is
+ * shorter than asked). */
+struct collector_stack_sample_event {
+	struct collector_sample_event sample;
+	struct collector_user_regs regs;
+	u32 stack_len;
+	u32 pad;
+	/* u8 stack[stack_len] follows */
 };
 
 struct collector_task_event {
@@ -156,6 +175,8 @@ enum collector_counter {
 	COLLECTOR_CNT_AGG_FULL,           /* an aggregation map was full */
 	COLLECTOR_CNT_TARGETS_FULL,       /* a child could not be followed */
 	COLLECTOR_CNT_WAKEUPS,            /* forced ring wakeups */
+	COLLECTOR_CNT_STACK_COPY_SHORT,   /* user stack copy ended early */
+	COLLECTOR_CNT_NO_USER_REGS,       /* no user registers (kernel thread) */
 	COLLECTOR_CNT_MAX,
 };
 

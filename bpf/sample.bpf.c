@@ -25,6 +25,8 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile bool filter_tgids = true;   /* false: every process (-a) */
 const volatile bool trace_switches = false;
 const volatile u64 wakeup_bytes = 1 << 20; /* force a wakeup past this fill */
+const volatile bool dwarf_mode = false;    /* copy registers and stack */
+const volatile u32 stack_bytes = 8192;     /* <= COLLECTOR_MAX_STACK_COPY */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -65,6 +67,22 @@ struct {
 	__type(key, u32);
 	__type(value, u64);
 } counters SEC(".maps");
+
+/* Where a dwarf-mode record is built before it is copied to the ring with
+ * its real length (a page of slack keeps every copy provably in bounds). */
+struct stack_scratch {
+	struct collector_stack_sample_event e;
+	u8 stack[COLLECTOR_MAX_STACK_COPY + 4096];
+};
+
+/* One slot per CPU, indexed by CPU: a per-CPU array cannot hold values
+ * this big (32 KiB at most).  The loader sizes it to the possible CPUs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stack_scratch);
+} scratch SEC(".maps");
 
 static __always_inline void count(u32 which)
 {
@@ -132,6 +150,80 @@ static __always_inline u64 task_user_ip(struct task_struct *task)
 	return BPF_CORE_READ(regs, ip);
 }
 
+static __always_inline void read_user_regs(struct collector_user_regs *r, struct pt_regs *regs)
+{
+	r->ip = BPF_CORE_READ(regs, ip);
+	r->sp = BPF_CORE_READ(regs, sp);
+	r->bp = BPF_CORE_READ(regs, bp);
+	r->bx = BPF_CORE_READ(regs, bx);
+	r->r12 = BPF_CORE_READ(regs, r12);
+	r->r13 = BPF_CORE_READ(regs, r13);
+	r->r14 = BPF_CORE_READ(regs, r14);
+	r->r15 = BPF_CORE_READ(regs, r15);
+}
+
+/* --call-graph dwarf: user registers and the top of the user stack. */
+static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct task_struct *task,
+				   u32 tgid, u32 tid, u64 ip, bool kernel_mode, s64 kstack)
+{
+	struct collector_stack_sample_event *e;
+	u32 cpu = bpf_get_smp_processor_id(), len = 0, i;
+	struct stack_scratch *sc;
+	u64 addr, size;
+
+	sc = bpf_map_lookup_elem(&scratch, &cpu);
+	if (!sc)
+		return 0;
+	e = &sc->e;
+	fill_header(&e->sample.hdr, COLLECTOR_EV_SAMPLE_STACK, tgid, tid);
+	e->sample.ip = ip;
+	e->sample.period = ctx->sample_period;
+	e->sample.cputime_ns = BPF_CORE_READ(task, se.sum_exec_runtime);
+	e->sample.user_stack_id = -2;
+	e->sample.kernel_stack_id = kstack;
+	e->sample.kernel_mode = kernel_mode;
+	e->stack_len = 0;
+	e->pad = 0;
+	if (!BPF_CORE_READ(task, mm)) {
+		__builtin_memset(&e->regs, 0, sizeof(e->regs));
+		count(COLLECTOR_CNT_NO_USER_REGS);
+	} else if (kernel_mode) {
+		/* the registers saved at kernel entry */
+		read_user_regs(&e->regs, (struct pt_regs *)bpf_task_pt_regs(task));
+	} else {
+		read_user_regs(&e->regs, (struct pt_regs *)&ctx->regs);
+	}
+	e->sample.user_ip = e->regs.ip;
+
+	/* Page by page from sp: a copy that reaches an unmapped page keeps
+	 * what it read, with its real length. */
+	addr = e->regs.sp;
+	for (i = 0; addr && i < COLLECTOR_MAX_STACK_COPY / 4096 + 1; i++) {
+		u64 chunk = 4096 - (addr & 4095);
+
+		if (len >= stack_bytes)
+			break;
+		if (chunk > stack_bytes - len)
+			chunk = stack_bytes - len;
+		if (chunk > 4096 || len > COLLECTOR_MAX_STACK_COPY)
+			break;
+		if (bpf_probe_read_user(&sc->stack[len & (COLLECTOR_MAX_STACK_COPY - 1)], chunk,
+					(void *)addr) != 0)
+			break;
+		len += chunk;
+		addr += chunk;
+	}
+	if (len < stack_bytes && addr)
+		count(COLLECTOR_CNT_STACK_COPY_SHORT);
+	e->stack_len = len;
+	if (len > COLLECTOR_MAX_STACK_COPY)
+		return 0;
+	size = sizeof(*e) + len;
+	if (bpf_ringbuf_output(&events, sc, size, submit_flags()) != 0)
+		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
+	return 0;
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -154,10 +246,13 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	 * context only allows 8-byte reads of regs, so not regs.cs) */
 	kernel_mode = ip >= 0xffff800000000000ULL;
 
-	ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	if (dwarf_mode)
+		ustack = -2; /* unwound in user space from the stack copy */
+	else
+		ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 	if (ustack == -EEXIST)
 		count(COLLECTOR_CNT_USTACK_COLLISION);
-	else if (ustack < 0 && BPF_CORE_READ(task, mm))
+	else if (ustack < 0 && !dwarf_mode && BPF_CORE_READ(task, mm))
 		count(COLLECTOR_CNT_USTACK_FAIL);
 	if (kernel_mode) {
 		kstack = bpf_get_stackid(ctx, &stacks, 0);
@@ -178,6 +273,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	sk.user_stack_id = ustack;
 	sk.kernel_stack_id = kstack;
 	add_count(&stack_counts, &sk);
+
+	if (dwarf_mode)
+		return stack_sample(ctx, task, tgid, tid, ip, kernel_mode, kstack);
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {

@@ -72,8 +72,12 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	s->skel->rodata->filter_tgids = !cfg->system_wide;
 	s->skel->rodata->trace_switches = cfg->trace_switches;
 	s->skel->rodata->wakeup_bytes = (uint64_t)cfg->ring_mib << 18; /* a quarter */
+	s->skel->rodata->dwarf_mode = cfg->dwarf;
+	s->skel->rodata->stack_bytes = cfg->stack_bytes;
 	bpf_map__set_max_entries(s->skel->maps.events, cfg->ring_mib << 20);
 	bpf_map__set_max_entries(s->skel->maps.stacks, cfg->stack_entries);
+	/* dwarf mode builds records in a slot per CPU; 1 entry when unused */
+	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf ? s->n_cpus : 1);
 	err = sample_bpf__load(s->skel);
 	if (err) {
 		fprintf(stderr, "collector: cannot load the sampling BPF programs: %s "

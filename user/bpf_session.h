@@ -24,6 +24,8 @@ struct bpf_session_config {
 	unsigned int freq;
 	unsigned int ring_mib;
 	unsigned int stack_entries;
+	bool dwarf;                /* copy user registers and stack */
+	unsigned int stack_bytes;
 	bool verbose;
 	bpf_record_fn on_record;
 	void *ctx;

@@ -25,6 +25,24 @@ static int check_file(const char *path)
 	return 0;
 }
 
+char *launch_find_command(const char *argv0)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(argv0, '/'))
+		return check_file(argv0) ? NULL : strdup(argv0);
+	for (path = path ? path : "/usr/local/bin:/usr/bin:/bin"; *path;) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", argv0);
+		if (!check_file(buf))
+			return strdup(buf);
+		path += n + (path[n] == ':');
+	}
+	return NULL;
+}
+
 int launch_check_command(const char *argv0)
 {
 	const char *path = getenv("PATH");

@@ -17,6 +17,9 @@ struct launch {
 /* Finds argv0 the way execvp will; 0, or -ENOENT/-EACCES with a message. */
 int launch_check_command(const char *argv0);
 
+/* The path execvp would run for argv0 (malloc'd), or NULL. */
+char *launch_find_command(const char *argv0);
+
 /* Forks a child that becomes `user` (unless NULL) and waits.  Returns 0 or
  * a negative errno. */
 int launch_prepare(struct launch *l, char *const argv[], const struct invoking_user *user);

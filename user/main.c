@@ -47,6 +47,8 @@ enum {
 	OPT_STACK_ENTRIES,
 	OPT_NO_SWITCHES,
 	OPT_ARGS,
+	OPT_CALL_GRAPH,
+	OPT_STACK_SIZE,
 };
 
 static const struct argp_option options[] = {
@@ -74,6 +76,13 @@ static const struct argp_option options[] = {
 	  "Trace entry and exit of the functions of BIN (a path, or a library name such as "
 	  "libc) whose names match the glob PATTERN, through uprobes (repeatable)", 0 },
 	{ "args", OPT_ARGS, "N", 0, "With --trace: record the first N integer arguments (0-6)", 0 },
+	{ "call-graph", OPT_CALL_GRAPH, "fp|dwarf|auto", 0,
+	  "How user stacks are walked: frame pointers in the kernel, or CFI unwinding in user "
+	  "space from a copy of the stack (default auto: dwarf for targets built without frame "
+	  "pointers)", 0 },
+	{ "stack-size", OPT_STACK_SIZE, "BYTES", 0,
+	  "With --call-graph dwarf: user stack bytes copied per sample (default 8192, at most "
+	  "65536)", 0 },
 	{ "no-switches", OPT_NO_SWITCHES, NULL, 0,
 	  "Do not record context switches (off-CPU times in sampler and HPCToolkit traces)", 0 },
 	{ 0 },
@@ -237,6 +246,28 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		o->trace_args = v;
 		break;
+	case OPT_CALL_GRAPH:
+		if (!strcmp(arg, "fp"))
+			o->call_graph = CALL_GRAPH_FP;
+		else if (!strcmp(arg, "dwarf"))
+			o->call_graph = CALL_GRAPH_DWARF;
+		else if (!strcmp(arg, "auto"))
+			o->call_graph = CALL_GRAPH_AUTO;
+		else {
+			fprintf(stderr, "collector: --call-graph takes fp, dwarf or auto\n");
+			return EINVAL;
+		}
+		break;
+	case OPT_STACK_SIZE:
+		if (parse_uint("stack size", arg, 65536, &v))
+			return EINVAL;
+		if (v % 8 || v < 64) {
+			fprintf(stderr, "collector: --stack-size must be a multiple of 8 from 64 to "
+				"65536\n");
+			return EINVAL;
+		}
+		o->stack_size = v;
+		break;
 	case OPT_NO_SWITCHES:
 		o->no_switches = true;
 		break;
@@ -272,6 +303,7 @@ int main(int argc, char **argv)
 		.freq = 999,
 		.ring_mib = 16,
 		.stack_entries = 16384,
+		.stack_size = 8192,
 	};
 	const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
 

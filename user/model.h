@@ -238,6 +238,7 @@ struct model_run {
 	uint64_t collector_cpu_ns; /* the collector's own CPU time */
 	uint64_t bpf_run_ns;  /* BPF programs' run time (bpf_stats), 0 if off */
 	uint32_t trace_nargs; /* --args */
+	char call_graph[8];   /* how user stacks were walked: "fp", "dwarf" */
 };
 
 struct model {

@@ -30,6 +30,12 @@ enum collector_exit {
 	EXIT_BAD_FILE = 7,      /* collector dump: malformed or unknown file */
 };
 
+enum collector_call_graph {
+	CALL_GRAPH_AUTO = 0,  /* dwarf for targets built without frame pointers */
+	CALL_GRAPH_FP,
+	CALL_GRAPH_DWARF,
+};
+
 struct collector_options {
 	pid_t pids[COLLECTOR_MAX_PIDS];
 	int n_pids;
@@ -50,6 +56,8 @@ struct collector_options {
 	char *trace_specs[COLLECTOR_MAX_TRACE_SPECS]; /* --trace BIN:PATTERN */
 	int n_trace_specs;
 	unsigned int trace_args; /* --args */
+	enum collector_call_graph call_graph;
+	unsigned int stack_size; /* --stack-size bytes (dwarf) */
 };
 
 #endif /* COLLECTOR_OPTIONS_H */

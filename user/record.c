@@ -24,6 +24,7 @@
 
 #include "bpf_session.h"
 #include "export.h"
+#include "framepointers.h"
 #include "launch.h"
 #include "model.h"
 #include "privileges.h"
@@ -197,6 +198,36 @@ static int make_output_dir(const char *dir, const struct invoking_user *user)
 		return err;
 	}
 	return 0;
+}
+
+/* --call-graph auto: dwarf when a target's executable lacks frame
+ * pointers.  System-wide runs keep the kernel's frame-pointer walk: copying
+ * every process's stack costs too much to be a default. */
+static bool want_dwarf(const struct collector_options *opts)
+{
+	char path[64];
+	char *exe;
+
+	if (opts->call_graph != CALL_GRAPH_AUTO)
+		return opts->call_graph == CALL_GRAPH_DWARF;
+	if (opts->all_cpus)
+		return false;
+	if (opts->command) {
+		exe = launch_find_command(opts->command[0]);
+		if (exe) {
+			int fp = elf_uses_frame_pointers(exe);
+
+			free(exe);
+			return fp == 0;
+		}
+		return false;
+	}
+	for (int i = 0; i < opts->n_pids; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/exe", opts->pids[i]);
+		if (elf_uses_frame_pointers(path) == 0)
+			return true;
+	}
+	return false;
 }
 
 static void default_output(char *buf, size_t size)
@@ -386,6 +417,9 @@ int record_run(const struct collector_options *opts)
 	cfg.freq = opts->freq;
 	cfg.ring_mib = opts->ring_mib;
 	cfg.stack_entries = opts->stack_entries;
+	cfg.dwarf = want_dwarf(opts);
+	cfg.stack_bytes = opts->stack_size;
+	snprintf(m.run.call_graph, sizeof(m.run.call_graph), "%s", cfg.dwarf ? "dwarf" : "fp");
 	cfg.verbose = opts->verbose;
 	cfg.on_record = on_record;
 	err = bpf_session_open(&bpf, &cfg);

@@ -241,11 +241,13 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 				(unsigned long long)m->lost.items[i].value);
 	if (user_stacks) {
 		fprintf(out, "  truncated stacks %.1f%% (%llu of %llu user stacks end before a "
-			"thread's start)\n", 100.0 * truncated / user_stacks,
-			(unsigned long long)truncated, (unsigned long long)user_stacks);
-		if (truncated * 10 > user_stacks)
-			fprintf(out, "    the kernel walks frame pointers: rebuild the target with "
-				"-fno-omit-frame-pointer for whole call chains\n");
+			"thread's start; call graph: %s)\n", 100.0 * truncated / user_stacks,
+			(unsigned long long)truncated, (unsigned long long)user_stacks,
+			m->run.call_graph[0] ? m->run.call_graph : "fp");
+		if (truncated * 10 > user_stacks && strcmp(m->run.call_graph, "dwarf") != 0)
+			fprintf(out, "    the kernel walks frame pointers: use --call-graph dwarf, or "
+				"rebuild the target with -fno-omit-frame-pointer, for whole call "
+				"chains\n");
 	}
 	if (m->traced.len)
 		print_traced(out, m);

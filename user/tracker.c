@@ -637,6 +637,16 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 			return 0;
 		}
 		break;
+	case COLLECTOR_EV_SAMPLE_STACK:
+		if (size >= sizeof(struct collector_stack_sample_event)) {
+			const struct collector_stack_sample_event *se = data;
+
+			if (se->stack_len <= size - sizeof(*se)) {
+				handle_sample(t, &se->sample);
+				return 0;
+			}
+		}
+		break;
 	case COLLECTOR_EV_TRACE:
 		if (size >= COLLECTOR_TRACE_EXIT_SIZE) {
 			handle_trace(t, data, size);

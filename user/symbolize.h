@@ -22,6 +22,14 @@ struct symbolizer;
 struct symbolizer *symbolizer_new(struct model *m);
 void symbolizer_free(struct symbolizer *s);
 
+/* Where separate debug files live (default /usr/lib/debug): build-id
+ * links under DIR/.build-id/, debuglink targets under DIR/<file's dir>/.
+ * Call before the first symbolizer_image(). */
+void symbolizer_set_debug_root(struct symbolizer *s, const char *dir);
+/* The kallsyms file to read (default /proc/kallsyms), for tests.  Call
+ * before the first symbolizer_kernel_image(). */
+void symbolizer_set_kallsyms_path(struct symbolizer *s, const char *path);
+
 /*
  * The model image for a mapped file, created (and its ELF facts read:
  * build-id, ET_EXEC, text segment, mtime, CRC-32, symbols) on first use.

@@ -792,8 +792,21 @@ static uint32_t resolve_elf(struct symbolizer *s, uint32_t image, struct sym_ima
 			if (dwarf_lineno(dl, &ln) == 0 && ln > 0)
 				line = (uint32_t)ln;
 		}
-		/* innermost scope first: inlined calls, blocks, the subprogram, the CU */
+		/*
+		 * dwarf_getscopes follows an inlined call into its abstract
+		 * definition's scopes; the chain of concrete scopes (inlined
+		 * calls, blocks, the subprogram, the CU; innermost first)
+		 * comes from dwarf_getscopes_die on the innermost one.
+		 */
 		n_scopes = dwarf_getscopes(cudie, addr, &scopes);
+		if (n_scopes > 0) {
+			Dwarf_Die inner = scopes[0], *chain = NULL;
+			int n_chain = dwarf_getscopes_die(&inner, &chain);
+
+			free(scopes);
+			scopes = chain;
+			n_scopes = n_chain > 0 ? n_chain : 0;
+		}
 		for (int i = 0; i < n_scopes; i++) {
 			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
 				sub = i;

@@ -33,9 +33,10 @@ $(SYMTEST)/nopie: tests/symtest/prog.c
 	@mkdir -p $(dir $@)
 	$(SYMTEST_CC) $(SYMTEST_CFLAGS) -fno-pie -no-pie -DSYMTEST_VARIANT='"nopie"' -o $@ $<
 
-$(SYMTEST)/libsymtest.so: tests/symtest/lib.c
+$(SYMTEST)/libsymtest.so: tests/symtest/lib.c tests/symtest/lib.map
 	@mkdir -p $(dir $@)
-	$(SYMTEST_CC) $(SYMTEST_CFLAGS) -fPIC -shared -Wl,-Ttext-segment=0x10000000 -o $@ $<
+	$(SYMTEST_CC) $(SYMTEST_CFLAGS) -fPIC -shared -Wl,-Ttext-segment=0x10000000 \
+		-Wl,--version-script=tests/symtest/lib.map -o $@ $<
 
 $(SYMTEST)/inline: tests/symtest/inline.c
 	@mkdir -p $(dir $@)

@@ -702,13 +702,23 @@ static uint32_t symbol_function(struct symbolizer *s, uint32_t image, struct sym
 				Dwarf_Die *die)
 {
 	uint32_t file = MODEL_NONE, line = 0;
+	const char *name = e->name, *at = strchr(name, '@');
+	char *copy = NULL;
 
 	if (e->function != MODEL_NONE &&
 	    (!die || s->m->functions.items[e->function].file != MODEL_NONE))
 		return e->function;
+	/* "memcpy@@GLIBC_2.14": symbol versions are not part of the name */
+	if (at && at != name)
+		name = copy = strndup(name, (size_t)(at - name));
+	if (!name) {
+		fprintf(stderr, "collector: out of memory\n");
+		abort();
+	}
 	if (die)
 		die_decl(s, die, &file, &line);
-	e->function = model_intern_function(s->m, image, e->name, e->addr, e->size, file, line);
+	e->function = model_intern_function(s->m, image, name, e->addr, e->size, file, line);
+	free(copy);
 	return e->function;
 }
 

@@ -22,3 +22,11 @@ int symtest_lib_other(int x)
 {
 	return symtest_lib_static(x) + 1;
 }
+
+/* Exported only as "symtest_lib_versioned@@SYMTEST_1" (lib.map makes the
+ * _impl name local): the symbolizer shows it without the version. */
+__attribute__((noinline)) int symtest_lib_versioned_impl(int x)
+{
+	return x + 3;
+}
+__asm__(".symver symtest_lib_versioned_impl, symtest_lib_versioned@@SYMTEST_1");

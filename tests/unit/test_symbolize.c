@@ -549,8 +549,8 @@ static __attribute__((noinline)) int test_local_function(int x)
 
 /* Biases from live mappings of this process: every mapping of one file
  * gives the dynamic loader's l_addr, and runtime - bias resolves. */
-static void check_live(struct symbolizer *s, struct model *m, const char *path, uint64_t l_addr,
-		       uint64_t runtime, const char *want)
+static uint32_t check_live(struct symbolizer *s, struct model *m, const char *path,
+			   uint64_t l_addr, uint64_t runtime, const char *want)
 {
 	struct procmaps maps;
 	uint32_t img = MODEL_NONE, loc;
@@ -590,6 +590,7 @@ static void check_live(struct symbolizer *s, struct model *m, const char *path, 
 	assert_string_equal(loc_function(m, loc)->name, want);
 	assert_true(loc_function(m, loc)->entry == runtime - l_addr);
 	procmaps_free(&maps);
+	return img;
 }
 
 static void test_live_bias(void **state)
@@ -598,6 +599,7 @@ static void test_live_bias(void **state)
 	struct link_map *lm = NULL;
 	struct model m;
 	struct symbolizer *s;
+	uint32_t img, loc;
 	void *h, *fn;
 	ssize_t n;
 
@@ -615,7 +617,14 @@ static void test_live_bias(void **state)
 
 	model_init(&m);
 	s = symbolizer_new(&m);
-	check_live(s, &m, lib, lm->l_addr, (uint64_t)(uintptr_t)fn, "symtest_lib_func");
+	img = check_live(s, &m, lib, lm->l_addr, (uint64_t)(uintptr_t)fn, "symtest_lib_func");
+	/* a versioned symbol shows without its version (the maps are not read
+	 * again: they now hold the symbolizer's own mapping of the file) */
+	fn = dlvsym(h, "symtest_lib_versioned", "SYMTEST_1");
+	assert_non_null(fn);
+	loc = symbolizer_location(s, img, (uint64_t)(uintptr_t)fn - lm->l_addr);
+	assert_non_null(loc_function(&m, loc));
+	assert_string_equal(loc_function(&m, loc)->name, "symtest_lib_versioned");
 
 	/* this test program is a PIE too */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

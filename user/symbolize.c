@@ -27,6 +27,8 @@
 #define DEFAULT_KALLSYMS "/proc/kallsyms"
 #define KERNEL_NOTES "/sys/kernel/notes"
 #define KERNEL_IMAGE_NAME "[kernel.kallsyms]"
+/* Deepest chain of inlined calls kept for one address. */
+#define MAX_INLINES 64
 
 /* One address range of one compile unit. */
 struct cu_range {
@@ -51,6 +53,9 @@ struct sym_image {
 	Dwarf *alt_dwarf;
 	struct cu_range *cus;
 	size_t n_cus;
+	/* per symbol: its DWARF subprogram (SUB_* state), made on first use */
+	uint8_t *sub_state;
+	Dwarf_Die *sub_dies;
 };
 
 /* String key -> image id, open addressing. */
@@ -198,6 +203,8 @@ static void sym_image_free(struct sym_image *si)
 	if (si->alt_dwarf)
 		dwarf_end(si->alt_dwarf);
 	symtab_free(&si->syms);
+	free(si->sub_state);
+	free(si->sub_dies);
 	free(si->cus);
 	free(si->dwarf_path);
 	free(si->ns_prefix);
@@ -779,14 +786,117 @@ static void call_site(struct symbolizer *s, Dwarf_Die *cudie, Dwarf_Die *die,
 		inl->call_line = (uint32_t)line;
 }
 
+/* How deep inlined calls and blocks may nest (hostile DWARF is bounded). */
+#define MAX_SCOPE_DEPTH 256
+
+static bool has_pc_attrs(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges) ||
+	       dwarf_hasattr(die, DW_AT_entry_pc);
+}
+
+/*
+ * Appends to chain[0..max) the inlined calls inside parent whose ranges
+ * contain addr, outermost first, descending through blocks (and through
+ * blocks that have no ranges of their own).  Returns true when a child of
+ * parent contained addr.
+ */
+static bool walk_scopes(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *chain, uint32_t *n,
+			uint32_t max, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_SCOPE_DEPTH || dwarf_child(parent, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
+		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
+			continue;
+		if (dwarf_haspc(&child, addr) == 1) {
+			if (tag == DW_TAG_inlined_subroutine && *n < max)
+				chain[(*n)++] = child;
+			walk_scopes(&child, addr, chain, n, max, depth + 1);
+			return true;
+		}
+		if (tag != DW_TAG_inlined_subroutine && !has_pc_attrs(&child) &&
+		    walk_scopes(&child, addr, chain, n, max, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/*
+ * The concrete DW_TAG_subprogram containing addr, through libdw's scope
+ * search.  dwarf_getscopes follows an inlined call into its abstract
+ * definition's scopes; the concrete chain (innermost first) comes from
+ * dwarf_getscopes_die on the innermost scope.
+ */
+static bool find_subprogram(Dwarf_Die *cudie, uint64_t addr, Dwarf_Die *out)
+{
+	Dwarf_Die *scopes = NULL, *chain = NULL;
+	int n = dwarf_getscopes(cudie, addr, &scopes), n_chain = 0;
+	bool found = false;
+
+	if (n > 0)
+		n_chain = dwarf_getscopes_die(&scopes[0], &chain);
+	for (int i = 0; i < n_chain && !found; i++) {
+		if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) {
+			*out = chain[i];
+			found = true;
+		}
+	}
+	free(scopes);
+	free(chain);
+	return found;
+}
+
+enum { SUB_UNKNOWN = 0, SUB_FOUND, SUB_NONE };
+
+/*
+ * The subprogram DIE containing addr.  The scope search walks the whole
+ * compile unit, so its answer is kept per symbol: later addresses of the
+ * same function only walk that function's own DIEs.
+ */
+static Dwarf_Die *subprogram_at(struct sym_image *si, Dwarf_Die *cudie, uint64_t addr,
+				struct symtab_entry *sym, Dwarf_Die *tmp)
+{
+	size_t idx;
+
+	if (!sym)
+		return find_subprogram(cudie, addr, tmp) ? tmp : NULL;
+	idx = (size_t)(sym - si->syms.syms);
+	if (!si->sub_state) {
+		si->sub_state = xcalloc(si->syms.n, sizeof(*si->sub_state));
+		si->sub_dies = xcalloc(si->syms.n, sizeof(*si->sub_dies));
+	}
+	switch (si->sub_state[idx]) {
+	case SUB_NONE:
+		return NULL;
+	case SUB_FOUND:
+		if (dwarf_haspc(&si->sub_dies[idx], addr) == 1)
+			return &si->sub_dies[idx];
+		/* one symbol over two DWARF functions: search, keep the first */
+		return find_subprogram(cudie, addr, tmp) ? tmp : NULL;
+	default:
+		break;
+	}
+	if (!find_subprogram(cudie, addr, &si->sub_dies[idx])) {
+		si->sub_state[idx] = SUB_NONE;
+		return NULL;
+	}
+	si->sub_state[idx] = SUB_FOUND;
+	return &si->sub_dies[idx];
+}
+
 static uint32_t resolve_elf(struct symbolizer *s, uint32_t image, struct sym_image *si,
 			    uint64_t addr)
 {
 	struct symtab_entry *sym = symtab_lookup(&si->syms, addr);
-	struct model_inline *inl = NULL;
-	uint32_t function = MODEL_NONE, file = MODEL_NONE, line = 0, n_inl = 0, loc;
-	Dwarf_Die *scopes = NULL, *cudie = NULL;
-	int n_scopes = 0, sub = -1;
+	struct model_inline inl[MAX_INLINES];
+	Dwarf_Die chain[MAX_INLINES], *cudie = NULL, *sub = NULL, tmp;
+	uint32_t function = MODEL_NONE, file = MODEL_NONE, line = 0, n_inl = 0;
 
 	if (get_dwarf(s, si))
 		cudie = find_cu(si, addr);
@@ -802,47 +912,21 @@ static uint32_t resolve_elf(struct symbolizer *s, uint32_t image, struct sym_ima
 			if (dwarf_lineno(dl, &ln) == 0 && ln > 0)
 				line = (uint32_t)ln;
 		}
-		/*
-		 * dwarf_getscopes follows an inlined call into its abstract
-		 * definition's scopes; the chain of concrete scopes (inlined
-		 * calls, blocks, the subprogram, the CU; innermost first)
-		 * comes from dwarf_getscopes_die on the innermost one.
-		 */
-		n_scopes = dwarf_getscopes(cudie, addr, &scopes);
-		if (n_scopes > 0) {
-			Dwarf_Die inner = scopes[0], *chain = NULL;
-			int n_chain = dwarf_getscopes_die(&inner, &chain);
-
-			free(scopes);
-			scopes = chain;
-			n_scopes = n_chain > 0 ? n_chain : 0;
-		}
-		for (int i = 0; i < n_scopes; i++) {
-			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-				sub = i;
-				break;
-			}
-		}
-		if (sub > 0)
-			inl = xcalloc((size_t)sub, sizeof(*inl));
-		for (int i = sub - 1; i >= 0; i--) {
-			if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
-				continue;
-			inl[n_inl].function = inlined_function(s, image, si, &scopes[i]);
-			call_site(s, cudie, &scopes[i], &inl[n_inl]);
-			n_inl++;
+		sub = subprogram_at(si, cudie, addr, sym, &tmp);
+		if (sub)
+			walk_scopes(sub, addr, chain, &n_inl, MAX_INLINES, 0);
+		for (uint32_t i = 0; i < n_inl; i++) {
+			inl[i].function = inlined_function(s, image, si, &chain[i]);
+			call_site(s, cudie, &chain[i], &inl[i]);
 		}
 	}
 	if (sym)
-		function = symbol_function(s, image, sym, sub >= 0 ? &scopes[sub] : NULL);
-	else if (sub >= 0)
-		function = dwarf_function(s, image, &scopes[sub]);
+		function = symbol_function(s, image, sym, sub);
+	else if (sub)
+		function = dwarf_function(s, image, sub);
 	if (function == MODEL_NONE)
 		model_count_stat(s->m, "symbolize_unresolved_locations", 1);
-	loc = model_intern_location(s->m, image, addr, function, file, line, inl, n_inl);
-	free(scopes);
-	free(inl);
-	return loc;
+	return model_intern_location(s->m, image, addr, function, file, line, inl, n_inl);
 }
 
 static uint32_t resolve_kernel(struct symbolizer *s, uint32_t image, uint64_t addr)

@@ -925,9 +925,13 @@ static int parse_trace(struct rd *r, struct hkr_db *db)
 	pt = u64(r, s->off);
 	n = u32(r, s->off + 8);
 	sz = u8(r, s->off + 0x0c);
-	/* the released header has min/max timestamps (0x20 bytes) */
-	db->has_range = s->size >= 0x20;
+	/* the released header has min/max timestamps (0x20 bytes), the
+	 * draft's ends at 0x0d: known from meta.db, else from where the
+	 * trace headers start */
+	db->has_range = db->has_meta ? !db->draft : pt >= s->off + 0x20;
 	if (db->has_range) {
+		if (!need(r, s->off, 0x20, s, 8, "trace header"))
+			return -EINVAL;
 		db->min_ts = u64(r, s->off + 0x10);
 		db->max_ts = u64(r, s->off + 0x18);
 	}

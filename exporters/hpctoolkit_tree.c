@@ -11,17 +11,21 @@
  *     -call-> function F                       (out-of-line function)
  *       -lexical-> line (call_file:call_line)  for each inlined call, then
  *         -inlined-> function G                (the inlined function)
- *       -lexical-> line (file:line)            of the address
- *         -lexical-> instruction (module+offset)
- *           -call-> the next frame's function ...
+ *       -lexical-> line (file:line)            the call site (return address - 1)
+ *         -call-> the next frame's function ...
+ *   and for the sampled instruction (frame 0):
+ *       -lexical-> line (file:line) -lexical-> instruction (module+offset)
  *
- * The instruction context of a call-site frame is the return address - 1
- * (the loader already stores that), so a callee hangs below the call
- * instruction.  A frame with no known function is an instruction context
- * reached by a call, as hpcprof writes frames without structure (the
- * `nostruct` fixture).  Kernel frames (innermost) follow the user frames,
- * under their own load module.  Loop contexts need loop analysis of the
- * binary (hpcstruct); there are none.
+ * A callee hangs below the source line of its call site: the spec says the
+ * parent of a call is "the source-level location of the call", hpcprof's
+ * databases do so, and hpcviewer shows a call site only for a function
+ * whose parent is a line (else it makes one up).  A call site without a
+ * source line keeps its instruction context as the parent instead, and a
+ * frame with no known function is an instruction context reached by a call,
+ * as hpcprof writes frames without structure (the `nostruct` fixture).
+ * Kernel frames (innermost) follow the user frames, under their own load
+ * module.  Loop contexts need loop analysis of the binary (hpcstruct);
+ * there are none.
  *
  * Values: CPU time in ns per (thread, context) for the four scopes:
  *   point      the samples whose leaf is the context;
@@ -268,16 +272,14 @@ static uint32_t entry_node(struct hk_tree *t, unsigned entry)
 	return t->entry_ctx[entry];
 }
 
-/* The frames of one location below `cur`, which reached it by a call;
- * returns its instruction context (the call site of the next frame). */
-static uint32_t add_frame(struct hk_tree *t, uint32_t cur, uint32_t loc_id)
+/* The contexts of one (valid) location below `cur`, which reached it by a
+ * call; returns the context its callee hangs from (or, for the sampled
+ * instruction, its instruction context), or 0 when out of memory. */
+static uint32_t add_frame(struct hk_tree *t, uint32_t cur, uint32_t loc_id, bool sampled)
 {
 	const struct model *m = t->m;
-	const struct model_location *loc;
+	const struct model_location *loc = &m->locations.items[loc_id];
 
-	if (loc_id >= m->locations.len)
-		return 0;
-	loc = &m->locations.items[loc_id];
 	if (loc->function >= m->functions.len)
 		return child(t, cur, HK_NODE_INSN, HK_REL_CALL, MODEL_NONE, MODEL_NONE, 0,
 			     loc->image, loc->addr);
@@ -296,9 +298,12 @@ static uint32_t add_frame(struct hk_tree *t, uint32_t cur, uint32_t loc_id)
 				    MODEL_NONE, 0, MODEL_NONE, 0);
 		}
 	}
-	if (loc->file < m->files.len)
+	if (loc->file < m->files.len) {
 		cur = child(t, cur, HK_NODE_LINE, HK_REL_LEXICAL, MODEL_NONE, loc->file, loc->line,
 			    MODEL_NONE, 0);
+		if (!sampled)
+			return cur;
+	}
 	return child(t, cur, HK_NODE_INSN, HK_REL_LEXICAL, MODEL_NONE, MODEL_NONE, 0, loc->image,
 		     loc->addr);
 }
@@ -315,7 +320,8 @@ static uint32_t build_path(struct hk_tree *t, uint32_t stack_id, unsigned entry)
 	frames = model_stack_frames(m, s);
 	/* outermost first: user frames, then the kernel frames below them */
 	for (uint32_t i = s->n_frames; i-- > 0 && cur;)
-		cur = add_frame(t, cur, frames[i]);
+		if (frames[i] < m->locations.len) /* skip a bad id, keep the rest */
+			cur = add_frame(t, cur, frames[i], i == 0);
 	return cur;
 }
 

@@ -446,8 +446,7 @@ static void write_db(struct env *e, bool draft, struct hkr_db *db, char **dbdir)
 
 static void check_model_db(struct env *e, const struct hkr_db *db)
 {
-	uint32_t ep, mainc, line7, call, work, l17, leaf, l16, helper, l26, inl_leaf, rec, l8,
-		 c1020, kent, kfn;
+	uint32_t ep, mainc, line7, work, l17, leaf, l16, helper, l26, inl_leaf, rec, l8, kent, kfn;
 	double s = 1e-3;
 
 	check_invariants(db);
@@ -478,21 +477,21 @@ static void check_model_db(struct env *e, const struct hkr_db *db)
 	assert_true(near(hkr_profile_value(&db->profiles[0], 0, 4 + 3), 9 * s));
 	assert_true(near(hkr_profile_value(&db->profiles[0], 0, 8 + 3), 12 * s));
 
-	/* main thread -call-> main -> line 7 -> insn 0x1010 -call-> work ->
-	 * line 17 -> insn 0x1110 (leaf of S1) */
+	/* main thread -call-> main -> line 7 (the call site) -call-> work ->
+	 * line 17 -> insn 0x1110 (the sampled instruction of S1) */
 	ep = find_entry(db, 1);
 	assert_int_not_equal(ep, HKR_NONE);
 	mainc = find_child(db, ep, 0, 1, "main", 0, 0);
 	assert_int_not_equal(mainc, HKR_NONE);
 	line7 = find_child(db, mainc, 2, 0, NULL, 7, 0);
 	assert_int_not_equal(line7, HKR_NONE);
-	call = find_child(db, line7, 3, 0, NULL, 0, 0x1010);
-	assert_int_not_equal(call, HKR_NONE);
-	work = find_child(db, call, 0, 1, "work", 0, 0);
+	assert_int_equal(db->contexts[line7].n_children, 2); /* work, memcpy */
+	work = find_child(db, line7, 0, 1, "work", 0, 0);
 	assert_int_not_equal(work, HKR_NONE);
 	l17 = find_child(db, work, 2, 0, NULL, 17, 0);
 	leaf = find_child(db, l17, 3, 0, NULL, 0, 0x1110);
 	assert_int_not_equal(leaf, HKR_NONE);
+	assert_true(db->modules[db->contexts[leaf].module].path[0] == '/');
 	if (!db->draft) {
 		assert_int_equal(db->contexts[line7].propagation, 1);
 		assert_int_equal(db->contexts[leaf].propagation, 1);
@@ -515,32 +514,35 @@ static void check_model_db(struct env *e, const struct hkr_db *db)
 	inl_leaf = find_child(db, l26, 3, 0, NULL, 0, 0x1120);
 	assert_int_not_equal(inl_leaf, HKR_NONE);
 	assert_true(near(pval(db, 1, helper, 1), 2 * s));
-	/* recursion: recurse three deep below main's call at 0x1020 */
+	/* recursion: recurse three deep below main's call at line 8 */
 	l8 = find_child(db, mainc, 2, 0, NULL, 8, 0);
-	c1020 = find_child(db, l8, 3, 0, NULL, 0, 0x1020);
-	rec = find_child(db, c1020, 0, 1, "recurse", 0, 0);
+	rec = find_child(db, l8, 0, 1, "recurse", 0, 0);
 	for (int depth = 0; depth < 2; depth++) {
 		assert_int_not_equal(rec, HKR_NONE);
 		assert_true(near(pval(db, 1, rec, 3), 4 * s));
 		assert_true(pval(db, 1, rec, 1) == 0);
-		rec = find_child(db, find_child(db, find_child(db, rec, 2, 0, NULL, 36, 0), 3, 0,
-						NULL, 0, 0x1310), 0, 1, "recurse", 0, 0);
+		rec = find_child(db, find_child(db, rec, 2, 0, NULL, 36, 0), 0, 1, "recurse", 0, 0);
 	}
 	assert_int_not_equal(rec, HKR_NONE);
 	assert_true(near(pval(db, 1, rec, 1), 4 * s));
-	/* kernel frame below memcpy (no source line: insn right below) */
-	kent = find_child(db, find_child(db, call, 0, 1, "memcpy", 0, 0), 3, 0, NULL, 0, 0x5010);
+	assert_int_not_equal(find_child(db, find_child(db, rec, 2, 0, NULL, 37, 0), 3, 0, NULL, 0,
+					0x1320), HKR_NONE);
+	/* memcpy has no source line: its call site is its instruction, and the
+	 * kernel frame hangs there, under the kernel's load module */
+	kent = find_child(db, find_child(db, line7, 0, 1, "memcpy", 0, 0), 3, 0, NULL, 0, 0x5010);
 	assert_int_not_equal(kent, HKR_NONE);
 	kfn = find_child(db, kent, 0, 1, "ksys_write", 0, 0);
 	assert_int_not_equal(kfn, HKR_NONE);
 	assert_string_equal(db->modules[db->functions[db->contexts[kfn].function].module].path,
 			    "[kernel.kallsyms]");
+	assert_int_not_equal(find_child(db, kfn, 3, 0, NULL, 0, 0xffffffff81000100ull), HKR_NONE);
 	/* truncated stack: unknown entry -> work -> ... -> [unknown] insn by call */
 	ep = find_entry(db, 0);
 	assert_int_not_equal(ep, HKR_NONE);
 	work = find_child(db, ep, 0, 1, "work", 0, 0);
-	leaf = find_child(db, find_child(db, work, 2, 0, NULL, 17, 0), 3, 0, NULL, 0, 0x1110);
-	assert_int_not_equal(find_child(db, leaf, 3, 1, NULL, 0, 0x9000), HKR_NONE);
+	l17 = find_child(db, work, 2, 0, NULL, 17, 0);
+	assert_int_not_equal(l17, HKR_NONE);
+	assert_int_not_equal(find_child(db, l17, 3, 1, NULL, 0, 0x9000), HKR_NONE);
 	assert_true(near(pval(db, 1, ep, 3), 2 * s));
 	/* application thread entry for T1 */
 	ep = find_entry(db, 2);
@@ -700,6 +702,7 @@ static void test_round_trip_released(void **state)
 		assert_int_equal(hpctoolkit_dump_format.dump(dbdir, f, false), 0);
 		fclose(f);
 		assert_non_null(strstr(out, "-call-> [function] work"));
+		assert_non_null(strstr(out, "-lexical-> [instruction] /usr/bin/app+0x1110"));
 		assert_non_null(strstr(out, "entry point 1 \"main thread\""));
 		assert_non_null(strstr(out, "{NODE 0 [0x11ac0300] / RANK 0 / THREAD 1}"));
 		free(out);

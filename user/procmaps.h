@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 
 struct procmap_entry {
@@ -29,5 +30,31 @@ int procmaps_parse(const char *text, size_t len, struct procmaps *out, size_t *b
 /* Reads /proc/PID/maps.  Returns 0 or a negative errno (-ESRCH: gone). */
 int procmaps_read(pid_t pid, struct procmaps *out);
 void procmaps_free(struct procmaps *maps);
+
+/* The entry containing runtime address addr (entries are sorted, as the
+ * kernel lists them), or NULL. */
+const struct procmap_entry *procmaps_find(const struct procmaps *maps, uint64_t addr);
+
+/* The device number as stat(2) reports it in st_dev, for comparing with
+ * the dev argument of symbolizer_image(). */
+static inline uint64_t procmap_dev(const struct procmap_entry *e)
+{
+	return makedev(e->dev_major, e->dev_minor);
+}
+
+/* A mapping that names a file (not anonymous, not [vdso]/[heap]/...). */
+static inline bool procmap_is_file(const struct procmap_entry *e)
+{
+	return e->path[0] == '/';
+}
+
+/*
+ * Where to open the file of a mapping of process pid so that it resolves
+ * in that process's mount namespace and even after the file was deleted or
+ * replaced: "/proc/PID/map_files/START-END" (needs CAP_SYS_ADMIN) when that
+ * exists, else "/proc/PID/root/PATH".  Returns 0, -ENAMETOOLONG, or -EINVAL
+ * for a mapping that is not a file.
+ */
+int procmaps_open_path(pid_t pid, const struct procmap_entry *e, char *buf, size_t size);
 
 #endif /* COLLECTOR_PROCMAPS_H */

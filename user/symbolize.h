@@ -22,6 +22,14 @@ struct symbolizer;
 struct symbolizer *symbolizer_new(struct model *m);
 void symbolizer_free(struct symbolizer *s);
 
+/* Where separate debug files live (default /usr/lib/debug): build-id
+ * links under DIR/.build-id/, debuglink targets under DIR/<file's dir>/.
+ * Call before the first symbolizer_image(). */
+void symbolizer_set_debug_root(struct symbolizer *s, const char *dir);
+/* The kallsyms file to read (default /proc/kallsyms), for tests.  Call
+ * before the first symbolizer_kernel_image(). */
+void symbolizer_set_kallsyms_path(struct symbolizer *s, const char *path);
+
 /*
  * The model image for a mapped file, created (and its ELF facts read:
  * build-id, ET_EXEC, text segment, mtime, CRC-32, symbols) on first use.
@@ -44,6 +52,12 @@ uint32_t symbolizer_special_image(struct symbolizer *s, const char *name);
  * offset `pgoff`: runtime address - file-relative address, from the
  * program header whose file range contains pgoff.  0 for ET_EXEC and for
  * images whose headers cannot be read.
+ *
+ * Exact for executable mappings and for the first mapping (pgoff 0).  A
+ * non-executable mapping can be ambiguous: two segments may start in the
+ * same file page (.rodata and the RELRO data typically do), and then the
+ * executable segment, else the first, is assumed.  Every mapping of one
+ * load shares one bias, so take it from the executable mapping.
  */
 uint64_t symbolizer_bias(struct symbolizer *s, uint32_t image, uint64_t start, uint64_t pgoff);
 

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the /proc/PID/maps parser and reader. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "procmaps.h"
+
+static int parse(const char *text, struct procmaps *out, size_t *bad)
+{
+	return procmaps_parse(text, strlen(text), out, bad);
+}
+
+static void test_typical(void **state)
+{
+	/* Shaped exactly as a kernel prints it (cat /proc/self/maps). */
+	const char *text =
+		"55663f084000-55663f086000 r--p 00000000 fe:00 247134                     /usr/bin/cat\n"
+		"55663f086000-55663f08b000 r-xp 00002000 fe:00 247134                     /usr/bin/cat\n"
+		"556640e7c000-556640e9d000 rw-p 00000000 00:00 0                          [heap]\n"
+		"7f1e2c000000-7f1e2c021000 rw-s 00000000 00:01 1034                       /dev/zero (deleted)\n"
+		"7f1e2c400000-7f1e2c422000 rw-p 00000000 00:00 0 \n"
+		"7f1e2c500000-7f1e2c501000 rw-p 00000000 00:00 0\n"
+		"7ffd4c1f6000-7ffd4c1f8000 r-xp 00000000 00:00 0                          [vdso]\n"
+		"7ffd4c1f8000-7ffd4c1f9000 r--p 00000000 00:00 0                          [anon:my name]\n"
+		"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]\n";
+	struct procmaps maps;
+	size_t bad = 99;
+
+	(void)state;
+	assert_int_equal(parse(text, &maps, &bad), 0);
+	assert_int_equal(bad, 0);
+	assert_int_equal(maps.n, 9);
+
+	assert_true(maps.entries[0].start == 0x55663f084000ULL);
+	assert_true(maps.entries[0].end == 0x55663f086000ULL);
+	assert_true(maps.entries[0].read && !maps.entries[0].write && !maps.entries[0].exec);
+	assert_false(maps.entries[0].shared);
+	assert_int_equal(maps.entries[0].dev_major, 0xfe);
+	assert_int_equal(maps.entries[0].dev_minor, 0);
+	assert_int_equal(maps.entries[0].inode, 247134);
+	assert_string_equal(maps.entries[0].path, "/usr/bin/cat");
+	assert_true(procmap_is_file(&maps.entries[0]));
+
+	assert_true(maps.entries[1].exec);
+	assert_int_equal(maps.entries[1].pgoff, 0x2000);
+
+	assert_string_equal(maps.entries[2].path, "[heap]");
+	assert_false(procmap_is_file(&maps.entries[2]));
+
+	assert_true(maps.entries[3].shared && maps.entries[3].write);
+	assert_true(maps.entries[3].deleted);
+	assert_string_equal(maps.entries[3].path, "/dev/zero");
+	assert_int_equal(maps.entries[3].dev_minor, 1);
+
+	assert_string_equal(maps.entries[4].path, "");
+	assert_false(maps.entries[4].deleted);
+	assert_string_equal(maps.entries[5].path, "");
+	assert_string_equal(maps.entries[6].path, "[vdso]");
+	assert_string_equal(maps.entries[7].path, "[anon:my name]");
+	assert_true(maps.entries[8].start == 0xffffffffff600000ULL);
+	assert_true(maps.entries[8].exec && !maps.entries[8].read);
+
+	assert_ptr_equal(procmaps_find(&maps, 0x55663f086000ULL), &maps.entries[1]);
+	assert_ptr_equal(procmaps_find(&maps, 0x55663f08afffULL), &maps.entries[1]);
+	assert_null(procmaps_find(&maps, 0x55663f08b000ULL));
+	assert_null(procmaps_find(&maps, 0x1000));
+	assert_ptr_equal(procmaps_find(&maps, 0xffffffffff600abcULL), &maps.entries[8]);
+	procmaps_free(&maps);
+}
+
+static void test_paths_and_widths(void **state)
+{
+	const char *text =
+		/* 32-bit process, 8-digit addresses */
+		"08048000-08049000 r-xp 00000000 08:01 1234       /opt/my app/bin/run me\n"
+		/* a path that itself contains "(deleted)" in the middle, and is deleted */
+		"08049000-0804a000 r--p 00001000 103:02 77 /tmp/a (deleted) b (deleted)\n"
+		/* large major/minor, 64-bit offset */
+		"7f0000000000-7f0000001000 r--s 1234567890abc000 fd:1ff 18446744073709551615 /x\n";
+	struct procmaps maps;
+	size_t bad;
+
+	(void)state;
+	assert_int_equal(parse(text, &maps, &bad), 0);
+	assert_int_equal(maps.n, 3);
+	assert_int_equal(maps.entries[0].start, 0x08048000);
+	assert_string_equal(maps.entries[0].path, "/opt/my app/bin/run me");
+	assert_false(maps.entries[0].deleted);
+	assert_string_equal(maps.entries[1].path, "/tmp/a (deleted) b");
+	assert_true(maps.entries[1].deleted);
+	assert_int_equal(maps.entries[1].dev_major, 0x103);
+	assert_int_equal(maps.entries[1].dev_minor, 2);
+	assert_true(maps.entries[2].pgoff == 0x1234567890abc000ULL);
+	assert_true(maps.entries[2].inode == UINT64_MAX);
+	assert_int_equal(maps.entries[2].dev_minor, 0x1ff);
+	assert_true(procmap_dev(&maps.entries[2]) == makedev(0xfd, 0x1ff));
+	procmaps_free(&maps);
+
+	/* empty input and a last line without newline */
+	assert_int_equal(parse("", &maps, &bad), 0);
+	assert_int_equal(maps.n, 0);
+	procmaps_free(&maps);
+	assert_int_equal(parse("1000-2000 r-xp 0 0:0 0 /a", &maps, &bad), 0);
+	assert_int_equal(maps.n, 1);
+	assert_string_equal(maps.entries[0].path, "/a");
+	procmaps_free(&maps);
+}
+
+static void test_malformed(void **state)
+{
+	static const char *const bad_lines[] = {
+		"",                                          /* empty line */
+		"1000 r-xp 00000000 00:00 0 /a",             /* no end */
+		"1000-2000 r-x 00000000 00:00 0 /a",         /* 3 perms */
+		"1000-2000 r-xq 00000000 00:00 0 /a",        /* bad share flag */
+		"1000-2000 rwxp 00000000 00:00 /a",          /* no inode */
+		"1000-2000 rwxp 00000000 0000 0 /a",         /* dev without ':' */
+		"2000-1000 rwxp 00000000 00:00 0 /a",        /* end < start */
+		"10000000000000000-10000000000000001 r-xp 0 00:00 0 /a", /* > 64 bits */
+		"1000-2000 rwxp 00000000 00:00 99999999999999999999 /a", /* inode overflow */
+		"1000-2000 rwxp 00000000 00:00 12x /a",      /* junk after inode */
+		"1000-2000 rwxp 0g 00:00 0 /a",              /* bad offset */
+		"1000-2000  rwxp 0 00:00 0 /a",              /* double space */
+		"1000-2000 rwxp 0 00:100000000 0 /a",        /* minor > 32 bits */
+	};
+	char text[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_lines) / sizeof(bad_lines[0]); i++) {
+		struct procmaps maps;
+		size_t bad = 0;
+
+		snprintf(text, sizeof(text), "1000-2000 r-xp 00000000 00:00 0 /ok\n%s\n"
+			 "3000-4000 r-xp 0 0:0 0 /ok\n", bad_lines[i]);
+		assert_int_equal(parse(text, &maps, &bad), -EINVAL);
+		if (bad != 2)
+			fail_msg("line '%s': bad_line %zu", bad_lines[i], bad);
+		assert_null(maps.entries);
+		assert_int_equal(maps.n, 0);
+	}
+}
+
+static void test_embedded_nul(void **state)
+{
+	static const char text[] = "1000-2000 r-xp 0 0:0 0 /a\0b\n";
+	struct procmaps maps;
+	size_t bad = 0;
+
+	(void)state;
+	assert_int_equal(procmaps_parse(text, sizeof(text) - 1, &maps, &bad), -EINVAL);
+	assert_int_equal(bad, 1);
+}
+
+static void test_read_self(void **state)
+{
+	struct procmaps maps;
+	const struct procmap_entry *e;
+	char exe[4096], open_path[4200];
+	ssize_t n;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(procmaps_read(getpid(), &maps), 0);
+	assert_true(maps.n > 3);
+	/* The mapping of this very function is executable and names our binary. */
+	e = procmaps_find(&maps, (uint64_t)(uintptr_t)&test_read_self);
+	assert_non_null(e);
+	assert_true(e->exec);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_string_equal(e->path, exe);
+	assert_int_equal(stat(exe, &st), 0);
+	assert_true(st.st_ino == e->inode);
+	assert_true(st.st_dev == procmap_dev(e));
+	for (size_t i = 1; i < maps.n; i++)
+		assert_true(maps.entries[i].start >= maps.entries[i - 1].end);
+
+	assert_int_equal(procmaps_open_path(getpid(), e, open_path, sizeof(open_path)), 0);
+	assert_int_equal(stat(open_path, &st), 0);
+	assert_true(st.st_ino == e->inode);
+	assert_int_equal(procmaps_open_path(getpid(), e, open_path, 10), -ENAMETOOLONG);
+	procmaps_free(&maps);
+
+	assert_int_equal(procmaps_read(0x7ffffff0, &maps), -ESRCH);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_typical),
+		cmocka_unit_test(test_paths_and_widths),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_embedded_nul),
+		cmocka_unit_test(test_read_self),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

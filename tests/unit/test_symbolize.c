@@ -1,0 +1,878 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the symbolizer on the ELF files mk/symtest.mk builds into
+ * build/symtest/ from tests/symtest/.  Expected addresses come from the
+ * files' own symbol tables (read here with plain libelf, or with readelf),
+ * expected lines from "MARK:"/"DECL:" comments in the sources: nothing is
+ * copied from the symbolizer's own output.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <gelf.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <limits.h>
+#include <link.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <cmocka.h>
+
+#include "kallsyms.h"
+#include "model.h"
+#include "procmaps.h"
+#include "symbolize.h"
+
+#define SYMTEST "build/symtest"
+#define DEBUG_ROOT SYMTEST "/debug"
+#define PROG_SRC "tests/symtest/prog.c"
+#define LIB_SRC "tests/symtest/lib.c"
+#define INLINE_SRC "tests/symtest/inline.c"
+
+/* ---- independent readers of the expected values ---------------------------- */
+
+/* st_value and st_size of the symbol `name` in path's .symtab. */
+static void elf_symbol(const char *path, const char *name, uint64_t *addr, uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	Elf *elf;
+	int fd;
+
+	assert_true(elf_version(EV_CURRENT) != EV_NONE);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		fail_msg("%s: %s", path, strerror(errno));
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_SYMTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < shdr.sh_size / shdr.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			n = elf_strptr(elf, shdr.sh_link, sym.st_name);
+			if (n && !strcmp(n, name)) {
+				*addr = sym.st_value;
+				if (size)
+					*size = sym.st_size;
+				found = true;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	if (!found)
+		fail_msg("%s: no symbol %s", path, name);
+}
+
+static uint64_t sym_addr(const char *path, const char *name)
+{
+	uint64_t addr;
+
+	elf_symbol(path, name, &addr, NULL);
+	return addr;
+}
+
+/* The 1-based line of src holding the comment tag "KIND:name". */
+static uint32_t marker_line(const char *src, const char *tag)
+{
+	char line[512], want[128];
+	uint32_t n = 0, found = 0;
+	FILE *f = fopen(src, "r");
+
+	if (!f)
+		fail_msg("%s: %s", src, strerror(errno));
+	snprintf(want, sizeof(want), "/* %s */", tag);
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, want)) {
+			if (found)
+				fail_msg("%s: %s twice", src, tag);
+			found = n;
+		}
+	}
+	fclose(f);
+	if (!found)
+		fail_msg("%s: no %s", src, tag);
+	return found;
+}
+
+/* Runs cmd and returns the rest of the first output line that contains
+ * `key`, after it. */
+static void tool_value(const char *cmd, const char *key, char *out, size_t size)
+{
+	char line[1024];
+	FILE *p = popen(cmd, "r");
+
+	out[0] = '\0';
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		char *k = strstr(line, key);
+
+		if (k && !out[0]) {
+			snprintf(out, size, "%s", k + strlen(key));
+			out[strcspn(out, "\n")] = '\0';
+		}
+	}
+	pclose(p);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+static const struct model_function *loc_function(const struct model *m, uint32_t loc)
+{
+	uint32_t f = m->locations.items[loc].function;
+
+	return f == MODEL_NONE ? NULL : &m->functions.items[f];
+}
+
+static const char *file_path(const struct model *m, uint32_t file)
+{
+	return file == MODEL_NONE ? NULL : m->files.items[file].path;
+}
+
+/* ---- shared checks -------------------------------------------------------- */
+
+/*
+ * The functions of prog.c in image img: `syms` is the unstripped file with
+ * the true symbol table.
+ */
+static void check_prog_functions(struct model *m, struct symbolizer *s, uint32_t img,
+				 const char *syms, bool with_lines)
+{
+	static const char *const funcs[] = { "alpha", "beta" };
+	uint64_t addr, size, gap, table;
+	const struct model_function *f;
+	const struct model_location *l;
+	uint32_t loc;
+	char name[64], tag[64];
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "symtest_%s", funcs[i]);
+		elf_symbol(syms, name, &addr, &size);
+		assert_true(size > 0);
+
+		/* the entry, the marked line, and the last byte */
+		loc = symbolizer_location(s, img, addr);
+		f = loc_function(m, loc);
+		assert_non_null(f);
+		assert_string_equal(f->name, name);
+		assert_true(f->entry == addr);
+		assert_true(f->size == size);
+		assert_int_equal(f->image, img);
+		if (with_lines) {
+			snprintf(tag, sizeof(tag), "DECL:%s", funcs[i]);
+			assert_true(same_file(file_path(m, f->file), PROG_SRC));
+			assert_int_equal(f->line, marker_line(PROG_SRC, tag));
+		}
+
+		snprintf(tag, sizeof(tag), "symtest_mark_%s", funcs[i]);
+		loc = symbolizer_location(s, img, sym_addr(syms, tag));
+		l = &m->locations.items[loc];
+		assert_non_null(loc_function(m, loc));
+		assert_string_equal(loc_function(m, loc)->name, name);
+		assert_int_equal(l->image, img);
+		assert_true(l->addr == sym_addr(syms, tag));
+		if (with_lines) {
+			snprintf(tag, sizeof(tag), "MARK:%s", funcs[i]);
+			assert_true(same_file(file_path(m, l->file), PROG_SRC));
+			assert_int_equal(l->line, marker_line(PROG_SRC, tag));
+			assert_int_equal(l->n_inlines, 0);
+		}
+
+		loc = symbolizer_location(s, img, addr + size - 1);
+		assert_non_null(loc_function(m, loc));
+		assert_string_equal(loc_function(m, loc)->name, name);
+	}
+
+	/* the global wins over the weak and the local alias at one address */
+	assert_true(sym_addr(syms, "symtest_alpha_weak") == sym_addr(syms, "symtest_alpha"));
+	assert_true(sym_addr(syms, "symtest_alpha_local") == sym_addr(syms, "symtest_alpha"));
+
+	/* st_size bounds a sized function; the bytes after it are nobody's */
+	elf_symbol(syms, "symtest_sized", &addr, &size);
+	assert_int_equal(size, 2);
+	assert_string_equal(loc_function(m, symbolizer_location(s, img, addr + 1))->name,
+			    "symtest_sized");
+	gap = sym_addr(syms, "symtest_gap");
+	assert_true(gap == addr + 2);
+	for (uint64_t a = gap; a < gap + 14; a += 13) {
+		loc = symbolizer_location(s, img, a);
+		assert_null(loc_function(m, loc));
+		assert_int_equal(m->locations.items[loc].image, img);
+		assert_true(m->locations.items[loc].addr == a);
+	}
+	/* a size-0 function reaches up to the next symbol */
+	elf_symbol(syms, "symtest_nosize", &addr, &size);
+	assert_int_equal(size, 0);
+	assert_string_equal(loc_function(m, symbolizer_location(s, img, addr + 3))->name,
+			    "symtest_nosize");
+	addr = sym_addr(syms, "symtest_after_nosize");
+	assert_string_equal(loc_function(m, symbolizer_location(s, img, addr))->name,
+			    "symtest_after_nosize");
+	f = loc_function(m, symbolizer_location(s, img, addr + 1));
+	assert_true(!f || strcmp(f->name, "symtest_after_nosize"));
+
+	/* data is not code */
+	table = sym_addr(syms, "symtest_table");
+	assert_null(loc_function(m, symbolizer_location(s, img, table + 4)));
+}
+
+static void check_image_facts(const struct model_image *im, const char *path)
+{
+	char cmd[512], value[256];
+	struct stat st;
+	unsigned char *buf;
+	FILE *f;
+
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(im->dev == st.st_dev);
+	assert_true(im->inode == st.st_ino);
+	assert_true(im->mtime == st.st_mtime);
+	assert_true(im->file_size == (uint64_t)st.st_size);
+
+	/* build-id as readelf prints it ("" when none) */
+	snprintf(cmd, sizeof(cmd), "readelf -n %s", path);
+	tool_value(cmd, "Build ID: ", value, sizeof(value));
+	assert_string_equal(im->build_id, value);
+
+	/* CRC-32 of the whole file */
+	buf = malloc((size_t)st.st_size);
+	assert_non_null(buf);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+	fclose(f);
+	assert_int_equal(im->crc32, (uint32_t)crc32(0, buf, (uInt)st.st_size));
+	free(buf);
+
+	/* the executable PT_LOAD, from readelf's program headers */
+	snprintf(cmd, sizeof(cmd), "readelf -lW %s | awk '$1 == \"LOAD\" && / R?W?E 0x[0-9a-f]+$/ "
+		 "{ print \"X\", $3, $6; exit }'", path);
+	tool_value(cmd, "X ", value, sizeof(value));
+	{
+		unsigned long long vaddr, memsz;
+
+		assert_int_equal(sscanf(value, "%llx %llx", &vaddr, &memsz), 2);
+		assert_true(im->text_start == vaddr);
+		assert_true(im->text_size == memsz);
+	}
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void test_pie(void **state)
+{
+	struct model m;
+	struct symbolizer *s;
+	const struct model_image *im;
+	uint32_t img, loc;
+	size_t n;
+
+	(void)state;
+	model_init(&m);
+	s = symbolizer_new(&m);
+	img = symbolizer_image(s, SYMTEST "/pie", NULL, 0, 0);
+	im = &m.images.items[img];
+	assert_string_equal(im->path, SYMTEST "/pie");
+	assert_int_equal(im->kind, MODEL_IMAGE_ELF);
+	assert_false(im->is_et_exec);
+	assert_true(im->has_symbols);
+	assert_null(im->debug_path);
+	assert_int_equal(strlen(im->build_id), 40);
+	check_image_facts(im, SYMTEST "/pie");
+	check_prog_functions(&m, s, img, SYMTEST "/pie", true);
+
+	/* a location is made once; an address past everything is unknown */
+	loc = symbolizer_location(s, img, sym_addr(SYMTEST "/pie", "symtest_beta"));
+	n = m.locations.len;
+	assert_int_equal(symbolizer_location(s, img, sym_addr(SYMTEST "/pie", "symtest_beta")), loc);
+	assert_int_equal(m.locations.len, n);
+	assert_null(loc_function(&m, symbolizer_location(s, img, 0x7fffffff)));
+	assert_true(model_counter_value(&m, 0, "symbolize_unresolved_locations") > 0);
+
+	symbolizer_free(s);
+	model_free(&m);
+}
+
+static void test_nopie(void **state)
+{
+	struct model m;
+	struct symbolizer *s;
+	uint32_t img;
+
+	(void)state;
+	model_init(&m);
+	s = symbolizer_new(&m);
+	img = symbolizer_image(s, SYMTEST "/nopie", NULL, 0, 0);
+	assert_true(m.images.items[img].is_et_exec);
+	assert_true(m.images.items[img].text_start >= 0x400000);
+	check_image_facts(&m.images.items[img], SYMTEST "/nopie");
+	/* ET_EXEC runs at its link-time addresses */
+	assert_true(symbolizer_bias(s, img, 0x401000, 0x1000) == 0);
+	check_prog_functions(&m, s, img, SYMTEST "/nopie", true);
+	symbolizer_free(s);
+	model_free(&m);
+}
+
+static void check_stripped(const char *name, const char *want_debug)
+{
+	char path[256], full[256];
+	struct model m;
+	struct symbolizer *s;
+	const struct model_image *im;
+	uint32_t img;
+
+	snprintf(path, sizeof(path), SYMTEST "/%s", name);
+	snprintf(full, sizeof(full), SYMTEST "/%s.full", name);
+	/* the stripped file itself has no function symbols */
+	{
+		char cmd[512], value[64];
+
+		snprintf(cmd, sizeof(cmd), "readelf -sW %s | grep -c ' FUNC .*symtest_' ; true",
+			 path);
+		tool_value(cmd, "", value, sizeof(value));
+		assert_string_equal(value, "0");
+	}
+	model_init(&m);
+	s = symbolizer_new(&m);
+	symbolizer_set_debug_root(s, DEBUG_ROOT);
+	img = symbolizer_image(s, path, NULL, 0, 0);
+	im = &m.images.items[img];
+	assert_string_equal(im->path, path);
+	assert_true(im->has_symbols);
+	assert_non_null(im->debug_path);
+	if (!strstr(im->debug_path, want_debug))
+		fail_msg("debug_path %s, want %s", im->debug_path, want_debug);
+	/* the image's facts are the stripped file's, not the debug file's */
+	check_image_facts(im, path);
+	check_prog_functions(&m, s, img, full, true);
+	symbolizer_free(s);
+	model_free(&m);
+}
+
+static void test_stripped_buildid(void **state)
+{
+	struct model m;
+	struct symbolizer *s;
+	uint32_t img;
+	char want[128];
+
+	(void)state;
+	model_init(&m);
+	s = symbolizer_new(&m);
+	img = symbolizer_image(s, SYMTEST "/stripped-buildid", NULL, 0, 0);
+	snprintf(want, sizeof(want), DEBUG_ROOT "/.build-id/%.2s/%s.debug",
+		 m.images.items[img].build_id, m.images.items[img].build_id + 2);
+	/* without the debug root the stripped file resolves nothing */
+	assert_null(m.images.items[img].debug_path);
+	assert_null(loc_function(&m, symbolizer_location(s, img, sym_addr(SYMTEST
+		"/stripped-buildid.full", "symtest_alpha"))));
+	symbolizer_free(s);
+	model_free(&m);
+
+	check_stripped("stripped-buildid", want);
+}
+
+static void test_stripped_debuglink(void **state)
+{
+	(void)state;
+	check_stripped("stripped-debuglink", SYMTEST "/stripped-debuglink.debug");
+	check_stripped("stripped-dotdebug", SYMTEST "/.debug/stripped-dotdebug.debug");
+}
+
+static void test_debuglink_bad_crc(void **state)
+{
+	struct model m;
+	struct symbolizer *s;
+	uint32_t img;
+
+	(void)state;
+	model_init(&m);
+	s = symbolizer_new(&m);
+	symbolizer_set_debug_root(s, DEBUG_ROOT);
+	img = symbolizer_image(s, SYMTEST "/stripped-badcrc", NULL, 0, 0);
+	assert_null(m.images.items[img].debug_path);
+	assert_false(m.images.items[img].has_symbols);
+	assert_null(loc_function(&m, symbolizer_location(s, img, sym_addr(SYMTEST
+		"/stripped-badcrc.full", "symtest_alpha"))));
+	symbolizer_free(s);
+	model_free(&m);
+}
+
+static void test_inline_chain(void **state)
+{
+	struct model m;
+	struct symbolizer *s;
+	const struct model_location *l;
+	const struct model_inline *inl;
+	const struct model_function *f;
+	uint64_t outer, outer_size, mark;
+	uint32_t img, loc, mid = MODEL_NONE;
+	int with_chain = 0;
+
+	(void)state;
+	model_init(&m);
+	s = symbolizer_new(&m);
+	img = symbolizer_image(s, SYMTEST "/inline", NULL, 0, 0);
+	elf_symbol(SYMTEST "/inline", "symtest_outer", &outer, &outer_size);
+	mark = sym_addr(SYMTEST "/inline", "symtest_mark_leaf");
+	assert_true(mark >= outer && mark < outer + outer_size);
+
+	loc = symbolizer_location(s, img, mark);
+	l = &m.locations.items[loc];
+	assert_string_equal(loc_function(&m, loc)->name, "symtest_outer");
+	assert_int_equal(l->n_inlines, 2);
+	inl = model_location_inlines(&m, l);
+	/* outermost first: outer calls mid at call_mid, mid calls leaf at call_leaf */
+	f = &m.functions.items[inl[0].function];
+	assert_string_equal(f->name, "symtest_mid");
+	assert_int_equal(f->line, marker_line(INLINE_SRC, "DECL:mid"));
+	assert_true(same_file(file_path(&m, inl[0].call_file), INLINE_SRC));
+	assert_int_equal(inl[0].call_line, marker_line(INLINE_SRC, "MARK:call_mid"));
+	f = &m.functions.items[inl[1].function];
+	assert_string_equal(f->name, "symtest_leaf");
+	assert_int_equal(f->line, marker_line(INLINE_SRC, "DECL:leaf"));
+	assert_true(same_file(file_path(&m, inl[1].call_file), INLINE_SRC));
+	assert_int_equal(inl[1].call_line, marker_line(INLINE_SRC, "MARK:call_leaf"));
+	/* the address's own line is inside the innermost function */
+	assert_true(same_file(file_path(&m, l->file), INLINE_SRC));
+	assert_int_equal(l->line, marker_line(INLINE_SRC, "MARK:leaf"));
+	mid = inl[0].function;
+
+	/* every address of outer: a chain, if any, starts at mid */
+	for (uint64_t a = outer; a < outer + outer_size; a++) {
+		loc = symbolizer_location(s, img, a);
+		l = &m.locations.items[loc];
+		assert_string_equal(loc_function(&m, loc)->name, "symtest_outer");
+		if (!l->n_inlines)
+			continue;
+		with_chain++;
+		assert_int_equal(model_location_inlines(&m, l)[0].function, mid);
+		assert_true(l->n_inlines <= 2);
+	}
+	assert_true(with_chain > 0);
+	symbolizer_free(s);
+	model_free(&m);
+}
+
+static void test_image_cache(void **state)
+{
+	char dir[] = "/tmp/symtest-XXXXXX", link[300], copy[300], cmd[2 * PATH_MAX], abs[PATH_MAX];
+	struct model m;
+	struct symbolizer *s;
+	uint32_t a, b, c, d, e;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(realpath(SYMTEST "/nobuildid", abs));
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(copy, sizeof(copy), "%s/copy", dir);
+	assert_int_equal(symlink(abs, link), 0);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", abs, copy);
+	assert_int_equal(system(cmd), 0);
+
+	model_init(&m);
+	s = symbolizer_new(&m);
+	/* no build-id: identity is device + inode */
+	a = symbolizer_image(s, SYMTEST "/nobuildid", NULL, 0, 0);
+	assert_string_equal(m.images.items[a].build_id, "");
+	assert_int_equal(symbolizer_image(s, link, NULL, 0, 0), a);
+	b = symbolizer_image(s, copy, NULL, 0, 0);
+	assert_int_not_equal(b, a);
+	/* known dev+inode: found without opening (the open path is bogus) */
+	assert_int_equal(stat(copy, &st), 0);
+	assert_int_equal(symbolizer_image(s, copy, "/nonexistent", st.st_dev, st.st_ino), b);
+	assert_int_equal(symbolizer_image(s, "/elsewhere", "/nonexistent", st.st_dev, st.st_ino), b);
+	/* path recorded as given, file read from open_path */
+	c = symbolizer_image(s, "/as/mapped/pie", SYMTEST "/pie", 0, 0);
+	assert_string_equal(m.images.items[c].path, "/as/mapped/pie");
+	assert_true(m.images.items[c].has_symbols);
+	/* same build-id, other file: one image */
+	snprintf(cmd, sizeof(cmd), "cp %s %s/pie", SYMTEST "/pie", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(copy, sizeof(copy), "%s/pie", dir);
+	assert_int_equal(symbolizer_image(s, copy, NULL, 0, 0), c);
+	/* unreadable: an image without symbols, once */
+	d = symbolizer_image(s, "/nonexistent/lib.so", NULL, 0, 0);
+	assert_false(m.images.items[d].has_symbols);
+	assert_int_equal(m.images.items[d].kind, MODEL_IMAGE_ELF);
+	assert_int_equal(symbolizer_image(s, "/nonexistent/lib.so", NULL, 0, 0), d);
+	assert_null(loc_function(&m, symbolizer_location(s, d, 0x1234)));
+	assert_true(m.locations.items[symbolizer_location(s, d, 0x1234)].addr == 0x1234);
+	assert_true(symbolizer_bias(s, d, 0x7f0000000000, 0) == 0);
+	e = symbolizer_image(s, "/nonexistent/other.so", NULL, 77, 88);
+	assert_int_not_equal(e, d);
+	assert_int_equal(symbolizer_image(s, "/nonexistent/other.so", NULL, 77, 88), e);
+	assert_int_equal(model_counter_value(&m, 0, "symbolize_unreadable_images"), 2);
+	/* special mappings */
+	a = symbolizer_special_image(s, "[vdso]");
+	assert_int_equal(m.images.items[a].kind, MODEL_IMAGE_ANON);
+	assert_string_equal(m.images.items[a].path, "[vdso]");
+	assert_int_equal(symbolizer_special_image(s, "[vdso]"), a);
+	assert_int_not_equal(symbolizer_special_image(s, "[anon:jit]"), a);
+	assert_null(loc_function(&m, symbolizer_location(s, a, 0x10)));
+	symbolizer_free(s);
+	model_free(&m);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static __attribute__((noinline)) int test_local_function(int x)
+{
+	return x + 1;
+}
+
+/* Biases from live mappings of this process: every mapping of one file
+ * gives the dynamic loader's l_addr, and runtime - bias resolves. */
+static uint32_t check_live(struct symbolizer *s, struct model *m, const char *path,
+			   uint64_t l_addr, uint64_t runtime, const char *want)
+{
+	struct procmaps maps;
+	uint32_t img = MODEL_NONE, loc;
+	int n = 0;
+
+	assert_int_equal(procmaps_read(getpid(), &maps), 0);
+	for (size_t i = 0; i < maps.n; i++) {
+		const struct procmap_entry *e = &maps.entries[i];
+		char open_path[4200];
+		uint32_t id;
+
+		if (strcmp(e->path, path))
+			continue;
+		assert_int_equal(procmaps_open_path(getpid(), e, open_path, sizeof(open_path)), 0);
+		id = symbolizer_image(s, e->path, open_path, procmap_dev(e), e->inode);
+		if (img != MODEL_NONE)
+			assert_int_equal(id, img);
+		img = id;
+		/*
+		 * A read-only mapping may share its file page with the next
+		 * segment (here .rodata and RELRO data at one pgoff), so only
+		 * the executable one and the first one are unambiguous.
+		 */
+		if (!e->exec && e->pgoff)
+			continue;
+		if (symbolizer_bias(s, img, e->start, e->pgoff) != l_addr)
+			fail_msg("%s mapping %llx pgoff %llx: bias %llx, want %llx", path,
+				 (unsigned long long)e->start, (unsigned long long)e->pgoff,
+				 (unsigned long long)symbolizer_bias(s, img, e->start, e->pgoff),
+				 (unsigned long long)l_addr);
+		n++;
+	}
+	assert_true(n >= 2);
+	assert_string_equal(m->images.items[img].path, path);
+	loc = symbolizer_location(s, img, runtime - l_addr);
+	assert_non_null(loc_function(m, loc));
+	assert_string_equal(loc_function(m, loc)->name, want);
+	assert_true(loc_function(m, loc)->entry == runtime - l_addr);
+	procmaps_free(&maps);
+	return img;
+}
+
+static void test_live_bias(void **state)
+{
+	char lib[PATH_MAX], exe[PATH_MAX];
+	struct link_map *lm = NULL;
+	struct model m;
+	struct symbolizer *s;
+	uint32_t img, loc;
+	void *h, *fn;
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(realpath(SYMTEST "/libsymtest.so", lib));
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		fail_msg("dlopen: %s", dlerror());
+	fn = dlsym(h, "symtest_lib_func");
+	assert_non_null(fn);
+	assert_int_equal(dlinfo(h, RTLD_DI_LINKMAP, &lm), 0);
+	/* linked at 0x10000000: runtime and file-relative addresses differ */
+	assert_true((uint64_t)(uintptr_t)fn - lm->l_addr ==
+		    sym_addr(SYMTEST "/libsymtest.so", "symtest_lib_func"));
+
+	model_init(&m);
+	s = symbolizer_new(&m);
+	img = check_live(s, &m, lib, lm->l_addr, (uint64_t)(uintptr_t)fn, "symtest_lib_func");
+	/* a versioned symbol shows without its version (the maps are not read
+	 * again: they now hold the symbolizer's own mapping of the file) */
+	fn = dlvsym(h, "symtest_lib_versioned", "SYMTEST_1");
+	assert_non_null(fn);
+	loc = symbolizer_location(s, img, (uint64_t)(uintptr_t)fn - lm->l_addr);
+	assert_non_null(loc_function(&m, loc));
+	assert_string_equal(loc_function(&m, loc)->name, "symtest_lib_versioned");
+
+	/* this test program is a PIE too */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	lm = dlopen(NULL, RTLD_NOW);
+	assert_non_null(lm);
+	check_live(s, &m, exe, ((struct link_map *)lm)->l_addr,
+		   (uint64_t)(uintptr_t)&test_local_function, "test_local_function");
+	assert_int_equal(test_local_function(1), 2);
+	symbolizer_free(s);
+	model_free(&m);
+	dlclose(h);
+}
+
+struct collected {
+	char names[64][64];
+	uint64_t offsets[64];
+	int n;
+};
+
+static int collect(void *ctx, const struct symbolizer_symbol *sym)
+{
+	struct collected *c = ctx;
+
+	if (c->n < 64) {
+		snprintf(c->names[c->n], sizeof(c->names[c->n]), "%s", sym->name);
+		c->offsets[c->n] = sym->file_offset;
+		c->n++;
+	}
+	return 0;
+}
+
+static int refuse(void *ctx, const struct symbolizer_symbol *sym)
+{
+	(void)ctx;
+	(void)sym;
+	return -EPERM;
+}
+
+static int find_name(const struct collected *c, const char *name)
+{
+	int at = -1;
+
+	for (int i = 0; i < c->n; i++)
+		if (!strcmp(c->names[i], name))
+			at = i;
+	return at;
+}
+
+static void check_match(const char *path)
+{
+	static const char *const want[] = {
+		"symtest_alpha", "symtest_alpha_weak", "symtest_alpha_local", "symtest_beta",
+		"symtest_sized", "symtest_nosize", "symtest_after_nosize",
+	};
+	struct collected c = { .n = 0 };
+	struct model m;
+	struct symbolizer *s;
+	unsigned char bytes[2];
+	uint32_t img;
+	int i;
+	FILE *f;
+
+	model_init(&m);
+	s = symbolizer_new(&m);
+	img = symbolizer_image(s, path, NULL, 0, 0);
+	assert_int_equal(symbolizer_match_functions(s, img, "symtest_*", collect, &c), 7);
+	assert_int_equal(c.n, 7);
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+		if (find_name(&c, want[k]) < 0)
+			fail_msg("%s: %s not matched", path, want[k]);
+	/* file offset of symtest_sized: its bytes are nop; ret */
+	i = find_name(&c, "symtest_sized");
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)c.offsets[i], SEEK_SET), 0);
+	assert_int_equal(fread(bytes, 1, 2, f), 2);
+	fclose(f);
+	assert_int_equal(bytes[0], 0x90);
+	assert_int_equal(bytes[1], 0xc3);
+
+	c.n = 0;
+	assert_int_equal(symbolizer_match_functions(s, img, "symtest_b*", collect, &c), 1);
+	assert_string_equal(c.names[0], "symtest_beta");
+	assert_int_equal(symbolizer_match_functions(s, img, "no_such_*", collect, &c), 0);
+	assert_int_equal(symbolizer_match_functions(s, img, "symtest_*", refuse, NULL), -EPERM);
+	symbolizer_free(s);
+	model_free(&m);
+}
+
+static void test_match_functions(void **state)
+{
+	(void)state;
+	check_match(SYMTEST "/pie");
+	check_match(SYMTEST "/nopie");
+}
+
+static void test_kernel(void **state)
+{
+	char line[512];
+	unsigned long long addr = 0, stext = 0, a;
+	char type, name[256];
+	struct model m;
+	struct symbolizer *s;
+	uint32_t img, loc;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	(void)state;
+	if (!f)
+		skip();
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+			continue;
+		if (!strcmp(name, "schedule") && (type == 'T' || type == 't'))
+			addr = a;
+		if (!strcmp(name, "_stext"))
+			stext = a;
+	}
+	fclose(f);
+	if (!addr)
+		skip(); /* kptr_restrict hides the addresses */
+
+	model_init(&m);
+	s = symbolizer_new(&m);
+	img = symbolizer_kernel_image(s);
+	assert_int_equal(symbolizer_kernel_image(s), img);
+	assert_int_equal(m.images.items[img].kind, MODEL_IMAGE_KERNEL);
+	assert_string_equal(m.images.items[img].path, "[kernel.kallsyms]");
+	assert_true(m.images.items[img].has_symbols);
+	assert_true(m.images.items[img].text_start == stext);
+	assert_true(m.images.items[img].text_size > 0);
+	loc = symbolizer_location(s, img, addr + 1);
+	assert_string_equal(loc_function(&m, loc)->name, "schedule");
+	assert_true(loc_function(&m, loc)->entry == addr);
+	assert_int_equal(loc_function(&m, loc)->image, img);
+	assert_true(m.locations.items[loc].addr == addr + 1);
+	assert_int_equal(symbolizer_location(s, img, addr), symbolizer_location(s, img, addr));
+	symbolizer_free(s);
+	model_free(&m);
+}
+
+static void test_kernel_restricted(void **state)
+{
+	char path[] = "/tmp/kallsyms-XXXXXX";
+	const char text[] = "0000000000000000 T _stext\n"
+			    "0000000000000000 T schedule\n"
+			    "0000000000000000 t foo\t[mod]\n";
+	struct model m;
+	struct symbolizer *s;
+	uint32_t img;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	model_init(&m);
+	s = symbolizer_new(&m);
+	symbolizer_set_kallsyms_path(s, path);
+	img = symbolizer_kernel_image(s);
+	assert_false(m.images.items[img].has_symbols);
+	assert_int_equal(model_counter_value(&m, 0, "kallsyms_restricted"), 1);
+	assert_null(loc_function(&m, symbolizer_location(s, img, 0xffffffff81000000ULL)));
+	symbolizer_free(s);
+	model_free(&m);
+	unlink(path);
+}
+
+static void test_kallsyms_parse(void **state)
+{
+	const char text[] = "ffffffff81000000 T _stext\n"
+			    "ffffffff81000000 t startup_64\n"
+			    "ffffffff81001000 T func_a\n"
+			    "ffffffff81001000 W func_a_alias\n"
+			    "ffffffff81001100 t func_b\n"
+			    "ffffffff82000000 D some_data\n"
+			    "ffffffff81002000 T _etext\n"
+			    "ffffffffc0001000 t mod_func\t[my_mod]\n"
+			    "ffffffffc0001010 T mod_func2\t[my_mod]";
+	struct kallsyms k;
+	struct ksym *e;
+	size_t bad;
+
+	(void)state;
+	assert_int_equal(kallsyms_parse(&k, text, sizeof(text) - 1, &bad), 0);
+	assert_false(k.restricted);
+	assert_true(k.stext == 0xffffffff81000000ULL);
+	assert_true(k.etext == 0xffffffff81002000ULL);
+	e = kallsyms_lookup(&k, 0xffffffff81000fffULL);
+	assert_string_equal(e->name, "_stext"); /* T beats t at one address */
+	e = kallsyms_lookup(&k, 0xffffffff810010ffULL);
+	assert_string_equal(e->name, "func_a");
+	assert_string_equal(e->module, "");
+	assert_string_equal(kallsyms_lookup(&k, 0xffffffff81001100ULL)->name, "func_b");
+	e = kallsyms_lookup(&k, 0xffffffffc000100fULL);
+	assert_string_equal(e->name, "mod_func");
+	assert_string_equal(e->module, "my_mod");
+	assert_string_equal(kallsyms_lookup(&k, 0xffffffffc0001010ULL)->module, "my_mod");
+	assert_null(kallsyms_lookup(&k, 0xffffffff80000000ULL));
+	assert_null(kallsyms_lookup(&k, 0xffffffffc0001010ULL + 0x100000));
+	/* data symbols are not kept */
+	for (size_t i = 0; i < k.n; i++)
+		assert_string_not_equal(k.syms[i].name, "some_data");
+	kallsyms_free(&k);
+
+	assert_int_equal(kallsyms_parse(&k, "ffffffff81000000 T a\nxyz T b\n", 28, &bad), -EINVAL);
+	assert_int_equal(bad, 2);
+	assert_int_equal(kallsyms_parse(&k, "ffffffff81000000 T\n", 19, &bad), -EINVAL);
+	assert_int_equal(bad, 1);
+	assert_int_equal(kallsyms_parse(&k, "1 T a\t[mod\n", 11, &bad), -EINVAL);
+	assert_int_equal(bad, 1);
+}
+
+static void test_kernel_build_id(void **state)
+{
+	/* one 4-aligned note: namesz 4 "GNU\0", descsz 3, type 3 */
+	const unsigned char notes[] = {
+		4, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 0xab, 0xcd, 0xef, 0,
+	};
+	char out[41];
+
+	(void)state;
+	assert_int_equal(kallsyms_notes_build_id(notes, sizeof(notes), out, sizeof(out)), 3);
+	assert_string_equal(out, "abcdef");
+	/* truncated: nothing */
+	assert_int_equal(kallsyms_notes_build_id(notes, sizeof(notes) - 2, out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pie),
+		cmocka_unit_test(test_nopie),
+		cmocka_unit_test(test_stripped_buildid),
+		cmocka_unit_test(test_stripped_debuglink),
+		cmocka_unit_test(test_debuglink_bad_crc),
+		cmocka_unit_test(test_inline_chain),
+		cmocka_unit_test(test_image_cache),
+		cmocka_unit_test(test_live_bias),
+		cmocka_unit_test(test_match_functions),
+		cmocka_unit_test(test_kernel),
+		cmocka_unit_test(test_kernel_restricted),
+		cmocka_unit_test(test_kallsyms_parse),
+		cmocka_unit_test(test_kernel_build_id),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

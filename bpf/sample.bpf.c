@@ -191,7 +191,15 @@ static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct 
 		/* the registers saved at kernel entry */
 		read_user_regs(&e->regs, (struct pt_regs *)bpf_task_pt_regs(task));
 	} else {
-		read_user_regs(&e->regs, (struct pt_regs *)&ctx->regs);
+		/* the context is rewritten by the verifier: direct loads only */
+		e->regs.ip = ctx->regs.ip;
+		e->regs.sp = ctx->regs.sp;
+		e->regs.bp = ctx->regs.bp;
+		e->regs.bx = ctx->regs.bx;
+		e->regs.r12 = ctx->regs.r12;
+		e->regs.r13 = ctx->regs.r13;
+		e->regs.r14 = ctx->regs.r14;
+		e->regs.r15 = ctx->regs.r15;
 	}
 	e->sample.user_ip = e->regs.ip;
 

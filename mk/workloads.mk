@@ -33,3 +33,4 @@ $(WL)/pie_lib: tests/workloads/pie_lib.c $(WL)/libhot.so
 WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls $(WL)/pie_lib
 INTEGRATION_DEPS += $(WORKLOADS)
 DEMO_DEPS += $(WL)/demo
+UNIT_DEPS += $(WL)/split $(WL)/split-nofp

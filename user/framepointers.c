@@ -12,24 +12,46 @@
 
 #define MAX_FUNCTIONS 400
 
+/* The C runtime's start-up code comes from crt files built without frame
+ * pointers whatever the program's flags: it says nothing of the program. */
+static const char *const crt_functions[] = {
+	"_start", "_init", "_fini", "deregister_tm_clones", "register_tm_clones",
+	"__do_global_dtors_aux", "frame_dummy", "__libc_csu_init", "__libc_csu_fini",
+};
+
+static bool is_crt(const char *name)
+{
+	for (size_t i = 0; i < sizeof(crt_functions) / sizeof(crt_functions[0]); i++)
+		if (strcmp(name, crt_functions[i]) == 0)
+			return true;
+	return false;
+}
+
 static const unsigned char endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static const unsigned char push_rbp[] = { 0x55 };
 static const unsigned char mov_rsp_rbp[] = { 0x48, 0x89, 0xe5 };
 
+/* push %rbp first, then mov %rsp,%rbp within the next few instructions:
+ * gcc -O2 schedules other work between the two. */
 static bool has_prologue(const unsigned char *p, size_t n)
 {
 	if (n >= 4 && memcmp(p, endbr64, 4) == 0) {
 		p += 4;
 		n -= 4;
 	}
-	return n >= 4 && p[0] == push_rbp[0] && memcmp(p + 1, mov_rsp_rbp, 3) == 0;
+	if (n < 4 || p[0] != push_rbp[0])
+		return false;
+	for (size_t i = 1; i + 3 <= n; i++)
+		if (memcmp(p + i, mov_rsp_rbp, 3) == 0)
+			return true;
+	return false;
 }
 
 int elf_uses_frame_pointers(const char *path)
 {
 	size_t with = 0, total = 0;
 	Elf_Scn *scn = NULL, *symtab = NULL;
-	GElf_Shdr symsh;
+	GElf_Shdr symsh = { 0 };
 	Elf *elf;
 	int fd, err = 0;
 
@@ -68,10 +90,15 @@ int elf_uses_frame_pointers(const char *path)
 			Elf_Data *data;
 			uint64_t off;
 
+			const char *name;
+
 			if (!gelf_getsym(syms, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 			    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
 			    sym.st_size < 16)
 				continue; /* tiny functions need no frame */
+			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+			if (!name || is_crt(name))
+				continue;
 			code = elf_getscn(elf, sym.st_shndx);
 			if (!code || !gelf_getshdr(code, &sh) || sh.sh_type != SHT_PROGBITS ||
 			    !(sh.sh_flags & SHF_EXECINSTR))
@@ -81,7 +108,8 @@ int elf_uses_frame_pointers(const char *path)
 			if (!data || !data->d_buf || off + 8 > data->d_size)
 				continue;
 			total++;
-			with += has_prologue((const unsigned char *)data->d_buf + off, 8);
+			with += has_prologue((const unsigned char *)data->d_buf + off,
+					     data->d_size - off < 64 ? data->d_size - off : 64);
 		}
 	}
 	if (!total)

@@ -1,0 +1,77 @@
+# Function tracing through uprobes: exact call counts in the summary, in
+# the XRay trace (read by llvm-xray) and in Callgrind.
+. tests/integration/lib.sh
+need_root
+XRAY=$(command -v llvm-xray-14 || command -v llvm-xray) || fail "llvm-xray missing (llvm-14)"
+
+# calls_of SUMMARY FUNCTION: calls in the traced-functions table
+calls_of() {
+	awk -v fn="$2" '/^Traced functions/ { on = 1; next } on && $1 == fn { print $2; exit }' "$1"
+}
+
+"$COLLECTOR" -o "$TMP/out" --trace "$WL/calls:traced_*" --args 2 -- "$WL/calls" \
+	>"$TMP/summary" 2>"$TMP/err" || { cat "$TMP/err"; fail "collector exited $?"; }
+cat "$TMP/summary" "$TMP/err"
+[ "$(calls_of "$TMP/summary" traced_f)" = 1000 ] || fail "summary: traced_f not called 1000 times"
+[ "$(calls_of "$TMP/summary" traced_g)" = 100000 ] || fail "summary: traced_g not called 100000 times"
+grep -q "measured probe cost" "$TMP/summary" || fail "no calibrated probe cost"
+
+# XRay: llvm-xray reads the FDR trace and counts the same calls by name
+trace=$(ls "$TMP"/out/xray/calls.*.xray) || fail "no XRay trace written"
+map="${trace%.xray}.map.elf"
+[ -f "$map" ] || fail "no ELF instrumentation map beside $trace"
+[ -f "${trace%.xray}.map.yaml" ] || fail "no YAML instrumentation map beside $trace"
+"$XRAY" fdr-dump "$trace" >"$TMP/fdr" 2>&1 || { head "$TMP/fdr"; fail "llvm-xray fdr-dump failed"; }
+entries=$(grep -c "<Function Enter" "$TMP/fdr")
+args=$(grep -c "<Call Argument" "$TMP/fdr")
+echo "fdr-dump: $entries entries, $args call arguments"
+[ "$entries" -ge 101000 ] || fail "fdr-dump shows $entries function entries, expected 101000"
+[ "$args" -eq 202000 ] || fail "fdr-dump shows $args call arguments, expected 2 per call"
+"$XRAY" account -m "$map" -format=csv "$trace" >"$TMP/account" 2>&1 ||
+	{ cat "$TMP/account"; fail "llvm-xray account failed"; }
+cat "$TMP/account"
+grep -q ",1000,.*traced_f" "$TMP/account" || fail "llvm-xray account: traced_f not 1000 calls"
+grep -q ",100000,.*traced_g" "$TMP/account" || fail "llvm-xray account: traced_g not 100000 calls"
+"$COLLECTOR" dump --check "$trace" || fail "collector dump --check rejects the trace"
+
+# Callgrind: the traced callee gets its exact call count
+cg=$(ls "$TMP"/out/callgrind.out.*)
+grep -q "^events: .*TracedNs" "$cg" || fail "no TracedNs event in Callgrind"
+awk '/^cfn=/ { callee = $0 } /^calls=100000 / && callee ~ /traced_g/ { found = 1 } END { exit !found }' "$cg" ||
+	fail "Callgrind has no calls=100000 edge into traced_g"
+
+# -p on a running process: attach in mid-run; exits whose entry came before
+# the attach are counted and dropped, never corrupting the counts
+"$WL/calls" 1000000 >/dev/null &
+pid=$!
+sleep 0.3
+"$COLLECTOR" -p "$pid" -d 1 -o "$TMP/pid" --trace "$WL/calls:traced_*" >"$TMP/summary2" 2>&1
+rc=$?
+kill "$pid"
+wait "$pid" 2>/dev/null
+[ $rc -eq 0 ] || { cat "$TMP/summary2"; fail "collector -p --trace exited $rc"; }
+f=$(calls_of "$TMP/summary2" traced_f)
+g=$(calls_of "$TMP/summary2" traced_g)
+[ -n "$f" ] && [ "$f" -gt 0 ] || fail "no traced_f calls with -p"
+# every complete traced_f call made 100 traced_g calls; the ends may be cut
+within "$g" $((f * 100 - 200)) $((f * 100 + 200)) || fail "with -p: $g traced_g calls for $f traced_f"
+"$XRAY" account -m "$TMP"/pid/xray/calls.*.map.elf "$TMP"/pid/xray/calls.*.xray >/dev/null 2>&1 ||
+	fail "llvm-xray account (without -k) rejects a trace attached mid-call"
+
+# a library by name, as the targets map it
+"$COLLECTOR" -q -o "$TMP/libc" --trace libc:getpid -- sh -c 'for i in 1 2 3; do :; done; echo' \
+	>/dev/null 2>"$TMP/err" || { cat "$TMP/err"; fail "--trace libc:getpid"; }
+
+# bad --trace input
+expect_exit 4 "$COLLECTOR" --trace /nonexistent:main -- true
+grep -q "no such file" "$TMP/err" || fail "no message for a missing binary"
+expect_exit 4 "$COLLECTOR" --trace "$WL/calls:no_such_function_*" -- true
+grep -q "no function matches" "$TMP/err" || fail "no message for a pattern that matches nothing"
+cp "$WL/calls" "$TMP/stripped" && strip "$TMP/stripped"
+expect_exit 4 "$COLLECTOR" --trace "$TMP/stripped:traced_*" -- true
+grep -qi "no symbols\|no function matches" "$TMP/err" || fail "no message for a stripped binary"
+expect_exit 4 "$COLLECTOR" --trace "$WL/calls:sink" -- true
+grep -q "no function matches" "$TMP/err" || fail "a data symbol was accepted as a function"
+expect_exit 2 "$COLLECTOR" --trace nocolon -- true
+expect_exit 2 "$COLLECTOR" --args 7 --trace "$WL/calls:f" -- true
+echo ok

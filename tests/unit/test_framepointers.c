@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Frame-pointer detection on the workloads the Makefile builds both ways. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "framepointers.h"
+
+static void test_built_with_frame_pointers(void **state)
+{
+	(void)state;
+	assert_int_equal(elf_uses_frame_pointers("build/workloads/split"), 1);
+}
+
+static void test_built_without_frame_pointers(void **state)
+{
+	(void)state;
+	assert_int_equal(elf_uses_frame_pointers("build/workloads/split-nofp"), 0);
+}
+
+static void test_not_an_elf_file(void **state)
+{
+	(void)state;
+	assert_true(elf_uses_frame_pointers("Makefile") < 0);
+	assert_int_equal(elf_uses_frame_pointers("/nonexistent"), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_built_with_frame_pointers),
+		cmocka_unit_test(test_built_without_frame_pointers),
+		cmocka_unit_test(test_not_an_elf_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -80,6 +80,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcollector-san.a $(HEADERS)
 	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit -o $@ $< $(BUILD)/libcollector-san.a \
 		$(LDLIBS) -lcmocka
 
+# Suites `make check` runs, in order; mk/ fragments may add their own.
+CHECK_SUITES := unit integration
+
 # Extra rules (test ELF files, workloads, fuzzers, benchmarks) live in mk/.
 include $(wildcard mk/*.mk)
 
@@ -90,13 +93,10 @@ integration: collector $(INTEGRATION_DEPS)
 	@$(SUDO) ./tests/run-integration.sh
 
 # Every suite runs even when an earlier one fails; the last line adds up.
-CHECK_SUITES := unit integration
-
 check: deps
 	@rm -f $(patsubst %,$(BUILD)/%-results,$(CHECK_SUITES))
 	@$(MAKE) --no-print-directory all
-	-@$(MAKE) --no-print-directory unit
-	-@$(MAKE) --no-print-directory integration
+	-@for suite in $(CHECK_SUITES); do $(MAKE) --no-print-directory $$suite; done
 	@./tests/summarize.sh $(CHECK_SUITES)
 
 demo: deps

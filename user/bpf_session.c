@@ -71,10 +71,10 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	}
 	s->skel->rodata->filter_tgids = !cfg->system_wide;
 	s->skel->rodata->trace_switches = cfg->trace_switches;
-	s->skel->rodata->wakeup_bytes = (uint64_t)cfg->ring_mib << 18; /* a quarter */
+	s->skel->rodata->wakeup_bytes = (uint64_t)cfg->ring_bytes / 4;
 	s->skel->rodata->dwarf_mode = cfg->dwarf;
 	s->skel->rodata->stack_bytes = cfg->stack_bytes;
-	bpf_map__set_max_entries(s->skel->maps.events, cfg->ring_mib << 20);
+	bpf_map__set_max_entries(s->skel->maps.events, cfg->ring_bytes);
 	bpf_map__set_max_entries(s->skel->maps.stacks, cfg->stack_entries);
 	/* dwarf mode builds records in a slot per CPU; 1 entry when unused */
 	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf ? s->n_cpus : 1);
@@ -139,7 +139,7 @@ int bpf_session_map_fd(struct bpf_session *s, const char *name)
 
 size_t bpf_session_ring_bytes(struct bpf_session *s)
 {
-	return (size_t)s->cfg.ring_mib << 20;
+	return s->cfg.ring_bytes;
 }
 
 static bool cpu_online(int cpu)

@@ -22,7 +22,7 @@ struct bpf_session_config {
 	bool system_wide;
 	bool trace_switches;
 	unsigned int freq;
-	unsigned int ring_mib;
+	unsigned int ring_bytes;   /* a power of two, at least a page */
 	unsigned int stack_entries;
 	bool dwarf;                /* copy user registers and stack */
 	unsigned int stack_bytes;

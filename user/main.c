@@ -69,7 +69,8 @@ static const struct argp_option options[] = {
 	  "sampler files: the reference tool's layout (default) or the spec's literal one", 0 },
 	{ "hpctoolkit-layout", OPT_HPCTOOLKIT_LAYOUT, "released|draft", 0,
 	  "HPCToolkit database: the released v4.0 layout (default) or the draft", 0 },
-	{ "ring-size", OPT_RING_SIZE, "MIB", 0, "Ring buffer size in MiB (default 16)", 0 },
+	{ "ring-size", OPT_RING_SIZE, "SIZE", 0,
+	  "Ring buffer size, a power of two with K, M or G (default 16M)", 0 },
 	{ "stack-entries", OPT_STACK_ENTRIES, "N", 0,
 	  "Unique stacks the kernel map holds (default 16384)", 0 },
 	{ "trace", 't', "BIN:PATTERN", 0,
@@ -215,15 +216,26 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		o->hpctoolkit_draft = !strcmp(arg, "draft");
 		break;
-	case OPT_RING_SIZE:
-		if (parse_uint("ring size (MiB)", arg, 1024, &v))
-			return EINVAL;
-		if (v & (v - 1)) {
-			fprintf(stderr, "collector: the ring size must be a power of two MiB\n");
+	case OPT_RING_SIZE: {
+		unsigned long long bytes;
+
+		errno = 0;
+		bytes = strtoull(arg, &end, 10);
+		if (*end == 'K' || *end == 'k')
+			bytes <<= 10, end++;
+		else if (*end == 'M' || *end == 'm')
+			bytes <<= 20, end++;
+		else if (*end == 'G' || *end == 'g')
+			bytes <<= 30, end++;
+		if (errno || *end || arg[0] == '-' || bytes < 4096 || bytes > (1ULL << 30) ||
+		    (bytes & (bytes - 1))) {
+			fprintf(stderr, "collector: --ring-size '%s' is not a power of two from 4K to "
+				"1G (a number with K, M or G)\n", arg);
 			return EINVAL;
 		}
-		o->ring_mib = v;
+		o->ring_bytes = bytes;
 		break;
+	}
 	case OPT_STACK_ENTRIES:
 		if (parse_uint("stack entries", arg, 1 << 22, &v))
 			return EINVAL;
@@ -301,7 +313,7 @@ int main(int argc, char **argv)
 {
 	struct collector_options opts = {
 		.freq = 999,
-		.ring_mib = 16,
+		.ring_bytes = 16 << 20,
 		.stack_entries = 16384,
 		.stack_size = 8192,
 	};

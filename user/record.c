@@ -415,7 +415,7 @@ int record_run(const struct collector_options *opts)
 	cfg.system_wide = opts->all_cpus;
 	cfg.trace_switches = !opts->no_switches;
 	cfg.freq = opts->freq;
-	cfg.ring_mib = opts->ring_mib;
+	cfg.ring_bytes = opts->ring_bytes;
 	cfg.stack_entries = opts->stack_entries;
 	cfg.dwarf = want_dwarf(opts);
 	cfg.stack_bytes = opts->stack_size;
@@ -488,6 +488,7 @@ int record_run(const struct collector_options *opts)
 		goto cleanup;
 	}
 	if (opts->command) {
+		tracker_exec_allowed(tracker, clock_ns(CLOCK_MONOTONIC));
 		err = launch_start(&launch);
 		if (err) {
 			fprintf(stderr, "collector: cannot run '%s': %s\n", opts->command[0],

@@ -61,6 +61,7 @@ struct tracker {
 	MODEL_VEC(struct thread_state) threads; /* by model thread id */
 	uint32_t unknown_image;
 	pid_t awaiting_exec;            /* launched, not exec'd yet */
+	uint64_t exec_allowed_ktime;    /* when it was let go */
 	pid_t ignored_tgid;             /* the collector itself */
 	uint64_t samples;
 	size_t live;
@@ -611,7 +612,11 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 		return 0;
 	}
 	if (t->awaiting_exec && (pid_t)h->tgid == t->awaiting_exec) {
-		if (h->kind != COLLECTOR_EV_EXEC) {
+		/* Until the exec, it is the profiler's own copy waiting; a record
+		 * after it was let go ends the wait even if the exec record was
+		 * lost in a full ring. */
+		if (h->kind != COLLECTOR_EV_EXEC &&
+		    (!t->exec_allowed_ktime || h->ktime_ns < t->exec_allowed_ktime)) {
 			model_count_stat(t->m, "records_before_exec", 1);
 			return 0;
 		}
@@ -688,6 +693,11 @@ void tracker_ignore_process(struct tracker *t, pid_t pid)
 void tracker_expect_exec(struct tracker *t, pid_t pid)
 {
 	t->awaiting_exec = pid;
+}
+
+void tracker_exec_allowed(struct tracker *t, uint64_t ktime)
+{
+	t->exec_allowed_ktime = ktime;
 }
 
 uint64_t tracker_sample_count(const struct tracker *t)

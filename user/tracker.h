@@ -31,6 +31,8 @@ int tracker_add_process(struct tracker *t, pid_t pid, uint64_t now_ktime);
 /* The launched command's pid: its records before its first exec are the
  * profiler's own forked copy, not the command, and are left out. */
 void tracker_expect_exec(struct tracker *t, pid_t pid);
+/* The launched command was let go to exec at ktime. */
+void tracker_exec_allowed(struct tracker *t, uint64_t ktime);
 
 /* Leaves out the records of one process: the collector's own, which the
  * probe-cost calibration makes a target for a moment. */

@@ -472,7 +472,19 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
 	if (!elf_file_section(&si->file, ".debug_info"))
 		debug_path = find_debug_file(s, si, path);
 	choose_symbols(si);
-	si->dwarf_path = xstrdup(debug_path ? debug_path : open_path ? open_path : path);
+	if (debug_path) {
+		si->dwarf_path = xstrdup(debug_path);
+	} else if (si->ns_prefix[0] && path[0] == '/') {
+		/* not /proc/PID/map_files/..., whose directory means nothing */
+		si->dwarf_path = xrealloc(NULL, strlen(si->ns_prefix) + strlen(path) + 1);
+		sprintf(si->dwarf_path, "%s%s", si->ns_prefix, path);
+	} else {
+		si->dwarf_path = xstrdup(open_path ? open_path : path);
+	}
+	/* the loader's dev/inode (from /proc/PID/maps) and the file we read
+	 * should agree; when not, the file was probably replaced on disk */
+	if ((dev || inode) && (dev != si->file.dev || inode != si->file.inode))
+		model_count_stat(s->m, "symbolize_identity_mismatch", 1);
 
 	tmpl.path = (char *)path;
 	tmpl.debug_path = debug_path;
@@ -599,7 +611,8 @@ static void index_units(struct sym_image *si)
 			si->n_cus++;
 		}
 	}
-	qsort(si->cus, si->n_cus, sizeof(*si->cus), cmp_cu_range);
+	if (si->n_cus)
+		qsort(si->cus, si->n_cus, sizeof(*si->cus), cmp_cu_range);
 }
 
 /* Attaches the dwz supplementary file named by .gnu_debugaltlink. */

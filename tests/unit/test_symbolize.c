@@ -535,6 +535,10 @@ static void test_image_cache(void **state)
 	assert_int_not_equal(e, d);
 	assert_int_equal(symbolizer_image(s, "/nonexistent/other.so", NULL, 77, 88), e);
 	assert_int_equal(model_counter_value(&m, 0, "symbolize_unreadable_images"), 2);
+	/* a dev/inode that is not the file's is counted (the file was replaced) */
+	assert_int_equal(model_counter_value(&m, 0, "symbolize_identity_mismatch"), 0);
+	symbolizer_image(s, SYMTEST "/nopie", NULL, 1, 2);
+	assert_int_equal(model_counter_value(&m, 0, "symbolize_identity_mismatch"), 1);
 	/* special mappings */
 	a = symbolizer_special_image(s, "[vdso]");
 	assert_int_equal(m.images.items[a].kind, MODEL_IMAGE_ANON);
@@ -642,6 +646,8 @@ static void test_live_bias(void **state)
 	check_live(s, &m, exe, ((struct link_map *)lm)->l_addr,
 		   (uint64_t)(uintptr_t)&test_local_function, "test_local_function");
 	assert_int_equal(test_local_function(1), 2);
+	/* maps' dev/inode are the files' own */
+	assert_int_equal(model_counter_value(&m, 0, "symbolize_identity_mismatch"), 0);
 	symbolizer_free(s);
 	model_free(&m);
 	dlclose(h);

@@ -18,10 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "elfinfo.h"
 #include "kallsyms.h"
+#include "procmaps.h"
 
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 #define DEFAULT_KALLSYMS "/proc/kallsyms"
@@ -512,10 +514,45 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
 	return id;
 }
 
+/*
+ * The vDSO is the same image in every 64-bit process of this kernel, so we
+ * read our own (a copy: nothing on disk holds it).  Its symbols make
+ * samples in clock_gettime & co. resolve; file-relative addresses are
+ * offsets from its ELF header, as for a shared library.
+ */
+static struct sym_image *load_own_vdso(void)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	const struct procmap_entry *e;
+	struct sym_image *si;
+	struct procmaps maps;
+	bool ok;
+
+	if (!base || procmaps_read(getpid(), &maps))
+		return NULL;
+	si = xcalloc(1, sizeof(*si));
+	e = procmaps_find(&maps, base);
+	ok = e && e->start == base && !strcmp(e->path, "[vdso]") &&
+	     !elf_file_from_memory(&si->file, (const void *)(uintptr_t)base,
+				   (size_t)(e->end - e->start));
+	procmaps_free(&maps);
+	if (!ok) {
+		free(si);
+		return NULL;
+	}
+	si->opened = true;
+	si->ns_prefix = xstrdup("");
+	si->dwarf_path = xstrdup("[vdso]");
+	choose_symbols(si);
+	return si;
+}
+
 uint32_t symbolizer_special_image(struct symbolizer *s, const char *name)
 {
 	struct model_image tmpl = { 0 };
 	char *key = xrealloc(NULL, strlen(name) + 3);
+	struct sym_image *si = NULL;
+	uint64_t vaddr, memsz;
 	uint32_t id;
 
 	sprintf(key, "s:%s", name);
@@ -523,7 +560,17 @@ uint32_t symbolizer_special_image(struct symbolizer *s, const char *name)
 	if (id == MODEL_NONE) {
 		tmpl.path = (char *)name;
 		tmpl.kind = MODEL_IMAGE_ANON;
-		id = add_image(s, &tmpl, NULL);
+		if (!strcmp(name, "[vdso]") && (si = load_own_vdso())) {
+			tmpl.has_symbols = si->syms.n > 0;
+			elf_file_build_id_hex(&si->file, tmpl.build_id, sizeof(tmpl.build_id));
+			tmpl.crc32 = elf_file_crc32(&si->file);
+			tmpl.file_size = si->file.size;
+			if (elf_file_text_segment(&si->file, &vaddr, &memsz)) {
+				tmpl.text_start = vaddr;
+				tmpl.text_size = memsz;
+			}
+		}
+		id = add_image(s, &tmpl, si);
 		key_put(&s->keys, key, id);
 	}
 	free(key);

@@ -1088,6 +1088,54 @@ static void test_against_llvm_symbolizer(void **state)
 	}
 }
 
+static void test_vdso(void **state)
+{
+	struct collected c = { .n = 0 };
+	const struct procmap_entry *e = NULL;
+	const struct model_function *f;
+	struct procmaps maps;
+	struct model m;
+	struct symbolizer *s;
+	uint64_t bias, addr;
+	uint32_t img;
+	void *h, *fn;
+
+	(void)state;
+	assert_int_equal(procmaps_read(getpid(), &maps), 0);
+	for (size_t i = 0; i < maps.n; i++)
+		if (!strcmp(maps.entries[i].path, "[vdso]"))
+			e = &maps.entries[i];
+	if (!e) {
+		procmaps_free(&maps);
+		skip();
+	}
+	/* the dynamic loader knows the vDSO as a library */
+	h = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+	assert_non_null(h);
+	fn = dlsym(h, "__vdso_clock_gettime");
+	assert_non_null(fn);
+
+	model_init(&m);
+	s = symbolizer_new(&m);
+	img = symbolizer_special_image(s, "[vdso]");
+	assert_int_equal(m.images.items[img].kind, MODEL_IMAGE_ANON);
+	assert_true(m.images.items[img].has_symbols);
+	assert_true(m.images.items[img].text_size > 0);
+	bias = symbolizer_bias(s, img, e->start, e->pgoff);
+	assert_true(bias == e->start);
+	addr = (uint64_t)(uintptr_t)fn - bias;
+	assert_int_equal(symbolizer_match_functions(s, img, "__vdso_clock_gettime", collect, &c), 1);
+	f = loc_function(&m, symbolizer_location(s, img, addr + 1));
+	assert_non_null(f);
+	assert_true(f->entry == addr);
+	/* clock_gettime is its weak alias */
+	assert_string_equal(f->name, "__vdso_clock_gettime");
+	symbolizer_free(s);
+	model_free(&m);
+	procmaps_free(&maps);
+	dlclose(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1104,6 +1152,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_restricted),
 		cmocka_unit_test(test_kallsyms_parse),
 		cmocka_unit_test(test_kernel_build_id),
+		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_against_llvm_symbolizer),
 	};
 

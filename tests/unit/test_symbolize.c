@@ -428,6 +428,42 @@ static void test_debuglink_bad_crc(void **state)
 	model_free(&m);
 }
 
+/* gdb's third place for a debuglink target: the debug root + the file's
+ * own directory.  The copy beside the file has a bad CRC and is skipped. */
+static void test_debuglink_under_root(void **state)
+{
+	char root[] = "/tmp/symtest-root-XXXXXX", abs[PATH_MAX], dir[PATH_MAX], cmd[6 * PATH_MAX];
+	char want[2 * PATH_MAX];
+	struct model m;
+	struct symbolizer *s;
+	struct stat st;
+	uint32_t img;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	assert_non_null(realpath(SYMTEST "/stripped-badcrc", abs));
+	snprintf(dir, sizeof(dir), "%s", abs);
+	*strrchr(dir, '/') = '\0';
+	/* the debug file as it was before mk/symtest.mk appended 7 bytes */
+	assert_int_equal(stat(SYMTEST "/stripped-badcrc.debug", &st), 0);
+	snprintf(want, sizeof(want), "%s%s/stripped-badcrc.debug", root, dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s%s && head -c %lld %s > %s", root, dir,
+		 (long long)st.st_size - 7, SYMTEST "/stripped-badcrc.debug", want);
+	assert_int_equal(system(cmd), 0);
+
+	model_init(&m);
+	s = symbolizer_new(&m);
+	symbolizer_set_debug_root(s, root);
+	img = symbolizer_image(s, abs, NULL, 0, 0);
+	assert_non_null(m.images.items[img].debug_path);
+	assert_string_equal(m.images.items[img].debug_path, want);
+	check_prog_functions(&m, s, img, SYMTEST "/stripped-badcrc.full", true);
+	symbolizer_free(s);
+	model_free(&m);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_inline_chain(void **state)
 {
 	struct model m;
@@ -1144,6 +1180,7 @@ int main(void)
 		cmocka_unit_test(test_stripped_buildid),
 		cmocka_unit_test(test_stripped_debuglink),
 		cmocka_unit_test(test_debuglink_bad_crc),
+		cmocka_unit_test(test_debuglink_under_root),
 		cmocka_unit_test(test_inline_chain),
 		cmocka_unit_test(test_image_cache),
 		cmocka_unit_test(test_live_bias),

@@ -111,6 +111,17 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
+static char *xstrndup(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
+
+	if (!d) {
+		fprintf(stderr, "collector: out of memory\n");
+		abort();
+	}
+	return d;
+}
+
 /* ---- key map ------------------------------------------------------------ */
 
 static uint64_t hash_str(const char *s)
@@ -347,7 +358,7 @@ static char *dir_of(const char *path)
 
 	if (!slash)
 		return xstrdup(".");
-	return strndup(path, (size_t)(slash - path)) ?: xstrdup("");
+	return xstrndup(path, (size_t)(slash - path));
 }
 
 /* Looks for the separate debug file of si->file: by build-id under the
@@ -777,11 +788,7 @@ static uint32_t symbol_function(struct symbolizer *s, uint32_t image, struct sym
 		return e->function;
 	/* "memcpy@@GLIBC_2.14": symbol versions are not part of the name */
 	if (at && at != name)
-		name = copy = strndup(name, (size_t)(at - name));
-	if (!name) {
-		fprintf(stderr, "collector: out of memory\n");
-		abort();
-	}
+		name = copy = xstrndup(name, (size_t)(at - name));
 	if (die)
 		die_decl(s, die, &file, &line);
 	e->function = model_intern_function(s->m, image, name, e->addr, e->size, file, line);

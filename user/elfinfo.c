@@ -85,11 +85,32 @@ static int read_loads(struct elf_file *f, size_t n_phdrs)
 	return 0;
 }
 
+/* Reads the ELF facts of f->map; closes f on error. */
+static int parse(struct elf_file *f)
+{
+	GElf_Ehdr ehdr;
+	size_t n_phdrs = 0;
+	int err = -ENOEXEC;
+
+	f->elf = elf_memory(f->map, f->size);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &ehdr))
+		goto fail;
+	f->type = ehdr.e_type;
+	if (elf_getphdrnum(f->elf, &n_phdrs) < 0)
+		n_phdrs = 0;
+	err = read_loads(f, n_phdrs);
+	if (err)
+		goto fail;
+	read_build_id(f, n_phdrs);
+	return 0;
+fail:
+	elf_file_close(f);
+	return err;
+}
+
 int elf_file_open(struct elf_file *f, const char *path)
 {
 	struct stat st;
-	GElf_Ehdr ehdr;
-	size_t n_phdrs = 0;
 	int fd, err;
 
 	memset(f, 0, sizeof(*f));
@@ -119,28 +140,32 @@ int elf_file_open(struct elf_file *f, const char *path)
 		f->map = NULL;
 		return err;
 	}
-	err = -ENOEXEC;
-	f->elf = elf_memory(f->map, f->size);
-	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &ehdr))
-		goto fail;
-	f->type = ehdr.e_type;
-	if (elf_getphdrnum(f->elf, &n_phdrs) < 0)
-		n_phdrs = 0;
-	err = read_loads(f, n_phdrs);
-	if (err)
-		goto fail;
-	read_build_id(f, n_phdrs);
-	return 0;
-fail:
-	elf_file_close(f);
-	return err;
+	return parse(f);
+}
+
+int elf_file_from_memory(struct elf_file *f, const void *data, size_t size)
+{
+	memset(f, 0, sizeof(*f));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	if (size < EI_NIDENT)
+		return -ENOEXEC;
+	f->map = malloc(size);
+	if (!f->map)
+		return -ENOMEM;
+	memcpy(f->map, data, size);
+	f->size = size;
+	f->copied = true;
+	return parse(f);
 }
 
 void elf_file_close(struct elf_file *f)
 {
 	if (f->elf)
 		elf_end(f->elf);
-	if (f->map)
+	if (f->copied)
+		free(f->map);
+	else if (f->map)
 		munmap(f->map, f->size);
 	free(f->loads);
 	memset(f, 0, sizeof(*f));

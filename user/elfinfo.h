@@ -29,6 +29,7 @@ struct elf_segment {
 struct elf_file {
 	void *map;
 	size_t size;
+	bool copied;          /* map is a malloc'ed copy, not an mmap */
 	Elf *elf;
 	uint16_t type;        /* ET_EXEC, ET_DYN, ... */
 	uint64_t dev, inode;  /* from fstat */
@@ -42,6 +43,8 @@ struct elf_file {
 /* Opens and maps `path`.  Returns 0, a negative errno, or -ENOEXEC for a
  * file that is not a valid ELF file.  On error *f is left empty. */
 int elf_file_open(struct elf_file *f, const char *path);
+/* The same on an ELF image in memory (copied), such as the vDSO. */
+int elf_file_from_memory(struct elf_file *f, const void *data, size_t size);
 void elf_file_close(struct elf_file *f);
 
 /* Lower-case hex of the build-id into out[2 * len + 1]; "" when none. */

@@ -18,10 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "elfinfo.h"
 #include "kallsyms.h"
+#include "procmaps.h"
 
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 #define DEFAULT_KALLSYMS "/proc/kallsyms"
@@ -101,6 +103,17 @@ static void *xrealloc(void *p, size_t size)
 static char *xstrdup(const char *s)
 {
 	char *d = strdup(s);
+
+	if (!d) {
+		fprintf(stderr, "collector: out of memory\n");
+		abort();
+	}
+	return d;
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
 
 	if (!d) {
 		fprintf(stderr, "collector: out of memory\n");
@@ -345,7 +358,7 @@ static char *dir_of(const char *path)
 
 	if (!slash)
 		return xstrdup(".");
-	return strndup(path, (size_t)(slash - path)) ?: xstrdup("");
+	return xstrndup(path, (size_t)(slash - path));
 }
 
 /* Looks for the separate debug file of si->file: by build-id under the
@@ -472,7 +485,19 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
 	if (!elf_file_section(&si->file, ".debug_info"))
 		debug_path = find_debug_file(s, si, path);
 	choose_symbols(si);
-	si->dwarf_path = xstrdup(debug_path ? debug_path : open_path ? open_path : path);
+	if (debug_path) {
+		si->dwarf_path = xstrdup(debug_path);
+	} else if (si->ns_prefix[0] && path[0] == '/') {
+		/* not /proc/PID/map_files/..., whose directory means nothing */
+		si->dwarf_path = xrealloc(NULL, strlen(si->ns_prefix) + strlen(path) + 1);
+		sprintf(si->dwarf_path, "%s%s", si->ns_prefix, path);
+	} else {
+		si->dwarf_path = xstrdup(open_path ? open_path : path);
+	}
+	/* the loader's dev/inode (from /proc/PID/maps) and the file we read
+	 * should agree; when not, the file was probably replaced on disk */
+	if ((dev || inode) && (dev != si->file.dev || inode != si->file.inode))
+		model_count_stat(s->m, "symbolize_identity_mismatch", 1);
 
 	tmpl.path = (char *)path;
 	tmpl.debug_path = debug_path;
@@ -500,10 +525,45 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
 	return id;
 }
 
+/*
+ * The vDSO is the same image in every 64-bit process of this kernel, so we
+ * read our own (a copy: nothing on disk holds it).  Its symbols make
+ * samples in clock_gettime & co. resolve; file-relative addresses are
+ * offsets from its ELF header, as for a shared library.
+ */
+static struct sym_image *load_own_vdso(void)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	const struct procmap_entry *e;
+	struct sym_image *si;
+	struct procmaps maps;
+	bool ok;
+
+	if (!base || procmaps_read(getpid(), &maps))
+		return NULL;
+	si = xcalloc(1, sizeof(*si));
+	e = procmaps_find(&maps, base);
+	ok = e && e->start == base && !strcmp(e->path, "[vdso]") &&
+	     !elf_file_from_memory(&si->file, (const void *)(uintptr_t)base,
+				   (size_t)(e->end - e->start));
+	procmaps_free(&maps);
+	if (!ok) {
+		free(si);
+		return NULL;
+	}
+	si->opened = true;
+	si->ns_prefix = xstrdup("");
+	si->dwarf_path = xstrdup("[vdso]");
+	choose_symbols(si);
+	return si;
+}
+
 uint32_t symbolizer_special_image(struct symbolizer *s, const char *name)
 {
 	struct model_image tmpl = { 0 };
 	char *key = xrealloc(NULL, strlen(name) + 3);
+	struct sym_image *si = NULL;
+	uint64_t vaddr, memsz;
 	uint32_t id;
 
 	sprintf(key, "s:%s", name);
@@ -511,7 +571,17 @@ uint32_t symbolizer_special_image(struct symbolizer *s, const char *name)
 	if (id == MODEL_NONE) {
 		tmpl.path = (char *)name;
 		tmpl.kind = MODEL_IMAGE_ANON;
-		id = add_image(s, &tmpl, NULL);
+		if (!strcmp(name, "[vdso]") && (si = load_own_vdso())) {
+			tmpl.has_symbols = si->syms.n > 0;
+			elf_file_build_id_hex(&si->file, tmpl.build_id, sizeof(tmpl.build_id));
+			tmpl.crc32 = elf_file_crc32(&si->file);
+			tmpl.file_size = si->file.size;
+			if (elf_file_text_segment(&si->file, &vaddr, &memsz)) {
+				tmpl.text_start = vaddr;
+				tmpl.text_size = memsz;
+			}
+		}
+		id = add_image(s, &tmpl, si);
 		key_put(&s->keys, key, id);
 	}
 	free(key);
@@ -599,7 +669,8 @@ static void index_units(struct sym_image *si)
 			si->n_cus++;
 		}
 	}
-	qsort(si->cus, si->n_cus, sizeof(*si->cus), cmp_cu_range);
+	if (si->n_cus)
+		qsort(si->cus, si->n_cus, sizeof(*si->cus), cmp_cu_range);
 }
 
 /* Attaches the dwz supplementary file named by .gnu_debugaltlink. */
@@ -717,11 +788,7 @@ static uint32_t symbol_function(struct symbolizer *s, uint32_t image, struct sym
 		return e->function;
 	/* "memcpy@@GLIBC_2.14": symbol versions are not part of the name */
 	if (at && at != name)
-		name = copy = strndup(name, (size_t)(at - name));
-	if (!name) {
-		fprintf(stderr, "collector: out of memory\n");
-		abort();
-	}
+		name = copy = xstrndup(name, (size_t)(at - name));
 	if (die)
 		die_decl(s, die, &file, &line);
 	e->function = model_intern_function(s->m, image, name, e->addr, e->size, file, line);

@@ -17,6 +17,7 @@
 
 #include "model.h"
 
+/* Not thread-safe: it writes into the model; one thread uses it. */
 struct symbolizer;
 
 struct symbolizer *symbolizer_new(struct model *m);
@@ -44,7 +45,13 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
 /* The kernel image ([kernel.kallsyms]), created on first use. */
 uint32_t symbolizer_kernel_image(struct symbolizer *s);
 
-/* An anonymous or special mapping ("[vdso]", "[anon]", JIT), by name. */
+/*
+ * An anonymous or special mapping ("[vdso]", "[anon]", JIT), by name.
+ * "[vdso]" gets the symbols of the collector's own vDSO (the same image in
+ * every 64-bit process; wrong for 32-bit ones): symbolizer_bias() gives
+ * the mapping's start, and addresses are offsets into the vDSO image.
+ * Other special images resolve nothing.
+ */
 uint32_t symbolizer_special_image(struct symbolizer *s, const char *name);
 
 /*

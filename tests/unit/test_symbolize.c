@@ -38,8 +38,9 @@
 
 /* ---- independent readers of the expected values ---------------------------- */
 
-/* st_value and st_size of the symbol `name` in path's .symtab. */
-static void elf_symbol(const char *path, const char *name, uint64_t *addr, uint64_t *size)
+/* st_value and st_size of the symbol `name` in path's .symtab; false
+ * when there is none. */
+static bool elf_symbol_find(const char *path, const char *name, uint64_t *addr, uint64_t *size)
 {
 	Elf_Scn *scn = NULL;
 	bool found = false;
@@ -77,7 +78,12 @@ static void elf_symbol(const char *path, const char *name, uint64_t *addr, uint6
 	}
 	elf_end(elf);
 	close(fd);
-	if (!found)
+	return found;
+}
+
+static void elf_symbol(const char *path, const char *name, uint64_t *addr, uint64_t *size)
+{
+	if (!elf_symbol_find(path, name, addr, size))
 		fail_msg("%s: no symbol %s", path, name);
 }
 
@@ -422,6 +428,42 @@ static void test_debuglink_bad_crc(void **state)
 	model_free(&m);
 }
 
+/* gdb's third place for a debuglink target: the debug root + the file's
+ * own directory.  The copy beside the file has a bad CRC and is skipped. */
+static void test_debuglink_under_root(void **state)
+{
+	char root[] = "/tmp/symtest-root-XXXXXX", abs[PATH_MAX], dir[PATH_MAX], cmd[6 * PATH_MAX];
+	char want[2 * PATH_MAX];
+	struct model m;
+	struct symbolizer *s;
+	struct stat st;
+	uint32_t img;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	assert_non_null(realpath(SYMTEST "/stripped-badcrc", abs));
+	snprintf(dir, sizeof(dir), "%s", abs);
+	*strrchr(dir, '/') = '\0';
+	/* the debug file as it was before mk/symtest.mk appended 7 bytes */
+	assert_int_equal(stat(SYMTEST "/stripped-badcrc.debug", &st), 0);
+	snprintf(want, sizeof(want), "%s%s/stripped-badcrc.debug", root, dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s%s && head -c %lld %s > %s", root, dir,
+		 (long long)st.st_size - 7, SYMTEST "/stripped-badcrc.debug", want);
+	assert_int_equal(system(cmd), 0);
+
+	model_init(&m);
+	s = symbolizer_new(&m);
+	symbolizer_set_debug_root(s, root);
+	img = symbolizer_image(s, abs, NULL, 0, 0);
+	assert_non_null(m.images.items[img].debug_path);
+	assert_string_equal(m.images.items[img].debug_path, want);
+	check_prog_functions(&m, s, img, SYMTEST "/stripped-badcrc.full", true);
+	symbolizer_free(s);
+	model_free(&m);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_inline_chain(void **state)
 {
 	struct model m;
@@ -483,7 +525,7 @@ static void test_image_cache(void **state)
 	char dir[] = "/tmp/symtest-XXXXXX", link[300], copy[300], cmd[2 * PATH_MAX], abs[PATH_MAX];
 	struct model m;
 	struct symbolizer *s;
-	uint32_t a, b, c, d, e;
+	uint32_t a, b, c, d, e, loc;
 	struct stat st;
 
 	(void)state;
@@ -522,12 +564,17 @@ static void test_image_cache(void **state)
 	assert_int_equal(m.images.items[d].kind, MODEL_IMAGE_ELF);
 	assert_int_equal(symbolizer_image(s, "/nonexistent/lib.so", NULL, 0, 0), d);
 	assert_null(loc_function(&m, symbolizer_location(s, d, 0x1234)));
-	assert_true(m.locations.items[symbolizer_location(s, d, 0x1234)].addr == 0x1234);
+	loc = symbolizer_location(s, d, 0x1234);
+	assert_true(m.locations.items[loc].addr == 0x1234);
 	assert_true(symbolizer_bias(s, d, 0x7f0000000000, 0) == 0);
 	e = symbolizer_image(s, "/nonexistent/other.so", NULL, 77, 88);
 	assert_int_not_equal(e, d);
 	assert_int_equal(symbolizer_image(s, "/nonexistent/other.so", NULL, 77, 88), e);
 	assert_int_equal(model_counter_value(&m, 0, "symbolize_unreadable_images"), 2);
+	/* a dev/inode that is not the file's is counted (the file was replaced) */
+	assert_int_equal(model_counter_value(&m, 0, "symbolize_identity_mismatch"), 0);
+	symbolizer_image(s, SYMTEST "/nopie", NULL, 1, 2);
+	assert_int_equal(model_counter_value(&m, 0, "symbolize_identity_mismatch"), 1);
 	/* special mappings */
 	a = symbolizer_special_image(s, "[vdso]");
 	assert_int_equal(m.images.items[a].kind, MODEL_IMAGE_ANON);
@@ -635,6 +682,8 @@ static void test_live_bias(void **state)
 	check_live(s, &m, exe, ((struct link_map *)lm)->l_addr,
 		   (uint64_t)(uintptr_t)&test_local_function, "test_local_function");
 	assert_int_equal(test_local_function(1), 2);
+	/* maps' dev/inode are the files' own */
+	assert_int_equal(model_counter_value(&m, 0, "symbolize_identity_mismatch"), 0);
 	symbolizer_free(s);
 	model_free(&m);
 	dlclose(h);
@@ -856,6 +905,273 @@ static void test_kernel_build_id(void **state)
 	assert_string_equal(out, "");
 }
 
+/* ---- against llvm-symbolizer ---------------------------------------------- */
+
+#define LLVM_SYMBOLIZER "llvm-symbolizer-14"
+#define MAX_FRAMES 16
+
+struct frames {
+	uint64_t addr;
+	int n;                       /* name/where pairs, innermost first */
+	char name[MAX_FRAMES][128];
+	char where[MAX_FRAMES][160]; /* "basename:line", or "" when unknown */
+};
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* "dir/file.c:12 (discriminator 3)" -> "file.c:12"; "" for no line. */
+static void set_where(char *out, size_t size, const char *file, unsigned long line)
+{
+	if (!file || !line || !strcmp(file, "??"))
+		out[0] = '\0';
+	else
+		snprintf(out, size, "%s:%lu", base_name(file), line);
+}
+
+/* Our answer for addr, in llvm-symbolizer's innermost-first order. */
+static void our_frames(struct model *m, struct symbolizer *s, uint32_t img, uint64_t addr,
+		       struct frames *out)
+{
+	uint32_t loc = symbolizer_location(s, img, addr);
+	const struct model_location *l = &m->locations.items[loc];
+	const struct model_inline *inl = model_location_inlines(m, l);
+	uint32_t n = l->n_inlines;
+
+	out->addr = addr;
+	out->n = 0;
+	assert_true(n + 1 <= MAX_FRAMES);
+	for (uint32_t k = n; k-- > 0;) {
+		/* inl[k] runs at the previous frame's position; it was called
+		 * from inl[k].call_file:call_line */
+		snprintf(out->name[out->n], 128, "%s", m->functions.items[inl[k].function].name);
+		if (k == n - 1)
+			set_where(out->where[out->n], 160, file_path(m, l->file), l->line);
+		out->n++;
+	}
+	snprintf(out->name[out->n], 128, "%s", loc_function(m, loc)->name);
+	out->n++;
+	/* positions: innermost frame at the address, each caller at the call site */
+	if (!n) {
+		set_where(out->where[0], 160, file_path(m, l->file), l->line);
+		return;
+	}
+	for (uint32_t k = n; k-- > 0;)
+		set_where(out->where[n - k], 160, file_path(m, inl[k].call_file), inl[k].call_line);
+}
+
+/* Reads one address's block; `pending` carries the next block's address
+ * line, read ahead from the pipe. */
+static void llvm_frames(FILE *p, char *pending, size_t pending_size, uint64_t want,
+			struct frames *out)
+{
+	char line[512];
+	int have_addr = 0;
+
+	out->n = 0;
+	if (pending[0]) {
+		out->addr = strtoull(pending, NULL, 16);
+		have_addr = 1;
+		pending[0] = '\0';
+	}
+	for (;;) {
+		if (!fgets(line, sizeof(line), p))
+			break;
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "0x", 2)) {
+			if (have_addr) {
+				snprintf(pending, pending_size, "%.63s", line);
+				break;
+			}
+			out->addr = strtoull(line, NULL, 16);
+			have_addr = 1;
+			continue;
+		}
+		if (!line[0])
+			continue;
+		if (out->n >= MAX_FRAMES)
+			fail_msg("too many frames at %llx", (unsigned long long)want);
+		snprintf(out->name[out->n], 128, "%.127s", line);
+		if (!fgets(line, sizeof(line), p))
+			fail_msg("llvm-symbolizer: truncated output");
+		line[strcspn(line, " \n")] = '\0';
+		{
+			char *colon = strrchr(line, ':');
+
+			if (colon) {
+				*colon = '\0';
+				set_where(out->where[out->n], 160, line, strtoul(colon + 1, NULL, 10));
+			} else {
+				out->where[out->n][0] = '\0';
+			}
+		}
+		out->n++;
+	}
+	assert_true(have_addr);
+	assert_true(out->addr == want);
+}
+
+/*
+ * Every byte of [lo, hi) that we resolve to a function: the same frames,
+ * names and file:line as llvm-symbolizer gives.  llvm names the outermost
+ * frame from the nearest symbol, NOTYPE labels and weak or local aliases
+ * included, where we prefer the global symbol: there its name must be a
+ * symbol at our function's entry or a symtest_mark_* label (or "??": llvm
+ * takes no symbols from a separate debug file).  `syms` is the file with
+ * the full symbol table.
+ */
+static void compare_with_llvm(const char *path, const char *syms, const char *debug_root,
+			      uint64_t lo, uint64_t hi)
+{
+	char tmp[] = "/tmp/symtest-addrs-XXXXXX", cmd[1024], pending[64] = "";
+	struct frames *ours, theirs;
+	struct model m;
+	struct symbolizer *s;
+	uint32_t img;
+	size_t n = (size_t)(hi - lo), compared = 0;
+	FILE *f, *p;
+	int fd;
+
+	if (system("command -v " LLVM_SYMBOLIZER " >/dev/null 2>&1"))
+		skip();
+	fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	for (uint64_t a = lo; a < hi; a++)
+		fprintf(f, "0x%llx\n", (unsigned long long)a);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), LLVM_SYMBOLIZER " --obj=%s --inlines --output-style=GNU "
+		 "--functions=linkage --print-address --debug-file-directory=%s < %s",
+		 path, debug_root, tmp);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+
+	model_init(&m);
+	s = symbolizer_new(&m);
+	symbolizer_set_debug_root(s, debug_root);
+	img = symbolizer_image(s, path, NULL, 0, 0);
+	ours = calloc(1, sizeof(*ours));
+	assert_non_null(ours);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = lo + i;
+
+		llvm_frames(p, pending, sizeof(pending), a, &theirs);
+		uint32_t loc = symbolizer_location(s, img, a);
+
+		if (m.locations.items[loc].function == MODEL_NONE)
+			continue; /* llvm stretches symbols over padding; we do not */
+		our_frames(&m, s, img, a, ours);
+		if (ours->n != theirs.n)
+			fail_msg("%s %llx: %d frames, llvm-symbolizer %d", path,
+				 (unsigned long long)a, ours->n, theirs.n);
+		for (int k = 0; k < ours->n; k++) {
+			bool outermost = k == ours->n - 1;
+
+			uint64_t alias;
+
+			if (outermost && (!strncmp(theirs.name[k], "symtest_mark_", 13) ||
+					  /* llvm reads no symbols from a debug file */
+					  !strcmp(theirs.name[k], "??") ||
+					  (elf_symbol_find(syms, theirs.name[k], &alias, NULL) &&
+					   alias == loc_function(&m, loc)->entry)))
+				;
+			else if (strcmp(ours->name[k], theirs.name[k]))
+				fail_msg("%s %llx frame %d: %s, llvm-symbolizer %s", path,
+					 (unsigned long long)a, k, ours->name[k], theirs.name[k]);
+			if (strcmp(ours->where[k], theirs.where[k]))
+				fail_msg("%s %llx frame %d: '%s', llvm-symbolizer '%s'", path,
+					 (unsigned long long)a, k, ours->where[k], theirs.where[k]);
+		}
+		compared++;
+	}
+	assert_true(compared > 16);
+	free(ours);
+	pclose(p);
+	unlink(tmp);
+	symbolizer_free(s);
+	model_free(&m);
+}
+
+static void test_against_llvm_symbolizer(void **state)
+{
+	static const char *const files[] = { "inline", "pie", "nopie", "libsymtest.so",
+					     "stripped-buildid", "stripped-debuglink" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[256];
+		struct model m;
+		struct symbolizer *s;
+		struct model_image im;
+		uint32_t img;
+
+		char syms[300];
+
+		snprintf(path, sizeof(path), SYMTEST "/%s", files[i]);
+		snprintf(syms, sizeof(syms), "%s%s", path,
+			 strncmp(files[i], "stripped-", 9) ? "" : ".full");
+		model_init(&m);
+		s = symbolizer_new(&m);
+		img = symbolizer_image(s, path, NULL, 0, 0);
+		im = m.images.items[img];
+		symbolizer_free(s);
+		compare_with_llvm(path, syms, DEBUG_ROOT, im.text_start, im.text_start + im.text_size);
+		model_free(&m);
+	}
+}
+
+static void test_vdso(void **state)
+{
+	struct collected c = { .n = 0 };
+	const struct procmap_entry *e = NULL;
+	const struct model_function *f;
+	struct procmaps maps;
+	struct model m;
+	struct symbolizer *s;
+	uint64_t bias, addr;
+	uint32_t img;
+	void *h, *fn;
+
+	(void)state;
+	assert_int_equal(procmaps_read(getpid(), &maps), 0);
+	for (size_t i = 0; i < maps.n; i++)
+		if (!strcmp(maps.entries[i].path, "[vdso]"))
+			e = &maps.entries[i];
+	if (!e) {
+		procmaps_free(&maps);
+		skip();
+	}
+	/* the dynamic loader knows the vDSO as a library */
+	h = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+	assert_non_null(h);
+	fn = dlsym(h, "__vdso_clock_gettime");
+	assert_non_null(fn);
+
+	model_init(&m);
+	s = symbolizer_new(&m);
+	img = symbolizer_special_image(s, "[vdso]");
+	assert_int_equal(m.images.items[img].kind, MODEL_IMAGE_ANON);
+	assert_true(m.images.items[img].has_symbols);
+	assert_true(m.images.items[img].text_size > 0);
+	bias = symbolizer_bias(s, img, e->start, e->pgoff);
+	assert_true(bias == e->start);
+	addr = (uint64_t)(uintptr_t)fn - bias;
+	assert_int_equal(symbolizer_match_functions(s, img, "__vdso_clock_gettime", collect, &c), 1);
+	f = loc_function(&m, symbolizer_location(s, img, addr + 1));
+	assert_non_null(f);
+	assert_true(f->entry == addr);
+	/* clock_gettime is its weak alias */
+	assert_string_equal(f->name, "__vdso_clock_gettime");
+	symbolizer_free(s);
+	model_free(&m);
+	procmaps_free(&maps);
+	dlclose(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -864,6 +1180,7 @@ int main(void)
 		cmocka_unit_test(test_stripped_buildid),
 		cmocka_unit_test(test_stripped_debuglink),
 		cmocka_unit_test(test_debuglink_bad_crc),
+		cmocka_unit_test(test_debuglink_under_root),
 		cmocka_unit_test(test_inline_chain),
 		cmocka_unit_test(test_image_cache),
 		cmocka_unit_test(test_live_bias),
@@ -872,6 +1189,8 @@ int main(void)
 		cmocka_unit_test(test_kernel_restricted),
 		cmocka_unit_test(test_kallsyms_parse),
 		cmocka_unit_test(test_kernel_build_id),
+		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_against_llvm_symbolizer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

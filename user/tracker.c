@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "collector.h"
@@ -155,14 +154,10 @@ static void load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 		mm.pgoff = e->pgoff;
 		mm.exec = true;
 		mm.since_ns = epoch_of(t, now_ktime);
-		if (e->path[0] == '/') {
-			snprintf(open_path, sizeof(open_path), "/proc/%d/map_files/%llx-%llx", pid,
-				 (unsigned long long)e->start, (unsigned long long)e->end);
-			if (access(open_path, R_OK) != 0)
-				snprintf(open_path, sizeof(open_path), "/proc/%d/root%s", pid,
-					 e->path);
-			mm.image = symbolizer_image(t->sym, e->path, open_path,
-						    makedev(e->dev_major, e->dev_minor), e->inode);
+		if (procmap_is_file(e)) {
+			procmaps_open_path(pid, e, open_path, sizeof(open_path));
+			mm.image = symbolizer_image(t->sym, e->path, open_path, procmap_dev(e),
+						    e->inode);
 			mm.bias = symbolizer_bias(t->sym, mm.image, e->start, e->pgoff);
 		} else {
 			/* [vdso], JIT code: addresses relative to the mapping */

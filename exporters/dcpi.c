@@ -24,6 +24,8 @@
  *             UINT32_MAX instead of wrapping
  *   outside N (only when needed) N samples at addresses below tstart or
  *             more than 4 GiB above it, which a u32 offset cannot hold
+ *   lost N    (only when needed) events the whole run lost (ring buffer
+ *             full, stack walks failed): these counts are a lower bound
  *   samples   padded with spaces to a header length multiple of 4
  * The sampled instruction is frame 0 of the sample's stack, or its user PC
  * through the process's mappings when it has no stack.
@@ -158,6 +160,8 @@ int dcpi_encode(FILE *fp, const struct dcpi_image_info *info,
 		hlen += fprintf(fp, "clamped %" PRIu64 "\n", st->clamped);
 	if (st->outside)
 		hlen += fprintf(fp, "outside %" PRIu64 "\n", st->outside);
+	if (info->lost)
+		hlen += fprintf(fp, "lost %" PRIu64 "\n", info->lost);
 	/* Spaces after "samples" (the terminator allows them) so that the
 	 * header, newline included, is a multiple of 4 bytes long and the
 	 * binary part 32-bit aligned, as the spec recommends. */
@@ -376,6 +380,7 @@ static int write_image(const struct model *m, const struct export_options *opts,
 		.tstart = img->text_start,
 		.tsize = img->text_size,
 		.run_start_ns = m->run.start_ns,
+		.lost = model_total_lost(m),
 		.event = m->run.event,
 		.period = m->run.period_ns ? m->run.period_ns :
 			  m->run.freq_hz ? 1000000000ULL / m->run.freq_hz : 0,

@@ -88,6 +88,7 @@ struct dcpi_image_info {
 	uint64_t period;          /* event units (ns for cpu-clock) per sample */
 	uint32_t cpu_mhz;         /* 0 when unknown */
 	uint32_t ncpus;
+	uint64_t lost;            /* events the run lost, 0: no `lost` line */
 };
 
 /* A sampled address (file-relative, not relative to tstart) and its count. */

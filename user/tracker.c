@@ -18,6 +18,7 @@
 /* A mapping is re-read at most this often per process when a sample falls
  * outside every known mapping (the process may have exited meanwhile). */
 #define MAPS_REREAD_NS 50000000ULL
+#define EXEC_GRACE_NS 50000000ULL
 
 /* Functions that start a thread: a user stack that ends in one of them is
  * complete; any other ending means the walk stopped early. */
@@ -607,11 +608,13 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 		return 0;
 	}
 	if (t->awaiting_exec && (pid_t)h->tgid == t->awaiting_exec) {
-		/* Until the exec, it is the profiler's own copy waiting; a record
-		 * after it was let go ends the wait even if the exec record was
-		 * lost in a full ring. */
+		/* Until the exec, it is the profiler's own copy waiting.  An exec
+		 * takes far less than EXEC_GRACE_NS once the child is let go: a
+		 * record later than that ends the wait, should the exec record
+		 * have been lost in a full ring. */
 		if (h->kind != COLLECTOR_EV_EXEC &&
-		    (!t->exec_allowed_ktime || h->ktime_ns < t->exec_allowed_ktime)) {
+		    (!t->exec_allowed_ktime ||
+		     h->ktime_ns < t->exec_allowed_ktime + EXEC_GRACE_NS)) {
 			model_count_stat(t->m, "records_before_exec", 1);
 			return 0;
 		}

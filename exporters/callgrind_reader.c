@@ -947,12 +947,29 @@ static int parse_lines(struct parser *ps)
 		err = fail(ps, ps->n, "no events: line");
 		goto out;
 	}
+	if (ps->n && ps->data[ps->n - 1] != '\n') {
+		err = fail(ps, ps->n, "the last line has no newline (a truncated file?)");
+		goto out;
+	}
 	if (p->totals) {
 		for (size_t i = 0; i < p->n_events; i++)
 			if (p->totals[i] != p->self_sum[i]) {
 				err = fail(ps, ps->totals_off,
 					   "totals: %s is %llu but the cost lines sum to %llu",
 					   p->events[i], (unsigned long long)p->totals[i],
+					   (unsigned long long)p->self_sum[i]);
+				goto out;
+			}
+	}
+	if (p->summary && !p->totals) {
+		/* Callgrind writes summary: equal to the cost lines' sum; less
+		 * than it means the file was cut short. */
+		for (size_t i = 0; i < p->n_events; i++)
+			if (p->summary[i] != p->self_sum[i]) {
+				err = fail(ps, ps->n,
+					   "summary: %s is %llu but the cost lines sum to %llu "
+					   "(a truncated file?)",
+					   p->events[i], (unsigned long long)p->summary[i],
 					   (unsigned long long)p->self_sum[i]);
 				goto out;
 			}

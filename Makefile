@@ -37,7 +37,7 @@ HEADERS   := $(wildcard user/*.h exporters/*.h bpf/*.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps demo check unit integration clean
+.PHONY: all deps demo check unit integration integration-san clean
 .DEFAULT_GOAL := all
 
 all: collector
@@ -74,6 +74,11 @@ $(BUILD)/libcollector-san.a: $(SAN_OBJS)
 collector: $(BUILD)/obj/user/main.o $(BUILD)/libcollector.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# The same collector with AddressSanitizer and UBSan, for the integration
+# suite's second pass.
+$(BUILD)/collector-san: $(BUILD)/san/user/main.o $(BUILD)/libcollector-san.a
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
 # Unit tests (cmocka) are built with AddressSanitizer and UBSan.
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcollector-san.a $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -81,7 +86,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcollector-san.a $(HEADERS)
 		$(LDLIBS) -lcmocka
 
 # Suites `make check` runs, in order; mk/ fragments may add their own.
-CHECK_SUITES := unit integration
+CHECK_SUITES := unit integration integration-san
 
 # Extra rules (test ELF files, workloads, fuzzers, benchmarks) live in mk/.
 include $(wildcard mk/*.mk)
@@ -91,6 +96,12 @@ unit: $(UNIT_BINS) $(UNIT_DEPS)
 
 integration: collector $(INTEGRATION_DEPS)
 	@$(SUDO) ./tests/run-integration.sh
+
+# The integration suite again, on the ASan+UBSan build of the collector.
+integration-san: $(BUILD)/collector-san $(INTEGRATION_DEPS)
+	@$(SUDO) env COLLECTOR=$(CURDIR)/$(BUILD)/collector-san SUITE=integration-san \
+		ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		./tests/run-integration.sh
 
 # Every suite runs even when an earlier one fails; the last line adds up.
 check: deps

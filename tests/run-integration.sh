@@ -5,12 +5,13 @@ cd "$(dirname "$0")/.." || exit 1
 passed=0
 failed=0
 skipped=0
-export COLLECTOR="$PWD/collector"
+export COLLECTOR="${COLLECTOR:-$PWD/collector}"
+SUITE="${SUITE:-integration}"
 export TOP="$PWD"
 for t in tests/integration/test_*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
-	log="build/integration-$name.log"
+	log="build/$SUITE-$name.log"
 	mkdir -p build
 	start=$(date +%s)
 	sh "$t" >"$log" 2>&1
@@ -22,6 +23,6 @@ for t in tests/integration/test_*.sh; do
 	*) failed=$((failed + 1)); echo "FAIL $name (exit $rc, ${secs}s)"; sed 's/^/    /' "$log" | tail -n 60 ;;
 	esac
 done
-echo "integration: $passed passed, $failed failed, $skipped skipped"
-echo "$passed $failed $skipped" > build/integration-results
+echo "$SUITE: $passed passed, $failed failed, $skipped skipped"
+echo "$passed $failed $skipped" > "build/$SUITE-results"
 [ "$failed" -eq 0 ]

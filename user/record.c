@@ -351,7 +351,6 @@ int record_run(const struct collector_options *opts)
 	bool child_exited = false;
 	int rc = EXIT_FAILURE_RUN, err, i;
 
-	model_init(&m);
 	cpu0 = own_cpu_ns();
 	if (invoking_user_get(&user) != 0)
 		return EXIT_USAGE;
@@ -372,6 +371,9 @@ int record_run(const struct collector_options *opts)
 		default_output(outdir, sizeof(outdir));
 	if (make_output_dir(outdir, &user) != 0)
 		return EXIT_OUTPUT;
+
+	/* from here on every exit goes through cleanup */
+	model_init(&m);
 
 	install_signals();
 	m.run.ktime_to_epoch_ns = measure_ktime_offset();

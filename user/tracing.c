@@ -304,7 +304,33 @@ static int on_match(void *vctx, const struct symbolizer_symbol *sym)
 	return 0;
 }
 
+static void free_files(struct traced_file *files, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(files[i].path);
+		free(files[i].offsets);
+		free(files[i].cookies);
+	}
+	free(files);
+}
+
+static int resolve_specs(struct model *m, struct symbolizer *sym,
+			 const struct tracing_config *cfg);
+
 int tracing_resolve(struct model *m, struct symbolizer *sym, const struct tracing_config *cfg)
+{
+	int err = resolve_specs(m, sym, cfg);
+
+	if (err) {
+		free_files(pending_files, n_pending_files);
+		pending_files = NULL;
+		n_pending_files = 0;
+	}
+	return err;
+}
+
+static int resolve_specs(struct model *m, struct symbolizer *sym,
+			 const struct tracing_config *cfg)
 {
 	for (int i = 0; i < cfg->n_specs; i++) {
 		const char *spec = cfg->specs[i], *colon = strchr(spec, ':');
@@ -327,10 +353,12 @@ int tracing_resolve(struct model *m, struct symbolizer *sym, const struct tracin
 			if (strcmp(pending_files[k].path, path) == 0)
 				f = &pending_files[k];
 		if (!f) {
-			pending_files = realloc(pending_files,
-						(n_pending_files + 1) * sizeof(*pending_files));
-			if (!pending_files)
+			struct traced_file *grown = realloc(pending_files,
+							    (n_pending_files + 1) * sizeof(*grown));
+
+			if (!grown)
 				return -ENOMEM;
+			pending_files = grown;
 			f = &pending_files[n_pending_files++];
 			memset(f, 0, sizeof(*f));
 			f->path = strdup(path);
@@ -739,11 +767,6 @@ void tracing_close(struct tracing *t)
 	free(t->link_fds);
 	free(t->links);
 	trace_bpf__destroy(t->skel);
-	for (size_t i = 0; i < t->n_files; i++) {
-		free(t->files[i].path);
-		free(t->files[i].offsets);
-		free(t->files[i].cookies);
-	}
-	free(t->files);
+	free_files(t->files, t->n_files);
 	free(t);
 }

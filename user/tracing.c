@@ -445,8 +445,10 @@ int tracing_open(struct tracing **out, struct bpf_session *session, struct model
 	t->n_files = n_pending_files;
 	pending_files = NULL;
 	n_pending_files = 0;
-	err = load(t, true, &t->skel);
-	t->multi = true;
+	/* COLLECTOR_SINGLE_UPROBES=1 takes the path of kernels without the
+	 * multi-uprobe link (before 6.6), so that it stays tested. */
+	t->multi = !getenv("COLLECTOR_SINGLE_UPROBES");
+	err = load(t, t->multi, &t->skel);
 	if (err) {
 		fprintf(stderr, "collector: cannot load the tracing BPF programs: %s "
 			"(run with -v for the verifier's log)\n", strerror(-err));

@@ -40,6 +40,11 @@ grep -q "^events: .*TracedNs" "$cg" || fail "no TracedNs event in Callgrind"
 awk '/^cfn=/ { callee = $0 } /^calls=100000 / && callee ~ /traced_g/ { found = 1 } END { exit !found }' "$cg" ||
 	fail "Callgrind has no calls=100000 edge into traced_g"
 
+# single uprobes, as on kernels without the multi-uprobe link
+COLLECTOR_SINGLE_UPROBES=1 "$COLLECTOR" -o "$TMP/single" -f xray --trace "$WL/calls:traced_*" -- \
+	"$WL/calls" >"$TMP/summary1" 2>&1 || { cat "$TMP/summary1"; fail "single uprobes: exit $?"; }
+[ "$(calls_of "$TMP/summary1" traced_g)" = 100000 ] || fail "single uprobes: traced_g not 100000 calls"
+
 # -p on a running process: attach in mid-run; exits whose entry came before
 # the attach are counted and dropped, never corrupting the counts
 "$WL/calls" 1000000 >/dev/null &

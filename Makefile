@@ -113,7 +113,9 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory all $(DEMO_DEPS)
 	@rm -rf demo-out
-	$(SUDO) ./collector -o demo-out -- ./$(BUILD)/workloads/demo
+	$(SUDO) ./collector -o demo-out --trace './$(BUILD)/workloads/demo:chain_*' \
+		-- ./$(BUILD)/workloads/demo 2
+	@echo "demo: every format is in demo-out/; read them with ./collector dump demo-out"
 
 clean:
 	rm -rf $(BUILD) collector demo-out

@@ -1204,6 +1204,97 @@ static void test_mutations_own(void **state)
 	}
 }
 
+/* expects hkr_read_mem to reject the image with a message naming `what` */
+static void expect_reject(const char *name, const uint8_t *buf, size_t n, const char *what)
+{
+	struct hkr_db db = { 0 };
+	char *msg = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&msg, &len);
+
+	assert_int_equal(hkr_read_mem(name, buf, n, &db, f), -EINVAL);
+	fclose(f);
+	if (!strstr(msg, what))
+		fail_msg("expected '%s' in: %s", what, msg);
+	assert_non_null(strstr(msg, ": offset "));
+	free(msg);
+	hkr_free(&db);
+}
+
+/* targeted corruptions of our own files are each caught and explained */
+static void test_reader_rejects(void **state)
+{
+	struct env *e = *state;
+	struct hkr_db db;
+	char *dbdir, *p;
+	uint8_t *b;
+	size_t n;
+	uint64_t pi, ps, pt;
+
+	write_db(e, false, &db, &dbdir);
+	hkr_free(&db);
+
+	p = path_join(dbdir, "profile.db");
+	b = slurp(p, &n);
+	pi = rd64(b, rd64(b, 0x18)) + 0x30; /* profile 1 */
+	assert_true(*(uint32_t *)(b + pi + 0x10) >= 2);
+	ps = rd64(b, pi + 0x18);
+	{
+		uint32_t c0, c1;
+
+		memcpy(&c0, b + ps, 4);
+		memcpy(&c1, b + ps + 12, 4);
+		memcpy(b + ps, &c1, 4);
+		memcpy(b + ps + 12, &c0, 4);
+	}
+	expect_reject(p, b, n, "not sorted by ctxId");
+	free(b);
+	b = slurp(p, &n);
+	b[rd64(b, 0x18) + 0x0c] = 0x10; /* szProfile */
+	expect_reject(p, b, n, "szProfile");
+	free(b);
+	free(p);
+
+	p = path_join(dbdir, "meta.db");
+	b = slurp(p, &n);
+	memcpy(b + n - 8, "_meta.dX", 8);
+	expect_reject(p, b, n, "footer");
+	free(b);
+	b = slurp(p, &n);
+	{
+		uint64_t far = n + 64, fsec = rd64(b, 0x88);
+
+		memcpy(b + fsec, &far, 8); /* pFunctions */
+		expect_reject(p, b, n, "function array");
+	}
+	free(b);
+	free(p);
+
+	p = path_join(dbdir, "trace.db");
+	b = slurp(p, &n);
+	pt = rd64(b, rd64(b, rd64(b, 0x18)) + 8); /* first line's pStart */
+	{
+		uint64_t ts = rd64(b, pt) - 1;
+
+		memcpy(b + pt + 12, &ts, 8); /* second element before the first */
+	}
+	expect_reject(p, b, n, "not sorted by timestamp");
+	free(b);
+	b = slurp(p, &n);
+	memset(b + pt + 8, 0, 4);
+	memset(b + pt + 12 + 8, 0, 4);
+	expect_reject(p, b, n, "two consecutive ctxId 0");
+	free(b);
+	free(p);
+
+	p = path_join(dbdir, "cct.db");
+	b = slurp(p, &n);
+	expect_reject(p, b, 100, "footer");
+	free(b);
+	free(p);
+	free(dbdir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1213,6 +1304,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scale, setup, teardown),
 		cmocka_unit_test(test_fixture_structured),
 		cmocka_unit_test(test_fixture_nostruct),
+		cmocka_unit_test_setup_teardown(test_reader_rejects, setup, teardown),
 		cmocka_unit_test(test_mutations),
 		cmocka_unit_test_setup_teardown(test_mutations_own, setup, teardown),
 	};

@@ -579,8 +579,14 @@ static void check_model_db(struct env *e, const struct hkr_db *db)
 		assert_true(seen_copy && seen_missing);
 		free(want);
 	}
-	/* traces: T0, T1, T2 (T3 ran no sample) */
-	assert_int_equal(db->n_traces, 3);
+	/* traces: one per thread profile, in profile order */
+	assert_int_equal(db->n_traces, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(db->traces[i].prof, i + 1);
+	/* T3 ran no sample: "not running" from the start */
+	assert_int_equal(db->traces[3].n, 1);
+	assert_int_equal(db->traces[3].elems[0].ctx, 0);
+	assert_true(db->traces[3].elems[0].timestamp == T0_NS);
 	{
 		const struct hkr_trace *tr = &db->traces[0];
 
@@ -593,7 +599,7 @@ static void check_model_db(struct env *e, const struct hkr_db *db)
 		assert_int_equal(db->traces[1].n, 6);
 		assert_true(db->traces[1].elems[5].timestamp == T0_NS + 300 * MS);
 		if (!db->draft) {
-			assert_true(db->min_ts == T0_NS + 10 * MS);
+			assert_true(db->min_ts == T0_NS); /* T3's start */
 			assert_true(db->max_ts == T0_NS + 500 * MS);
 		}
 	}
@@ -669,7 +675,7 @@ static void test_round_trip_released(void **state)
 	b = slurp(p, &n);
 	assert_memory_equal(b, "HPCTOOLKITtrce\x04\x00", 16);
 	assert_memory_equal(b + n - 8, "trace.db", 8);
-	assert_int_equal(rd64(b, 0x10), 0x20 + 3 * 24);
+	assert_int_equal(rd64(b, 0x10), 0x20 + 4 * 24);
 	assert_int_equal(b[rd64(b, 0x18) + 0x0c], 24);
 	free(b);
 	free(p);

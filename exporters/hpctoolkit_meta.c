@@ -223,12 +223,11 @@ static void write_metrics_draft(struct meta *mt)
 }
 
 /* Marks the modules, files and functions the contexts use. */
-static int select_used(struct meta *mt, char *const *src_paths)
+static int select_used(struct meta *mt)
 {
 	const struct model *m = mt->m;
 	const struct hk_tree *t = mt->t;
 
-	(void)src_paths;
 	mt->mod_of_image = malloc((m->images.len + 1) * sizeof(uint32_t));
 	mt->file_of_file = malloc((m->files.len + 1) * sizeof(uint32_t));
 	mt->fn_of_function = malloc((m->functions.len + 1) * sizeof(uint32_t));
@@ -342,12 +341,12 @@ static void write_tables(struct meta *mt, char *const *src_paths)
 	hk_buf_set_u16(b, start + 0x0c, HK_SZ_FUNCTION);
 	for (size_t i = 0; i < mt->n_functions + n_entry_fns; i++) {
 		size_t o = mt->p_functions + i * HK_SZ_FUNCTION;
+		const struct model_function *f;
 
 		hk_buf_set_u64(b, o, sfn[i]);
 		if (i >= mt->n_functions)
-			continue;
-		const struct model_function *f = &m->functions.items[mt->functions[i]];
-
+			continue; /* an entry point's pseudo-function: a name only */
+		f = &m->functions.items[mt->functions[i]];
 		if (f->image < m->images.len)
 			hk_buf_set_u64(b, o + 0x08,
 				       mt->p_modules + mt->mod_of_image[f->image] * HK_SZ_MODULE);
@@ -486,7 +485,7 @@ int hk_write_meta(const struct hk_tree *t, const struct export_options *opts,
 	struct outfile f;
 	int err;
 
-	err = select_used(&mt, src_paths);
+	err = select_used(&mt);
 	if (err)
 		goto out;
 	hk_file_header(mt.hdr, "meta");

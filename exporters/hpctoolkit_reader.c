@@ -140,9 +140,10 @@ static void *alloc_array(struct rd *r, uint64_t n, size_t size)
 	return p;
 }
 
-/* Common header: magic, format, version, n sections; footer. */
+/* Common header: magic, format, version, n sections (8-aligned, except
+ * those in the `unaligned` bit mask); footer. */
 static bool read_header(struct rd *r, const char *format, const char *footer, int n_sec,
-			struct sec *secs)
+			struct sec *secs, unsigned unaligned)
 {
 	uint64_t hdr = 0x10 + 0x10 * n_sec;
 	struct sec file = { 0, r->n };
@@ -160,7 +161,8 @@ static bool read_header(struct rd *r, const char *format, const char *footer, in
 	for (int i = 0; i < n_sec; i++) {
 		secs[i].size = u64(r, 0x10 + 0x10 * i);
 		secs[i].off = u64(r, 0x18 + 0x10 * i);
-		if (!need(r, secs[i].off, secs[i].size, &file, 1, "section"))
+		if (!need(r, secs[i].off, secs[i].size, &file,
+			  secs[i].size && !(unaligned & 1u << i) ? 8 : 1, "section"))
 			return false;
 		if (secs[i].off < hdr && secs[i].size)
 			return fail(r, 0x18 + 0x10 * i, "section overlaps the file header");
@@ -683,7 +685,8 @@ static int parse_meta(struct rd *r, struct hkr_db *db)
 	struct arrays a;
 	const struct sec *ms = &secs[M_METRICS];
 
-	if (!read_header(r, "meta", "_meta.db", M_N, secs))
+	/* the string table is a u8*(1) in the draft */
+	if (!read_header(r, "meta", "_meta.db", M_N, secs, 1u << M_STRINGS))
 		return -EINVAL;
 	/* the layouts differ first in the metric structure sizes */
 	if (!need(r, ms->off, 0x0f, ms, 8, "metrics header"))
@@ -790,7 +793,7 @@ static int parse_profile(struct rd *r, struct hkr_db *db)
 	uint8_t sz;
 	bool draft;
 
-	if (!read_header(r, "prof", "_prof.db", 2, secs))
+	if (!read_header(r, "prof", "_prof.db", 2, secs, 0))
 		return -EINVAL;
 	if (!need(r, pis->off, 0x0d, pis, 8, "profile info header"))
 		return -EINVAL;
@@ -843,7 +846,7 @@ static int parse_cct(struct rd *r, struct hkr_db *db)
 	uint32_t n;
 	uint8_t sz;
 
-	if (!read_header(r, "ctxt", "__ctx.db", 1, secs))
+	if (!read_header(r, "ctxt", "__ctx.db", 1, secs, 0))
 		return -EINVAL;
 	if (!need(r, secs[0].off, 0x0d, &secs[0], 8, "context info header"))
 		return -EINVAL;
@@ -917,7 +920,7 @@ static int parse_trace(struct rd *r, struct hkr_db *db)
 	uint32_t n;
 	uint8_t sz;
 
-	if (!read_header(r, "trce", "trace.db", 1, secs))
+	if (!read_header(r, "trce", "trace.db", 1, secs, 0))
 		return -EINVAL;
 	file = (struct sec){ 0, r->n };
 	if (!need(r, s->off, 0x0d, s, 8, "trace header"))
@@ -1070,6 +1073,9 @@ int hkr_read_dir(const char *dir, struct hkr_db *db, FILE *errf)
 
 	for (int i = 0; i < 4 && !err; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		/* a database without traces has no trace.db */
+		if (i == 3 && access(path, F_OK) != 0 && errno == ENOENT)
+			break;
 		err = read_file(path, db, errf, NULL);
 	}
 	if (err)

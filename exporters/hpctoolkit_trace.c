@@ -6,6 +6,9 @@
  * sched_switch records: switched out -> ctxId 0 ("not running"), never two
  * 0s in a row.  A thread's line ends with a 0 at its exit (or the end of the
  * run), as hpcprof ends its lines, so the last sample has a duration.
+ * Every thread profile has a line, in profile order (hpcviewer ignores
+ * profIndex and takes trace i for profile i + 1): a thread that ran no
+ * sample gets one "not running" element at its start.
  *
  * Samples and switches are each time-ordered in the model, so one merged
  * walk gives every thread's elements in order.  A first walk counts them
@@ -101,6 +104,15 @@ static void walk_all(struct walk *w)
 			if (w->ls[prof - 1].count)
 				element(w, prof, sw->time_ns, 0);
 		}
+	}
+	for (size_t p = 0; p < t->n_threads; p++) {
+		const struct model_thread *th = &m->threads.items[t->threads[p].thread];
+		uint64_t start = th->start_ns ? th->start_ns : m->run.start_ns;
+
+		if (!start && w->min_ts != UINT64_MAX)
+			start = w->min_ts;
+		if (!w->ls[p].count)
+			element(w, p + 1, start, 0);
 	}
 	/* close each line at the thread's exit, or at the end of the run */
 	for (size_t p = 0; p < t->n_threads; p++) {

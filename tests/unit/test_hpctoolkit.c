@@ -579,8 +579,14 @@ static void check_model_db(struct env *e, const struct hkr_db *db)
 		assert_true(seen_copy && seen_missing);
 		free(want);
 	}
-	/* traces: T0, T1, T2 (T3 ran no sample) */
-	assert_int_equal(db->n_traces, 3);
+	/* traces: one per thread profile, in profile order */
+	assert_int_equal(db->n_traces, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(db->traces[i].prof, i + 1);
+	/* T3 ran no sample: "not running" from the start */
+	assert_int_equal(db->traces[3].n, 1);
+	assert_int_equal(db->traces[3].elems[0].ctx, 0);
+	assert_true(db->traces[3].elems[0].timestamp == T0_NS);
 	{
 		const struct hkr_trace *tr = &db->traces[0];
 
@@ -593,7 +599,7 @@ static void check_model_db(struct env *e, const struct hkr_db *db)
 		assert_int_equal(db->traces[1].n, 6);
 		assert_true(db->traces[1].elems[5].timestamp == T0_NS + 300 * MS);
 		if (!db->draft) {
-			assert_true(db->min_ts == T0_NS + 10 * MS);
+			assert_true(db->min_ts == T0_NS); /* T3's start */
 			assert_true(db->max_ts == T0_NS + 500 * MS);
 		}
 	}
@@ -669,7 +675,7 @@ static void test_round_trip_released(void **state)
 	b = slurp(p, &n);
 	assert_memory_equal(b, "HPCTOOLKITtrce\x04\x00", 16);
 	assert_memory_equal(b + n - 8, "trace.db", 8);
-	assert_int_equal(rd64(b, 0x10), 0x20 + 3 * 24);
+	assert_int_equal(rd64(b, 0x10), 0x20 + 4 * 24);
 	assert_int_equal(b[rd64(b, 0x18) + 0x0c], 24);
 	free(b);
 	free(p);
@@ -865,9 +871,13 @@ struct yaml {
 	/* values: (kind 'p' profile / 'c' cct, a, b, c, value) */
 	struct yval { char kind; uint32_t a, b, c; double v; } *vals;
 	size_t n_vals;
+	char **paths; /* module paths, then file paths */
+	size_t n_paths, n_module_paths;
 	size_t n_traces;
 	uint32_t *trace_prof;
 	size_t *trace_len;
+	struct hkr_elem *elems; /* all traces, in order */
+	size_t n_elems;
 	uint64_t min_ts, max_ts, first_ts;
 };
 
@@ -935,6 +945,18 @@ static void parse_yaml(const char *path, struct yaml *y)
 			} else if (!strcmp(sub, "metrics") && ind == 6 &&
 				   strstr(l, "name: ") == l) {
 				y->metric = strdup(l + 6);
+			} else if ((!strcmp(sub, "modules") || !strcmp(sub, "files")) && ind == 6 &&
+				   strstr(l, "path: ") == l) {
+				char *v = l + 6;
+				size_t len = strlen(v);
+
+				if (len >= 2 && v[0] == '\'' && v[len - 1] == '\'') {
+					v[len - 1] = 0;
+					v++;
+				}
+				*GROW(y->paths, y->n_paths) = strdup(v);
+				if (!strcmp(sub, "modules"))
+					y->n_module_paths = y->n_paths;
 			}
 			continue;
 		}
@@ -980,6 +1002,9 @@ static void parse_yaml(const char *path, struct yaml *y)
 				if (!y->first_ts)
 					y->first_ts = b;
 				y->trace_len[y->n_traces - 1]++;
+				GROW(y->elems, y->n_elems)->timestamp = b;
+			} else if (sscanf(l, "ctx_id: %llu", &a) == 1) {
+				y->elems[y->n_elems - 1].ctx = a;
 			}
 		}
 	}
@@ -996,6 +1021,10 @@ static void free_yaml(struct yaml *y)
 	free(y->vals);
 	free(y->trace_prof);
 	free(y->trace_len);
+	for (size_t i = 0; i < y->n_paths; i++)
+		free(y->paths[i]);
+	free(y->paths);
+	free(y->elems);
 }
 
 static const char *const rel_names[] = { "lexical", "call", "inlined_call" };
@@ -1071,11 +1100,23 @@ static void compare_fixture(const char *name, size_t want_ctx, size_t want_fn)
 		assert_int_equal(total_c, n_cvals);
 		assert_true(n_pvals > 100 && n_cvals > 100);
 	}
-	/* traces */
+	/* module and file paths */
+	assert_int_equal(db.n_modules, y.n_module_paths);
+	assert_int_equal(db.n_modules + db.n_files, y.n_paths);
+	for (size_t i = 0; i < db.n_modules; i++)
+		assert_string_equal(db.modules[i].path, y.paths[i]);
+	for (size_t i = 0; i < db.n_files; i++)
+		assert_string_equal(db.files[i].path, y.paths[db.n_modules + i]);
+	/* traces, element by element */
 	assert_int_equal(db.n_traces, y.n_traces);
-	for (size_t i = 0; i < y.n_traces; i++) {
+	for (size_t i = 0, e = 0; i < y.n_traces; i++) {
 		assert_int_equal(db.traces[i].prof, y.trace_prof[i]);
 		assert_int_equal(db.traces[i].n, y.trace_len[i]);
+		for (size_t k = 0; k < db.traces[i].n; k++, e++) {
+			assert_true(e < y.n_elems);
+			assert_true(db.traces[i].elems[k].timestamp == y.elems[e].timestamp);
+			assert_int_equal(db.traces[i].elems[k].ctx, y.elems[e].ctx);
+		}
 	}
 	assert_true(db.has_range && db.min_ts == y.min_ts && db.max_ts == y.max_ts);
 	assert_true(db.traces[0].elems[0].timestamp == y.first_ts);
@@ -1099,45 +1140,165 @@ static void test_fixture_nostruct(void **state)
 
 /* ---- hostile input: mutated fixture files never crash the reader ------------ */
 
+/* rounds of 1-4 random byte changes (and truncations) of a file image:
+ * the reader must reject or accept, never crash or overrun */
+static void mutate_file(const char *path, unsigned seed, int rounds)
+{
+	uint8_t *orig, *buf;
+	size_t n;
+	int rejected = 0;
+
+	orig = slurp(path, &n);
+	buf = malloc(n);
+	assert_non_null(buf);
+	for (int round = 0; round < rounds; round++) {
+		struct hkr_db db = { 0 };
+		int err;
+
+		memcpy(buf, orig, n);
+		for (int k = 0; k < 1 + round % 4; k++) {
+			size_t off = rand_r(&seed) % n;
+
+			/* hit header and pointer fields more often */
+			if (round % 3 == 0)
+				off = rand_r(&seed) % (n < 512 ? n : 512);
+			buf[off] = round % 5 ? (uint8_t)rand_r(&seed) : 0xff;
+		}
+		err = hkr_read_mem(path, buf, round % 7 ? n : rand_r(&seed) % n + 1, &db, NULL);
+		assert_true(err == 0 || err == -EINVAL);
+		rejected += err != 0;
+		hkr_free(&db);
+	}
+	assert_true(rejected > rounds / 20);
+	free(buf);
+	free(orig);
+}
+
+static const char *const db_files[] = { "meta.db", "profile.db", "cct.db", "trace.db" };
+
 static void test_mutations(void **state)
 {
-	static const char *const files[] = { "meta.db", "profile.db", "cct.db", "trace.db" };
-	unsigned seed = 12345;
-
 	(void)state;
 	for (int fi = 0; fi < 4; fi++) {
 		char *p;
-		uint8_t *orig, *buf;
-		size_t n;
-		int rejected = 0;
 
 		assert_true(asprintf(&p, "%s/hpctoolkit/loops-cputime-t.d/%s", fixtures(),
-				     files[fi]) > 0);
-		orig = slurp(p, &n);
-		buf = malloc(n);
-		for (int round = 0; round < 3000; round++) {
-			struct hkr_db db = { 0 };
-			int err;
-
-			memcpy(buf, orig, n);
-			for (int k = 0; k < 1 + round % 4; k++) {
-				size_t off = rand_r(&seed) % n;
-
-				/* hit header and pointer fields more often */
-				if (round % 3 == 0)
-					off = rand_r(&seed) % (n < 512 ? n : 512);
-				buf[off] = round % 5 ? (uint8_t)rand_r(&seed) : 0xff;
-			}
-			err = hkr_read_mem(p, buf, round % 7 ? n : rand_r(&seed) % n + 1, &db, NULL);
-			assert_true(err == 0 || err == -EINVAL);
-			rejected += err != 0;
-			hkr_free(&db);
-		}
-		assert_true(rejected > 100);
-		free(buf);
-		free(orig);
+				     db_files[fi]) > 0);
+		mutate_file(p, 12345 + fi, 3000);
 		free(p);
 	}
+}
+
+/* the same on our own output, both layouts (the draft parser included) */
+static void test_mutations_own(void **state)
+{
+	struct env *e = *state;
+
+	for (int draft = 0; draft < 2; draft++) {
+		struct hkr_db db;
+		char *dbdir;
+
+		write_db(e, draft, &db, &dbdir);
+		hkr_free(&db);
+		for (int fi = 0; fi < 4; fi++) {
+			char *p = path_join(dbdir, db_files[fi]);
+
+			mutate_file(p, 777 + fi + 10 * draft, 2000);
+			free(p);
+		}
+		free(dbdir);
+	}
+}
+
+/* expects hkr_read_mem to reject the image with a message naming `what` */
+static void expect_reject(const char *name, const uint8_t *buf, size_t n, const char *what)
+{
+	struct hkr_db db = { 0 };
+	char *msg = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&msg, &len);
+
+	assert_int_equal(hkr_read_mem(name, buf, n, &db, f), -EINVAL);
+	fclose(f);
+	if (!strstr(msg, what))
+		fail_msg("expected '%s' in: %s", what, msg);
+	assert_non_null(strstr(msg, ": offset "));
+	free(msg);
+	hkr_free(&db);
+}
+
+/* targeted corruptions of our own files are each caught and explained */
+static void test_reader_rejects(void **state)
+{
+	struct env *e = *state;
+	struct hkr_db db;
+	char *dbdir, *p;
+	uint8_t *b;
+	size_t n;
+	uint64_t pi, ps, pt;
+
+	write_db(e, false, &db, &dbdir);
+	hkr_free(&db);
+
+	p = path_join(dbdir, "profile.db");
+	b = slurp(p, &n);
+	pi = rd64(b, rd64(b, 0x18)) + 0x30; /* profile 1 */
+	assert_true(*(uint32_t *)(b + pi + 0x10) >= 2);
+	ps = rd64(b, pi + 0x18);
+	{
+		uint32_t c0, c1;
+
+		memcpy(&c0, b + ps, 4);
+		memcpy(&c1, b + ps + 12, 4);
+		memcpy(b + ps, &c1, 4);
+		memcpy(b + ps + 12, &c0, 4);
+	}
+	expect_reject(p, b, n, "not sorted by ctxId");
+	free(b);
+	b = slurp(p, &n);
+	b[rd64(b, 0x18) + 0x0c] = 0x10; /* szProfile */
+	expect_reject(p, b, n, "szProfile");
+	free(b);
+	free(p);
+
+	p = path_join(dbdir, "meta.db");
+	b = slurp(p, &n);
+	memcpy(b + n - 8, "_meta.dX", 8);
+	expect_reject(p, b, n, "footer");
+	free(b);
+	b = slurp(p, &n);
+	{
+		uint64_t far = n + 64, fsec = rd64(b, 0x88);
+
+		memcpy(b + fsec, &far, 8); /* pFunctions */
+		expect_reject(p, b, n, "function array");
+	}
+	free(b);
+	free(p);
+
+	p = path_join(dbdir, "trace.db");
+	b = slurp(p, &n);
+	pt = rd64(b, rd64(b, rd64(b, 0x18)) + 8); /* first line's pStart */
+	{
+		uint64_t ts = rd64(b, pt) - 1;
+
+		memcpy(b + pt + 12, &ts, 8); /* second element before the first */
+	}
+	expect_reject(p, b, n, "not sorted by timestamp");
+	free(b);
+	b = slurp(p, &n);
+	memset(b + pt + 8, 0, 4);
+	memset(b + pt + 12 + 8, 0, 4);
+	expect_reject(p, b, n, "two consecutive ctxId 0");
+	free(b);
+	free(p);
+
+	p = path_join(dbdir, "cct.db");
+	b = slurp(p, &n);
+	expect_reject(p, b, 100, "footer");
+	free(b);
+	free(p);
+	free(dbdir);
 }
 
 int main(void)
@@ -1149,7 +1310,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scale, setup, teardown),
 		cmocka_unit_test(test_fixture_structured),
 		cmocka_unit_test(test_fixture_nostruct),
+		cmocka_unit_test_setup_teardown(test_reader_rejects, setup, teardown),
 		cmocka_unit_test(test_mutations),
+		cmocka_unit_test_setup_teardown(test_mutations_own, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

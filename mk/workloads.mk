@@ -30,7 +30,12 @@ $(WL)/libhot.so: tests/workloads/libhot.c
 $(WL)/pie_lib: tests/workloads/pie_lib.c $(WL)/libhot.so
 	$(CC) $(WL_CFLAGS) -fPIE -pie -o $@ $< -L$(WL) -lhot -Wl,-rpath,'$$ORIGIN'
 
-WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls $(WL)/pie_lib
+$(WL)/threads: tests/workloads/threads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WL_CFLAGS) -o $@ $< -lpthread
+
+WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls $(WL)/pie_lib \
+	$(WL)/threads
 INTEGRATION_DEPS += $(WORKLOADS)
 DEMO_DEPS += $(WL)/demo
 UNIT_DEPS += $(WL)/split $(WL)/split-nofp

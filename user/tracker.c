@@ -541,7 +541,9 @@ static void handle_exit(struct tracker *t, const struct collector_task_event *e)
 		th->end_ns = epoch_of(t, e->hdr.ktime_ns);
 		if (e->cputime_ns > th->cputime_ns)
 			th->cputime_ns = e->cputime_ns;
-		idmap_put(&t->tid_to_thread, e->hdr.tid, UINT32_MAX);
+		/* The tid stays mapped: the thread's last switch-out comes after
+		 * its exit record.  A new thread that reuses the tid replaces it
+		 * through its fork record. */
 	}
 	if (e->group_dead && process != UINT32_MAX) {
 		end_process(t, process, e->hdr.ktime_ns);
@@ -554,7 +556,14 @@ static void handle_switch(struct tracker *t, const struct collector_switch_event
 {
 	uint32_t thread = get_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
 	struct model_thread *th = &t->m->threads.items[thread];
-	struct model_switch *s = model_add_switch(t->m);
+	struct model_switch *s;
+
+	if (th->end_ns) {
+		/* the dying thread's last switch-out */
+		model_count_stat(t->m, "switches_after_exit", 1);
+		return;
+	}
+	s = model_add_switch(t->m);
 
 	s->ktime_ns = e->hdr.ktime_ns;
 	s->time_ns = epoch_of(t, e->hdr.ktime_ns);

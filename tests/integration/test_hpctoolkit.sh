@@ -39,5 +39,14 @@ for layout in released draft; do
 	# the traces: one line per thread, sorted, off-CPU zeros never twice in a row
 	awk '/^  trace of profile/ { n++ } END { exit n != 3 }' "$TMP/dump-$layout" ||
 		fail "$layout: expected a trace for each of the 3 threads"
+	awk '/^  trace of profile/ { intrace = 1; last = 0; zero = 0; next }
+	     /^  [^ ]/ { intrace = 0 }
+	     intrace && $2 == "ctx" {
+		if ($1 < last) { print "trace not sorted at " $1; bad = 1 }
+		if ($3 == "#0" && zero) { print "two zeros in a row at " $1; bad = 1 }
+		zero = ($3 == "#0"); last = $1; zeros += zero
+	     }
+	     END { if (!zeros) { print "no off-CPU zero anywhere"; bad = 1 } exit bad }' "$TMP/dump-$layout" ||
+		fail "$layout: trace.db timelines are not sorted 0-separated lines"
 done
 echo ok

@@ -438,29 +438,6 @@ int record_run(const struct collector_options *opts)
 		tracker_ignore_process(tracker, getpid());
 	/* the ring callback needs the tracker: set it before any record */
 	bpf_session_set_context(bpf, tracker);
-	if (opts->n_trace_specs) {
-		double overhead;
-
-		if (tracing_open(&tracing, bpf, &m, &tcfg) != 0) {
-			rc = EXIT_BPF;
-			goto cleanup;
-		}
-		overhead = tracing_calibrate(tracing);
-		if (overhead >= 0)
-			model_count_stat(&m, "probe_overhead_ns", (uint64_t)(overhead + 0.5));
-		else if (opts->verbose)
-			fprintf(stderr, "collector: probe cost calibration failed: %s\n",
-				strerror((int)-overhead));
-		if (tracing_attach(tracing) != 0) {
-			rc = EXIT_BPF;
-			goto cleanup;
-		}
-		model_count_stat(&m, "attach_us", (uint64_t)(tracing_attach_seconds(tracing) * 1e6));
-		if (!opts->quiet)
-			fprintf(stderr, "collector: tracing %zu functions (attached in %.3f s)\n",
-				m.traced.len, tracing_attach_seconds(tracing));
-	}
-
 	for (i = 0; i < opts->n_pids; i++) {
 		bpf_session_add_target(bpf, opts->pids[i]);
 		if (tracker_add_process(tracker, opts->pids[i], clock_ns(CLOCK_MONOTONIC)) != 0) {
@@ -480,6 +457,34 @@ int record_run(const struct collector_options *opts)
 		}
 		tracker_expect_exec(tracker, launch.pid);
 		bpf_session_add_target(bpf, launch.pid);
+	}
+
+	/* after the targets exist: probes go into their address spaces */
+	if (opts->n_trace_specs) {
+		double overhead;
+
+		if (tracing_open(&tracing, bpf, &m, &tcfg) != 0) {
+			rc = EXIT_BPF;
+			goto cleanup;
+		}
+		overhead = tracing_calibrate(tracing);
+		if (overhead >= 0)
+			model_count_stat(&m, "probe_overhead_ns", (uint64_t)(overhead + 0.5));
+		else if (opts->verbose)
+			fprintf(stderr, "collector: probe cost calibration failed: %s\n",
+				strerror((int)-overhead));
+		if (opts->command)
+			err = tracing_attach(tracing, &launch.pid, 1);
+		else
+			err = tracing_attach(tracing, opts->pids, opts->n_pids);
+		if (err) {
+			rc = EXIT_BPF;
+			goto cleanup;
+		}
+		model_count_stat(&m, "attach_us", (uint64_t)(tracing_attach_seconds(tracing) * 1e6));
+		if (!opts->quiet)
+			fprintf(stderr, "collector: tracing %zu functions (attached in %.3f s)\n",
+				m.traced.len, tracing_attach_seconds(tracing));
 	}
 
 	m.run.start_ktime_ns = clock_ns(CLOCK_MONOTONIC);

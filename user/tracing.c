@@ -65,6 +65,8 @@ struct tracing {
 	struct bpf_link **links; /* single uprobes */
 	size_t n_links, cap_links;
 	double attach_seconds;
+	size_t skipped;         /* functions the kernel cannot probe */
+	int pid_index;          /* the target being attached */
 };
 
 /* Calibration target: starts with push %rbp like most traced functions
@@ -390,6 +392,8 @@ static int resolve_specs(struct model *m, struct symbolizer *sym,
 	return 0;
 }
 
+static int own_offset(uint64_t *offset);
+
 /* ---- loading and attaching --------------------------------------------- */
 
 static int load(struct tracing *t, bool multi, struct trace_bpf **out)
@@ -459,8 +463,10 @@ int tracing_open(struct tracing **out, struct bpf_session *session, struct model
 	return 0;
 }
 
-static int link_multi(struct tracing *t, struct bpf_program *prog, struct traced_file *f,
-		      bool ret)
+/* A multi-uprobe link on functions [first, first + n) of f; the link's fd
+ * or a negative errno. */
+static int create_multi(struct bpf_program *prog, const char *path, const uint64_t *offsets,
+			const uint64_t *cookies, size_t n, bool ret, pid_t pid)
 {
 	struct link_create_uprobe_multi attr;
 	int fd;
@@ -468,31 +474,111 @@ static int link_multi(struct tracing *t, struct bpf_program *prog, struct traced
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = bpf_program__fd(prog);
 	attr.attach_type = ATTACH_TYPE_UPROBE_MULTI;
-	attr.path = (uint64_t)(uintptr_t)f->path;
-	attr.offsets = (uint64_t)(uintptr_t)f->offsets;
-	attr.cookies = (uint64_t)(uintptr_t)f->cookies;
-	attr.cnt = f->n;
+	attr.path = (uint64_t)(uintptr_t)path;
+	attr.offsets = (uint64_t)(uintptr_t)offsets;
+	attr.cookies = (uint64_t)(uintptr_t)cookies;
+	attr.cnt = n;
 	attr.multi_flags = ret ? UPROBE_MULTI_RETURN : 0;
-	attr.pid = 0; /* every process: the targets map filters */
+	attr.pid = pid; /* 0: every process */
 	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	if (fd < 0)
-		return -errno;
-	t->link_fds = realloc(t->link_fds, (t->n_link_fds + 1) * sizeof(*t->link_fds));
-	if (!t->link_fds) {
+	return fd < 0 ? -errno : fd;
+}
+
+static int keep_fd(struct tracing *t, int fd)
+{
+	int *grown = realloc(t->link_fds, (t->n_link_fds + 1) * sizeof(*grown));
+
+	if (!grown) {
 		close(fd);
 		return -ENOMEM;
 	}
+	t->link_fds = grown;
 	t->link_fds[t->n_link_fds++] = fd;
 	return 0;
 }
 
+static void skip_function(struct tracing *t, struct traced_file *f, size_t k, int err)
+{
+	const struct model_traced_function *tf = &t->m->traced.items[f->cookies[k]];
+	const char *name = t->m->functions.items[tf->function].name;
+
+	if (t->pid_index > 0)
+		return; /* listed for the first target already */
+	t->skipped++;
+	model_count_stat(t->m, "traced_functions_skipped", 1);
+	/* 524 is the kernel's ENOTSUPP: an instruction uprobes cannot handle */
+	if (t->cfg.verbose || t->skipped <= 10)
+		fprintf(stderr, "collector: skipping %s in %s: the kernel cannot probe it (%s)\n",
+			name, f->path, err == -524 ? "its first instruction cannot be probed"
+						   : strerror(-err));
+	else if (t->skipped == 11)
+		fprintf(stderr, "collector: skipping more functions that cannot be probed "
+			"(-v lists them)\n");
+}
+
+static bool fatal(int err)
+{
+	return err == -ENOMEM || err == -EMFILE || err == -ENFILE || err == -EPERM;
+}
+
+/*
+ * Entry and return probes on functions [first, first + n) of f through two
+ * multi-uprobe links.  The kernel refuses a whole link when one function
+ * cannot be probed (an instruction it cannot step over): the range is
+ * split in halves until the refused functions stand alone, and those are
+ * skipped and listed.  Returns 0 or a fatal negative errno.
+ */
+static int attach_multi_range(struct tracing *t, struct traced_file *f, size_t first, size_t n,
+			      pid_t pid)
+{
+	int entry, ret, err;
+
+	entry = create_multi(t->skel->progs.trace_entry, f->path, f->offsets + first,
+			     f->cookies + first, n, false, pid);
+	ret = entry < 0 ? entry : create_multi(t->skel->progs.trace_exit, f->path,
+					       f->offsets + first, f->cookies + first, n, true,
+					       pid);
+	if (ret >= 0) {
+		err = keep_fd(t, entry);
+		return err ? err : keep_fd(t, ret);
+	}
+	if (entry >= 0)
+		close(entry);
+	if (fatal(ret))
+		return ret;
+	if (n == 1) {
+		skip_function(t, f, first, ret);
+		return 0;
+	}
+	err = attach_multi_range(t, f, first, n / 2, pid);
+	return err ? err : attach_multi_range(t, f, first + n / 2, n - n / 2, pid);
+}
+
+/* Whether this kernel has the multi-uprobe link (6.6 and later): a link on
+ * the collector's own calibration function tells. */
+static bool multi_supported(struct tracing *t)
+{
+	uint64_t offset = 0, cookie = CALIBRATION_COOKIE;
+	int fd;
+
+	if (own_offset(&offset) != 0)
+		return true; /* cannot tell: try, and fail loudly */
+	fd = create_multi(t->skel->progs.trace_entry, "/proc/self/exe", &offset, &cookie, 1,
+			  false, getpid());
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return !(fd == -EINVAL || fd == -EOPNOTSUPP || fd == -ENOSYS);
+}
+
 static int link_single(struct tracing *t, struct bpf_program *prog, const char *path,
-		       uint64_t offset, uint64_t cookie, bool ret)
+		       uint64_t offset, uint64_t cookie, bool ret, pid_t pid)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie, .retprobe = ret);
 	struct bpf_link *link;
 
-	link = bpf_program__attach_uprobe_opts(prog, -1, path, offset, &opts);
+	link = bpf_program__attach_uprobe_opts(prog, pid ? pid : -1, path, offset, &opts);
 	if (!link)
 		return -errno;
 	if (t->n_links == t->cap_links) {
@@ -515,58 +601,73 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int tracing_attach(struct tracing *t)
+int tracing_attach(struct tracing *t, const pid_t *pids, int n_pids)
 {
+	static const pid_t everyone = 0;
 	double t0 = now_s();
 	int err = 0;
 
-	for (size_t i = 0; i < t->n_files && t->multi; i++) {
-		struct traced_file *f = &t->files[i];
-
-		err = link_multi(t, t->skel->progs.trace_entry, f, false);
-		if (!err)
-			err = link_multi(t, t->skel->progs.trace_exit, f, true);
-		if (err && i == 0 && (err == -EINVAL || err == -EOPNOTSUPP || err == -ENOSYS)) {
-			/* no multi-uprobe link in this kernel: single uprobes */
-			for (size_t k = 0; k < t->n_link_fds; k++)
-				close(t->link_fds[k]);
-			t->n_link_fds = 0;
-			trace_bpf__destroy(t->skel);
-			t->skel = NULL;
-			t->multi = false;
-			err = load(t, false, &t->skel);
-			if (err)
-				return err;
-			if (t->cfg.verbose)
-				fprintf(stderr, "collector: no multi-uprobe link; attaching single "
-					"uprobes\n");
-			break;
-		}
-		if (err) {
-			fprintf(stderr, "collector: cannot attach uprobes to %s: %s\n", f->path,
-				strerror(-err));
-			return err;
-		}
+	if (!n_pids) {
+		pids = &everyone;
+		n_pids = 1;
 	}
-	for (size_t i = 0; i < t->n_files && !t->multi; i++) {
-		struct traced_file *f = &t->files[i];
+	if (t->multi && !multi_supported(t)) {
+		/* no multi-uprobe link in this kernel: single uprobes */
+		trace_bpf__destroy(t->skel);
+		t->skel = NULL;
+		t->multi = false;
+		err = load(t, false, &t->skel);
+		if (err)
+			return err;
+		if (t->cfg.verbose)
+			fprintf(stderr, "collector: no multi-uprobe link; attaching single uprobes\n");
+	}
+	/* Probes go only into the targets' address spaces (the processes
+	 * themselves, not children they fork later), as bpftrace and perf do:
+	 * a breakpoint in a shared library traps every process that maps it. */
+	for (int p = 0; p < n_pids; p++) {
+		pid_t pid = pids[p];
 
-		for (size_t k = 0; k < f->n; k++) {
-			err = link_single(t, t->skel->progs.trace_entry, f->path, f->offsets[k],
-					  f->cookies[k], false);
-			if (!err)
-				err = link_single(t, t->skel->progs.trace_exit, f->path,
-						  f->offsets[k], f->cookies[k], true);
+		t->pid_index = p;
+		for (size_t i = 0; i < t->n_files && t->multi; i++) {
+			err = attach_multi_range(t, &t->files[i], 0, t->files[i].n, pid);
 			if (err) {
-				const struct model_traced_function *tf = &t->m->traced.items[f->cookies[k]];
-
-				fprintf(stderr, "collector: cannot attach a uprobe to %s in %s: %s\n",
-					t->m->functions.items[tf->function].name, f->path,
-					strerror(-err));
+				fprintf(stderr, "collector: cannot attach uprobes to %s: %s\n",
+					t->files[i].path, strerror(-err));
 				return err;
 			}
 		}
+		for (size_t i = 0; i < t->n_files && !t->multi; i++) {
+			struct traced_file *f = &t->files[i];
+
+			for (size_t k = 0; k < f->n; k++) {
+				size_t before = t->n_links;
+
+				err = link_single(t, t->skel->progs.trace_entry, f->path,
+						  f->offsets[k], f->cookies[k], false, pid);
+				if (!err)
+					err = link_single(t, t->skel->progs.trace_exit, f->path,
+							  f->offsets[k], f->cookies[k], true, pid);
+				if (err && fatal(err)) {
+					fprintf(stderr, "collector: cannot attach uprobes to %s: %s\n",
+						f->path, strerror(-err));
+					return err;
+				}
+				if (err) {
+					while (t->n_links > before)
+						bpf_link__destroy(t->links[--t->n_links]);
+					skip_function(t, f, k, err);
+				}
+			}
+		}
 	}
+	if (t->skipped && t->skipped == t->m->traced.len) {
+		fprintf(stderr, "collector: no traced function could be probed\n");
+		return -ENOTSUP;
+	}
+	if (t->skipped && !t->cfg.verbose)
+		fprintf(stderr, "collector: %zu of %zu functions skipped: they cannot be probed\n",
+			t->skipped, t->m->traced.len);
 	t->attach_seconds = now_s() - t0;
 	return 0;
 }

@@ -40,8 +40,10 @@ int tracing_resolve(struct model *m, struct symbolizer *sym, const struct tracin
 /* Loads the tracing programs into the sampler's targets map and ring. */
 int tracing_open(struct tracing **out, struct bpf_session *session, struct model *m,
 		 const struct tracing_config *cfg);
-/* Attaches an entry and a return probe on every traced function. */
-int tracing_attach(struct tracing *t);
+/* Attaches an entry and a return probe on every traced function, in the
+ * address spaces of pids[0..n_pids) (every process when n_pids is 0).
+ * Functions the kernel cannot probe are skipped and listed. */
+int tracing_attach(struct tracing *t, const pid_t *pids, int n_pids);
 /* Measures the probes' cost per call on a function of the collector's own;
  * returns ns per call (entry + return), or a negative errno. */
 double tracing_calibrate(struct tracing *t);

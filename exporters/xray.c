@@ -290,6 +290,21 @@ static int write_process(struct xray_ctx *c, uint32_t p)
 	}
 	if (n_fns == 0)
 		return 0;
+	/* Every traced function of the images this process used, called or
+	 * not: the map then describes all that was traced in those files, and
+	 * a function keeps its id across processes tracing the same file. */
+	for (size_t i = 0, used = n_fns; i < m->traced.len; i++) {
+		bool same_image = false;
+
+		if (c->fn_id[i])
+			continue;
+		for (size_t k = 0; k < used && !same_image; k++)
+			same_image = m->traced.items[c->order[k]].image == m->traced.items[i].image;
+		if (same_image) {
+			c->fn_id[i] = 1;
+			c->order[n_fns++] = i;
+		}
+	}
 	qsort_r(c->order, n_fns, sizeof(*c->order), cmp_traced, (void *)m);
 	fns = calloc(n_fns, sizeof(*fns));
 	if (!fns) {
@@ -413,9 +428,9 @@ cleanup:
 	return err;
 }
 
-static uint64_t choose_buffer_size(const struct xray_ctx *c)
+static uint64_t longest_thread_bytes(const struct xray_ctx *c)
 {
-	uint64_t longest = 0, size = XRAY_MIN_BUFFER_SIZE;
+	uint64_t longest = 0;
 
 	for (uint32_t t = 0; t < c->m->threads.len; t++) {
 		uint64_t b = thread_bytes_bound(c, t);
@@ -423,9 +438,34 @@ static uint64_t choose_buffer_size(const struct xray_ctx *c)
 		if (c->first[t] != c->first[t + 1] && b > longest)
 			longest = b;
 	}
-	while (size < longest && size < XRAY_MAX_BUFFER_SIZE)
+	return longest;
+}
+
+/*
+ * llvm-xray (up to at least LLVM 14) orders a thread's buffers with
+ * std::sort and a comparator that is no strict weak ordering (wall time
+ * seconds *and* nanoseconds both smaller).  Up to 16 buffers std::sort is
+ * an insertion sort and keeps them in file order; past 16, introsort
+ * shuffles them and `llvm-xray account` then sees exits before their
+ * entries.  So no thread may need more than XRAY_MAX_BUFFERS_PER_THREAD
+ * buffers: the buffer size grows with the longest thread instead.
+ */
+static uint64_t min_buffer_size(const struct xray_ctx *c)
+{
+	uint64_t need = longest_thread_bytes(c) / XRAY_MAX_BUFFERS_PER_THREAD + 1, size = 256;
+
+	while (size < need)
 		size *= 2;
 	return size;
+}
+
+static uint64_t choose_buffer_size(const struct xray_ctx *c)
+{
+	uint64_t longest = longest_thread_bytes(c), size = XRAY_MIN_BUFFER_SIZE;
+
+	while (size < longest && size < XRAY_MAX_BUFFER_SIZE)
+		size *= 2;
+	return size > min_buffer_size(c) ? size : min_buffer_size(c);
 }
 
 int xray_write_ex(const struct model *m, const struct export_options *opts,
@@ -499,6 +539,8 @@ int xray_write_ex(const struct model *m, const struct export_options *opts,
 
 	c.buffer_size = params && params->buffer_size ? params->buffer_size
 						       : choose_buffer_size(&c);
+	if (c.buffer_size < min_buffer_size(&c))
+		c.buffer_size = min_buffer_size(&c); /* see min_buffer_size() */
 	err = export_mkdir(opts, "xray");
 	if (err)
 		goto cleanup;

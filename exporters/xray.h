@@ -51,6 +51,8 @@
 
 #define XRAY_MIN_BUFFER_SIZE 4096
 #define XRAY_MAX_BUFFER_SIZE (256 * 1024)
+/* llvm-xray keeps a thread's buffers in order only up to this many */
+#define XRAY_MAX_BUFFERS_PER_THREAD 16
 /* The smallest buffer that holds one complete record group: the header
  * records, a TSCWrap or NewCPUId, an Entry_Args with MODEL_MAX_ARGS
  * arguments, and the EndOfBuffer. */

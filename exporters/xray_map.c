@@ -449,9 +449,12 @@ static int write_yaml(struct outfile *f, const struct xray_map_function *fns, si
 		yaml_quoted(f->fp, fns[i].name);
 		fprintf(f->fp, ", version: 0 }\n");
 		if (info->synthetic) {
-			fprintf(f->fp, "#   id %zu is %s+0x%llx in ", i + 1, fns[i].name,
-				(unsigned long long)fns[i].addr);
-			yaml_comment_lines(f->fp, fns[i].image_path);
+			/* a comment ends at a newline: a path holding one is not printed */
+			const char *path = strchr(fns[i].image_path, '\n') ? "(a path with a newline)"
+									 : fns[i].image_path;
+
+			fprintf(f->fp, "#   id %zu is %s+0x%llx in %s\n", i + 1, fns[i].name,
+				(unsigned long long)fns[i].addr, path);
 		}
 	}
 	return 0;

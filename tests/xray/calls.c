@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A workload whose call counts are known exactly: main calls f 1000 times and
- * each f calls g 100 times.  The XRay unit test uses its symbols and debug
- * information (built with -O0 -g) as the traced image of a model.
+ * The program the XRay unit tests describe: main calls f, f calls g.  Its
+ * symbols and source lines name the functions in llvm-xray's reports; the
+ * traces are written by the tests from models.
  */
 #include <stdio.h>
 
@@ -13,16 +13,16 @@ __attribute__((noinline)) void g(unsigned long i)
 	sink += i;
 }
 
-__attribute__((noinline)) void f(unsigned long n)
+__attribute__((noinline)) void f(void)
 {
-	for (unsigned long i = 0; i < n; i++)
+	for (unsigned long i = 0; i < 100; i++)
 		g(i);
 }
 
 int main(void)
 {
 	for (int i = 0; i < 1000; i++)
-		f(100);
+		f();
 	printf("%lu\n", sink);
 	return 0;
 }

@@ -282,7 +282,7 @@ static int report_mapping(struct unwinder *u, Dwfl *dwfl, const struct unwind_ma
 {
 	struct reported_range range;
 	const char *name = m->path;
-	uint64_t bias;
+	uint64_t bias = 0;
 	int fd, ret;
 
 	if (covered(done, *n_done, m->start, m->end))

@@ -6,7 +6,8 @@
  *                     and stack at the bottom of the chain, once;
  *   chain sample N    the chain runs in a loop and a SIGPROF handler
  *                     captures the interrupted registers and stack N times,
- *                     at whatever instruction each signal lands on.
+ *                     at whatever instruction each signal lands on;
+ *   chain vdso N      the same, f16 calling clock_gettime (the vDSO).
  *
  * Writes the captures and /proc/self/maps on stdout (see capture.h).
  */
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -33,7 +35,7 @@ static struct capture *captures;
 static volatile int n_captures, want_captures;
 static uint64_t stack_lo, stack_hi;
 static volatile int spin;
-static volatile int leaf_mode;
+static volatile int leaf_mode, vdso_mode;
 volatile uint64_t sink;
 
 static void find_stack(void)
@@ -149,10 +151,19 @@ __attribute__((noinline)) int f16(int x)
 	volatile char pad[8 * 16];
 
 	pad[0] = (char)x;
-	if (leaf_mode)
+	if (leaf_mode) {
 		capture_here();
-	else
+	} else if (vdso_mode) {
+		struct timespec ts;
+
+		/* most of the time inside the vDSO's clock_gettime */
+		for (int i = 0; i < 300; i++) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			sink += ts.tv_nsec;
+		}
+	} else {
 		burn(x);
+	}
 	return pad[0] + 1;
 }
 
@@ -216,7 +227,8 @@ int main(int argc, char **argv)
 		leaf_mode = 1;
 		want_captures = 1;
 		result = f1(1);
-	} else if (strcmp(argv[1], "sample") == 0 && argc > 2) {
+	} else if ((strcmp(argv[1], "sample") == 0 || strcmp(argv[1], "vdso") == 0) &&
+		   argc > 2) {
 		struct sigaction sa = { .sa_sigaction = on_sigprof, .sa_flags = SA_SIGINFO };
 		struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
 
@@ -224,6 +236,7 @@ int main(int argc, char **argv)
 		if (want_captures < 1 || want_captures > MAX_SAMPLES)
 			return 1;
 		spin = 200;
+		vdso_mode = argv[1][0] == 'v';
 		sigaction(SIGPROF, &sa, NULL);
 		setitimer(ITIMER_PROF, &it, NULL);
 		for (int i = 0; n_captures < want_captures; i++)

@@ -8,15 +8,15 @@ UNWIND_CFLAGS := -D_GNU_SOURCE -O2 -fomit-frame-pointer -Wall -Wextra -Itests/un
 
 $(UNWIND_DIR)/chain-eh: tests/unwind/chain.c tests/unwind/capture.h
 	@mkdir -p $(dir $@)
-	$(CC) $(UNWIND_CFLAGS) -o $@ $<
+	$(CC) $(UNWIND_CFLAGS) -o $@ $< -pthread
 
 $(UNWIND_DIR)/chain-g: tests/unwind/chain.c tests/unwind/capture.h
 	@mkdir -p $(dir $@)
-	$(CC) $(UNWIND_CFLAGS) -g -o $@ $<
+	$(CC) $(UNWIND_CFLAGS) -g -o $@ $< -pthread
 
 $(UNWIND_DIR)/chain-debug: tests/unwind/chain.c tests/unwind/capture.h
 	@mkdir -p $(dir $@)
-	$(CC) $(UNWIND_CFLAGS) -g -fno-asynchronous-unwind-tables -fno-unwind-tables -o $@ $<
+	$(CC) $(UNWIND_CFLAGS) -g -fno-asynchronous-unwind-tables -fno-unwind-tables -o $@ $< -pthread
 
 UNWIND_PROGS := $(UNWIND_DIR)/chain-eh $(UNWIND_DIR)/chain-g $(UNWIND_DIR)/chain-debug
 UNIT_DEPS += $(UNWIND_PROGS)

@@ -263,10 +263,11 @@ static bool is_leaf_helper(const char *name)
 
 /*
  * Whether names[0..n) is a whole chain: at most 3 leaf helpers, then fK,
- * fK-1, ..., f1, main, in order with nothing between.  What follows main
- * (libc's start code) is not checked here.
+ * fK-1, ..., f1, root (main, or thread_main in a second thread), in order
+ * with nothing between.  What follows the root (libc's start code) is
+ * checked by the callers.
  */
-static bool whole_chain(char names[][64], int n, int *leaf_level)
+static bool whole_chain_to(char names[][64], int n, int *leaf_level, const char *root)
 {
 	int i = 0, k;
 
@@ -280,7 +281,20 @@ static bool whole_chain(char names[][64], int n, int *leaf_level)
 	for (; k >= 1; k--, i++)
 		if (i >= n || level_of(names[i]) != k)
 			return false;
-	return i < n && !strcmp(names[i], "main");
+	return i < n && !strcmp(names[i], root);
+}
+
+static bool whole_chain(char names[][64], int n, int *leaf_level)
+{
+	return whole_chain_to(names, n, leaf_level, "main");
+}
+
+static const char *mapping_path(const struct run *r, uint64_t ip)
+{
+	for (size_t i = 0; i < r->n_maps; i++)
+		if (ip >= r->maps[i].start && ip < r->maps[i].end)
+			return r->maps[i].path;
+	return "";
 }
 
 /* ---- tests -------------------------------------------------------------- */
@@ -543,6 +557,55 @@ static void test_rebuild_on_version(void **state)
 	run_free(&r);
 }
 
+/*
+ * Memory outside the stack copy is read from the mapped file: with sp
+ * pointing into the program's own first mapping and no stack copy, the
+ * return address at capture_here's label (where it is at [sp]) must be the
+ * 8 bytes of the file at that mapping's offset.
+ */
+static void test_reads_image_memory(void **state)
+{
+	struct unwinder *u = unwinder_new();
+	const struct unwind_mapping *m = NULL;
+	uint64_t ips[MAX_FRAMES], expect, ra;
+	struct unwind_regs regs;
+	struct run r;
+	bool complete;
+	int fd, n;
+
+	(void)state;
+	run_chain(&r, "build/unwind/chain-eh", "leaf", NULL);
+	/* at this PC the return address is at [sp]: the real stack says so */
+	n = unwind_cap(u, &r, &r.caps[0], r.caps[0].len, ips, &complete);
+	assert_true(n > 2);
+	memcpy(&ra, r.caps[0].stack, sizeof(ra));
+	assert_int_equal(ips[1], ra);
+
+	for (size_t i = 0; i < r.n_maps && !m; i++)
+		if (strstr(r.maps[i].path, "chain-eh"))
+			m = &r.maps[i];
+	assert_non_null(m);
+	regs = r.caps[0].regs;
+	regs.sp = m->start + 0x40; /* inside the ELF program headers */
+	fd = open(m->path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &expect, sizeof(expect), m->pgoff + 0x40), sizeof(expect));
+	close(fd);
+	n = unwinder_unwind(u, 4242, 1, r.maps, r.n_maps, &regs, NULL, 0, ips, MAX_FRAMES,
+			    &complete);
+	assert_true(n >= 2);
+	assert_int_equal(ips[1], expect);
+	assert_false(complete);
+	/* an sp in no mapping at all: nothing to read, the PC alone */
+	regs.sp = 0x10;
+	n = unwinder_unwind(u, 4242, 1, r.maps, r.n_maps, &regs, NULL, 0, ips, MAX_FRAMES,
+			    &complete);
+	assert_int_equal(n, 1);
+	assert_false(complete);
+	unwinder_free(u);
+	run_free(&r);
+}
+
 static double now_us(void)
 {
 	struct timespec ts;
@@ -576,7 +639,8 @@ static void check_sampled(const char *prog, const char *mode)
 	size_t vdso = 0, vdso_whole = 0;
 	int reps = 20;
 	double t0, t1, first_us = 0;
-	bool complete;
+	bool complete, thread = !strcmp(mode, "thread");
+	const char *root = thread ? "thread_main" : "main";
 
 	snprintf(count, sizeof(count), "%d", N_SAMPLES);
 	run_chain(&r, prog, mode, count);
@@ -592,7 +656,13 @@ static void check_sampled(const char *prog, const char *mode)
 		assert_true(n >= 1);
 		assert_int_equal(ips[0], r.caps[i].regs.ip);
 		name_frames(&r, ips, n, names);
-		ok = complete && whole_chain(names, n, &leaf);
+		ok = complete && whole_chain_to(names, n, &leaf, root);
+		/* the outermost frame: _start for the main thread, clone3 (in
+		 * libc, a static symbol) for another */
+		if (ok && thread)
+			ok = strstr(mapping_path(&r, ips[n - 1] - 1), "/libc.so") != NULL;
+		else if (ok)
+			ok = !strcmp(names[n - 1], "_start");
 		if (ok) {
 			whole++;
 			levels[leaf]++;
@@ -605,9 +675,9 @@ static void check_sampled(const char *prog, const char *mode)
 			vdso_whole += ok;
 		}
 	}
-	print_message("%s %s: %zu of %zu samples carry the whole chain to main (%.1f%%); "
+	print_message("%s %s: %zu of %zu samples carry the whole chain to %s (%.1f%%); "
 		      "%zu in the vDSO, %zu of them whole; by leaf level:", prog, mode, whole,
-		      r.n_caps, 100.0 * whole / r.n_caps, vdso, vdso_whole);
+		      r.n_caps, root, 100.0 * whole / r.n_caps, vdso, vdso_whole);
 	for (int k = 0; k <= CAPTURE_DEPTH; k++)
 		print_message(" %zu", levels[k]);
 	print_message("\n");
@@ -647,6 +717,12 @@ static void test_sampled_debug_frame(void **state)
 	check_sampled("build/unwind/chain-debug", "sample");
 }
 
+static void test_sampled_thread(void **state)
+{
+	(void)state;
+	check_sampled("build/unwind/chain-eh", "thread");
+}
+
 static void test_sampled_vdso(void **state)
 {
 	(void)state;
@@ -663,9 +739,11 @@ int main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_no_images),
 		cmocka_unit_test(test_rebuild_on_version),
+		cmocka_unit_test(test_reads_image_memory),
 		cmocka_unit_test(test_sampled_eh_frame),
 		cmocka_unit_test(test_sampled_debug_frame),
 		cmocka_unit_test(test_sampled_vdso),
+		cmocka_unit_test(test_sampled_thread),
 	};
 
 	elf_version(EV_CURRENT);

@@ -7,10 +7,13 @@
  *   chain sample N    the chain runs in a loop and a SIGPROF handler
  *                     captures the interrupted registers and stack N times,
  *                     at whatever instruction each signal lands on;
- *   chain vdso N      the same, f16 calling clock_gettime (the vDSO).
+ *   chain vdso N      the same, f16 calling clock_gettime (the vDSO);
+ *   chain thread N    the same as sample, in a second thread (whose stack
+ *                     ends in thread_main, start_thread and clone3).
  *
  * Writes the captures and /proc/self/maps on stdout (see capture.h).
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -183,6 +186,36 @@ LEVEL(3, f4)
 LEVEL(2, f3)
 LEVEL(1, f2)
 
+static int sample_loop(void)
+{
+	int result = 0;
+
+	for (int i = 0; n_captures < want_captures; i++)
+		result += f1(i);
+	return result;
+}
+
+/* The root of the second thread's chain: thread_main -> f1 -> ... */
+__attribute__((noinline)) static void *thread_main(void *arg)
+{
+	pthread_attr_t attr;
+	sigset_t set;
+	void *lo;
+	size_t size;
+
+	if (pthread_getattr_np(pthread_self(), &attr) != 0 ||
+	    pthread_attr_getstack(&attr, &lo, &size) != 0)
+		exit(2);
+	pthread_attr_destroy(&attr);
+	stack_lo = (uint64_t)(uintptr_t)lo;
+	stack_hi = stack_lo + size;
+	sigemptyset(&set);
+	sigaddset(&set, SIGPROF);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	*(int *)arg = sample_loop();
+	return arg;
+}
+
 static void write_all(const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -227,8 +260,8 @@ int main(int argc, char **argv)
 		leaf_mode = 1;
 		want_captures = 1;
 		result = f1(1);
-	} else if ((strcmp(argv[1], "sample") == 0 || strcmp(argv[1], "vdso") == 0) &&
-		   argc > 2) {
+	} else if ((strcmp(argv[1], "sample") == 0 || strcmp(argv[1], "vdso") == 0 ||
+		    strcmp(argv[1], "thread") == 0) && argc > 2) {
 		struct sigaction sa = { .sa_sigaction = on_sigprof, .sa_flags = SA_SIGINFO };
 		struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
 
@@ -239,8 +272,20 @@ int main(int argc, char **argv)
 		vdso_mode = argv[1][0] == 'v';
 		sigaction(SIGPROF, &sa, NULL);
 		setitimer(ITIMER_PROF, &it, NULL);
-		for (int i = 0; n_captures < want_captures; i++)
-			result += f1(i);
+		if (argv[1][0] == 't') {
+			/* only the second thread takes the signals */
+			pthread_t th;
+			sigset_t set;
+
+			sigemptyset(&set);
+			sigaddset(&set, SIGPROF);
+			pthread_sigmask(SIG_BLOCK, &set, NULL);
+			if (pthread_create(&th, NULL, thread_main, &result) != 0 ||
+			    pthread_join(th, NULL) != 0)
+				return 2;
+		} else {
+			result = sample_loop();
+		}
 		memset(&it, 0, sizeof(it));
 		setitimer(ITIMER_PROF, &it, NULL);
 	} else {

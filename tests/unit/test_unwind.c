@@ -394,6 +394,39 @@ static void test_leaf_debug_frame_only(void **state)
 	check_leaf(prog);
 }
 
+/* A stack that crosses a signal frame: capture_here in a SIGUSR1 handler
+ * that f16 raised; the signal trampoline's CFI leads back into raise and
+ * the chain. */
+static void test_through_signal_frame(void **state)
+{
+	struct unwinder *u = unwinder_new();
+	uint64_t ips[MAX_FRAMES];
+	char names[MAX_FRAMES][64];
+	struct run r;
+	bool complete;
+	int n, i, leaf;
+
+	(void)state;
+	run_chain(&r, "build/unwind/chain-eh", "signal", NULL);
+	assert_int_equal(r.n_caps, 1);
+	n = unwind_cap(u, &r, &r.caps[0], r.caps[0].len, ips, &complete);
+	name_frames(&r, ips, n, names);
+	print_frames("through a signal frame", ips, n, names);
+	assert_true(n > 3);
+	assert_string_equal(names[0], "capture_here");
+	assert_string_equal(names[1], "on_sigusr1");
+	/* then the trampoline and raise's insides, all in libc */
+	for (i = 2; i < n && level_of(names[i]) == 0; i++)
+		assert_non_null(strstr(mapping_path(&r, ips[i] - 1), "/libc.so"));
+	assert_true(i > 2 && i <= 8);
+	assert_true(whole_chain(names + i, n - i, &leaf));
+	assert_int_equal(leaf, CAPTURE_DEPTH);
+	assert_true(complete);
+	assert_string_equal(names[n - 1], "_start");
+	unwinder_free(u);
+	run_free(&r);
+}
+
 /* A short stack copy: the walk stops early, says so, and agrees with the
  * full walk as far as it goes. */
 static void test_truncated_copy(void **state)
@@ -735,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_leaf_eh_frame),
 		cmocka_unit_test(test_leaf_with_debuginfo),
 		cmocka_unit_test(test_leaf_debug_frame_only),
+		cmocka_unit_test(test_through_signal_frame),
 		cmocka_unit_test(test_truncated_copy),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_no_images),

@@ -4,6 +4,9 @@
  *
  *   chain leaf        main -> f1 -> ... -> f16 captures its own registers
  *                     and stack at the bottom of the chain, once;
+ *   chain signal      the same as leaf, but capture_here runs in a SIGUSR1
+ *                     handler that f16 raises: the stack crosses a signal
+ *                     frame;
  *   chain sample N    the chain runs in a loop and a SIGPROF handler
  *                     captures the interrupted registers and stack N times,
  *                     at whatever instruction each signal lands on;
@@ -103,6 +106,13 @@ __attribute__((noinline)) static void capture_here(void)
 	n_captures = 1;
 }
 
+static void on_sigusr1(int sig)
+{
+	(void)sig;
+	capture_here();
+	sink++; /* not a tail call: keep this frame */
+}
+
 static void on_sigprof(int sig, siginfo_t *si, void *uc_)
 {
 	ucontext_t *uc = uc_;
@@ -154,7 +164,9 @@ __attribute__((noinline)) int f16(int x)
 	volatile char pad[8 * 16];
 
 	pad[0] = (char)x;
-	if (leaf_mode) {
+	if (leaf_mode == 2) {
+		raise(SIGUSR1);
+	} else if (leaf_mode) {
 		capture_here();
 	} else if (vdso_mode) {
 		struct timespec ts;
@@ -258,6 +270,11 @@ int main(int argc, char **argv)
 	find_stack();
 	if (strcmp(argv[1], "leaf") == 0) {
 		leaf_mode = 1;
+		want_captures = 1;
+		result = f1(1);
+	} else if (strcmp(argv[1], "signal") == 0) {
+		signal(SIGUSR1, on_sigusr1);
+		leaf_mode = 2;
 		want_captures = 1;
 		result = f1(1);
 	} else if ((strcmp(argv[1], "sample") == 0 || strcmp(argv[1], "vdso") == 0 ||

@@ -20,6 +20,10 @@
  * over thousands of processes must not keep them all. */
 #define UNWIND_MAX_PROCS 256
 
+/* Outermost-frame answers remembered per process: walks nearly always end
+ * at the same few PCs (_start, clone3), so this saves a CFI lookup. */
+#define OUTERMOST_CACHE 16
+
 /* x86-64 DWARF register numbers (System V psABI, figure 3.36). */
 enum {
 	DWARF_RBX = 3,
@@ -50,6 +54,12 @@ struct unwind_proc {
 	size_t max_ips, n;
 	bool full;
 	uint64_t last_lookup_pc; /* PC whose CFI gives the last frame's caller */
+
+	/* is_outermost() by PC, valid for the current Dwfl; pc 0 = empty */
+	struct {
+		uint64_t pc;
+		bool outermost;
+	} outermost_cache[OUTERMOST_CACHE];
 };
 
 struct unwinder {
@@ -364,6 +374,7 @@ static void drop_dwfl(struct unwinder *u, struct unwind_proc *p)
 	dwfl_end(p->dwfl);
 	p->dwfl = NULL;
 	p->attached = false;
+	memset(p->outermost_cache, 0, sizeof(p->outermost_cache));
 	u->live--;
 }
 
@@ -487,6 +498,17 @@ static bool is_outermost(Dwfl *dwfl, uint64_t pc)
 	return false;
 }
 
+static bool cached_is_outermost(struct unwind_proc *p, uint64_t pc)
+{
+	size_t slot = (pc ^ (pc >> 7)) % OUTERMOST_CACHE;
+
+	if (pc && p->outermost_cache[slot].pc == pc)
+		return p->outermost_cache[slot].outermost;
+	p->outermost_cache[slot].pc = pc;
+	p->outermost_cache[slot].outermost = is_outermost(p->dwfl, pc);
+	return p->outermost_cache[slot].outermost;
+}
+
 int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
 		    const struct unwind_mapping *maps, size_t n_maps,
 		    const struct unwind_regs *regs, const uint8_t *stack, size_t stack_len,
@@ -533,7 +555,7 @@ int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
 	p->full = false;
 	ret = dwfl_getthread_frames(p->dwfl, pid, frame_callback, p);
 	u->stats.unwinds++;
-	if (ret == 0 && !p->full && p->n > 0 && is_outermost(p->dwfl, p->last_lookup_pc)) {
+	if (ret == 0 && !p->full && p->n > 0 && cached_is_outermost(p, p->last_lookup_pc)) {
 		*complete = true;
 		u->stats.complete++;
 	}

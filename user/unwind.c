@@ -261,8 +261,9 @@ static int image_layout(int fd, const struct unwind_mapping *m, uint64_t *bias,
 		goto cleanup;
 	if (eh.e_type == ET_EXEC)
 		*bias = 0;
-	range->start = lo + *bias;
-	range->end = hi + *bias;
+	/* whole pages: the last segment's mapping ends past p_memsz */
+	range->start = (lo + *bias) & ~(uint64_t)0xfff;
+	range->end = (hi + *bias + 0xfff) & ~(uint64_t)0xfff;
 	ret = 0;
 cleanup:
 	elf_end(elf);
@@ -498,6 +499,45 @@ static bool is_outermost(Dwfl *dwfl, uint64_t pc)
 	return false;
 }
 
+/* The process's Dwfl for this version of its mappings, built if needed. */
+static int ensure_dwfl(struct unwinder *u, struct unwind_proc *p, uint64_t maps_version,
+		       const struct unwind_mapping *maps, size_t n_maps)
+{
+	int ret;
+
+	p->last_use = ++u->clock;
+	if (p->dwfl && p->maps_version != maps_version)
+		drop_dwfl(u, p);
+	if (p->dwfl)
+		return 0;
+	if (u->live >= UNWIND_MAX_PROCS)
+		evict_oldest(u);
+	ret = build_dwfl(u, p, maps, n_maps);
+	if (ret < 0) {
+		if (p->dwfl)
+			dwfl_end(p->dwfl);
+		p->dwfl = NULL;
+		p->attached = false;
+		return ret;
+	}
+	u->live++;
+	p->maps_version = maps_version;
+	return 0;
+}
+
+int unwinder_prepare(struct unwinder *u, pid_t pid, uint64_t maps_version,
+		     const struct unwind_mapping *maps, size_t n_maps)
+{
+	struct unwind_proc *p;
+
+	if (!u || (!maps && n_maps))
+		return -EINVAL;
+	p = get_proc(u, pid);
+	if (!p)
+		return -ENOMEM;
+	return ensure_dwfl(u, p, maps_version, maps, n_maps);
+}
+
 static bool cached_is_outermost(struct unwind_proc *p, uint64_t pc)
 {
 	size_t slot = (pc ^ (pc >> 7)) % OUTERMOST_CACHE;
@@ -525,23 +565,9 @@ int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
 	p = get_proc(u, pid);
 	if (!p)
 		return -ENOMEM;
-	p->last_use = ++u->clock;
-	if (p->dwfl && p->maps_version != maps_version)
-		drop_dwfl(u, p);
-	if (!p->dwfl) {
-		if (u->live >= UNWIND_MAX_PROCS)
-			evict_oldest(u);
-		ret = build_dwfl(u, p, maps, n_maps);
-		if (ret < 0) {
-			if (p->dwfl)
-				dwfl_end(p->dwfl);
-			p->dwfl = NULL;
-			p->attached = false;
-			return ret;
-		}
-		u->live++;
-		p->maps_version = maps_version;
-	}
+	ret = ensure_dwfl(u, p, maps_version, maps, n_maps);
+	if (ret < 0)
+		return ret;
 	ips[0] = regs->ip;
 	if (!p->attached)
 		return 1;

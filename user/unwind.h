@@ -59,9 +59,11 @@ struct unwinder *unwinder_new(void);
 
 /*
  * Unwinds one sample of process `pid`.  maps[0..n_maps) are the process's
- * mappings (any order); `maps_version` must change whenever they change:
- * the process's Dwfl is rebuilt then, and only then, so the paths must stay
- * openable until the next change.  stack[0..stack_len) is the copy of user
+ * mappings (any order); `maps_version` must change whenever they change
+ * (a counter global to the run is simplest: a reused pid then gets a new
+ * version too): the process's Dwfl is rebuilt then, and only then.  The
+ * files are opened when the Dwfl is built (see unwinder_prepare), not per
+ * sample.  stack[0..stack_len) is the copy of user
  * memory from regs->sp up (a partial copy passes its real length).
  *
  * Writes ips[0] = regs->ip, then one entry per caller: the return address,
@@ -80,6 +82,16 @@ int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
 		    const struct unwind_mapping *maps, size_t n_maps,
 		    const struct unwind_regs *regs, const uint8_t *stack, size_t stack_len,
 		    uint64_t *ips, size_t max_ips, bool *complete);
+
+/*
+ * Builds (or keeps) the process's Dwfl for these mappings now, without a
+ * sample.  Every image is opened at once and stays open, so call this when
+ * the mappings are read, while /proc/PID/map_files still exists: samples
+ * of a process that exited before they were unwound still unwind.
+ * Returns 0 or a negative errno.
+ */
+int unwinder_prepare(struct unwinder *u, pid_t pid, uint64_t maps_version,
+		     const struct unwind_mapping *maps, size_t n_maps);
 
 /* The process exited (or exec'd): drop its Dwfl. */
 void unwinder_forget(struct unwinder *u, pid_t pid);

@@ -639,6 +639,45 @@ static void test_reads_image_memory(void **state)
 	run_free(&r);
 }
 
+/* A Dwfl prepared while the files exist keeps them open: samples still
+ * unwind after the program's file is gone (a process that exited, whose
+ * /proc/PID/map_files went with it). */
+static void test_prepare_then_file_gone(void **state)
+{
+	struct unwinder *u = unwinder_new();
+	uint64_t ips[MAX_FRAMES], full[MAX_FRAMES];
+	char tmpdir[] = "/tmp/unwind-test-XXXXXX", copy[64], cmd[256];
+	struct unwinder_stats st;
+	struct run r;
+	bool complete;
+	int n, n_full;
+
+	(void)state;
+	run_chain(&r, "build/unwind/chain-eh", "leaf", NULL);
+	n_full = unwind_cap(u, &r, &r.caps[0], r.caps[0].len, full, &complete);
+	assert_true(complete);
+	assert_non_null(mkdtemp(tmpdir));
+	snprintf(copy, sizeof(copy), "%s/chain-eh", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cp build/unwind/chain-eh %s", copy);
+	assert_int_equal(system(cmd), 0);
+	for (size_t i = 0; i < r.n_maps; i++)
+		if (strstr(r.maps[i].path, "build/unwind/chain-eh"))
+			r.maps[i].path = copy;
+	assert_int_equal(unwinder_prepare(u, 77, 5, r.maps, r.n_maps), 0);
+	assert_int_equal(unlink(copy), 0);
+	assert_int_equal(rmdir(tmpdir), 0);
+	n = unwinder_unwind(u, 77, 5, r.maps, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+			    r.caps[0].len, ips, MAX_FRAMES, &complete);
+	assert_int_equal(n, n_full);
+	assert_memory_equal(ips, full, n * sizeof(uint64_t));
+	assert_true(complete);
+	unwinder_get_stats(u, &st);
+	assert_int_equal(st.dwfl_builds, 2); /* pid 4242, then pid 77 once */
+	assert_int_equal(st.images_failed, 0);
+	unwinder_free(u);
+	run_free(&r);
+}
+
 static double now_us(void)
 {
 	struct timespec ts;
@@ -774,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_no_images),
 		cmocka_unit_test(test_rebuild_on_version),
 		cmocka_unit_test(test_reads_image_memory),
+		cmocka_unit_test(test_prepare_then_file_gone),
 		cmocka_unit_test(test_sampled_eh_frame),
 		cmocka_unit_test(test_sampled_debug_frame),
 		cmocka_unit_test(test_sampled_vdso),

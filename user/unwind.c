@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "idmap.h"
@@ -244,7 +245,8 @@ static int image_layout(int fd, const struct unwind_mapping *m, uint64_t *bias,
 		GElf_Phdr ph;
 		uint64_t page_off;
 
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    ph.p_memsz > UINT64_MAX - ph.p_vaddr || ph.p_filesz > UINT64_MAX - ph.p_offset)
 			continue;
 		if (ph.p_vaddr < lo)
 			lo = ph.p_vaddr;
@@ -293,6 +295,7 @@ static int report_mapping(struct unwinder *u, Dwfl *dwfl, const struct unwind_ma
 {
 	struct reported_range range;
 	const char *name = m->path;
+	struct stat st;
 	uint64_t bias = 0;
 	int fd, ret;
 
@@ -305,10 +308,15 @@ static int report_mapping(struct unwinder *u, Dwfl *dwfl, const struct unwind_ma
 			return -ENOENT;
 		fd = fcntl(vfd, F_DUPFD_CLOEXEC, 0);
 	} else {
-		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		/* never block on (or poke) anything but a regular file */
+		fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	}
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		ret = -ENOEXEC;
+		goto fail;
+	}
 	ret = image_layout(fd, m, &bias, &range);
 	if (ret < 0)
 		goto fail;

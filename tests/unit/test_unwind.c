@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -531,10 +532,13 @@ static void test_garbage(void **state)
 static void test_no_images(void **state)
 {
 	struct unwinder *u = unwinder_new();
-	struct unwind_mapping maps[3] = {
+	char dir[] = "/tmp/unwind-fifo-XXXXXX", fifo[64];
+	struct unwind_mapping maps[5] = {
 		{ 0x400000, 0x401000, 0, NULL },
 		{ 0x401000, 0x402000, 0, "/nonexistent/file" },
 		{ 0x402000, 0x403000, 0, "/etc/hostname" }, /* not ELF */
+		{ 0x403000, 0x404000, 0, "/dev/zero" },     /* not a file */
+		{ 0x404000, 0x405000, 0, fifo },            /* must not block */
 	};
 	struct unwind_regs regs = { .ip = 0x400100, .sp = 0x7ffd0000 };
 	uint8_t stack[64] = { 0 };
@@ -543,7 +547,10 @@ static void test_no_images(void **state)
 	bool complete = true;
 
 	(void)state;
-	assert_int_equal(unwinder_unwind(u, 7, 1, maps, 3, &regs, stack, sizeof(stack), ips, 4,
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(unwinder_unwind(u, 7, 1, maps, 5, &regs, stack, sizeof(stack), ips, 4,
 					 &complete), 1);
 	assert_int_equal(ips[0], 0x400100);
 	assert_false(complete);
@@ -552,7 +559,9 @@ static void test_no_images(void **state)
 	assert_int_equal(unwinder_unwind(u, 7, 1, NULL, 3, &regs, stack, sizeof(stack), ips, 4,
 					 &complete), -EINVAL);
 	unwinder_get_stats(u, &st);
-	assert_int_equal(st.images_failed, 2);
+	assert_int_equal(st.images_failed, 4);
+	unlink(fifo);
+	rmdir(dir);
 	unwinder_free(u);
 }
 

@@ -1,0 +1,31 @@
+# Test programs for the CFI unwinder (tests/unwind/), all without frame
+# pointers:
+#   chain-eh      .eh_frame only, no debug info (plain -O2, as distributions build)
+#   chain-g       .eh_frame and DWARF debug info (-g)
+#   chain-debug   .debug_frame only: no .eh_frame for the program's own code
+UNWIND_DIR := $(BUILD)/unwind
+UNWIND_CFLAGS := -D_GNU_SOURCE -O2 -fomit-frame-pointer -Wall -Wextra -Itests/unwind
+
+$(UNWIND_DIR)/chain-eh: tests/unwind/chain.c tests/unwind/capture.h
+	@mkdir -p $(dir $@)
+	$(CC) $(UNWIND_CFLAGS) -o $@ $< -pthread
+
+$(UNWIND_DIR)/chain-g: tests/unwind/chain.c tests/unwind/capture.h
+	@mkdir -p $(dir $@)
+	$(CC) $(UNWIND_CFLAGS) -g -o $@ $< -pthread
+
+$(UNWIND_DIR)/chain-debug: tests/unwind/chain.c tests/unwind/capture.h
+	@mkdir -p $(dir $@)
+	$(CC) $(UNWIND_CFLAGS) -g -fno-asynchronous-unwind-tables -fno-unwind-tables -o $@ $< -pthread
+
+UNWIND_PROGS := $(UNWIND_DIR)/chain-eh $(UNWIND_DIR)/chain-g $(UNWIND_DIR)/chain-debug
+UNIT_DEPS += $(UNWIND_PROGS)
+# so that `make build/tests/test_unwind` alone builds them too
+$(BUILD)/tests/test_unwind: $(UNWIND_PROGS) tests/unwind/capture.h
+
+# The same tests without sanitizers, for the unwinding cost a real build
+# has: make build/unwind/test_unwind-optimized && ./build/unwind/test_unwind-optimized
+$(UNWIND_DIR)/test_unwind-optimized: tests/unit/test_unwind.c tests/unwind/capture.h \
+		$(BUILD)/libcollector.a $(HEADERS) $(UNWIND_PROGS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libcollector.a $(LDLIBS) -lcmocka

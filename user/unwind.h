@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CFI stack unwinding of user-mode samples (x86-64), for code built without
+ * frame pointers.
+ *
+ * A sample carries the registers CFI needs (ip, sp, and the callee-saved
+ * rbp, rbx, r12-r15) and a copy of the top of the user stack from sp.  The
+ * unwinder replays the .eh_frame / .debug_frame rules of every frame with
+ * libdw's unwinder (dwfl_attach_state and dwfl_getthread_frames), reading
+ * memory from the stack copy, or, for the text and data of a mapped ELF
+ * image, from the file itself; nothing else is readable.
+ *
+ * One Dwfl is kept per process, built from the mappings the caller passes
+ * and rebuilt only when their version changes, so every image is opened and
+ * its CFI parsed once per process and not per sample.
+ *
+ * Independent of libbpf and of the ring-buffer record layout.
+ */
+#ifndef COLLECTOR_UNWIND_H
+#define COLLECTOR_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The user-mode registers of the sampled thread. */
+struct unwind_regs {
+	uint64_t ip, sp, bp, bx, r12, r13, r14, r15;
+};
+
+/*
+ * One mapping of the process.  `path` names the file to open (for instance
+ * /proc/PID/map_files/START-END, or /proc/PID/root/PATH): it must be an ELF
+ * file for the mapping to be unwound through.  "[vdso]" stands for the
+ * kernel's vDSO, which is the same image in every 64-bit process, so the
+ * collector's own copy is used.  NULL, "" and any other name (anonymous
+ * memory, JIT code, "[stack]") are skipped.  Several mappings of one file
+ * (its text, rodata, data segments) are fine: the file is reported once.
+ */
+struct unwind_mapping {
+	uint64_t start, end;  /* runtime addresses [start, end) */
+	uint64_t pgoff;       /* file offset of start */
+	const char *path;
+};
+
+struct unwinder_stats {
+	uint64_t unwinds;        /* unwinder_unwind calls that reached libdw */
+	uint64_t complete;       /* ... of which reached the outermost frame */
+	uint64_t dwfl_builds;    /* per-process Dwfl (re)built */
+	uint64_t dwfl_evictions; /* dropped to stay under the process limit */
+	uint64_t images_failed;  /* mappings whose file could not be used */
+	uint64_t frames;         /* frames returned in total */
+};
+
+struct unwinder;
+
+struct unwinder *unwinder_new(void);
+
+/*
+ * Unwinds one sample of process `pid`.  maps[0..n_maps) are the process's
+ * mappings (any order); `maps_version` must change whenever they change
+ * (a counter global to the run is simplest: a reused pid then gets a new
+ * version too): the process's Dwfl is rebuilt then, and only then.  The
+ * files are opened when the Dwfl is built (see unwinder_prepare), not per
+ * sample.  stack[0..stack_len) is the copy of user
+ * memory from regs->sp up (a partial copy passes its real length).
+ *
+ * Writes ips[0] = regs->ip, then one entry per caller: the return address,
+ * as a frame-pointer walk gives (the caller resolves return address - 1).
+ * A frame that was interrupted by a signal (its callee is a signal
+ * trampoline) holds its exact PC, so ips[i] is that PC + 1 to keep the
+ * convention.  Returns the number of frames (>= 1 when max_ips >= 1), or a
+ * negative errno (-EINVAL: bad arguments, -ENOMEM).
+ *
+ * *complete is true when the walk ended at the outermost frame (its CFI
+ * says the return address is undefined: _start, clone's child, thread
+ * start), false when it gave up early: stack copy too short, no CFI for a
+ * PC, unreadable memory, garbage, or max_ips reached.
+ */
+int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
+		    const struct unwind_mapping *maps, size_t n_maps,
+		    const struct unwind_regs *regs, const uint8_t *stack, size_t stack_len,
+		    uint64_t *ips, size_t max_ips, bool *complete);
+
+/*
+ * Builds (or keeps) the process's Dwfl for these mappings now, without a
+ * sample.  Every image is opened at once and stays open, so call this when
+ * the mappings are read, while /proc/PID/map_files still exists: samples
+ * of a process that exited before they were unwound still unwind.
+ * Returns 0 or a negative errno.
+ */
+int unwinder_prepare(struct unwinder *u, pid_t pid, uint64_t maps_version,
+		     const struct unwind_mapping *maps, size_t n_maps);
+
+/* The process exited (or exec'd): drop its Dwfl. */
+void unwinder_forget(struct unwinder *u, pid_t pid);
+
+void unwinder_get_stats(const struct unwinder *u, struct unwinder_stats *out);
+
+void unwinder_free(struct unwinder *u);
+
+#endif /* COLLECTOR_UNWIND_H */

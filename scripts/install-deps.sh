@@ -5,7 +5,7 @@
 set -eu
 
 PACKAGES="clang llvm-14 libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
-libcmocka-dev pkg-config valgrind gcc make binutils elfutils file"
+libcmocka-dev pkg-config valgrind gcc make binutils elfutils file linux-perf"
 
 missing=""
 for pkg in $PACKAGES; do

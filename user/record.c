@@ -436,6 +436,10 @@ int record_run(const struct collector_options *opts)
 	}
 	if (!opts->all_cpus)
 		tracker_ignore_process(tracker, getpid());
+	if (cfg.dwarf && tracker_enable_unwinding(tracker) != 0) {
+		fprintf(stderr, "collector: out of memory\n");
+		goto cleanup;
+	}
 	/* the ring callback needs the tracker: set it before any record */
 	bpf_session_set_context(bpf, tracker);
 	for (i = 0; i < opts->n_pids; i++) {

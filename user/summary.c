@@ -249,6 +249,13 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 				"rebuild the target with -fno-omit-frame-pointer, for whole call "
 				"chains\n");
 	}
+	if (model_counter_value(m, 0, "unwound_samples")) {
+		uint64_t n = model_counter_value(m, 0, "unwound_samples");
+
+		fprintf(out, "  unwinding       %.1f us per sample in user space (%llu samples, "
+			"CFI from .eh_frame/.debug_frame)\n",
+			model_counter_value(m, 0, "unwind_ns_total") / 1e3 / n, (unsigned long long)n);
+	}
 	if (m->traced.len)
 		print_traced(out, m);
 	if (!samples) {

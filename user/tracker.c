@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collector.h"
 #include "idmap.h"
 #include "procmaps.h"
+#include "unwind.h"
 
 /* A mapping is re-read at most this often per process when a sample falls
  * outside every known mapping (the process may have exited meanwhile). */
@@ -38,6 +40,10 @@ struct stack_part {
 struct proc_state {
 	uint64_t maps_read_ktime;
 	bool alive;
+	/* --call-graph dwarf: the mappings as the unwinder sees them */
+	uint64_t maps_version;
+	struct unwind_mapping *umaps;
+	size_t n_umaps;
 };
 
 struct thread_state {
@@ -63,6 +69,9 @@ struct tracker {
 	pid_t awaiting_exec;            /* launched, not exec'd yet */
 	uint64_t exec_allowed_ktime;    /* when it was let go */
 	pid_t ignored_tgid;             /* the collector itself */
+	struct unwinder *unwinder;      /* --call-graph dwarf, else NULL */
+	uint64_t maps_version;          /* bumped whenever mappings change */
+	uint64_t unwind_ns, unwinds;    /* time spent unwinding */
 	uint64_t samples;
 	size_t live;
 };
@@ -125,6 +134,87 @@ static pid_t read_ppid(pid_t pid)
 
 /* ---- mappings ----------------------------------------------------------- */
 
+static void free_unwind_maps(struct proc_state *ps)
+{
+	for (size_t i = 0; i < ps->n_umaps; i++)
+		free((char *)ps->umaps[i].path);
+	free(ps->umaps);
+	ps->umaps = NULL;
+	ps->n_umaps = 0;
+}
+
+/* Hands the process's mappings to the unwinder, which opens every image
+ * now, while /proc/PID/map_files still exists. */
+static void prepare_unwinding(struct tracker *t, uint32_t process)
+{
+	struct proc_state *ps = &t->procs.items[process];
+
+	ps->maps_version = ++t->maps_version;
+	if (unwinder_prepare(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
+			     ps->umaps, ps->n_umaps) != 0)
+		model_count_stat(t->m, "unwinder_prepare_failed", 1);
+}
+
+static void set_unwind_maps(struct tracker *t, uint32_t process, const struct procmaps *maps)
+{
+	struct proc_state *ps = &t->procs.items[process];
+	pid_t pid = t->m->processes.items[process].pid;
+	char path[4200];
+
+	free_unwind_maps(ps);
+	ps->umaps = calloc(maps->n ? maps->n : 1, sizeof(*ps->umaps));
+	if (!ps->umaps)
+		return;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct procmap_entry *e = &maps->entries[i];
+		struct unwind_mapping *u = &ps->umaps[ps->n_umaps];
+
+		if (procmap_is_file(e)) {
+			if (procmaps_open_path(pid, e, path, sizeof(path)) != 0)
+				continue;
+		} else if (strcmp(e->path, "[vdso]") == 0) {
+			snprintf(path, sizeof(path), "[vdso]");
+		} else {
+			continue;
+		}
+		u->start = e->start;
+		u->end = e->end;
+		u->pgoff = e->pgoff;
+		u->path = strdup(path);
+		if (u->path)
+			ps->n_umaps++;
+	}
+	prepare_unwinding(t, process);
+}
+
+/* A forked child maps what its parent maps, through its own map_files. */
+static void copy_unwind_maps(struct tracker *t, uint32_t parent, uint32_t child)
+{
+	struct proc_state *pp = &t->procs.items[parent], *cp = &t->procs.items[child];
+	pid_t pid = t->m->processes.items[child].pid;
+	char path[128];
+
+	free_unwind_maps(cp);
+	cp->umaps = calloc(pp->n_umaps ? pp->n_umaps : 1, sizeof(*cp->umaps));
+	if (!cp->umaps)
+		return;
+	for (size_t i = 0; i < pp->n_umaps; i++) {
+		const struct unwind_mapping *u = &pp->umaps[i];
+
+		cp->umaps[i] = *u;
+		if (strstr(u->path, "/map_files/")) {
+			snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid,
+				 (unsigned long long)u->start, (unsigned long long)u->end);
+			cp->umaps[i].path = strdup(path);
+		} else {
+			cp->umaps[i].path = strdup(u->path);
+		}
+		if (cp->umaps[i].path)
+			cp->n_umaps++;
+	}
+	prepare_unwinding(t, child);
+}
+
 static void load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 {
 	struct model_process *p = &t->m->processes.items[process];
@@ -172,6 +262,8 @@ static void load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 			p->exe_image = mm.image;
 		p = &t->m->processes.items[process];
 	}
+	if (t->unwinder)
+		set_unwind_maps(t, process, &maps);
 	procmaps_free(&maps);
 }
 
@@ -407,28 +499,27 @@ static uint32_t kernel_part(struct tracker *t, int32_t id, uint64_t ip)
 
 /* ---- records ------------------------------------------------------------ */
 
-static void handle_sample(struct tracker *t, const struct collector_sample_event *e)
+/* Adds a sample whose user frames are known: the kernel part comes from
+ * the stack map, as in either call-graph mode. */
+static void add_sample(struct tracker *t, const struct collector_sample_event *e, uint32_t thread,
+		      const uint32_t *user, uint32_t n_user, bool truncated)
 {
 	uint32_t frames[2 * COLLECTOR_MAX_STACK_DEPTH];
-	uint32_t thread = get_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
-	struct model_thread *th = &t->m->threads.items[thread];
-	uint32_t process = th->process, n = 0, n_kernel = 0, part;
-	const struct stack_part *up, *kp;
+	struct model_thread *th;
+	uint32_t n = 0, n_kernel = 0;
 	struct model_sample *s;
-	bool truncated;
 
 	if (e->kernel_mode) {
 		uint32_t k = kernel_part(t, e->kernel_stack_id, e->ip);
+		const struct stack_part *kp = &t->parts.items[k];
 
-		kp = &t->parts.items[k]; /* after the call: it may grow the array */
 		memcpy(frames, t->pool.items + kp->first, kp->n * sizeof(uint32_t));
 		n = n_kernel = kp->n;
 	}
-	part = user_part(t, process, e->user_stack_id, e->user_ip, e->hdr.ktime_ns);
-	up = &t->parts.items[part];
-	memcpy(frames + n, t->pool.items + up->first, up->n * sizeof(uint32_t));
-	n += up->n;
-	truncated = up->truncated;
+	if (n_user > COLLECTOR_MAX_STACK_DEPTH)
+		n_user = COLLECTOR_MAX_STACK_DEPTH;
+	memcpy(frames + n, user, n_user * sizeof(uint32_t));
+	n += n_user;
 	if (truncated)
 		model_count_stat(t->m, "truncated_stacks", 1);
 
@@ -441,12 +532,75 @@ static void handle_sample(struct tracker *t, const struct collector_sample_event
 	s->weight_ns = e->period;
 	s->cputime_ns = e->cputime_ns;
 	s->user_pc = e->user_ip;
-	s->process = process;
+	s->process = th->process;
 	s->thread = thread;
 	s->stack = model_intern_stack(t->m, frames, n, n_kernel, truncated);
 	s->cpu = e->hdr.cpu;
 	s->kernel_mode = e->kernel_mode;
 	t->samples++;
+}
+
+static void handle_sample(struct tracker *t, const struct collector_sample_event *e)
+{
+	uint32_t thread = get_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
+	uint32_t process = t->m->threads.items[thread].process;
+	uint32_t part = user_part(t, process, e->user_stack_id, e->user_ip, e->hdr.ktime_ns);
+	uint32_t user[COLLECTOR_MAX_STACK_DEPTH];
+	const struct stack_part *up = &t->parts.items[part];
+
+	memcpy(user, t->pool.items + up->first, up->n * sizeof(uint32_t));
+	add_sample(t, e, thread, user, up->n, up->truncated);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* --call-graph dwarf: unwind the user stack from the registers and the
+ * stack copy with the CFI of the mapped images. */
+static void handle_stack_sample(struct tracker *t, const struct collector_stack_sample_event *se)
+{
+	const struct collector_sample_event *e = &se->sample;
+	uint32_t thread = get_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
+	uint32_t process = t->m->threads.items[thread].process;
+	struct proc_state *ps = &t->procs.items[process];
+	uint64_t ips[COLLECTOR_MAX_STACK_DEPTH];
+	uint32_t user[COLLECTOR_MAX_STACK_DEPTH];
+	struct unwind_regs regs = {
+		.ip = se->regs.ip, .sp = se->regs.sp, .bp = se->regs.bp, .bx = se->regs.bx,
+		.r12 = se->regs.r12, .r13 = se->regs.r13, .r14 = se->regs.r14, .r15 = se->regs.r15,
+	};
+	bool complete = false;
+	uint64_t t0;
+	int n;
+
+	if (!regs.ip) {
+		add_sample(t, e, thread, user, 0, false); /* a kernel thread */
+		return;
+	}
+	if (!t->unwinder) {
+		user[0] = user_location(t, process, regs.ip, e->hdr.ktime_ns);
+		add_sample(t, e, thread, user, 1, true);
+		return;
+	}
+	t0 = now_ns();
+	n = unwinder_unwind(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
+			    ps->umaps, ps->n_umaps, &regs, (const uint8_t *)(se + 1), se->stack_len,
+			    ips, COLLECTOR_MAX_STACK_DEPTH, &complete);
+	t->unwind_ns += now_ns() - t0;
+	t->unwinds++;
+	if (n <= 0) {
+		ips[0] = regs.ip;
+		n = 1;
+		complete = false;
+	}
+	for (int i = 0; i < n; i++)
+		user[i] = user_location(t, process, i ? ips[i] - 1 : ips[i], e->hdr.ktime_ns);
+	add_sample(t, e, thread, user, n, !complete);
 }
 
 static void end_process(struct tracker *t, uint32_t process, uint64_t ktime)
@@ -495,6 +649,8 @@ static void handle_fork(struct tracker *t, const struct collector_task_event *e)
 			model_add_mapping(t->m, child, &mm);
 		}
 		t->procs.items[child].maps_read_ktime = kt;
+		if (t->unwinder)
+			copy_unwind_maps(t, parent, child);
 	}
 	new_thread(t, child, e->child_tid, e->comm, kt, 0, true);
 }
@@ -547,6 +703,8 @@ static void handle_exit(struct tracker *t, const struct collector_task_event *e)
 	}
 	if (e->group_dead && process != UINT32_MAX) {
 		end_process(t, process, e->hdr.ktime_ns);
+		if (t->unwinder)
+			unwinder_forget(t->unwinder, e->hdr.tgid);
 		/* a later process may reuse the pid */
 		idmap_put(&t->pid_to_process, e->hdr.tgid, UINT32_MAX);
 	}
@@ -654,7 +812,7 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 			const struct collector_stack_sample_event *se = data;
 
 			if (se->stack_len <= size - sizeof(*se)) {
-				handle_sample(t, &se->sample);
+				handle_stack_sample(t, se);
 				return 0;
 			}
 		}
@@ -678,6 +836,16 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 
 void tracker_finish(struct tracker *t, uint64_t end_ktime)
 {
+	if (t->unwinder) {
+		struct unwinder_stats us;
+
+		unwinder_get_stats(t->unwinder, &us);
+		model_count_stat(t->m, "unwind_ns_total", t->unwind_ns);
+		model_count_stat(t->m, "unwound_samples", t->unwinds);
+		model_count_stat(t->m, "unwound_complete", us.complete);
+		model_count_stat(t->m, "unwinder_dwfl_builds", us.dwfl_builds);
+		model_count_stat(t->m, "unwinder_images_failed", us.images_failed);
+	}
 	for (size_t i = 0; i < t->m->threads.len; i++) {
 		struct model_thread *th = &t->m->threads.items[i];
 		const struct model_process *p = &t->m->processes.items[th->process];
@@ -690,6 +858,12 @@ void tracker_finish(struct tracker *t, uint64_t end_ktime)
 			th->cputime_ns = now;
 	}
 	(void)end_ktime;
+}
+
+int tracker_enable_unwinding(struct tracker *t)
+{
+	t->unwinder = unwinder_new();
+	return t->unwinder ? 0 : -ENOMEM;
 }
 
 void tracker_ignore_process(struct tracker *t, pid_t pid)
@@ -756,7 +930,10 @@ void tracker_free(struct tracker *t)
 	idmap_free(&t->kstack_cache);
 	free(t->parts.items);
 	free(t->pool.items);
+	for (size_t i = 0; i < t->procs.len; i++)
+		free_unwind_maps(&t->procs.items[i]);
 	free(t->procs.items);
 	free(t->threads.items);
+	unwinder_free(t->unwinder);
 	free(t);
 }

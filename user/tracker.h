@@ -34,6 +34,10 @@ void tracker_expect_exec(struct tracker *t, pid_t pid);
 /* The launched command was let go to exec at ktime. */
 void tracker_exec_allowed(struct tracker *t, uint64_t ktime);
 
+/* --call-graph dwarf: unwind stack-copy samples with the CFI of the
+ * mapped images.  Call before any record.  0 or -ENOMEM. */
+int tracker_enable_unwinding(struct tracker *t);
+
 /* Leaves out the records of one process: the collector's own, which the
  * probe-cost calibration makes a target for a moment. */
 void tracker_ignore_process(struct tracker *t, pid_t pid);

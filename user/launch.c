@@ -132,7 +132,12 @@ int launch_start(struct launch *l)
 	int err = 0;
 	ssize_t n;
 
-	if (write(l->go_fd, &c, 1) != 1)
+	ssize_t w;
+
+	do
+		w = write(l->go_fd, &c, 1);
+	while (w < 0 && errno == EINTR);
+	if (w != 1)
 		err = -errno;
 	close(l->go_fd);
 	l->go_fd = -1;

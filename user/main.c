@@ -247,6 +247,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				COLLECTOR_MAX_TRACE_SPECS);
 			return EINVAL;
 		}
+		if (!strchr(arg, ':') || arg[0] == ':' || !strchr(arg, ':')[1]) {
+			fprintf(stderr, "collector: --trace '%s': expected BIN:PATTERN, e.g. "
+				"--trace ./app:'*' or --trace libc:malloc\n", arg);
+			return EINVAL;
+		}
 		o->trace_specs[o->n_trace_specs++] = arg;
 		break;
 	case OPT_ARGS:

@@ -498,7 +498,12 @@ int record_run(const struct collector_options *opts)
 		rc = EXIT_BPF;
 		goto cleanup;
 	}
-	if (opts->command) {
+	if (opts->command && stop_requested) {
+		/* interrupted while attaching: the command never starts */
+		fprintf(stderr, "collector: interrupted before '%s' started\n", opts->command[0]);
+		launch_abort(&launch);
+		launch.pid = -1;
+	} else if (opts->command) {
 		tracker_exec_allowed(tracker, clock_ns(CLOCK_MONOTONIC));
 		err = launch_start(&launch);
 		if (err) {

@@ -55,7 +55,7 @@ done
 
 # a full disk: the writers say so, exit 1, and leave no temporary file
 mkdir -p "$TMP/tiny"
-mount -t tmpfs -o size=64k tmpfs "$TMP/tiny" || skip "cannot mount a tmpfs"
+mount -t tmpfs -o size=16k tmpfs "$TMP/tiny" || skip "cannot mount a tmpfs"
 "$COLLECTOR" -q -o "$TMP/tiny/out" -- "$WL/split" 0.3 >/dev/null 2>"$TMP/err"
 rc=$?
 left=$(find "$TMP/tiny" -name '*.tmp' | head -n 3)

@@ -9,7 +9,7 @@ calls_of() {
 	awk -v fn="$2" '/^Traced functions/ { on = 1; next } on && $1 == fn { print $2; exit }' "$1"
 }
 
-"$COLLECTOR" -o "$TMP/out" --trace "$WL/calls:traced_*" --args 2 -- "$WL/calls" \
+"$COLLECTOR" -o "$TMP/run" --trace "$WL/calls:traced_*" --args 2 -- "$WL/calls" \
 	>"$TMP/summary" 2>"$TMP/err" || { cat "$TMP/err"; fail "collector exited $?"; }
 cat "$TMP/summary" "$TMP/err"
 [ "$(calls_of "$TMP/summary" traced_f)" = 1000 ] || fail "summary: traced_f not called 1000 times"
@@ -17,7 +17,7 @@ cat "$TMP/summary" "$TMP/err"
 grep -q "measured probe cost" "$TMP/summary" || fail "no calibrated probe cost"
 
 # XRay: llvm-xray reads the FDR trace and counts the same calls by name
-trace=$(ls "$TMP"/out/xray/calls.*.xray) || fail "no XRay trace written"
+trace=$(ls "$TMP"/run/xray/calls.*.xray) || fail "no XRay trace written"
 map="${trace%.xray}.map.elf"
 [ -f "$map" ] || fail "no ELF instrumentation map beside $trace"
 [ -f "${trace%.xray}.map.yaml" ] || fail "no YAML instrumentation map beside $trace"
@@ -35,9 +35,22 @@ grep -q ",100000,.*traced_g" "$TMP/account" || fail "llvm-xray account: traced_g
 "$COLLECTOR" dump --check "$trace" || fail "collector dump --check rejects the trace"
 
 # Callgrind: the traced callee gets its exact call count
-cg=$(ls "$TMP"/out/callgrind.out.*)
+cg=$(ls "$TMP"/run/callgrind.out.*)
 grep -q "^events: .*TracedNs" "$cg" || fail "no TracedNs event in Callgrind"
-awk '/^cfn=/ { callee = $0 } /^calls=100000 / && callee ~ /traced_g/ { found = 1 } END { exit !found }' "$cg" ||
+awk '	# cfn= names are compressed: (id) name the first time, (id) after
+	function name(s,  id) {
+		if (match(s, /^\([0-9]+\)/)) {
+			id = substr(s, 2, RLENGTH - 2)
+			s = substr(s, RLENGTH + 1); sub(/^ /, "", s)
+			if (s != "") names[id] = s
+			return names[id]
+		}
+		return s
+	}
+	/^fn=/ { name(substr($0, 4)) }
+	/^cfn=/ { callee = name(substr($0, 5)) }
+	/^calls=100000 / && callee == "traced_g" { found = 1 }
+	END { exit !found }' "$cg" ||
 	fail "Callgrind has no calls=100000 edge into traced_g"
 
 # single uprobes, as on kernels without the multi-uprobe link

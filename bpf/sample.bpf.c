@@ -40,12 +40,21 @@ struct {
 	__uint(max_entries, 16 << 20); /* resized by the loader */
 } events SEC(".maps");
 
+/* User and kernel stacks in maps of their own: a stack id whose bucket is
+ * taken by another stack is lost (-EEXIST), and two maps halve the load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 16384); /* resized by the loader */
 	__uint(key_size, sizeof(u32));
 	__uint(value_size, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64));
-} stacks SEC(".maps");
+} user_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384); /* resized by the loader */
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64));
+} kernel_stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -257,13 +266,13 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (dwarf_mode)
 		ustack = -2; /* unwound in user space from the stack copy */
 	else
-		ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		ustack = bpf_get_stackid(ctx, &user_stacks, BPF_F_USER_STACK);
 	if (ustack == -EEXIST)
 		count(COLLECTOR_CNT_USTACK_COLLISION);
 	else if (ustack < 0 && !dwarf_mode && BPF_CORE_READ(task, mm))
 		count(COLLECTOR_CNT_USTACK_FAIL);
 	if (kernel_mode) {
-		kstack = bpf_get_stackid(ctx, &stacks, 0);
+		kstack = bpf_get_stackid(ctx, &kernel_stacks, 0);
 		if (kstack == -EEXIST)
 			count(COLLECTOR_CNT_KSTACK_COLLISION);
 		else if (kstack < 0)

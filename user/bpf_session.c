@@ -75,7 +75,8 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	s->skel->rodata->dwarf_mode = cfg->dwarf;
 	s->skel->rodata->stack_bytes = cfg->stack_bytes;
 	bpf_map__set_max_entries(s->skel->maps.events, cfg->ring_bytes);
-	bpf_map__set_max_entries(s->skel->maps.stacks, cfg->stack_entries);
+	bpf_map__set_max_entries(s->skel->maps.user_stacks, cfg->stack_entries);
+	bpf_map__set_max_entries(s->skel->maps.kernel_stacks, cfg->stack_entries);
 	/* dwarf mode builds records in a slot per CPU; 1 entry when unused */
 	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf ? s->n_cpus : 1);
 	err = sample_bpf__load(s->skel);
@@ -248,7 +249,8 @@ int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX])
 	return 0;
 }
 
-int bpf_session_read_stack(struct bpf_session *s, int32_t id, uint64_t *ips, size_t max)
+int bpf_session_read_stack(struct bpf_session *s, bool kernel, int32_t id, uint64_t *ips,
+			   size_t max)
 {
 	uint64_t buf[COLLECTOR_MAX_STACK_DEPTH];
 	uint32_t key = id;
@@ -256,7 +258,8 @@ int bpf_session_read_stack(struct bpf_session *s, int32_t id, uint64_t *ips, siz
 
 	if (id < 0)
 		return -ENOENT;
-	if (bpf_map__lookup_elem(s->skel->maps.stacks, &key, sizeof(key), buf, sizeof(buf), 0))
+	if (bpf_map__lookup_elem(kernel ? s->skel->maps.kernel_stacks : s->skel->maps.user_stacks,
+				 &key, sizeof(key), buf, sizeof(buf), 0))
 		return -errno;
 	for (n = 0; n < COLLECTOR_MAX_STACK_DEPTH && n < max && buf[n]; n++)
 		ips[n] = buf[n];

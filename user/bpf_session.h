@@ -52,9 +52,10 @@ int bpf_session_poll(struct bpf_session *s, int timeout_ms);
 int bpf_session_drain(struct bpf_session *s);
 /* Counters summed over CPUs. */
 int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX]);
-/* Reads a stack of the stack map: returns the number of frames (>= 0) or
- * a negative errno. */
-int bpf_session_read_stack(struct bpf_session *s, int32_t id, uint64_t *ips, size_t max);
+/* Reads a stack of the user or kernel stack map: returns the number of
+ * frames (>= 0) or a negative errno. */
+int bpf_session_read_stack(struct bpf_session *s, bool kernel, int32_t id, uint64_t *ips,
+			   size_t max);
 /* Sum of the kernel-side sample aggregates (by ip, by stack). */
 int bpf_session_aggregate_totals(struct bpf_session *s, uint64_t *by_ip, uint64_t *by_stack);
 /* Run time of the BPF programs so far (ns), 0 if stats are unavailable. */

@@ -72,7 +72,7 @@ static const struct argp_option options[] = {
 	{ "ring-size", OPT_RING_SIZE, "SIZE", 0,
 	  "Ring buffer size, a power of two with K, M or G (default 16M)", 0 },
 	{ "stack-entries", OPT_STACK_ENTRIES, "N", 0,
-	  "Unique stacks the kernel map holds (default 16384)", 0 },
+	  "Unique stacks each kernel stack map (user, kernel) holds (default 16384)", 0 },
 	{ "trace", 't', "BIN:PATTERN", 0,
 	  "Trace entry and exit of the functions of BIN (a path, or a library name such as "
 	  "libc) whose names match the glob PATTERN, through uprobes (repeatable)", 0 },

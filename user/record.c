@@ -277,9 +277,9 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return tracker_handle_record(ctx, data, size);
 }
 
-static int read_stack(void *ctx, int32_t id, uint64_t *ips, size_t max)
+static int read_stack(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t max)
 {
-	return bpf_session_read_stack(ctx, id, ips, max);
+	return bpf_session_read_stack(ctx, kernel, id, ips, max);
 }
 
 struct status {

@@ -450,7 +450,7 @@ static uint32_t user_part(struct tracker *t, uint32_t process, int32_t id, uint6
 		part = idmap_get(&t->ustack_cache, key);
 		if (part != UINT32_MAX)
 			return part;
-		n = t->read_stack(t->read_stack_ctx, id, ips, COLLECTOR_MAX_STACK_DEPTH);
+		n = t->read_stack(t->read_stack_ctx, false, id, ips, COLLECTOR_MAX_STACK_DEPTH);
 	}
 	if (n <= 0) {
 		/* no walk: only the PC is known */
@@ -478,7 +478,7 @@ static uint32_t kernel_part(struct tracker *t, int32_t id, uint64_t ip)
 		part = idmap_get(&t->kstack_cache, (uint32_t)id);
 		if (part != UINT32_MAX)
 			return part;
-		n = t->read_stack(t->read_stack_ctx, id, ips, COLLECTOR_MAX_STACK_DEPTH);
+		n = t->read_stack(t->read_stack_ctx, true, id, ips, COLLECTOR_MAX_STACK_DEPTH);
 	}
 	kimg = symbolizer_kernel_image(t->sym);
 	if (n <= 0) {

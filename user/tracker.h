@@ -8,6 +8,7 @@
 #ifndef COLLECTOR_TRACKER_H
 #define COLLECTOR_TRACKER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,9 +18,10 @@
 
 struct tracker;
 
-/* Reads stack `id` of the kernel's stack map into ips; returns the number
- * of frames or a negative errno. */
-typedef int (*tracker_read_stack_fn)(void *ctx, int32_t id, uint64_t *ips, size_t max);
+/* Reads stack `id` of the kernel's user or kernel stack map into ips;
+ * returns the number of frames or a negative errno. */
+typedef int (*tracker_read_stack_fn)(void *ctx, bool kernel, int32_t id, uint64_t *ips,
+				     size_t max);
 
 struct tracker *tracker_new(struct model *m, struct symbolizer *sym,
 			    tracker_read_stack_fn read_stack, void *read_stack_ctx);

@@ -5,6 +5,7 @@
  * against the bytes that remain before it is used.
  */
 #include "dcpi_reader.h"
+#include "exporter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -418,55 +419,6 @@ int dcpi_parse(const unsigned char *buf, size_t len, struct dcpi_profile *p,
 	return rc;
 }
 
-/* The whole file in memory: every offset checked against its real size. */
-static int slurp(const char *path, unsigned char **buf, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	unsigned char *b = NULL;
-	struct stat st;
-	int fd, rc = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size + 1 > cap)
-		cap = st.st_size + 1;
-	for (;;) {
-		ssize_t r;
-
-		if (!b || n == cap) {
-			unsigned char *nb;
-
-			if (b)
-				cap *= 2;
-			nb = realloc(b, cap);
-			if (!nb) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			b = nb;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-out:
-	close(fd);
-	if (rc) {
-		free(b);
-		return rc;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
-}
 
 int dcpi_read_file(const char *path, struct dcpi_profile *p, struct dcpi_error *err)
 {
@@ -476,7 +428,7 @@ int dcpi_read_file(const char *path, struct dcpi_profile *p, struct dcpi_error *
 
 	memset(p, 0, sizeof(*p));
 	memset(err, 0, sizeof(*err));
-	rc = slurp(path, &buf, &len);
+	rc = read_whole_file(path, &buf, &len);
 	if (rc) {
 		snprintf(err->reason, sizeof(err->reason), "cannot read: %s", strerror(-rc));
 		return rc;

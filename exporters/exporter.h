@@ -57,6 +57,9 @@ int export_mkdir(const struct export_options *opts, const char *relpath);
 /* Little helpers for binary writers (little-endian host, as on x86-64). */
 int outfile_write(struct outfile *f, const void *data, size_t n);
 
+/* Reads a whole file into a malloc'd buffer: 0 or a negative errno. */
+int read_whole_file(const char *path, unsigned char **buf, size_t *len);
+
 /* Writers: 0 on success, negative errno on failure. */
 int dcpi_write(const struct model *m, const struct export_options *opts);
 int sampler_write(const struct model *m, const struct export_options *opts);

@@ -6,6 +6,7 @@
  * against the bytes that remain before it is trusted.
  */
 #include "sampler_reader.h"
+#include "exporter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -190,54 +191,6 @@ out:
 	return rc;
 }
 
-static int slurp(const char *path, unsigned char **buf, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	unsigned char *b = NULL;
-	struct stat st;
-	int fd, rc = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size + 1 > cap)
-		cap = st.st_size + 1;
-	for (;;) {
-		ssize_t r;
-
-		if (!b || n == cap) {
-			unsigned char *nb;
-
-			if (b)
-				cap *= 2;
-			nb = realloc(b, cap);
-			if (!nb) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			b = nb;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-out:
-	close(fd);
-	if (rc) {
-		free(b);
-		return rc;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
-}
 
 int sampler_read_file(const char *path, enum sampler_layout layout, struct sampler_profile *p,
 		      struct sampler_error *err)
@@ -248,7 +201,7 @@ int sampler_read_file(const char *path, enum sampler_layout layout, struct sampl
 
 	memset(p, 0, sizeof(*p));
 	memset(err, 0, sizeof(*err));
-	rc = slurp(path, &buf, &len);
+	rc = read_whole_file(path, &buf, &len);
 	if (rc) {
 		snprintf(err->reason, sizeof(err->reason), "cannot read: %s", strerror(-rc));
 		return rc;

@@ -45,7 +45,9 @@ all: collector
 deps:
 	@./scripts/install-deps.sh
 
+# Generated from the running kernel's BTF, not committed.
 vmlinux/vmlinux.h:
+	@mkdir -p vmlinux
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c vmlinux/vmlinux.h $(wildcard bpf/*.h) | $(BUILD)

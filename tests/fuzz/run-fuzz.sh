@@ -18,6 +18,10 @@ seconds=$2
 shift 2
 
 F=build/fuzz
+# Leaks inside the Debian libraries that the callers cannot free (see the
+# file); libdw has no frame pointers, so malloc stacks need the slow unwinder
+# to name the libdw function.
+export LSAN_OPTIONS="suppressions=$(pwd)/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 passed=0
 failed=0
 skipped=0
@@ -50,7 +54,9 @@ for name in "$@"; do
 	mkdir -p "$out"
 	# -close_fd_mask=3: the readers' error messages would drown libFuzzer's
 	# (sanitizer reports still reach the log through libFuzzer's own stderr).
-	"$bin" "$out" "$seeds" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=25 \
+	asan=${ASAN_OPTIONS:-}
+	[ "$name" = elf ] && asan="fast_unwind_on_malloc=0${asan:+:$asan}"
+	ASAN_OPTIONS=$asan "$bin" "$out" "$seeds" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=25 \
 		-close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$F/artifacts/$name-" \
 		>"$log" 2>&1
 	rc=$?

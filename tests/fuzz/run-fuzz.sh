@@ -42,7 +42,7 @@ for name in "$@"; do
 		"$bin" -merge=1 -rss_limit_mb=2048 -timeout=25 "$seeds" "$F/corpus-$name" \
 			>"$log" 2>&1
 		echo "merge $name: $before -> $(ls "$seeds" | wc -l) inputs," \
-			"$(du -sk "$seeds" | cut -f1) KB"
+			"$(du -sb "$seeds" | cut -f1) bytes (keep it under ~200 KB)"
 		continue
 	fi
 	if [ "$mode" = smoke ]; then

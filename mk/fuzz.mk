@@ -40,7 +40,9 @@ FUZZ_SRCS_xray      := exporters/xray_reader.c
 FUZZ_SRCS_hpctoolkit := exporters/hpctoolkit_reader.c exporters/hpctoolkit_dump.c
 FUZZ_SRCS_elf       := user/symbolize.c user/elfinfo.c user/kallsyms.c user/procmaps.c user/model.c
 FUZZ_SRCS_procmaps  := user/procmaps.c
-fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS_$(1)))
+# (read_whole_file, where the tree has it: linked into every harness)
+FUZZ_SRCS_common    := $(wildcard exporters/infile.c)
+fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS_$(1)) $(FUZZ_SRCS_common))
 
 # The format tag (bytes 10-13 of the file) of each HPCToolkit harness.
 FUZZ_HK_TAG_meta    := meta

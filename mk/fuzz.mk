@@ -1,0 +1,89 @@
+# libFuzzer harnesses (tests/fuzz/): one per file reader, one for the ELF
+# and DWARF side of the symbolizer, one for the /proc/PID/maps parser.
+#
+#   make fuzz          run each harness FUZZ_SECONDS (default 60) over its
+#                      committed corpus; new inputs go to build/fuzz/corpus-NAME/
+#   make fuzz-smoke    every harness for FUZZ_SMOKE_SECONDS (default 2); writes
+#                      build/fuzz-smoke-results and build/fuzz-results
+#                      (part of `make check`)
+#   make fuzz-update   merge build/fuzz/corpus-NAME/ into tests/fuzz/corpus/NAME/
+#                      (libFuzzer -merge=1: only inputs that add coverage)
+#   make fuzz-seeds    regenerate the writer-made seeds (needs root: runs ./collector)
+#
+# FUZZ_HARNESSES=... limits any of them to some harnesses.  Crashes are saved
+# as build/fuzz/artifacts/NAME-crash-*; replay one with
+# `build/fuzz/fuzz-NAME FILE`.
+#
+# The sources each harness needs are compiled again with clang and the
+# fuzzer's instrumentation into build/fuzz/obj/ (the gcc-built archives
+# cannot take libFuzzer's coverage callbacks).
+
+FUZZ_CC        ?= clang
+FUZZ_DIR       := $(BUILD)/fuzz
+FUZZ_SECONDS   ?= 60
+FUZZ_SMOKE_SECONDS ?= 2
+FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
+		  -fno-sanitize-recover=undefined -std=gnu11 -Wall -Wextra -D_GNU_SOURCE \
+		  -DCOLLECTOR_VERSION='"$(VERSION)"' -I$(BUILD) -Iuser -Iexporters -Ibpf -Itests/fuzz
+FUZZ_LDLIBS    := -lelf -ldw -lz
+
+FUZZ_ALL       := dcpi sampler callgrind xray hpctoolkit-meta hpctoolkit-profile \
+		  hpctoolkit-cct hpctoolkit-trace elf procmaps
+FUZZ_HARNESSES ?= $(FUZZ_ALL)
+FUZZ_BINS      := $(patsubst %,$(FUZZ_DIR)/fuzz-%,$(FUZZ_HARNESSES))
+
+# Sources under test, per harness.
+FUZZ_SRCS_dcpi      := exporters/dcpi_reader.c
+FUZZ_SRCS_sampler   := exporters/sampler_reader.c
+FUZZ_SRCS_callgrind := exporters/callgrind_reader.c
+FUZZ_SRCS_xray      := exporters/xray_reader.c
+FUZZ_SRCS_hpctoolkit := exporters/hpctoolkit_reader.c exporters/hpctoolkit_dump.c
+FUZZ_SRCS_elf       := user/symbolize.c user/elfinfo.c user/kallsyms.c user/procmaps.c user/model.c
+FUZZ_SRCS_procmaps  := user/procmaps.c
+# (read_whole_file, where the tree has it: linked into every harness)
+FUZZ_SRCS_common    := $(wildcard exporters/infile.c)
+fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS_$(1)) $(FUZZ_SRCS_common))
+
+# The format tag (bytes 10-13 of the file) of each HPCToolkit harness.
+FUZZ_HK_TAG_meta    := meta
+FUZZ_HK_TAG_profile := prof
+FUZZ_HK_TAG_cct     := ctxt
+FUZZ_HK_TAG_trace   := trce
+
+.PHONY: fuzz fuzz-smoke fuzz-update fuzz-seeds fuzz-build
+
+$(FUZZ_DIR)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+# One HPCToolkit harness per database file, told apart by -DHKR_TAG.
+define fuzz_hk_rule
+$(FUZZ_DIR)/fuzz-hpctoolkit-$(1): tests/fuzz/fuzz_hpctoolkit.c tests/fuzz/fuzz_common.h \
+		$(call fuzz_objs,hpctoolkit)
+	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -DHKR_TAG='"$(FUZZ_HK_TAG_$(1))"' -o $$@ $$< \
+		$(call fuzz_objs,hpctoolkit) $$(FUZZ_LDLIBS)
+endef
+$(foreach f,meta profile cct trace,$(eval $(call fuzz_hk_rule,$(f))))
+
+# The other harnesses: fuzz-NAME from tests/fuzz/fuzz_NAME.c and its sources.
+define fuzz_rule
+$(FUZZ_DIR)/fuzz-$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz_common.h $(call fuzz_objs,$(1))
+	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $$< $(call fuzz_objs,$(1)) $$(FUZZ_LDLIBS)
+endef
+$(foreach h,dcpi sampler callgrind xray elf procmaps,$(eval $(call fuzz_rule,$(h))))
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	@./tests/fuzz/run-fuzz.sh fuzz $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
+
+fuzz-smoke: $(FUZZ_BINS)
+	@./tests/fuzz/run-fuzz.sh smoke $(FUZZ_SMOKE_SECONDS) $(FUZZ_HARNESSES)
+
+fuzz-update: $(FUZZ_BINS)
+	@./tests/fuzz/run-fuzz.sh merge 0 $(FUZZ_HARNESSES)
+
+fuzz-seeds: collector $(BUILD)/workloads/split
+	@$(SUDO) ./tests/fuzz/make-seeds.sh
+
+CHECK_SUITES += fuzz-smoke

@@ -1046,7 +1046,12 @@ int callgrind_read_file(const char *path, struct callgrind_profile *p,
 		snprintf(err->reason, sizeof(err->reason), "cannot open: %s", strerror(errno));
 		return ret;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		snprintf(err->reason, sizeof(err->reason), "cannot stat: %s", strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
 		ret = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 		snprintf(err->reason, sizeof(err->reason), "not a regular file");
 		goto out;

@@ -337,7 +337,8 @@ static bool stack_match(const void *ctx, uint32_t id)
 
 	return s->n_frames == k->n_frames && s->n_kernel == k->n_kernel &&
 	       s->truncated == k->truncated &&
-	       memcmp(model_stack_frames(k->m, s), k->frames, k->n_frames * sizeof(uint32_t)) == 0;
+	       (!k->n_frames ||
+		memcmp(model_stack_frames(k->m, s), k->frames, k->n_frames * sizeof(uint32_t)) == 0);
 }
 
 uint32_t model_intern_stack(struct model *m, const uint32_t *frames, uint32_t n_frames,

@@ -513,12 +513,14 @@ static void add_sample(struct tracker *t, const struct collector_sample_event *e
 		uint32_t k = kernel_part(t, e->kernel_stack_id, e->ip);
 		const struct stack_part *kp = &t->parts.items[k];
 
-		memcpy(frames, t->pool.items + kp->first, kp->n * sizeof(uint32_t));
+		if (kp->n)
+			memcpy(frames, t->pool.items + kp->first, kp->n * sizeof(uint32_t));
 		n = n_kernel = kp->n;
 	}
 	if (n_user > COLLECTOR_MAX_STACK_DEPTH)
 		n_user = COLLECTOR_MAX_STACK_DEPTH;
-	memcpy(frames + n, user, n_user * sizeof(uint32_t));
+	if (n_user)
+		memcpy(frames + n, user, n_user * sizeof(uint32_t));
 	n += n_user;
 	if (truncated)
 		model_count_stat(t->m, "truncated_stacks", 1);
@@ -548,7 +550,8 @@ static void handle_sample(struct tracker *t, const struct collector_sample_event
 	uint32_t user[COLLECTOR_MAX_STACK_DEPTH];
 	const struct stack_part *up = &t->parts.items[part];
 
-	memcpy(user, t->pool.items + up->first, up->n * sizeof(uint32_t));
+	if (up->n) /* an empty pool has no array at all */
+		memcpy(user, t->pool.items + up->first, up->n * sizeof(uint32_t));
 	add_sample(t, e, thread, user, up->n, up->truncated);
 }
 

@@ -15,7 +15,9 @@ BENCH       := $(BUILD)/bench
 BENCH_RUNS  ?= 3
 BENCH_SIZES ?= 1000000 10000000
 BENCH_SOAK  ?= 0
-BENCH_WL_CFLAGS := -g -O2 -Wall -Wextra -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+# frame pointers set up first thing in every function, no tail calls
+BENCH_WL_CFLAGS := -g -O2 -Wall -Wextra -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		   -fno-shrink-wrap -fno-optimize-sibling-calls
 
 BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)/hot \
 	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench

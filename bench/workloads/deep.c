@@ -2,13 +2,17 @@
 /*
  * CPU-bound bench workload with a deep call chain: main -> run -> level_0
  * -> ... -> level_N -> spin, every frame a real call with a frame pointer
- * (built with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer), so
- * that every profiler walks the same 40-odd frames per sample.
+ * (built with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+ * -fno-shrink-wrap -fno-optimize-sibling-calls, and noipa so that gcc makes
+ * no constprop clones): `push %rbp; mov %rsp,%rbp` starts every function,
+ * so every profiler walks the same 43 frames per sample.
  *
  *   deep [ITERATIONS]
  *
  * Waits for one byte on stdin before it starts (the bench attaches the
- * profiler first), then prints on stdout the loop's wall and CPU time:
+ * profiler first).  Halfway through it prints a line starting with "half"
+ * (the bench measures the profiler's steady state over the second half),
+ * and at the end the whole loop's wall and CPU time:
  *   wall_ns=N cpu_ns=N iterations=N
  */
 #include <stdint.h>
@@ -29,7 +33,15 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-__attribute__((noinline)) static uint64_t spin(uint64_t n, uint64_t seed)
+/* Storing through a call makes spin non-leaf: gcc gives leaf functions no
+ * frame even with -mno-omit-leaf-frame-pointer, and a frame-pointer walk
+ * from a frameless leaf skips its caller. */
+__attribute__((noipa)) static void store(uint64_t x)
+{
+	sink = x;
+}
+
+__attribute__((noipa)) static uint64_t spin(uint64_t n, uint64_t seed)
 {
 	uint64_t x = seed;
 
@@ -38,12 +50,13 @@ __attribute__((noinline)) static uint64_t spin(uint64_t n, uint64_t seed)
 		x ^= x >> 7;
 		x ^= x << 17;
 	}
+	store(x);
 	return x;
 }
 
 /* A recursive chain of DEPTH frames; the depth argument keeps every level
  * a real call (no tail call: work happens after the call returns). */
-__attribute__((noinline)) static uint64_t level(int depth, uint64_t n, uint64_t seed)
+__attribute__((noipa)) static uint64_t level(int depth, uint64_t n, uint64_t seed)
 {
 	uint64_t r;
 
@@ -54,7 +67,7 @@ __attribute__((noinline)) static uint64_t level(int depth, uint64_t n, uint64_t 
 	return r ^ (uint64_t)depth;
 }
 
-__attribute__((noinline)) static uint64_t run(uint64_t iterations)
+__attribute__((noipa)) static uint64_t run(uint64_t iterations)
 {
 	uint64_t acc = 0;
 
@@ -74,7 +87,10 @@ int main(int argc, char **argv)
 		return 1;
 	w0 = now_ns(CLOCK_MONOTONIC);
 	c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-	sink += run(iterations);
+	sink += run(iterations / 2);
+	printf("half\n");
+	fflush(stdout);
+	sink += run(iterations / 2);
 	w1 = now_ns(CLOCK_MONOTONIC);
 	c1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	printf("wall_ns=%llu cpu_ns=%llu iterations=%llu\n", (unsigned long long)(w1 - w0),

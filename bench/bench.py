@@ -134,6 +134,9 @@ def bpf_stats(ids):
             t += p.get("run_time_ns", 0)
             n += p.get("run_cnt", 0)
             by_type[p.get("type")] = by_type.get(p.get("type"), 0) + p.get("run_cnt", 0)
+            # run time by program name, under a key no type takes
+            key = "ns:" + str(p.get("name"))
+            by_type[key] = by_type.get(key, 0) + p.get("run_time_ns", 0)
     return t, n, by_type
 
 
@@ -576,6 +579,12 @@ def sampling_table(hz, tools, results):
             (f"{fmt(median([r.get('col_ratio') for r in rs]), 2)} / "
              f"{fmt(median([r.get('col_ratio_half') for r in rs]), 2)}") if prof else "—",
         ])
+    by_prog = {}
+    for r in (r for r in results.get("collector", []) if r):
+        for k, v in r["bpf_by_type"].items():
+            if k.startswith("ns:"):
+                by_prog.setdefault(k[3:], []).append(v / 1e6)
+    prog_note = ", ".join(f"{k} {fmt(median(v), 1)} ms" for k, v in sorted(by_prog.items()))
     table(f"Sampling at {hz} Hz: CPU-bound workload, 43-frame call chain "
           f"(median of {RUNS} runs [min–max])",
           ["profiler", "target CPU s", "target slowdown (CPU time)", "tool CPU ms",
@@ -584,7 +593,8 @@ def sampling_table(hz, tools, results):
            "samples", "achieved % of Hz", "lost", "tool CPU s, start to exit",
            "collector's CPU ÷ this (whole / 2nd half)"],
           rows,
-          f"collector's call graph mode: {', '.join(sorted(modes)) or '?'}. "
+          f"collector's call graph mode: {', '.join(sorted(modes)) or '?'}; its BPF time by "
+          f"program: {prog_note or '?'}. "
           "bpftrace runs `profile:hz:N /pid == PID/ { @[ustack] = count(); }` (the pid "
           "filter makes it walk the target's stacks only, as collector -p and perf -p do).")
 
@@ -660,10 +670,26 @@ def tracing():
               rows,
               "collector's runs sample at 999 Hz as well (it always samples its targets). "
               "Lost: trace records lost (for collector, its \"ring buffer full (traced "
-              "entries/exits)\" counts).")
+              "entries/exits)\" counts). " + _trace_prog_note(results))
         attach_times()
     finally:
         bpf_stats_enabled(old_stats == "1")
+
+
+def _trace_prog_note(results):
+    notes = []
+    for name, rs in results.items():
+        if not name.startswith("collector"):
+            continue
+        by_prog = {}
+        for r in (r for r in rs if r):
+            for k, v in r["bpf_by_type"].items():
+                if k.startswith("ns:trace_e"):
+                    by_prog.setdefault(k[3:], []).append(v / r["calls"])
+        if by_prog:
+            notes.append(f"{name}: " + ", ".join(
+                f"{k} {fmt(median(v), 0)} ns" for k, v in sorted(by_prog.items())))
+    return ("BPF ns per call by program: " + "; ".join(notes) + ".") if notes else ""
 
 
 def _trace_lost(res):
@@ -699,11 +725,18 @@ def attach_times():
                     t0 = time.monotonic_ns()
                     prog = (f"uprobe:{funcs}:{pat} {{ @e = count(); }} "
                             f"uretprobe:{funcs}:{pat} {{ @r = count(); }}")
+                    # bpftrace refuses more than 512 probes unless told
+                    env = dict(os.environ, BPFTRACE_MAX_PROBES="25000")
                     try:
                         p = subprocess.run(["bpftrace", "-e", prog, "-c", funcs],
-                                           capture_output=True, text=True, timeout=180)
+                                           capture_output=True, text=True, timeout=180,
+                                           env=env)
                         kv = parse_kv(p.stdout)
                         bt.append((kv["start_ns"] - t0) / 1e9 if "start_ns" in kv else None)
+                        if "start_ns" not in kv:
+                            errs = [ln for ln in p.stderr.splitlines() if "ERROR" in ln]
+                            log(f"bench: bpftrace on {n} functions: "
+                                f"{(errs or ['?'])[-1][:200]}")
                     except subprocess.TimeoutExpired:
                         bt.append(float("inf"))
             except subprocess.TimeoutExpired:

@@ -812,7 +812,8 @@ def exporters():
                 fmt(median([(r["peak_rss_kb"] - r["model_rss_kb"]) / 1024 for r in runs]), 0),
             ])
     table("Exporters: one writer per process on a synthetic model (4 threads, 100 000 "
-          "unique stacks of 8-40 frames, 20 000 locations; xray: 16 functions nested "
+          "unique stacks of 8-40 frames sharing prefixes, 20 000 locations; xray: 16 "
+          "functions nested "
           f"8 deep); median of {RUNS} runs at 10^6, one run above [min–max]",
           ["format", "model", "write s", "MB written", "MB/s", "M samples/s",
            "model RSS MiB", "peak RSS MiB", "writer's own MiB"],

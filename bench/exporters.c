@@ -14,9 +14,9 @@
  *
  * The model has what a long real run has: 4 threads of one process, 2 000
  * functions, 20 000 code locations, 100 000 unique stacks of 8 to 40 frames
- * (the contract's "10^5 contexts"), samples spread over them with a skew
- * (a few hot stacks, a long tail), or nested entry/exit events of 16 traced
- * functions.
+ * (the contract's "10^5 contexts") that share prefixes like real ones,
+ * samples spread over them with a skew (a few hot stacks, a long tail), or
+ * nested entry/exit events of 16 traced functions.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -214,13 +214,43 @@ static int build_samples(struct model *m, const char *image_path, uint64_t n)
 		locs[i] = model_intern_location(m, img, addr, funcs[f], files[f % 8],
 						(uint32_t)(10 + f * 20 + i / N_FUNCTIONS), NULL, 0);
 	}
-	for (int s = 0; s < N_STACKS; s++) {
-		uint32_t depth = 8 + (uint32_t)(rnd(&seed) % 33);
+	/* Stacks share prefixes, as real ones do: each new stack takes a
+	 * prefix of an earlier one (root first) and adds 1 to 4 frames, so
+	 * the calling-context tree has a few hundred thousand nodes, not one
+	 * per frame of every stack. */
+	uint32_t (*paths)[40] = calloc(N_STACKS, sizeof(*paths));
+	uint8_t *depths = calloc(N_STACKS, 1);
 
+	if (!paths || !depths) {
+		free(paths);
+		free(depths);
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int s = 0; s < N_STACKS; s++) {
+		uint32_t depth = 0, add = 1 + (uint32_t)(rnd(&seed) % 4);
+
+		if (s == 0) {
+			paths[0][0] = locs[0]; /* main */
+			depth = 1;
+		} else {
+			int from = (int)(rnd(&seed) % (uint64_t)s);
+			uint32_t keep = 1 + (uint32_t)(rnd(&seed) % depths[from]);
+
+			memcpy(paths[s], paths[from], keep * sizeof(uint32_t));
+			depth = keep;
+		}
+		if (depth < 8)
+			add = 8 - depth;
+		for (uint32_t d = 0; d < add && depth < 40; d++)
+			paths[s][depth++] = locs[rnd(&seed) % N_LOCATIONS];
+		depths[s] = (uint8_t)depth;
 		for (uint32_t d = 0; d < depth; d++)
-			frames[d] = locs[rnd(&seed) % N_LOCATIONS];
+			frames[d] = paths[s][depth - 1 - d]; /* leaf first */
 		stacks[s] = model_intern_stack(m, frames, depth, 0, false);
 	}
+	free(paths);
+	free(depths);
 	t_ns = m->run.start_ns;
 	memset(cputime, 0, sizeof(cputime));
 	for (uint64_t i = 0; i < n; i++) {

@@ -830,6 +830,9 @@ def soak():
     log(f"bench: soak: {' '.join(argv)} ({SOAK_MINUTES} min)")
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     rows = []
+    # minute 0: once sampling is live, not at exec
+    wait_until(lambda: p.poll() is not None or has_live_prog(p, ["perf_event"]), 60,
+               "collector to attach")
     t0 = time.monotonic()
     cpu0 = tool_cpu_ns(p.pid)
 

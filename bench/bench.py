@@ -831,8 +831,9 @@ def soak():
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     rows = []
     # minute 0: once sampling is live, not at exec
-    wait_until(lambda: p.poll() is not None or has_live_prog(p, ["perf_event"]), 60,
-               "collector to attach")
+    wait_until(lambda: p.poll() is not None or perf_fds(p.pid) >= NCPUS, 60,
+               "collector to open its perf events")
+    time.sleep(1)
     t0 = time.monotonic()
     cpu0 = tool_cpu_ns(p.pid)
 

@@ -866,7 +866,8 @@ def soak():
           f"(samples {fmt(s.get('samples'), 0)}, lost {fmt(s.get('lost'), 0)})",
           ["minute", "RSS MiB", "collector CPU s (cumulative)"], rows,
           f"Peak RSS at the end of collection: {fmt((hwm_before_export or 0) / 1024, 1)} MiB; "
-          f"writing every format afterwards took {time.monotonic() - t1:.1f} s.")
+          f"writing every format afterwards took {time.monotonic() - t1:.1f} s. Lost by cause: "
+          + (", ".join(f"{k} {v:,}" for k, v in s.get("lost_causes", {}).items()) or "none"))
 
 
 def main():

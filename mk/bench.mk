@@ -1,0 +1,88 @@
+# Benchmarks (bench/, README there): collector side by side with perf,
+# bpftrace, uftrace and BPF floors.
+#
+#   make bench             every section below but the soak (BENCH_SOAK=1 adds it)
+#   make bench-sampling    sampling cost at 999 and 9999 Hz
+#   make bench-tracing     cost per traced call, drain rate, attach time
+#   make bench-exporters   MB/s and peak RSS of every writer (10^6 and 10^7)
+#   make bench-soak        collector -a RSS minute by minute (10 minutes)
+#
+# BENCH_RUNS=N repeats each measurement N times (default 3); BENCH_SIZES
+# lists the exporter model sizes (default "1000000 10000000").
+# The sections run one after the other from one recipe: never in parallel.
+
+BENCH       := $(BUILD)/bench
+BENCH_RUNS  ?= 3
+BENCH_SIZES ?= 1000000 10000000
+BENCH_SOAK  ?= 0
+# frame pointers set up first thing in every function, no tail calls
+BENCH_WL_CFLAGS := -g -O2 -Wall -Wextra -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		   -fno-shrink-wrap -fno-optimize-sibling-calls
+
+BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)/hot \
+	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench
+
+.PHONY: bench bench-peers bench-sampling bench-tracing bench-exporters bench-soak bench-bins
+
+bench-peers:
+	@./bench/install-peers.sh
+
+bench-bins: collector $(BENCH_BINS)
+
+$(BENCH)/%.bpf.o: bench/floor/%.bpf.c vmlinux/vmlinux.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BENCH)/%.skel.h: $(BENCH)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(BENCH)/sample-floor: bench/floor/sample_floor.c bench/floor/floor_common.h \
+		       $(BENCH)/sample_floor.skel.h
+	$(CC) $(CFLAGS) -I$(BENCH) -o $@ $< $(LDLIBS)
+
+$(BENCH)/uprobe-floor: bench/floor/uprobe_floor.c bench/floor/floor_common.h \
+		       $(BENCH)/uprobe_floor.skel.h
+	$(CC) $(CFLAGS) -I$(BENCH) -o $@ $< $(LDLIBS)
+
+$(BENCH)/deep: bench/workloads/deep.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_WL_CFLAGS) -o $@ $<
+
+$(BENCH)/hot: bench/workloads/hot.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_WL_CFLAGS) -o $@ $<
+
+# the same, with mcount calls for uftrace (which needs -pg or
+# -finstrument-functions to trace a program)
+$(BENCH)/hot-pg: bench/workloads/hot.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_WL_CFLAGS) -pg -o $@ $<
+
+$(BENCH)/funcs10k.c: bench/workloads/gen-funcs.sh
+	@mkdir -p $(dir $@)
+	./bench/workloads/gen-funcs.sh 10000 > $@.tmp && mv $@.tmp $@
+
+$(BENCH)/funcs10k: $(BENCH)/funcs10k.c
+	$(CC) -g -O1 -fno-omit-frame-pointer -o $@ $<
+
+$(BENCH)/exporters-bench: bench/exporters.c $(BUILD)/libcollector.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcollector.a $(LDLIBS)
+
+BENCH_ENV := BENCH_RUNS='$(BENCH_RUNS)' BENCH_SIZES='$(BENCH_SIZES)' BENCH_BUILD='$(BENCH)'
+
+bench: bench-peers bench-bins
+	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py sampling tracing exporters \
+		$(if $(filter 1,$(BENCH_SOAK)),soak)
+
+bench-sampling: bench-peers bench-bins
+	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py sampling
+
+bench-tracing: bench-peers bench-bins
+	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py tracing
+
+bench-exporters: bench-bins
+	@env $(BENCH_ENV) python3 bench/bench.py exporters
+
+bench-soak: bench-peers bench-bins
+	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py soak

@@ -5,7 +5,7 @@
 # through sudo only when not already root.
 set -eu
 
-PACKAGES="linux-perf bpftrace uftrace time"
+PACKAGES="linux-perf bpftrace uftrace time python3"
 
 missing=""
 for pkg in $PACKAGES; do

@@ -491,6 +491,10 @@ int record_run(const struct collector_options *opts)
 				m.traced.len, tracing_attach_seconds(tracing));
 	}
 
+	/* One-off work before the targets run, not in their window: the
+	 * kernel's symbols are read on the first kernel frame otherwise. */
+	symbolizer_kernel_image(sym);
+
 	m.run.start_ktime_ns = clock_ns(CLOCK_MONOTONIC);
 	m.run.start_ns = m.run.start_ktime_ns + m.run.ktime_to_epoch_ns;
 	err = bpf_session_start_sampling(bpf);

@@ -35,10 +35,12 @@ struct {
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
 
+/* Each thread's shadow stack lives in its task: no lookup by tid, and the
+ * kernel frees it when the thread exits. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, u32); /* tid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct collector_shadow_stack);
 } shadow SEC(".maps");
 
@@ -50,13 +52,6 @@ struct {
 } func_stats SEC(".maps");
 
 /* zeroed values to create map entries from (too big for the BPF stack) */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct collector_shadow_stack);
-} zero_shadow SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -123,7 +118,7 @@ SEC("uprobe")
 int trace_entry(struct pt_regs *ctx)
 {
 	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	u32 tgid = id >> 32, tid = (u32)id, zero = 0;
+	u32 tgid = id >> 32, tid = (u32)id;
 	u32 func = (u32)bpf_get_attach_cookie(ctx);
 	struct collector_shadow_stack *st;
 	struct collector_trace_event *e;
@@ -132,15 +127,11 @@ int trace_entry(struct pt_regs *ctx)
 	if (!is_target(tgid))
 		return 0;
 	count(COLLECTOR_TCNT_ENTRIES);
-	st = bpf_map_lookup_elem(&shadow, &tid);
+	st = bpf_task_storage_get(&shadow, bpf_get_current_task_btf(), NULL,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st) {
-		struct collector_shadow_stack *z = bpf_map_lookup_elem(&zero_shadow, &zero);
-
-		if (!z || bpf_map_update_elem(&shadow, &tid, z, BPF_NOEXIST) != 0 ||
-		    !(st = bpf_map_lookup_elem(&shadow, &tid))) {
-			count(COLLECTOR_TCNT_SHADOW_FULL);
-			return 0;
-		}
+		count(COLLECTOR_TCNT_SHADOW_FULL);
+		return 0;
 	}
 	d = st->depth;
 	if (d >= COLLECTOR_TRACE_DEPTH) {
@@ -217,7 +208,7 @@ int trace_exit(struct pt_regs *ctx)
 	if (!is_target(tgid))
 		return 0;
 	count(COLLECTOR_TCNT_EXITS);
-	st = bpf_map_lookup_elem(&shadow, &tid);
+	st = bpf_task_storage_get(&shadow, bpf_get_current_task_btf(), NULL, 0);
 	if (!st || st->depth == 0) {
 		count(COLLECTOR_TCNT_EXIT_NO_ENTRY);
 		return 0;
@@ -269,15 +260,5 @@ int trace_exit(struct pt_regs *ctx)
 	e->n_args = 0;
 	e->pad = 0;
 	bpf_ringbuf_submit(e, submit_flags());
-	return 0;
-}
-
-/* A thread that exits leaves its shadow stack behind: free it. */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(trace_thread_exit, struct task_struct *p)
-{
-	u32 tid = BPF_CORE_READ(p, pid);
-
-	bpf_map_delete_elem(&shadow, &tid);
 	return 0;
 }

@@ -411,7 +411,9 @@ static int load(struct tracing *t, bool multi, struct trace_bpf **out)
 
 	if (!skel)
 		return -errno;
-	skel->rodata->filter_tgids = !t->cfg.system_wide;
+	/* The probes are attached in the targets' address spaces only (or
+	 * everywhere with -a): the targets map need not be read per call. */
+	skel->rodata->filter_tgids = false;
 	skel->rodata->stream_events = t->cfg.stream_events;
 	skel->rodata->n_args = t->cfg.n_args;
 	skel->rodata->wakeup_bytes = bpf_session_ring_bytes(t->session) / 4;
@@ -429,12 +431,6 @@ static int load(struct tracing *t, bool multi, struct trace_bpf **out)
 	err = trace_bpf__load(skel);
 	if (err)
 		goto fail;
-	/* only the thread-exit cleanup attaches by itself */
-	skel->links.trace_thread_exit = bpf_program__attach(skel->progs.trace_thread_exit);
-	if (!skel->links.trace_thread_exit) {
-		err = -errno;
-		goto fail;
-	}
 	*out = skel;
 	return 0;
 fail:

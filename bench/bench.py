@@ -310,6 +310,10 @@ def collector_summary(err):
     m = re.search(r"call graph: (\w+)", err)
     if m:
         out["call_graph"] = m.group(1)
+    m = re.search(r"unwinding\s+([\d.]+) us per sample.*?(\d+) bytes per sample", err)
+    if m:
+        out["unwind_us"] = float(m.group(1))
+        out["ring_bytes_per_sample"] = int(m.group(2))
     m = re.search(r"attached in ([\d.]+) s", err)
     if m:
         out["attach_s"] = float(m.group(1))
@@ -421,6 +425,25 @@ class Perf(Tool):
         return res
 
 
+class PerfDwarf(Perf):
+    name = "perf record --call-graph dwarf"
+
+    def start(self, wl_pid, tmp):
+        self.data = os.path.join(tmp, "perf.data")
+        argv = ["perf", "record", "--call-graph", "dwarf", "-F", str(self.hz), "-p", str(wl_pid),
+                "-o", self.data]
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def finish(self, proc, tmp):
+        res = super().finish(proc, tmp)
+        try:
+            if res.get("samples"):
+                res["ring_bytes_per_sample"] = os.path.getsize(self.data) // res["samples"]
+        except OSError:
+            pass
+        return res
+
+
 class Bpftrace(Tool):
     bpf = True
 
@@ -519,6 +542,56 @@ def sampling():
             log(f"bench: the kernel lowered perf_event_max_sample_rate from {max_rate} to "
                 f"{now} (perf interrupts took too long); restored")
             write_str("/proc/sys/kernel/perf_event_max_sample_rate", str(max_rate))
+
+
+def dwarf():
+    """Call graphs of a binary without frame pointers: collector's dwarf mode
+    beside its fp mode and perf --call-graph dwarf, at 999 Hz."""
+    hz = 999
+    old_stats = bpf_stats_enabled(True)
+    wl = [bin_("deep-nofp"), str(ITERS)]
+    try:
+        tools = [
+            Tool(),
+            Collector("collector", ["-f", "dcpi", "--call-graph", "dwarf"], hz),
+            Collector("collector --call-graph fp", ["-f", "dcpi", "--call-graph", "fp"], hz),
+            PerfDwarf(hz),
+        ]
+        results = {t.name: [] for t in tools}
+        for r in range(RUNS):
+            base = None
+            for t in tools:
+                log(f"bench: dwarf, run {r + 1}/{RUNS}: {t.name}")
+                try:
+                    res = measure(t, wl)
+                except Exception as e:
+                    log(f"bench: {t.name}: {e}")
+                    results[t.name].append(None)
+                    continue
+                if t.name == "none":
+                    base = res
+                res["slowdown"] = (res["cpu_ns"] / base["cpu_ns"]) if base else None
+                results[t.name].append(res)
+            col = results["collector"][-1]
+            for t in tools:
+                res = results[t.name][-1]
+                if res and col and t.name != "none":
+                    res["col_ratio"] = _ratio(_share(col), _share(res))
+                    res["col_ratio_half"] = _ratio(_half_share(col), _half_share(res))
+        sampling_table(hz, tools, results)
+        notes = []
+        for name in ("collector", "perf record --call-graph dwarf"):
+            rs = [r for r in results[name] if r]
+            b = [r.get("ring_bytes_per_sample") for r in rs if r.get("ring_bytes_per_sample")]
+            u = [r.get("unwind_us") for r in rs if r.get("unwind_us")]
+            notes.append(f"{name}: {fmt(median(b), 0) if b else '?'} bytes per sample"
+                         + (f", unwinding {fmt(median(u), 1)} µs per sample in user space"
+                            if u else ""))
+        print("\nDwarf mode (\"collector\" above; the last column is its CPU ÷ each "
+              "row's): " + "; ".join(notes) + ". perf's bytes are perf.data's size per "
+              "sample (it unwinds at perf report time, not while recording).")
+    finally:
+        bpf_stats_enabled(old_stats == "1")
 
 
 def _profiler_ns(res):
@@ -900,8 +973,9 @@ def soak():
 
 
 def main():
-    sections = sys.argv[1:] or ["sampling", "tracing", "exporters"]
-    known = {"sampling": sampling, "tracing": tracing, "exporters": exporters, "soak": soak}
+    sections = sys.argv[1:] or ["sampling", "dwarf", "tracing", "exporters"]
+    known = {"sampling": sampling, "dwarf": dwarf, "tracing": tracing, "exporters": exporters,
+             "soak": soak}
     for s in sections:
         if s not in known:
             log(f"usage: bench.py [{'|'.join(known)}]...")

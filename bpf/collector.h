@@ -135,8 +135,8 @@ struct collector_func_stats {
 };
 
 enum collector_trace_counter {
-	COLLECTOR_TCNT_ENTRIES = 0,
-	COLLECTOR_TCNT_EXITS,
+	COLLECTOR_TCNT_ENTRIES = 0,       /* unused: the aggregates count calls */
+	COLLECTOR_TCNT_EXITS,             /* unused */
 	COLLECTOR_TCNT_RB_FULL_ENTRY,     /* ring full: entry record lost */
 	COLLECTOR_TCNT_RB_FULL_EXIT,      /* ring full: exit record lost */
 	COLLECTOR_TCNT_EXIT_NO_ENTRY,     /* exit with no matching entry: ignored */

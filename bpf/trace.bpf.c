@@ -126,7 +126,6 @@ int trace_entry(struct pt_regs *ctx)
 
 	if (!is_target(tgid))
 		return 0;
-	count(COLLECTOR_TCNT_ENTRIES);
 	st = bpf_task_storage_get(&shadow, bpf_get_current_task_btf(), NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st) {
@@ -207,7 +206,6 @@ int trace_exit(struct pt_regs *ctx)
 
 	if (!is_target(tgid))
 		return 0;
-	count(COLLECTOR_TCNT_EXITS);
 	st = bpf_task_storage_get(&shadow, bpf_get_current_task_btf(), NULL, 0);
 	if (!st || st->depth == 0) {
 		count(COLLECTOR_TCNT_EXIT_NO_ENTRY);

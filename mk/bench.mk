@@ -19,7 +19,8 @@ BENCH_SOAK  ?= 0
 BENCH_WL_CFLAGS := -g -O2 -Wall -Wextra -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 		   -fno-shrink-wrap -fno-optimize-sibling-calls
 
-BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)/hot \
+BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)/deep-nofp \
+	      $(BENCH)/hot \
 	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench
 
 .PHONY: bench bench-peers bench-sampling bench-tracing bench-exporters bench-soak bench-bins
@@ -47,6 +48,12 @@ $(BENCH)/uprobe-floor: bench/floor/uprobe_floor.c bench/floor/floor_common.h \
 $(BENCH)/deep: bench/workloads/deep.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_WL_CFLAGS) -o $@ $<
+
+# the same chain built the way most code is (no frame pointers), for the
+# dwarf call-graph section
+$(BENCH)/deep-nofp: bench/workloads/deep.c
+	@mkdir -p $(dir $@)
+	$(CC) -g -O2 -fomit-frame-pointer -fno-shrink-wrap -o $@ $<
 
 $(BENCH)/hot: bench/workloads/hot.c
 	@mkdir -p $(dir $@)
@@ -77,6 +84,9 @@ bench: bench-peers bench-bins
 
 bench-sampling: bench-peers bench-bins
 	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py sampling
+
+bench-dwarf: bench-peers bench-bins
+	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py dwarf
 
 bench-tracing: bench-peers bench-bins
 	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py tracing

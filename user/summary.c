@@ -253,8 +253,9 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 		uint64_t n = model_counter_value(m, 0, "unwound_samples");
 
 		fprintf(out, "  unwinding       %.1f us per sample in user space (%llu samples, "
-			"CFI from .eh_frame/.debug_frame)\n",
-			model_counter_value(m, 0, "unwind_ns_total") / 1e3 / n, (unsigned long long)n);
+			"%llu bytes per sample through the ring)\n",
+			model_counter_value(m, 0, "unwind_ns_total") / 1e3 / n, (unsigned long long)n,
+			(unsigned long long)(model_counter_value(m, 0, "stack_record_bytes") / n));
 	}
 	if (m->traced.len)
 		print_traced(out, m);

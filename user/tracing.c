@@ -791,8 +791,6 @@ static const char *const trace_lost_names[COLLECTOR_TCNT_MAX] = {
 };
 
 static const char *const trace_stat_names[COLLECTOR_TCNT_MAX] = {
-	[COLLECTOR_TCNT_ENTRIES] = "traced_entries",
-	[COLLECTOR_TCNT_EXITS] = "traced_exits",
 	[COLLECTOR_TCNT_EXIT_NO_ENTRY] = "traced_exits_without_entry",
 	[COLLECTOR_TCNT_FRAMES_DROPPED] = "traced_entries_without_exit",
 	[COLLECTOR_TCNT_WAKEUPS] = "trace_ring_wakeups",

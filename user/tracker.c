@@ -72,6 +72,7 @@ struct tracker {
 	struct unwinder *unwinder;      /* --call-graph dwarf, else NULL */
 	uint64_t maps_version;          /* bumped whenever mappings change */
 	uint64_t unwind_ns, unwinds;    /* time spent unwinding */
+	uint64_t stack_record_bytes;    /* ring bytes of stack-copy samples */
 	uint64_t samples;
 	size_t live;
 };
@@ -581,6 +582,7 @@ static void handle_stack_sample(struct tracker *t, const struct collector_stack_
 	uint64_t t0;
 	int n;
 
+	t->stack_record_bytes += sizeof(*se) + se->stack_len;
 	if (!regs.ip) {
 		add_sample(t, e, thread, user, 0, false); /* a kernel thread */
 		return;
@@ -845,6 +847,7 @@ void tracker_finish(struct tracker *t, uint64_t end_ktime)
 		unwinder_get_stats(t->unwinder, &us);
 		model_count_stat(t->m, "unwind_ns_total", t->unwind_ns);
 		model_count_stat(t->m, "unwound_samples", t->unwinds);
+		model_count_stat(t->m, "stack_record_bytes", t->stack_record_bytes);
 		model_count_stat(t->m, "unwound_complete", us.complete);
 		model_count_stat(t->m, "unwinder_dwfl_builds", us.dwfl_builds);
 		model_count_stat(t->m, "unwinder_images_failed", us.images_failed);

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DB_DIR "hpctoolkit"
+/* The database is written under DB_DIR's staging name and renamed whole
+ * when every file is in place: a database is several files, and none may
+ * stand under the final name while another is missing. */
+#define DB_FINAL "hpctoolkit"
+#define DB_DIR "hpctoolkit.tmp"
 #define MAX_SOURCE_SIZE (64u << 20)
 
 /* The metric taxonomy hpcviewer reads its columns from (METRICS.yaml
@@ -127,6 +132,40 @@ out:
 	return ret;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* A failed write leaves no half database behind. */
+static void remove_stage(const struct export_options *opts)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", opts->dir, DB_DIR);
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int publish(const struct export_options *opts)
+{
+	char from[4096], to[4096];
+	int err;
+
+	snprintf(from, sizeof(from), "%s/%s", opts->dir, DB_DIR);
+	snprintf(to, sizeof(to), "%s/%s", opts->dir, DB_FINAL);
+	if (rename(from, to) == 0)
+		return 0;
+	/* a database written before into the same output is replaced, as files are */
+	if ((errno == ENOTEMPTY || errno == EEXIST) &&
+	    nftw(to, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 && rename(from, to) == 0)
+		return 0;
+	err = -errno;
+	fprintf(stderr, "collector: cannot rename %s to %s: %s\n", from, to, strerror(errno));
+	return err;
+}
+
 int hpctoolkit_write(const struct model *m, const struct export_options *opts)
 {
 	struct hk_tree t;
@@ -172,7 +211,11 @@ int hpctoolkit_write(const struct model *m, const struct export_options *opts)
 		err = hk_write_trace(&t, opts, DB_DIR "/trace.db");
 	if (!err)
 		err = write_taxonomy(opts);
+	if (!err)
+		err = publish(opts);
 out:
+	if (err)
+		remove_stage(opts);
 	if (src)
 		for (size_t i = 0; i < m->files.len; i++)
 			free(src[i]);

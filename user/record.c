@@ -230,6 +230,60 @@ static bool want_dwarf(const struct collector_options *opts)
 	return false;
 }
 
+/* Reads the symbols and line tables of an image now rather than on its
+ * first sample, inside the targets' time. */
+static void warm_image(struct symbolizer *sym, struct model *m, const char *path)
+{
+	struct stat st;
+	uint32_t img;
+
+	if (stat(path, &st) != 0)
+		return;
+	img = symbolizer_image(sym, path, NULL, st.st_dev, st.st_ino);
+	symbolizer_location(sym, img, m->images.items[img].text_start);
+}
+
+/*
+ * One-off work before sampling starts: the kernel's symbols, the images the
+ * targets map (for a command not started yet: its executable, and the C
+ * library, which the collector maps too).
+ */
+static void warm_symbols(struct symbolizer *sym, struct model *m, char *const *command)
+{
+	char line[4608], *exe;
+	FILE *f;
+
+	symbolizer_kernel_image(sym);
+	for (size_t p = 0; p < m->processes.len; p++) {
+		const struct model_process *proc = &m->processes.items[p];
+
+		for (size_t i = 0; i < proc->maps.len; i++) {
+			uint32_t img = proc->maps.items[i].image;
+
+			symbolizer_location(sym, img, m->images.items[img].text_start);
+			proc = &m->processes.items[p];
+		}
+	}
+	if (!command)
+		return;
+	exe = launch_find_command(command[0]);
+	if (exe)
+		warm_image(sym, m, exe);
+	free(exe);
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, '/');
+
+		if (!path || !strstr(path, "/libc.so"))
+			continue;
+		path[strcspn(path, "\n")] = 0;
+		warm_image(sym, m, path);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
 static void default_output(char *buf, size_t size)
 {
 	time_t now = time(NULL);
@@ -491,9 +545,8 @@ int record_run(const struct collector_options *opts)
 				m.traced.len, tracing_attach_seconds(tracing));
 	}
 
-	/* One-off work before the targets run, not in their window: the
-	 * kernel's symbols are read on the first kernel frame otherwise. */
-	symbolizer_kernel_image(sym);
+	/* One-off work before the targets run, not in their window. */
+	warm_symbols(sym, &m, opts->command);
 
 	m.run.start_ktime_ns = clock_ns(CLOCK_MONOTONIC);
 	m.run.start_ns = m.run.start_ktime_ns + m.run.ktime_to_epoch_ns;

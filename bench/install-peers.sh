@@ -1,35 +1,6 @@
 #!/bin/sh
 # Install, with apt-get, the peer tools the bench compares collector with:
-# perf (linux-perf), bpftrace and uftrace.  Only what is missing is
-# installed, so a second run is quiet and quick.  Runs the privileged step
-# through sudo only when not already root.
-set -eu
-
-PACKAGES="linux-perf bpftrace uftrace time python3"
-
-missing=""
-for pkg in $PACKAGES; do
-	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-	case "$status" in
-	*"ok installed"*) ;;
-	*) missing="$missing $pkg" ;;
-	esac
-done
-
-[ -z "$missing" ] && exit 0
-
-if [ "$(id -u)" -eq 0 ]; then
-	SUDO=""
-elif command -v sudo >/dev/null 2>&1; then
-	SUDO="sudo"
-else
-	echo "install-peers: missing packages:$missing" >&2
-	echo "install-peers: run this script as root, or install sudo" >&2
-	exit 1
-fi
-
-echo "install-peers: installing$missing" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq >/dev/null
-# shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# perf (linux-perf), bpftrace and uftrace, and what the bench itself runs
+# (time, python3).  Only what is missing is installed, through sudo only
+# when not already root.
+exec "$(dirname "$0")/../scripts/install-deps.sh" linux-perf bpftrace uftrace time python3

@@ -1,11 +1,13 @@
 #!/bin/sh
 # Install, with apt-get, the Debian packages collector needs to build, test
-# and run.  Only what is missing is installed, so a second run is quiet and
-# quick.  Runs the privileged step through sudo only when not already root.
+# and run, or the packages named as arguments (bench/install-peers.sh).
+# Only what is missing is installed, so a second run is quiet and quick.
+# Runs the privileged step through sudo only when not already root.
 set -eu
 
 PACKAGES="clang llvm-14 libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 libcmocka-dev pkg-config valgrind gcc make binutils elfutils file linux-perf"
+[ $# -gt 0 ] && PACKAGES="$*"
 
 missing=""
 for pkg in $PACKAGES; do

@@ -17,7 +17,7 @@ VERSION  := 0.1.0
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -DCOLLECTOR_VERSION='"$(VERSION)"' \
 	    -I$(BUILD) -Iuser -Iexporters -Ibpf
-LDLIBS   := -lbpf -lelf -ldw -lz -lpthread
+LDLIBS   := -lbpf -lelf -ldw -lz -lpthread -lm
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 ARCH     := x86

@@ -18,11 +18,13 @@
  *     reported so far (never decreasing), and at the thread's last period
  *     the model's final value for it.
  *
- * PMU value.  No current or power sensor exists here, so the magic is 0
- * (custom) and the value is the process's CPU utilization in the period, in
- * busy cores: the CPU time its samples stand for divided by the period.
- * Magic 3 (power, watts) is for when the model carries energy readings
- * (RAPL); the writer reads nothing from the system itself.
+ * PMU value.  Where the run read RAPL energy counters (model.energy), the
+ * magic is 3 (power) and the value the machine's package power in watts
+ * over the period, from the cumulative energy interpolated at the period's
+ * bounds (RAPL measures packages, not processes).  Without them the magic
+ * is 0 (custom) and the value is the process's CPU utilization in the
+ * period, in busy cores: the CPU time its samples stand for divided by the
+ * period.
  */
 #include "exporter.h"
 #include "sampler_reader.h"
@@ -188,6 +190,31 @@ static void put_u64(unsigned char *p, uint64_t v)
 		p[i] = v >> (8 * i);
 }
 
+/* Cumulative energy (µJ) at epoch time t, interpolated between the two
+ * readings around it; constant before the first and after the last. */
+static double energy_at(const struct model *m, uint64_t t)
+{
+	const struct model_energy *e = m->energy.items;
+	size_t lo = 0, hi = m->energy.len - 1;
+
+	if (t <= e[0].time_ns)
+		return (double)e[0].energy_uj;
+	if (t >= e[hi].time_ns)
+		return (double)e[hi].energy_uj;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e[mid].time_ns <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (e[hi].time_ns == e[lo].time_ns)
+		return (double)e[lo].energy_uj;
+	return e[lo].energy_uj + (double)(e[hi].energy_uj - e[lo].energy_uj) *
+		(double)(t - e[lo].time_ns) / (double)(e[hi].time_ns - e[lo].time_ns);
+}
+
 static int cmp_vmmap(const void *a, const void *b)
 {
 	const struct vmmap *x = a, *y = b;
@@ -336,7 +363,7 @@ static int write_process(struct writer *w, uint32_t pid_index)
 	if (rc)
 		goto cleanup;
 
-	put_u32(hdr, SAMPLER_MAGIC_CUSTOM);
+	put_u32(hdr, m->energy.len >= 2 ? SAMPLER_MAGIC_POWER : SAMPLER_MAGIC_CUSTOM);
 	put_u64(hdr + 4, (end - begin) / 1000);
 	put_u64(hdr + 12, (m->run.collector_cpu_ns + m->run.bpf_run_ns) / 1000);
 	put_u64(hdr + 20, k_hi - k_lo + 1);
@@ -412,7 +439,11 @@ static int write_process(struct writer *w, uint32_t pid_index)
 			pos += SAMPLER_THREAD_SIZE;
 			n_live++;
 		}
-		pmu = (double)busy_ns / (double)w->period;
+		if (m->energy.len >= 2)
+			pmu = (energy_at(m, p_end) - energy_at(m, p_start)) /
+			      ((double)w->period / 1e9) / 1e6;
+		else
+			pmu = (double)busy_ns / (double)w->period;
 		memcpy(w->buf, &pmu, sizeof(pmu));
 		put_u32(w->buf + 8, n_live);
 		rc = outfile_write(&f, w->buf, pos);

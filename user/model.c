@@ -170,6 +170,7 @@ void model_free(struct model *m)
 	free(m->trace.items);
 	free(m->trace_args.items);
 	free(m->func_stats.items);
+	free(m->energy.items);
 	free_counters(m->lost.items, m->lost.len);
 	free_counters(m->stats.items, m->stats.len);
 	free(m->run.command_line);

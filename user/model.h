@@ -216,6 +216,13 @@ struct model_func_stats {
 	uint64_t hist[MODEL_HIST_BUCKETS]; /* calls by floor(log2(ns)) */
 };
 
+/* Cumulative energy of the machine's RAPL packages at time_ns (µJ, wraps
+ * already undone). */
+struct model_energy {
+	uint64_t time_ns;     /* epoch ns */
+	uint64_t energy_uj;
+};
+
 /* A named count: lost events by cause, or run statistics. */
 struct model_counter {
 	char *name;
@@ -259,6 +266,7 @@ struct model {
 	MODEL_VEC(struct model_trace_event) trace;  /* time-ordered */
 	MODEL_VEC(uint64_t) trace_args;
 	MODEL_VEC(struct model_func_stats) func_stats;
+	MODEL_VEC(struct model_energy) energy;      /* RAPL readings, time-ordered */
 	MODEL_VEC(struct model_counter) lost;       /* lost events by cause */
 	MODEL_VEC(struct model_counter) stats;      /* other run statistics */
 

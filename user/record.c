@@ -27,6 +27,7 @@
 #include "framepointers.h"
 #include "launch.h"
 #include "model.h"
+#include "powercap.h"
 #include "privileges.h"
 #include "summary.h"
 #include "symbolize.h"
@@ -326,6 +327,25 @@ static char *join_argv(char *const argv[])
 	return s;
 }
 
+/* A reading of the RAPL energy counters into the model, at most every
+ * 100 ms: the sampler format turns them into watts per period. */
+static void read_energy(struct powercap *pc, struct model *m, bool force)
+{
+	uint64_t now = clock_ns(CLOCK_REALTIME), uj;
+	struct model_energy *e;
+
+	if (!pc->n)
+		return;
+	if (!force && m->energy.len &&
+	    now < m->energy.items[m->energy.len - 1].time_ns + 100000000ULL)
+		return;
+	if (powercap_read(pc, &uj) != 0)
+		return;
+	e = MODEL_VEC_PUSH(m->energy);
+	e->time_ns = now;
+	e->energy_uj = uj;
+}
+
 static int on_record(void *ctx, const void *data, size_t size)
 {
 	return tracker_handle_record(ctx, data, size);
@@ -398,6 +418,7 @@ int record_run(const struct collector_options *opts)
 	struct export_options eo = { 0 };
 	struct summary_figures fig = { 0 };
 	struct status status = { 0 };
+	struct powercap powercap;
 	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 }, by_ip, by_stack, cpu0;
 	unsigned int formats;
 	char outdir[4096];
@@ -555,6 +576,8 @@ int record_run(const struct collector_options *opts)
 		rc = EXIT_BPF;
 		goto cleanup;
 	}
+	powercap_open(&powercap, NULL);
+	read_energy(&powercap, &m, true);
 	if (opts->command && stop_requested) {
 		/* interrupted while attaching: the command never starts */
 		fprintf(stderr, "collector: interrupted before '%s' started\n", opts->command[0]);
@@ -583,6 +606,7 @@ int record_run(const struct collector_options *opts)
 				strerror(-err));
 			break;
 		}
+		read_energy(&powercap, &m, false);
 		now = clock_ns(CLOCK_MONOTONIC);
 		if (opts->duration > 0 && now - m.run.start_ktime_ns >= opts->duration * 1e9)
 			break;
@@ -613,6 +637,7 @@ int record_run(const struct collector_options *opts)
 	m.run.end_ktime_ns = clock_ns(CLOCK_MONOTONIC);
 	m.run.end_ns = m.run.end_ktime_ns + m.run.ktime_to_epoch_ns;
 	bpf_session_stop_sampling(bpf);
+	read_energy(&powercap, &m, true);
 	while (bpf_session_drain(bpf) > 0)
 		;
 	bpf_session_counters(bpf, counters);

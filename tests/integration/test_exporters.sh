@@ -72,4 +72,21 @@ hot=$(awk -v lib="$lib" '$1 == lib { print $2 }' "$TMP/pcs" | addr2line -f -e "$
 echo "sampler PCs: $total, in lib_hot_function through PC - address: $hot"
 within "$(awk -v h="$hot" -v t="$total" 'BEGIN { print 100 * h / t }')" 65 95 ||
 	fail "only $hot of $total sampler PCs resolve to lib_hot_function"
+# --- RAPL energy counters (a powercap tree made here: this VM has none) ------
+pc="$TMP/powercap/intel-rapl:0"
+mkdir -p "$pc"
+echo 262143328850 >"$pc/max_energy_range_uj"
+echo 0 >"$pc/energy_uj"
+# a package drawing about 10 W: 100 000 µJ every 10 ms
+( uj=0; while [ -d "$pc" ]; do uj=$((uj + 100000)); echo $uj >"$pc/energy_uj.new";
+	mv "$pc/energy_uj.new" "$pc/energy_uj"; sleep 0.01; done ) &
+ticker=$!
+COLLECTOR_POWERCAP_ROOT="$TMP/powercap" "$COLLECTOR" -q -o "$TMP/power" -f sampler -- \
+	"$WL/split" 0.5 >/dev/null 2>"$TMP/err" || { kill $ticker; cat "$TMP/err"; fail "power run"; }
+kill $ticker
+"$COLLECTOR" dump "$TMP"/power/sampler/split.*.prof >"$TMP/power.txt" || fail "power dump"
+grep -q "^magic 3 (power)" "$TMP/power.txt" || fail "no power magic with RAPL counters"
+watts=$(awk '$1 == "sample" && $3 == "pmu" { n++; w += $4 } END { if (n) print w / n }' "$TMP/power.txt")
+echo "mean power: $watts W"
+within "$watts" 2 30 || fail "mean power $watts W from a 10 W counter"
 echo ok

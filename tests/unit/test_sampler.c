@@ -559,6 +559,44 @@ static void test_dump(void **state)
 }
 
 /* Many periods and threads: every thread in every period, sizes exact. */
+/* With RAPL readings in the model: magic 3, the package power in watts per
+ * period, interpolated between readings. */
+static void test_power_from_energy(void **state)
+{
+	struct fixture *fx = *state;
+	struct model_energy *e;
+	struct ref_file r;
+	unsigned char *b;
+	char path[256];
+	size_t len;
+
+	build_scenario(fx);
+	/* from 1 mJ at the start: 20 W for 2 ms (40 mJ), then 50 W for 2 ms */
+	e = MODEL_VEC_PUSH(fx->m.energy);
+	e->time_ns = S0;
+	e->energy_uj = 1000;
+	e = MODEL_VEC_PUSH(fx->m.energy);
+	e->time_ns = S0 + 2 * MS;
+	e->energy_uj = 41000;
+	e = MODEL_VEC_PUSH(fx->m.energy);
+	e->time_ns = S0 + 4 * MS;
+	e->energy_uj = 141000;
+	assert_int_equal(sampler_write(&fx->m, &fx->opts), 0);
+	snprintf(path, sizeof(path), "%s/sampler/work.4242.prof", fx->dir);
+	b = read_all(path, &len);
+	memset(&r, 0, sizeof(r));
+	ref_decode(b, len, false, &r);
+	assert_int_equal(r.magic, 3);
+	assert_int_equal(r.n_samples, 4);
+	if (fabs(r.s[0].pmu - 20.0) > 1e-6)
+		fail_msg("watts %f %f %f %f", r.s[0].pmu, r.s[1].pmu, r.s[2].pmu, r.s[3].pmu);
+	assert_true(fabs(r.s[1].pmu - 20.0) < 1e-6);
+	assert_true(fabs(r.s[2].pmu - 50.0) < 1e-6);
+	/* the last period ends at 3.5 ms: 0.5 ms at 50 W over a 1 ms period */
+	assert_true(fabs(r.s[3].pmu - 50.0) < 1e-6 || fabs(r.s[3].pmu - 25.0) < 1e-6);
+	free(b);
+}
+
 static void test_many_periods(void **state)
 {
 	struct fixture *fx = *state;
@@ -594,6 +632,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_names_and_one_sample, setup, teardown),
 		cmocka_unit_test(test_reader_rejects),
 		cmocka_unit_test_setup_teardown(test_dump, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_power_from_energy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_periods, setup, teardown),
 	};
 

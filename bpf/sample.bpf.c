@@ -56,16 +56,20 @@ struct {
 	__uint(value_size, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64));
 } kernel_stacks SEC(".maps");
 
+/* Aggregates grow as needed (no preallocation): a system-wide run meets
+ * hundreds of thousands of distinct instructions. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 1 << 20);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct collector_ip_key);
 	__type(value, u64);
 } ip_counts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 1 << 20);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct collector_stack_key);
 	__type(value, u64);
 } stack_counts SEC(".maps");

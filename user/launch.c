@@ -45,31 +45,20 @@ char *launch_find_command(const char *argv0)
 
 int launch_check_command(const char *argv0)
 {
-	const char *path = getenv("PATH");
-	char buf[4096];
-	int err = -ENOENT;
+	char *found;
+	int err;
 
 	if (!*argv0) {
 		fprintf(stderr, "collector: the command after -- is empty\n");
 		return -ENOENT;
 	}
-	if (strchr(argv0, '/')) {
+	/* a path: say why it cannot run; a name: whether PATH has it */
+	if (strchr(argv0, '/'))
 		err = check_file(argv0);
-	} else {
-		if (!path)
-			path = "/usr/local/bin:/usr/bin:/bin";
-		while (*path) {
-			size_t n = strcspn(path, ":");
-
-			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", argv0);
-			err = check_file(buf);
-			if (!err)
-				return 0;
-			path += n;
-			if (*path == ':')
-				path++;
-		}
-	}
+	else if ((found = launch_find_command(argv0)) != NULL)
+		err = 0, free(found);
+	else
+		err = -ENOENT;
 	if (err)
 		fprintf(stderr, "collector: cannot run '%s': %s%s\n", argv0, strerror(-err),
 			strchr(argv0, '/') ? "" : " (searched PATH)");

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "collector.h"
+#include "launch.h"
 #include "trace.skel.h"
 
 /* Not in Debian's uapi headers (6.1) nor libbpf 1.1; the kernel has them. */
@@ -193,22 +194,16 @@ static bool find_in_library_dirs(const char *name, char *out, size_t size)
 	return false;
 }
 
+/* COMMAND's executable as execvp finds it, resolved to a real path. */
 static char *which(const char *cmd)
 {
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
+	char *found = launch_find_command(cmd), *real;
 
-	if (strchr(cmd, '/'))
-		return realpath(cmd, NULL);
-	for (path = path ? path : "/usr/bin:/bin"; *path;) {
-		size_t n = strcspn(path, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, cmd);
-		if (access(buf, X_OK) == 0)
-			return realpath(buf, NULL);
-		path += n + (path[n] == ':');
-	}
-	return NULL;
+	if (!found)
+		return NULL;
+	real = realpath(found, NULL);
+	free(found);
+	return real;
 }
 
 /* BIN: a path, or a library name found in the targets' mappings, in

@@ -494,6 +494,35 @@ class Uftrace(Tool):
 # ---------------------------------------------------------------------------
 # Section 1: sampling.
 
+def run_rounds(tools, wl, label):
+    """RUNS rounds of every tool on the workload; slowdowns against the
+    round's "none" run and collector's CPU over each tool's, in the same round."""
+    results = {t.name: [] for t in tools}
+    for r in range(RUNS):
+        base = None
+        for t in tools:
+            log(f"bench: {label}, run {r + 1}/{RUNS}: {t.name}")
+            try:
+                res = measure(t, wl)
+            except Exception as e:  # keep going: one tool failing is a result
+                log(f"bench: {t.name}: {e}")
+                results[t.name].append(None)
+                continue
+            if t.name == "none":
+                base = res
+            res["slowdown"] = (res["cpu_ns"] / base["cpu_ns"]) if base else None
+            res["wall_slowdown"] = (res["wall_ns"] / base["wall_ns"]) if base else None
+            results[t.name].append(res)
+        # ratios of the same round: collector's CPU to each peer's
+        col = results["collector"][-1]
+        for t in tools:
+            res = results[t.name][-1]
+            if res and col and t.name != "none":
+                res["col_ratio"] = _ratio(_share(col), _share(res))
+                res["col_ratio_half"] = _ratio(_half_share(col), _half_share(res))
+    return results
+
+
 def sampling():
     hzs = [999, 9999]
     old_stats = bpf_stats_enabled(True)
@@ -511,29 +540,7 @@ def sampling():
                          f"profile:hz:{hz} /pid == PID/ {{ @[ustack] = count(); }}",
                          ["perf_event"]),
             ]
-            results = {t.name: [] for t in tools}
-            for r in range(RUNS):
-                base = None
-                for t in tools:
-                    log(f"bench: sampling {hz} Hz, run {r + 1}/{RUNS}: {t.name}")
-                    try:
-                        res = measure(t, wl)
-                    except Exception as e:  # keep going: one tool failing is a result
-                        log(f"bench: {t.name}: {e}")
-                        results[t.name].append(None)
-                        continue
-                    if t.name == "none":
-                        base = res
-                    res["slowdown"] = (res["cpu_ns"] / base["cpu_ns"]) if base else None
-                    res["wall_slowdown"] = (res["wall_ns"] / base["wall_ns"]) if base else None
-                    results[t.name].append(res)
-                # ratios of the same round: collector's CPU to each peer's
-                col = results["collector"][-1]
-                for t in tools:
-                    res = results[t.name][-1]
-                    if res and col and t.name != "none":
-                        res["col_ratio"] = _ratio(_share(col), _share(res))
-                        res["col_ratio_half"] = _ratio(_half_share(col), _half_share(res))
+            results = run_rounds(tools, wl, f"sampling {hz} Hz")
             sampling_table(hz, tools, results)
     finally:
         bpf_stats_enabled(old_stats == "1")
@@ -557,27 +564,7 @@ def dwarf():
             Collector("collector --call-graph fp", ["-f", "dcpi", "--call-graph", "fp"], hz),
             PerfDwarf(hz),
         ]
-        results = {t.name: [] for t in tools}
-        for r in range(RUNS):
-            base = None
-            for t in tools:
-                log(f"bench: dwarf, run {r + 1}/{RUNS}: {t.name}")
-                try:
-                    res = measure(t, wl)
-                except Exception as e:
-                    log(f"bench: {t.name}: {e}")
-                    results[t.name].append(None)
-                    continue
-                if t.name == "none":
-                    base = res
-                res["slowdown"] = (res["cpu_ns"] / base["cpu_ns"]) if base else None
-                results[t.name].append(res)
-            col = results["collector"][-1]
-            for t in tools:
-                res = results[t.name][-1]
-                if res and col and t.name != "none":
-                    res["col_ratio"] = _ratio(_share(col), _share(res))
-                    res["col_ratio_half"] = _ratio(_half_share(col), _half_share(res))
+        results = run_rounds(tools, wl, "dwarf")
         sampling_table(hz, tools, results)
         notes = []
         for name in ("collector", "perf record --call-graph dwarf"):

@@ -39,16 +39,24 @@ struct collector_event_header {
 	u32 tid;
 };
 
+/*
+ * A sample.  Its call stacks travel with it: n_kernel kernel addresses, then
+ * n_user user addresses (u64 each, innermost first) follow the record.  No
+ * stack-trace map: a map's stack ids collide once it fills (a system-wide
+ * run loses most of its stacks within minutes), and reading a stack back
+ * costs a system call.
+ */
 struct collector_sample_event {
 	struct collector_event_header hdr;
 	u64 ip;           /* the sampled instruction (kernel or user) */
 	u64 user_ip;      /* the user-mode PC (saved registers when in kernel) */
 	u64 period;       /* sample period in ns of cpu-clock */
 	u64 cputime_ns;   /* task->se.sum_exec_runtime */
-	s32 user_stack_id;   /* >= 0, or a negative errno */
-	s32 kernel_stack_id; /* >= 0, or a negative errno; -ENOENT: user mode */
+	u16 n_kernel;     /* kernel frames that follow (kernel mode only) */
+	u16 n_user;       /* user frames that follow (0: no walk, only user_ip) */
 	u8 kernel_mode;
-	u8 pad[7];
+	u8 pad[3];
+	/* u64 frames[n_kernel + n_user] follow */
 };
 
 /* The user registers x86-64 CFI unwinding needs. */
@@ -58,15 +66,15 @@ struct collector_user_regs {
 
 #define COLLECTOR_MAX_STACK_COPY 65536 /* bytes of user stack, at most */
 
-/* --call-graph dwarf: the sample, the user registers, then stack_len bytes
- * of the user stack from sp (a copy that reaches an unmapped page is
- * shorter than asked). */
+/* --call-graph dwarf: the sample (n_user = 0), the user registers, its
+ * n_kernel kernel frames, then stack_len bytes of the user stack from sp (a
+ * copy that reaches an unmapped page is shorter than asked). */
 struct collector_stack_sample_event {
 	struct collector_sample_event sample;
 	struct collector_user_regs regs;
 	u32 stack_len;
 	u32 pad;
-	/* u8 stack[stack_len] follows */
+	/* u64 kernel_frames[sample.n_kernel], then u8 stack[stack_len] */
 };
 
 struct collector_task_event {
@@ -155,23 +163,14 @@ struct collector_ip_key {
 	u64 ip;
 };
 
-struct collector_stack_key {
-	u32 tgid;
-	u32 tid;
-	s32 user_stack_id;
-	s32 kernel_stack_id;
-};
-
 /* Per-CPU counters: every event the kernel side could not deliver. */
 enum collector_counter {
 	COLLECTOR_CNT_SAMPLES = 0,        /* samples of targets seen */
 	COLLECTOR_CNT_RB_FULL_SAMPLE,     /* ring full: sample record lost */
 	COLLECTOR_CNT_RB_FULL_TASK,       /* ring full: fork/exec/exit record lost */
 	COLLECTOR_CNT_RB_FULL_SWITCH,     /* ring full: switch record lost */
-	COLLECTOR_CNT_USTACK_COLLISION,   /* user stack id bucket taken (-EEXIST) */
-	COLLECTOR_CNT_USTACK_FAIL,        /* user stack walk failed otherwise */
-	COLLECTOR_CNT_KSTACK_COLLISION,
-	COLLECTOR_CNT_KSTACK_FAIL,
+	COLLECTOR_CNT_USTACK_FAIL,        /* user stack walk failed */
+	COLLECTOR_CNT_KSTACK_FAIL,        /* kernel stack walk failed */
 	COLLECTOR_CNT_AGG_FULL,           /* an aggregation map was full */
 	COLLECTOR_CNT_TARGETS_FULL,       /* a child could not be followed */
 	COLLECTOR_CNT_WAKEUPS,            /* forced ring wakeups */

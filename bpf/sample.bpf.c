@@ -3,8 +3,9 @@
  * CPU-clock sampling of target processes.
  *
  * on_sample runs on every cpu-clock perf event (one per CPU).  It counts the
- * sample in kernel maps (by instruction and by stack) and streams a
- * time-ordered record through the ring buffer.  The task tracepoints follow
+ * sample in a kernel map by instruction and streams a time-ordered record,
+ * with the sample's kernel and user call stacks inline, through the ring
+ * buffer.  The task tracepoints follow
  * targets across fork, exec and exit, and record when target threads go off
  * and on a CPU.
  */
@@ -28,6 +29,13 @@ const volatile u64 wakeup_bytes = 1 << 20; /* force a wakeup past this fill */
 const volatile bool dwarf_mode = false;    /* copy registers and stack */
 const volatile u32 stack_bytes = 8192;     /* <= COLLECTOR_MAX_STACK_COPY */
 
+/* The first target (-p's first PID, or the command), which is also in
+ * targets: most samples are its own, and comparing with it costs less than
+ * a hash look-up in a program that runs cache-cold 999 times a second.
+ * Set by the loader through skel->bss; cleared when that process exits, so
+ * a reused PID is not taken for it. */
+u32 main_tgid = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
@@ -40,24 +48,9 @@ struct {
 	__uint(max_entries, 16 << 20); /* resized by the loader */
 } events SEC(".maps");
 
-/* User and kernel stacks in maps of their own: a stack id whose bucket is
- * taken by another stack is lost (-EEXIST), and two maps halve the load. */
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384); /* resized by the loader */
-	__uint(key_size, sizeof(u32));
-	__uint(value_size, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64));
-} user_stacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384); /* resized by the loader */
-	__uint(key_size, sizeof(u32));
-	__uint(value_size, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64));
-} kernel_stacks SEC(".maps");
-
-/* Aggregates grow as needed (no preallocation): a system-wide run meets
- * hundreds of thousands of distinct instructions. */
+/* Samples by instruction, counted in the kernel: it grows as needed (no
+ * preallocation), since a system-wide run meets hundreds of thousands of
+ * distinct instructions.  The summary checks the stream against it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1 << 20);
@@ -67,25 +60,32 @@ struct {
 } ip_counts SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1 << 20);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct collector_stack_key);
-	__type(value, u64);
-} stack_counts SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, COLLECTOR_CNT_MAX);
 	__type(key, u32);
 	__type(value, u64);
 } counters SEC(".maps");
 
+/* Where a sample record and its stacks are put together before they are
+ * copied to the ring with their real length. */
+struct sample_scratch {
+	struct collector_sample_event e;
+	u64 frames[2 * COLLECTOR_MAX_STACK_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct sample_scratch);
+} sample_scratch SEC(".maps");
+
 /* Where a dwarf-mode record is built before it is copied to the ring with
  * its real length (a page of slack keeps every copy provably in bounds). */
 struct stack_scratch {
 	struct collector_stack_sample_event e;
-	u8 stack[COLLECTOR_MAX_STACK_COPY + 4096];
+	/* the kernel frames, then the stack copy right after them */
+	u8 data[COLLECTOR_MAX_STACK_DEPTH * 8 + COLLECTOR_MAX_STACK_COPY + 4096];
 };
 
 /* One slot per CPU, indexed by CPU: a per-CPU array cannot hold values
@@ -107,8 +107,10 @@ static __always_inline void count(u32 which)
 
 static __always_inline bool is_target(u32 tgid)
 {
-	if (!filter_tgids)
-		return tgid != 0; /* the idle task is not a process */
+	if (!tgid)
+		return false; /* the idle task is not a process */
+	if (!filter_tgids || tgid == main_tgid)
+		return true;
 	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
 }
 
@@ -175,28 +177,56 @@ static __always_inline void read_user_regs(struct collector_user_regs *r, struct
 	r->r15 = BPF_CORE_READ(regs, r15);
 }
 
+/* Walks the kernel stack of a kernel-mode sample into frames (room for
+ * COLLECTOR_MAX_STACK_DEPTH); returns how many frames it wrote. */
+static __always_inline u32 kernel_frames(struct bpf_perf_event_data *ctx, u64 *frames)
+{
+	long r = bpf_get_stack(ctx, frames, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), 0);
+
+	if (r < 0) {
+		count(COLLECTOR_CNT_KSTACK_FAIL);
+		return 0;
+	}
+	return r / sizeof(u64);
+}
+
+static __always_inline void fill_sample(struct collector_sample_event *e,
+					struct bpf_perf_event_data *ctx, struct task_struct *task,
+					u32 kind, u32 tgid, u32 tid, u64 ip, bool kernel_mode)
+{
+	fill_header(&e->hdr, kind, tgid, tid);
+	e->ip = ip;
+	e->user_ip = 0;
+	e->period = ctx->sample_period;
+	e->cputime_ns = BPF_CORE_READ(task, se.sum_exec_runtime);
+	e->n_kernel = 0;
+	e->n_user = 0;
+	e->kernel_mode = kernel_mode;
+	e->pad[0] = e->pad[1] = e->pad[2] = 0;
+}
+
 /* --call-graph dwarf: user registers and the top of the user stack. */
 static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct task_struct *task,
-				   u32 tgid, u32 tid, u64 ip, bool kernel_mode, s64 kstack)
+					u32 tgid, u32 tid, u64 ip, bool kernel_mode)
 {
 	struct collector_stack_sample_event *e;
-	u32 cpu = bpf_get_smp_processor_id(), len = 0, i;
+	u32 cpu = bpf_get_smp_processor_id(), len = 0, nk = 0, i;
 	struct stack_scratch *sc;
 	u64 addr, size;
+	u8 *stack;
 
 	sc = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!sc)
 		return 0;
 	e = &sc->e;
-	fill_header(&e->sample.hdr, COLLECTOR_EV_SAMPLE_STACK, tgid, tid);
-	e->sample.ip = ip;
-	e->sample.period = ctx->sample_period;
-	e->sample.cputime_ns = BPF_CORE_READ(task, se.sum_exec_runtime);
-	e->sample.user_stack_id = -2;
-	e->sample.kernel_stack_id = kstack;
-	e->sample.kernel_mode = kernel_mode;
+	fill_sample(&e->sample, ctx, task, COLLECTOR_EV_SAMPLE_STACK, tgid, tid, ip, kernel_mode);
 	e->stack_len = 0;
 	e->pad = 0;
+	if (kernel_mode)
+		nk = kernel_frames(ctx, (u64 *)sc->data);
+	if (nk > COLLECTOR_MAX_STACK_DEPTH)
+		nk = COLLECTOR_MAX_STACK_DEPTH;
+	e->sample.n_kernel = nk;
 	if (!BPF_CORE_READ(task, mm)) {
 		__builtin_memset(&e->regs, 0, sizeof(e->regs));
 		count(COLLECTOR_CNT_NO_USER_REGS);
@@ -216,8 +246,9 @@ static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct 
 	}
 	e->sample.user_ip = e->regs.ip;
 
-	/* Page by page from sp: a copy that reaches an unmapped page keeps
-	 * what it read, with its real length. */
+	/* Page by page from sp, right after the kernel frames: a copy that
+	 * reaches an unmapped page keeps what it read, with its real length. */
+	stack = sc->data + nk * sizeof(u64);
 	addr = e->regs.sp;
 	for (i = 0; addr && i < COLLECTOR_MAX_STACK_COPY / 4096 + 1; i++) {
 		u64 chunk = 4096 - (addr & 4095);
@@ -228,7 +259,7 @@ static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct 
 			chunk = stack_bytes - len;
 		if (chunk > 4096 || len > COLLECTOR_MAX_STACK_COPY)
 			break;
-		if (bpf_probe_read_user(&sc->stack[len & (COLLECTOR_MAX_STACK_COPY - 1)], chunk,
+		if (bpf_probe_read_user(&stack[len & (COLLECTOR_MAX_STACK_COPY - 1)], chunk,
 					(void *)addr) != 0)
 			break;
 		len += chunk;
@@ -239,7 +270,9 @@ static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct 
 	e->stack_len = len;
 	if (len > COLLECTOR_MAX_STACK_COPY)
 		return 0;
-	size = sizeof(*e) + len;
+	size = sizeof(*e) + nk * sizeof(u64) + len;
+	if (size > sizeof(*sc))
+		return 0;
 	if (bpf_ringbuf_output(&events, sc, size, submit_flags()) != 0)
 		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
 	return 0;
@@ -249,14 +282,13 @@ SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	u64 id = bpf_get_current_pid_tgid();
-	u32 tgid = id >> 32, tid = (u32)id;
-	struct task_struct *task;
-	struct collector_sample_event *e;
+	u32 tgid = id >> 32, tid = (u32)id, zero = 0, nk = 0, nu = 0;
 	struct collector_ip_key ipk = {};
-	struct collector_stack_key sk = {};
 	u64 ip = PT_REGS_IP(&ctx->regs);
+	struct sample_scratch *sc;
+	struct task_struct *task;
 	bool kernel_mode;
-	s64 ustack, kstack;
+	long r;
 
 	if (!is_target(tgid))
 		return 0;
@@ -267,51 +299,38 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	 * context only allows 8-byte reads of regs, so not regs.cs) */
 	kernel_mode = ip >= 0xffff800000000000ULL;
 
-	if (dwarf_mode)
-		ustack = -2; /* unwound in user space from the stack copy */
-	else
-		ustack = bpf_get_stackid(ctx, &user_stacks, BPF_F_USER_STACK);
-	if (ustack == -EEXIST)
-		count(COLLECTOR_CNT_USTACK_COLLISION);
-	else if (ustack < 0 && !dwarf_mode && BPF_CORE_READ(task, mm))
-		count(COLLECTOR_CNT_USTACK_FAIL);
-	if (kernel_mode) {
-		kstack = bpf_get_stackid(ctx, &kernel_stacks, 0);
-		if (kstack == -EEXIST)
-			count(COLLECTOR_CNT_KSTACK_COLLISION);
-		else if (kstack < 0)
-			count(COLLECTOR_CNT_KSTACK_FAIL);
-	} else {
-		kstack = -2; /* -ENOENT: no kernel part */
-	}
-
 	ipk.tgid = tgid;
 	ipk.tid = tid;
 	ipk.ip = ip;
 	add_count(&ip_counts, &ipk);
-	sk.tgid = tgid;
-	sk.tid = tid;
-	sk.user_stack_id = ustack;
-	sk.kernel_stack_id = kstack;
-	add_count(&stack_counts, &sk);
 
 	if (dwarf_mode)
-		return stack_sample(ctx, task, tgid, tid, ip, kernel_mode, kstack);
+		return stack_sample(ctx, task, tgid, tid, ip, kernel_mode);
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
+	sc = bpf_map_lookup_elem(&sample_scratch, &zero);
+	if (!sc)
 		return 0;
-	}
-	fill_header(&e->hdr, COLLECTOR_EV_SAMPLE, tgid, tid);
-	e->ip = ip;
-	e->user_ip = kernel_mode ? task_user_ip(task) : ip;
-	e->period = ctx->sample_period;
-	e->cputime_ns = BPF_CORE_READ(task, se.sum_exec_runtime);
-	e->user_stack_id = ustack;
-	e->kernel_stack_id = kstack;
-	e->kernel_mode = kernel_mode;
-	bpf_ringbuf_submit(e, submit_flags());
+	fill_sample(&sc->e, ctx, task, COLLECTOR_EV_SAMPLE, tgid, tid, ip, kernel_mode);
+	sc->e.user_ip = kernel_mode ? task_user_ip(task) : ip;
+	if (kernel_mode)
+		nk = kernel_frames(ctx, sc->frames);
+	if (nk > COLLECTOR_MAX_STACK_DEPTH)
+		nk = COLLECTOR_MAX_STACK_DEPTH;
+	/* the frame-pointer walk; from kernel mode it starts at the
+	 * registers saved at kernel entry */
+	r = bpf_get_stack(ctx, &sc->frames[nk], COLLECTOR_MAX_STACK_DEPTH * sizeof(u64),
+			  BPF_F_USER_STACK);
+	if (r >= 0)
+		nu = r / sizeof(u64);
+	else if (BPF_CORE_READ(task, mm))
+		count(COLLECTOR_CNT_USTACK_FAIL);
+	if (nu > COLLECTOR_MAX_STACK_DEPTH)
+		nu = COLLECTOR_MAX_STACK_DEPTH;
+	sc->e.n_kernel = nk;
+	sc->e.n_user = nu;
+	if (bpf_ringbuf_output(&events, sc, sizeof(sc->e) + (nk + nu) * sizeof(u64),
+			       submit_flags()) != 0)
+		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
 	return 0;
 }
 
@@ -394,8 +413,11 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		e->group_dead = group_dead;
 		bpf_ringbuf_submit(e, submit_flags());
 	}
-	if (group_dead && filter_tgids)
+	if (group_dead && filter_tgids) {
 		bpf_map_delete_elem(&targets, &tgid);
+		if (tgid == main_tgid)
+			main_tgid = 0;
+	}
 	return 0;
 }
 

@@ -75,8 +75,6 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	s->skel->rodata->dwarf_mode = cfg->dwarf;
 	s->skel->rodata->stack_bytes = cfg->stack_bytes;
 	bpf_map__set_max_entries(s->skel->maps.events, cfg->ring_bytes);
-	bpf_map__set_max_entries(s->skel->maps.user_stacks, cfg->stack_entries);
-	bpf_map__set_max_entries(s->skel->maps.kernel_stacks, cfg->stack_entries);
 	/* dwarf mode builds records in a slot per CPU; 1 entry when unused */
 	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf ? s->n_cpus : 1);
 	err = sample_bpf__load(s->skel);
@@ -119,6 +117,8 @@ int bpf_session_add_target(struct bpf_session *s, pid_t tgid)
 	if (bpf_map__update_elem(s->skel->maps.targets, &key, sizeof(key), &one, sizeof(one),
 				 BPF_ANY) != 0)
 		return -errno;
+	if (!s->skel->bss->main_tgid)
+		s->skel->bss->main_tgid = tgid;
 	return 0;
 }
 
@@ -128,6 +128,8 @@ int bpf_session_remove_target(struct bpf_session *s, pid_t tgid)
 
 	if (bpf_map__delete_elem(s->skel->maps.targets, &key, sizeof(key), 0) != 0)
 		return -errno;
+	if (s->skel->bss->main_tgid == (uint32_t)tgid)
+		s->skel->bss->main_tgid = 0;
 	return 0;
 }
 
@@ -214,14 +216,9 @@ void bpf_session_stop_sampling(struct bpf_session *s)
 	}
 }
 
-int bpf_session_poll(struct bpf_session *s, int timeout_ms)
+int bpf_session_epoll_fd(struct bpf_session *s)
 {
-	int n = ring_buffer__poll(s->rb, timeout_ms);
-
-	if (n < 0 && n != -EINTR)
-		return n;
-	/* records submitted without a wakeup are not seen by epoll */
-	return bpf_session_drain(s);
+	return ring_buffer__epoll_fd(s->rb);
 }
 
 int bpf_session_drain(struct bpf_session *s)
@@ -249,23 +246,6 @@ int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX])
 	return 0;
 }
 
-int bpf_session_read_stack(struct bpf_session *s, bool kernel, int32_t id, uint64_t *ips,
-			   size_t max)
-{
-	uint64_t buf[COLLECTOR_MAX_STACK_DEPTH];
-	uint32_t key = id;
-	size_t n;
-
-	if (id < 0)
-		return -ENOENT;
-	if (bpf_map__lookup_elem(kernel ? s->skel->maps.kernel_stacks : s->skel->maps.user_stacks,
-				 &key, sizeof(key), buf, sizeof(buf), 0))
-		return -errno;
-	for (n = 0; n < COLLECTOR_MAX_STACK_DEPTH && n < max && buf[n]; n++)
-		ips[n] = buf[n];
-	return n;
-}
-
 static int sum_map(struct bpf_map *map, size_t key_size, uint64_t *total)
 {
 	char key[32], next[32];
@@ -282,11 +262,9 @@ static int sum_map(struct bpf_map *map, size_t key_size, uint64_t *total)
 	return 0;
 }
 
-int bpf_session_aggregate_totals(struct bpf_session *s, uint64_t *by_ip, uint64_t *by_stack)
+int bpf_session_aggregate_total(struct bpf_session *s, uint64_t *by_ip)
 {
-	sum_map(s->skel->maps.ip_counts, sizeof(struct collector_ip_key), by_ip);
-	sum_map(s->skel->maps.stack_counts, sizeof(struct collector_stack_key), by_stack);
-	return 0;
+	return sum_map(s->skel->maps.ip_counts, sizeof(struct collector_ip_key), by_ip);
 }
 
 static uint64_t prog_run_time(struct bpf_program *prog)

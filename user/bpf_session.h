@@ -23,7 +23,6 @@ struct bpf_session_config {
 	bool trace_switches;
 	unsigned int freq;
 	unsigned int ring_bytes;   /* a power of two, at least a page */
-	unsigned int stack_entries;
 	bool dwarf;                /* copy user registers and stack */
 	unsigned int stack_bytes;
 	bool verbose;
@@ -47,17 +46,14 @@ int bpf_session_start_sampling(struct bpf_session *s);
 /* Detaches the sampler and closes its events; records already in the ring
  * stay there for the final drain. */
 void bpf_session_stop_sampling(struct bpf_session *s);
-/* Waits up to timeout_ms for a wakeup, then consumes every record. */
-int bpf_session_poll(struct bpf_session *s, int timeout_ms);
+/* Consumes every record in the ring (submitted with or without a wakeup). */
 int bpf_session_drain(struct bpf_session *s);
+/* An fd that epoll reports readable when the ring asks to be drained. */
+int bpf_session_epoll_fd(struct bpf_session *s);
 /* Counters summed over CPUs. */
 int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX]);
-/* Reads a stack of the user or kernel stack map: returns the number of
- * frames (>= 0) or a negative errno. */
-int bpf_session_read_stack(struct bpf_session *s, bool kernel, int32_t id, uint64_t *ips,
-			   size_t max);
-/* Sum of the kernel-side sample aggregates (by ip, by stack). */
-int bpf_session_aggregate_totals(struct bpf_session *s, uint64_t *by_ip, uint64_t *by_stack);
+/* Samples counted in the kernel's by-instruction aggregate. */
+int bpf_session_aggregate_total(struct bpf_session *s, uint64_t *by_ip);
 /* Run time of the BPF programs so far (ns), 0 if stats are unavailable. */
 uint64_t bpf_session_run_time_ns(struct bpf_session *s);
 int bpf_session_online_cpus(struct bpf_session *s);

@@ -44,7 +44,6 @@ enum {
 	OPT_SAMPLER_LAYOUT,
 	OPT_HPCTOOLKIT_LAYOUT,
 	OPT_RING_SIZE,
-	OPT_STACK_ENTRIES,
 	OPT_NO_SWITCHES,
 	OPT_ARGS,
 	OPT_CALL_GRAPH,
@@ -71,8 +70,6 @@ static const struct argp_option options[] = {
 	  "HPCToolkit database: the released v4.0 layout (default) or the draft", 0 },
 	{ "ring-size", OPT_RING_SIZE, "SIZE", 0,
 	  "Ring buffer size, a power of two with K, M or G (default 16M)", 0 },
-	{ "stack-entries", OPT_STACK_ENTRIES, "N", 0,
-	  "Unique stacks each kernel stack map (user, kernel) holds (default 16384)", 0 },
 	{ "trace", 't', "BIN:PATTERN", 0,
 	  "Trace entry and exit of the functions of BIN (a path, or a library name such as "
 	  "libc) whose names match the glob PATTERN, through uprobes (repeatable)", 0 },
@@ -236,11 +233,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->ring_bytes = bytes;
 		break;
 	}
-	case OPT_STACK_ENTRIES:
-		if (parse_uint("stack entries", arg, 1 << 22, &v))
-			return EINVAL;
-		o->stack_entries = v;
-		break;
 	case 't':
 		if (o->n_trace_specs == COLLECTOR_MAX_TRACE_SPECS) {
 			fprintf(stderr, "collector: at most %d --trace options\n",
@@ -319,7 +311,6 @@ int main(int argc, char **argv)
 	struct collector_options opts = {
 		.freq = 999,
 		.ring_bytes = 16 << 20,
-		.stack_entries = 16384,
 		.stack_size = 8192,
 	};
 	const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };

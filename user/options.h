@@ -51,7 +51,6 @@ struct collector_options {
 	bool sampler_layout_spec;
 	bool hpctoolkit_draft;
 	unsigned int ring_bytes; /* ring buffer size */
-	unsigned int stack_entries; /* stack map size */
 	bool no_switches;       /* do not record context switches */
 	char *trace_specs[COLLECTOR_MAX_TRACE_SPECS]; /* --trace BIN:PATTERN */
 	int n_trace_specs;

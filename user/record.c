@@ -16,8 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -134,6 +136,7 @@ static int check_pid(pid_t pid)
 	return 0;
 }
 
+/* A -p target that has exited (a zombie counts as gone). */
 static bool pid_gone(pid_t pid)
 {
 	char path[64], buf[512], *p;
@@ -146,6 +149,92 @@ static bool pid_gone(pid_t pid)
 	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
 	fclose(f);
 	return !p || p[2] == 'Z' || p[2] == 'X';
+}
+
+/*
+ * What the drain loop sleeps on: the ring buffer (its epoll fd wakes only
+ * when the ring fills past a threshold: samples are submitted without
+ * wakeups) and a pidfd per target process, which turns readable when the
+ * process exits, so the run ends at once rather than at the next tick, and
+ * nothing reads /proc/PID/stat on every tick.
+ */
+struct waiter {
+	int epfd;
+	const pid_t *pids;
+	int *pidfds;        /* -1: no pidfd (an old kernel): /proc is read */
+	bool *gone;
+	int n;
+};
+
+#define WAITER_RING UINT32_MAX
+
+static int waiter_open(struct waiter *w, int ring_epfd, const pid_t *pids, int n)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	w->pids = pids;
+	w->n = n;
+	w->pidfds = calloc(n + 1, sizeof(*w->pidfds));
+	w->gone = calloc(n + 1, sizeof(*w->gone));
+	if (w->epfd < 0 || !w->pidfds || !w->gone)
+		return -ENOMEM;
+	ev.data.u32 = WAITER_RING;
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, ring_epfd, &ev) != 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		w->pidfds[i] = syscall(SYS_pidfd_open, pids[i], 0);
+		ev.data.u32 = i;
+		if (w->pidfds[i] >= 0 && epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->pidfds[i], &ev) != 0) {
+			close(w->pidfds[i]);
+			w->pidfds[i] = -1;
+		}
+	}
+	return 0;
+}
+
+/* Sleeps until the ring asks to be drained, a target exits, a signal
+ * comes or timeout_ms pass. */
+static void waiter_wait(struct waiter *w, int timeout_ms)
+{
+	struct epoll_event evs[8];
+	int n = epoll_wait(w->epfd, evs, 8, timeout_ms);
+
+	for (int i = 0; i < n; i++) {
+		uint32_t k = evs[i].data.u32;
+
+		if (k == WAITER_RING || (int)k >= w->n)
+			continue;
+		/* level-triggered and readable for good: stop watching it */
+		w->gone[k] = true;
+		epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->pidfds[k], NULL);
+	}
+}
+
+/* Every target has exited (a zombie counts as gone). */
+static bool waiter_targets_gone(struct waiter *w)
+{
+	if (!w->n)
+		return false;
+	for (int i = 0; i < w->n; i++) {
+		if (!w->gone[i] && w->pidfds[i] < 0)
+			w->gone[i] = pid_gone(w->pids[i]);
+		if (!w->gone[i])
+			return false;
+	}
+	return true;
+}
+
+static void waiter_close(struct waiter *w)
+{
+	for (int i = 0; w->pidfds && i < w->n; i++)
+		if (w->pidfds[i] >= 0)
+			close(w->pidfds[i]);
+	if (w->epfd > 0)
+		close(w->epfd);
+	free(w->pidfds);
+	free(w->gone);
+	memset(w, 0, sizeof(*w));
 }
 
 /* A fresh output directory: created here, or an existing empty one that is
@@ -346,14 +435,24 @@ static void read_energy(struct powercap *pc, struct model *m, bool force)
 	e->energy_uj = uj;
 }
 
+/*
+ * How long the loop sleeps when nothing wakes it.  Samples reach user space
+ * only then, and a process's samples are best resolved while it is alive
+ * (a library it mapped since it started is read from its /proc maps): short
+ * while processes come and go, longer once the targets have settled, where
+ * each wakeup would cost more than the samples it drains.
+ */
+static int drain_interval_ms(const struct collector_options *opts, const struct tracker *t)
+{
+	if (opts->all_cpus ||
+	    clock_ns(CLOCK_MONOTONIC) < tracker_last_task_ktime(t) + 1000000000ULL)
+		return 100;
+	return 500;
+}
+
 static int on_record(void *ctx, const void *data, size_t size)
 {
 	return tracker_handle_record(ctx, data, size);
-}
-
-static int read_stack(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t max)
-{
-	return bpf_session_read_stack(ctx, kernel, id, ips, max);
 }
 
 struct status {
@@ -388,9 +487,7 @@ static const char *const counter_names[COLLECTOR_CNT_MAX] = {
 	[COLLECTOR_CNT_RB_FULL_SAMPLE] = "ring buffer full (samples)",
 	[COLLECTOR_CNT_RB_FULL_TASK] = "ring buffer full (fork/exec/exit)",
 	[COLLECTOR_CNT_RB_FULL_SWITCH] = "ring buffer full (switches)",
-	[COLLECTOR_CNT_USTACK_COLLISION] = "user stack id collisions",
 	[COLLECTOR_CNT_USTACK_FAIL] = "user stack walk failed",
-	[COLLECTOR_CNT_KSTACK_COLLISION] = "kernel stack id collisions",
 	[COLLECTOR_CNT_KSTACK_FAIL] = "kernel stack walk failed",
 	[COLLECTOR_CNT_AGG_FULL] = "aggregation map full",
 	[COLLECTOR_CNT_TARGETS_FULL] = "children not followed",
@@ -418,8 +515,9 @@ int record_run(const struct collector_options *opts)
 	struct export_options eo = { 0 };
 	struct summary_figures fig = { 0 };
 	struct status status = { 0 };
+	struct waiter waiter = { .epfd = -1 };
 	struct powercap powercap;
-	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 }, by_ip, by_stack, cpu0;
+	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 }, by_ip, cpu0;
 	unsigned int formats;
 	char outdir[4096];
 	struct model m;
@@ -493,7 +591,6 @@ int record_run(const struct collector_options *opts)
 	cfg.trace_switches = !opts->no_switches;
 	cfg.freq = opts->freq;
 	cfg.ring_bytes = opts->ring_bytes;
-	cfg.stack_entries = opts->stack_entries;
 	cfg.dwarf = want_dwarf(opts);
 	cfg.stack_bytes = opts->stack_size;
 	snprintf(m.run.call_graph, sizeof(m.run.call_graph), "%s", cfg.dwarf ? "dwarf" : "fp");
@@ -504,7 +601,7 @@ int record_run(const struct collector_options *opts)
 		rc = EXIT_BPF;
 		goto cleanup;
 	}
-	tracker = tracker_new(&m, sym, read_stack, bpf);
+	tracker = tracker_new(&m, sym);
 	if (!tracker) {
 		fprintf(stderr, "collector: out of memory\n");
 		goto cleanup;
@@ -595,12 +692,20 @@ int record_run(const struct collector_options *opts)
 		}
 	}
 
+	err = opts->command ? waiter_open(&waiter, bpf_session_epoll_fd(bpf), &launch.pid, 1)
+			    : waiter_open(&waiter, bpf_session_epoll_fd(bpf), opts->pids,
+					  opts->n_pids);
+	if (err) {
+		fprintf(stderr, "collector: cannot wait for the ring buffer: %s\n", strerror(-err));
+		goto cleanup; /* the command, if any, is stopped there */
+	}
 	status.enabled = !opts->quiet && isatty(STDERR_FILENO);
 	status.start_ns = m.run.start_ktime_ns;
 	while (!stop_requested) {
 		uint64_t now;
 
-		err = bpf_session_poll(bpf, 100);
+		waiter_wait(&waiter, drain_interval_ms(opts, tracker));
+		err = bpf_session_drain(bpf);
 		if (err < 0) {
 			fprintf(stderr, "collector: reading the ring buffer failed: %s\n",
 				strerror(-err));
@@ -614,14 +719,8 @@ int record_run(const struct collector_options *opts)
 			child_exited = true;
 			break;
 		}
-		if (opts->n_pids) {
-			bool all_gone = true;
-
-			for (i = 0; i < opts->n_pids; i++)
-				all_gone &= pid_gone(opts->pids[i]);
-			if (all_gone)
-				break;
-		}
+		if (!opts->command && waiter_targets_gone(&waiter))
+			break;
 		if (status.enabled) {
 			bpf_session_counters(bpf, counters);
 			status_update(&status, tracker_sample_count(tracker),
@@ -642,9 +741,8 @@ int record_run(const struct collector_options *opts)
 		;
 	bpf_session_counters(bpf, counters);
 	record_counters(&m, counters);
-	bpf_session_aggregate_totals(bpf, &by_ip, &by_stack);
-	model_count_stat(&m, "kernel_samples_by_ip", by_ip);
-	model_count_stat(&m, "kernel_samples_by_stack", by_stack);
+	if (bpf_session_aggregate_total(bpf, &by_ip) == 0)
+		model_count_stat(&m, "kernel_samples_by_ip", by_ip);
 	if (tracing)
 		tracing_collect(tracing);
 	tracker_finish(tracker, m.run.end_ktime_ns);
@@ -675,6 +773,7 @@ int record_run(const struct collector_options *opts)
 cleanup:
 	if (launch.pid > 0 && rc != EXIT_OK && !writing)
 		launch_abort(&launch);
+	waiter_close(&waiter);
 	tracing_close(tracing);
 	tracker_free(tracker);
 	bpf_session_close(bpf);

@@ -14,6 +14,7 @@
 
 #include "collector.h"
 #include "idmap.h"
+#include "stackcache.h"
 #include "procmaps.h"
 #include "unwind.h"
 
@@ -21,6 +22,8 @@
  * outside every known mapping (the process may have exited meanwhile). */
 #define MAPS_REREAD_NS 50000000ULL
 #define EXEC_GRACE_NS 50000000ULL
+/* The part cache's domain for kernel stacks (processes are 0, 1, ...). */
+#define KERNEL_DOMAIN UINT32_MAX
 
 /* Functions that start a thread: a user stack that ends in one of them is
  * complete; any other ending means the walk stopped early. */
@@ -54,13 +57,11 @@ struct thread_state {
 struct tracker {
 	struct model *m;
 	struct symbolizer *sym;
-	tracker_read_stack_fn read_stack;
-	void *read_stack_ctx;
 
 	struct idmap pid_to_process;    /* tgid -> current model process */
 	struct idmap tid_to_thread;     /* tid -> current model thread */
-	struct idmap ustack_cache;      /* (process << 32 | stack id) -> part */
-	struct idmap kstack_cache;      /* stack id -> part */
+	struct stackcache part_cache;   /* (process or KERNEL_DOMAIN, raw frames) -> part */
+	struct idmap stack_cache;       /* (user part << 32 | kernel part) -> model stack */
 	MODEL_VEC(struct stack_part) parts;
 	MODEL_VEC(uint32_t) pool;
 	MODEL_VEC(struct proc_state) procs;     /* by model process id */
@@ -74,6 +75,7 @@ struct tracker {
 	uint64_t unwind_ns, unwinds;    /* time spent unwinding */
 	uint64_t stack_record_bytes;    /* ring bytes of stack-copy samples */
 	uint64_t samples;
+	uint64_t last_task_ktime;       /* last fork, exec or new process */
 	size_t live;
 };
 
@@ -357,6 +359,7 @@ static uint32_t get_thread(struct tracker *t, pid_t tgid, pid_t tid, uint64_t kt
 
 int tracker_add_process(struct tracker *t, pid_t pid, uint64_t now_ktime)
 {
+	t->last_task_ktime = now_ktime;
 	char path[64];
 	struct dirent *d;
 	uint32_t process;
@@ -438,95 +441,78 @@ static uint32_t add_part(struct tracker *t, const uint32_t *locs, uint32_t n, bo
 
 /* Caller frames are return addresses: resolve them at address - 1, the
  * call instruction, or every call site lands on the next statement. */
-static uint32_t user_part(struct tracker *t, uint32_t process, int32_t id, uint64_t user_ip,
-			  uint64_t ktime)
+static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *ips, uint32_t n,
+			  uint64_t user_ip, uint64_t ktime)
 {
-	uint64_t key = (uint64_t)process << 32 | (uint32_t)id;
-	uint64_t ips[COLLECTOR_MAX_STACK_DEPTH];
 	uint32_t locs[COLLECTOR_MAX_STACK_DEPTH];
+	struct stackcache_key key;
 	uint32_t part;
-	int n = -ENOENT;
 
-	if (id >= 0) {
-		part = idmap_get(&t->ustack_cache, key);
-		if (part != UINT32_MAX)
-			return part;
-		n = t->read_stack(t->read_stack_ctx, false, id, ips, COLLECTOR_MAX_STACK_DEPTH);
-	}
-	if (n <= 0) {
+	if (!n) {
 		/* no walk: only the PC is known */
 		if (!user_ip)
 			return add_part(t, NULL, 0, false);
 		locs[0] = user_location(t, process, user_ip, ktime);
 		return add_part(t, locs, 1, !is_root(t->m, locs[0]));
 	}
-	for (int i = 0; i < n; i++)
+	if (n > COLLECTOR_MAX_STACK_DEPTH)
+		n = COLLECTOR_MAX_STACK_DEPTH;
+	key = stackcache_key(process, ips, n);
+	part = stackcache_get(&t->part_cache, &key);
+	if (part != UINT32_MAX)
+		return part;
+	for (uint32_t i = 0; i < n; i++)
 		locs[i] = user_location(t, process, i ? ips[i] - 1 : ips[i], ktime);
 	part = add_part(t, locs, n,
 			n >= COLLECTOR_MAX_STACK_DEPTH || !is_root(t->m, locs[n - 1]));
-	idmap_put(&t->ustack_cache, key, part);
+	stackcache_put(&t->part_cache, &key, part);
 	return part;
 }
 
-static uint32_t kernel_part(struct tracker *t, int32_t id, uint64_t ip)
+static uint32_t kernel_part(struct tracker *t, const uint64_t *ips, uint32_t n, uint64_t ip)
 {
-	uint64_t ips[COLLECTOR_MAX_STACK_DEPTH];
 	uint32_t locs[COLLECTOR_MAX_STACK_DEPTH];
+	struct stackcache_key key;
 	uint32_t kimg, part;
-	int n = -ENOENT;
 
-	if (id >= 0) {
-		part = idmap_get(&t->kstack_cache, (uint32_t)id);
-		if (part != UINT32_MAX)
-			return part;
-		n = t->read_stack(t->read_stack_ctx, true, id, ips, COLLECTOR_MAX_STACK_DEPTH);
-	}
-	kimg = symbolizer_kernel_image(t->sym);
-	if (n <= 0) {
-		ips[0] = ip;
+	if (!n) {
+		ips = &ip; /* the walk failed: only the sampled instruction */
 		n = 1;
 	}
-	for (int i = 0; i < n; i++) {
+	if (n > COLLECTOR_MAX_STACK_DEPTH)
+		n = COLLECTOR_MAX_STACK_DEPTH;
+	key = stackcache_key(KERNEL_DOMAIN, ips, n);
+	part = stackcache_get(&t->part_cache, &key);
+	if (part != UINT32_MAX)
+		return part;
+	kimg = symbolizer_kernel_image(t->sym);
+	for (uint32_t i = 0; i < n; i++) {
 		uint64_t a = i ? ips[i] - 1 : ips[i];
 		uint32_t loc = model_find_location(t->m, kimg, a);
 
 		locs[i] = loc != MODEL_NONE ? loc : symbolizer_location(t->sym, kimg, a);
 	}
 	part = add_part(t, locs, n, false);
-	if (id >= 0)
-		idmap_put(&t->kstack_cache, (uint32_t)id, part);
+	stackcache_put(&t->part_cache, &key, part);
 	return part;
 }
 
 /* ---- records ------------------------------------------------------------ */
 
-/* Adds a sample whose user frames are known: the kernel part comes from
- * the stack map, as in either call-graph mode. */
-static void add_sample(struct tracker *t, const struct collector_sample_event *e, uint32_t thread,
-		      const uint32_t *user, uint32_t n_user, bool truncated)
+/* The kernel frames that follow a sample record, of either kind. */
+static const uint64_t *sample_kernel_frames(const struct collector_sample_event *e)
 {
-	uint32_t frames[2 * COLLECTOR_MAX_STACK_DEPTH];
-	struct model_thread *th;
-	uint32_t n = 0, n_kernel = 0;
+	if (e->hdr.kind == COLLECTOR_EV_SAMPLE_STACK)
+		return (const uint64_t *)((const struct collector_stack_sample_event *)e + 1);
+	return (const uint64_t *)(e + 1);
+}
+
+static void store_sample(struct tracker *t, const struct collector_sample_event *e,
+			 uint32_t thread, uint32_t stack)
+{
+	struct model_thread *th = &t->m->threads.items[thread];
 	struct model_sample *s;
 
-	if (e->kernel_mode) {
-		uint32_t k = kernel_part(t, e->kernel_stack_id, e->ip);
-		const struct stack_part *kp = &t->parts.items[k];
-
-		if (kp->n)
-			memcpy(frames, t->pool.items + kp->first, kp->n * sizeof(uint32_t));
-		n = n_kernel = kp->n;
-	}
-	if (n_user > COLLECTOR_MAX_STACK_DEPTH)
-		n_user = COLLECTOR_MAX_STACK_DEPTH;
-	if (n_user)
-		memcpy(frames + n, user, n_user * sizeof(uint32_t));
-	n += n_user;
-	if (truncated)
-		model_count_stat(t->m, "truncated_stacks", 1);
-
-	th = &t->m->threads.items[thread];
 	if (e->cputime_ns > th->cputime_ns)
 		th->cputime_ns = e->cputime_ns;
 	s = model_add_sample(t->m);
@@ -537,23 +523,72 @@ static void add_sample(struct tracker *t, const struct collector_sample_event *e
 	s->user_pc = e->user_ip;
 	s->process = th->process;
 	s->thread = thread;
-	s->stack = model_intern_stack(t->m, frames, n, n_kernel, truncated);
+	s->stack = stack;
 	s->cpu = e->hdr.cpu;
 	s->kernel_mode = e->kernel_mode;
 	t->samples++;
 }
 
+/* Adds a sample whose user frames are known: the kernel part comes from
+ * the frames that follow the record, as in either call-graph mode. */
+static void add_sample(struct tracker *t, const struct collector_sample_event *e, uint32_t thread,
+		      const uint32_t *user, uint32_t n_user, bool truncated)
+{
+	uint32_t frames[2 * COLLECTOR_MAX_STACK_DEPTH];
+	uint32_t n = 0, n_kernel = 0;
+
+	if (e->kernel_mode) {
+		uint32_t k = kernel_part(t, sample_kernel_frames(e), e->n_kernel, e->ip);
+		const struct stack_part *kp = &t->parts.items[k];
+
+		memcpy(frames, t->pool.items + kp->first, kp->n * sizeof(uint32_t));
+		n = n_kernel = kp->n;
+	}
+	if (n_user > COLLECTOR_MAX_STACK_DEPTH)
+		n_user = COLLECTOR_MAX_STACK_DEPTH;
+	if (n_user)
+		memcpy(frames + n, user, n_user * sizeof(uint32_t));
+	n += n_user;
+	if (truncated)
+		model_count_stat(t->m, "truncated_stacks", 1);
+	store_sample(t, e, thread, model_intern_stack(t->m, frames, n, n_kernel, truncated));
+}
+
+/* A frame-pointer sample: both parts come from caches keyed by the raw
+ * frames, and the stack they make from a cache keyed by the two parts, so
+ * a stack seen before costs two fingerprints and three look-ups. */
 static void handle_sample(struct tracker *t, const struct collector_sample_event *e)
 {
 	uint32_t thread = get_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
 	uint32_t process = t->m->threads.items[thread].process;
-	uint32_t part = user_part(t, process, e->user_stack_id, e->user_ip, e->hdr.ktime_ns);
-	uint32_t user[COLLECTOR_MAX_STACK_DEPTH];
-	const struct stack_part *up = &t->parts.items[part];
+	const uint64_t *frames = (const uint64_t *)(e + 1);
+	uint32_t upart, kpart = UINT32_MAX, stack, n = 0, n_kernel = 0;
+	uint32_t locs[2 * COLLECTOR_MAX_STACK_DEPTH];
+	const struct stack_part *up, *kp;
+	uint64_t key;
 
-	if (up->n) /* an empty pool has no array at all */
-		memcpy(user, t->pool.items + up->first, up->n * sizeof(uint32_t));
-	add_sample(t, e, thread, user, up->n, up->truncated);
+	upart = user_part(t, process, frames + e->n_kernel, e->n_user, e->user_ip,
+			  e->hdr.ktime_ns);
+	if (e->kernel_mode)
+		kpart = kernel_part(t, frames, e->n_kernel, e->ip);
+	up = &t->parts.items[upart];
+	if (up->truncated)
+		model_count_stat(t->m, "truncated_stacks", 1);
+	key = (uint64_t)upart << 32 | kpart;
+	stack = idmap_get(&t->stack_cache, key);
+	if (stack == UINT32_MAX) {
+		if (kpart != UINT32_MAX) {
+			kp = &t->parts.items[kpart];
+			memcpy(locs, t->pool.items + kp->first, kp->n * sizeof(uint32_t));
+			n = n_kernel = kp->n;
+		}
+		if (up->n) /* an empty pool has no array at all */
+			memcpy(locs + n, t->pool.items + up->first, up->n * sizeof(uint32_t));
+		n += up->n;
+		stack = model_intern_stack(t->m, locs, n, n_kernel, up->truncated);
+		idmap_put(&t->stack_cache, key, stack);
+	}
+	store_sample(t, e, thread, stack);
 }
 
 static uint64_t now_ns(void)
@@ -594,7 +629,8 @@ static void handle_stack_sample(struct tracker *t, const struct collector_stack_
 	}
 	t0 = now_ns();
 	n = unwinder_unwind(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
-			    ps->umaps, ps->n_umaps, &regs, (const uint8_t *)(se + 1), se->stack_len,
+			    ps->umaps, ps->n_umaps, &regs,
+			    (const uint8_t *)(se + 1) + e->n_kernel * sizeof(uint64_t), se->stack_len,
 			    ips, COLLECTOR_MAX_STACK_DEPTH, &complete);
 	t->unwind_ns += now_ns() - t0;
 	t->unwinds++;
@@ -625,6 +661,7 @@ static void handle_fork(struct tracker *t, const struct collector_task_event *e)
 	uint64_t kt = e->hdr.ktime_ns;
 	uint32_t parent, child;
 
+	t->last_task_ktime = kt;
 	if (e->child_tgid == e->parent_tgid) {
 		/* a new thread: its CPU time starts at 0, all of it ours */
 		parent = get_process(t, e->parent_tgid, kt);
@@ -668,6 +705,8 @@ static void handle_exec(struct tracker *t, const struct collector_task_event *e)
 	pid_t ppid = 0;
 	char cmdline[8192], path[64];
 	int len;
+
+	t->last_task_ktime = kt;
 
 	if (old != UINT32_MAX) {
 		gen = t->m->processes.items[old].generation + 1;
@@ -795,8 +834,13 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 	switch (h->kind) {
 	case COLLECTOR_EV_SAMPLE:
 		if (size >= sizeof(struct collector_sample_event)) {
-			handle_sample(t, data);
-			return 0;
+			const struct collector_sample_event *e = data;
+
+			if (((size_t)e->n_kernel + e->n_user) * sizeof(uint64_t) <=
+			    size - sizeof(*e)) {
+				handle_sample(t, e);
+				return 0;
+			}
 		}
 		break;
 	case COLLECTOR_EV_FORK:
@@ -816,7 +860,8 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 		if (size >= sizeof(struct collector_stack_sample_event)) {
 			const struct collector_stack_sample_event *se = data;
 
-			if (se->stack_len <= size - sizeof(*se)) {
+			if ((size_t)se->sample.n_kernel * sizeof(uint64_t) + se->stack_len <=
+			    size - sizeof(*se)) {
 				handle_stack_sample(t, se);
 				return 0;
 			}
@@ -885,6 +930,12 @@ void tracker_expect_exec(struct tracker *t, pid_t pid)
 void tracker_exec_allowed(struct tracker *t, uint64_t ktime)
 {
 	t->exec_allowed_ktime = ktime;
+	t->last_task_ktime = ktime;
+}
+
+uint64_t tracker_last_task_ktime(const struct tracker *t)
+{
+	return t->last_task_ktime;
 }
 
 uint64_t tracker_sample_count(const struct tracker *t)
@@ -911,8 +962,7 @@ uint64_t tracker_target_cpu_ns(const struct tracker *t)
 	return sum;
 }
 
-struct tracker *tracker_new(struct model *m, struct symbolizer *sym,
-			    tracker_read_stack_fn read_stack, void *read_stack_ctx)
+struct tracker *tracker_new(struct model *m, struct symbolizer *sym)
 {
 	struct tracker *t = calloc(1, sizeof(*t));
 
@@ -920,8 +970,6 @@ struct tracker *tracker_new(struct model *m, struct symbolizer *sym,
 		return NULL;
 	t->m = m;
 	t->sym = sym;
-	t->read_stack = read_stack;
-	t->read_stack_ctx = read_stack_ctx;
 	t->unknown_image = MODEL_NONE;
 	return t;
 }
@@ -932,8 +980,8 @@ void tracker_free(struct tracker *t)
 		return;
 	idmap_free(&t->pid_to_process);
 	idmap_free(&t->tid_to_thread);
-	idmap_free(&t->ustack_cache);
-	idmap_free(&t->kstack_cache);
+	stackcache_free(&t->part_cache);
+	idmap_free(&t->stack_cache);
 	free(t->parts.items);
 	free(t->pool.items);
 	for (size_t i = 0; i < t->procs.len; i++)

@@ -3,7 +3,7 @@
  * The tracker turns kernel records into the model: it follows processes,
  * threads and their mappings, and resolves each sample's stack into model
  * locations.  It knows the record layouts (bpf/collector.h) but not libbpf:
- * stacks are read through a callback.
+ * every record carries its own stacks.
  */
 #ifndef COLLECTOR_TRACKER_H
 #define COLLECTOR_TRACKER_H
@@ -18,13 +18,7 @@
 
 struct tracker;
 
-/* Reads stack `id` of the kernel's user or kernel stack map into ips;
- * returns the number of frames or a negative errno. */
-typedef int (*tracker_read_stack_fn)(void *ctx, bool kernel, int32_t id, uint64_t *ips,
-				     size_t max);
-
-struct tracker *tracker_new(struct model *m, struct symbolizer *sym,
-			    tracker_read_stack_fn read_stack, void *read_stack_ctx);
+struct tracker *tracker_new(struct model *m, struct symbolizer *sym);
 
 /* Registers a process that is already running (-p), with its threads, as
  * of ktime `now`.  Returns 0 or a negative errno (-ESRCH: gone). */
@@ -52,6 +46,8 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size);
  * are still alive. */
 void tracker_finish(struct tracker *t, uint64_t end_ktime);
 
+/* When a target process last forked, exec'd or was added (ktime ns). */
+uint64_t tracker_last_task_ktime(const struct tracker *t);
 /* Samples handled so far. */
 uint64_t tracker_sample_count(const struct tracker *t);
 /* Target processes (tgids) still alive as far as the records tell. */

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the raw-stack cache and of how the tracker turns sample
+ * records, with their stacks inline, into model stacks.  The records are
+ * made here, as the BPF program lays them out, with addresses of functions
+ * of this test program, so the tracker resolves them through this
+ * process's own mappings.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "collector.h"
+#include "model.h"
+#include "stackcache.h"
+#include "symbolize.h"
+#include "tracker.h"
+
+/* ---- stackcache ---------------------------------------------------------- */
+
+static void test_stackcache_keys(void **state)
+{
+	uint64_t a[3] = { 0x401000, 0x401234, 0x7f0000001000 };
+	uint64_t b[3] = { 0x401000, 0x401234, 0x7f0000001000 };
+	struct stackcache_key ka, kb;
+
+	(void)state;
+	ka = stackcache_key(1, a, 3);
+	kb = stackcache_key(1, b, 3);
+	assert_true(ka.h1 == kb.h1 && ka.h2 == kb.h2 && ka.domain == kb.domain);
+	/* another process, another length, another address, another order */
+	kb = stackcache_key(2, b, 3);
+	assert_false(ka.h1 == kb.h1 && ka.h2 == kb.h2 && ka.domain == kb.domain);
+	kb = stackcache_key(1, b, 2);
+	assert_false(ka.h1 == kb.h1 && ka.h2 == kb.h2);
+	b[2]++;
+	kb = stackcache_key(1, b, 3);
+	assert_false(ka.h1 == kb.h1 || ka.h2 == kb.h2);
+	b[2] = a[1];
+	b[1] = a[2];
+	kb = stackcache_key(1, b, 3);
+	assert_false(ka.h1 == kb.h1 || ka.h2 == kb.h2);
+}
+
+static void test_stackcache_put_get(void **state)
+{
+	struct stackcache c = { 0 };
+	struct stackcache_key k;
+	uint64_t ips[4];
+
+	(void)state;
+	ips[0] = 0;
+	k = stackcache_key(0, ips, 1);
+	assert_int_equal(stackcache_get(&c, &k), UINT32_MAX);
+	assert_int_equal(stackcache_put(&c, &k, UINT32_MAX), -EINVAL);
+	/* enough stacks to grow the table many times; every one kept */
+	for (uint32_t i = 0; i < 200000; i++) {
+		ips[0] = 0x400000 + i;
+		ips[1] = 0x500000 + (i % 7);
+		k = stackcache_key(i % 3, ips, 2);
+		assert_int_equal(stackcache_get(&c, &k), UINT32_MAX);
+		assert_int_equal(stackcache_put(&c, &k, i), 0);
+	}
+	assert_int_equal(c.len, 200000);
+	for (uint32_t i = 0; i < 200000; i++) {
+		ips[0] = 0x400000 + i;
+		ips[1] = 0x500000 + (i % 7);
+		k = stackcache_key(i % 3, ips, 2);
+		assert_int_equal(stackcache_get(&c, &k), i);
+		k = stackcache_key(i % 3 + 3, ips, 2);
+		assert_int_equal(stackcache_get(&c, &k), UINT32_MAX);
+	}
+	/* a second put replaces */
+	ips[0] = 0x400000;
+	ips[1] = 0x500000;
+	k = stackcache_key(0, ips, 2);
+	assert_int_equal(stackcache_put(&c, &k, 7), 0);
+	assert_int_equal(stackcache_get(&c, &k), 7);
+	assert_int_equal(c.len, 200000);
+	stackcache_free(&c);
+}
+
+/* ---- tracker ------------------------------------------------------------- */
+
+/* Real functions of this program for the frames to point into; noinline
+ * and noipa so each has its own symbol. */
+__attribute__((noinline, noipa)) int tt_leaf(int x)
+{
+	return x * 3 + 1;
+}
+
+__attribute__((noinline, noipa)) int tt_middle(int x)
+{
+	return tt_leaf(x) + 2;
+}
+
+__attribute__((noinline, noipa)) int tt_outer(int x)
+{
+	return tt_middle(x) * 5;
+}
+
+struct fixture {
+	struct model m;
+	struct symbolizer *sym;
+	struct tracker *t;
+};
+
+static uint64_t ktime_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	model_init(&f->m);
+	f->sym = symbolizer_new(&f->m);
+	f->t = f->sym ? tracker_new(&f->m, f->sym) : NULL;
+	if (!f->t || tracker_add_process(f->t, getpid(), ktime_now()) != 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	tracker_free(f->t);
+	symbolizer_free(f->sym);
+	model_free(&f->m);
+	free(f);
+	return 0;
+}
+
+/* Hands the tracker a sample record with these user frames (innermost
+ * first, callers as return addresses) and n_kernel kernel frames before
+ * them; returns the record's size as given to the tracker. */
+static size_t feed_sample(struct fixture *f, const uint64_t *kernel, uint16_t n_kernel,
+			  const uint64_t *user, uint16_t n_user, size_t size_cut)
+{
+	uint64_t buf[(sizeof(struct collector_sample_event) + 8 * 2 * COLLECTOR_MAX_STACK_DEPTH) / 8];
+	struct collector_sample_event *e = (struct collector_sample_event *)buf;
+	uint64_t *frames = (uint64_t *)(e + 1);
+	size_t size;
+
+	memset(buf, 0, sizeof(buf));
+	e->hdr.kind = COLLECTOR_EV_SAMPLE;
+	e->hdr.ktime_ns = ktime_now();
+	e->hdr.tgid = getpid();
+	e->hdr.tid = gettid();
+	e->ip = n_kernel ? kernel[0] : user[0];
+	e->user_ip = user[0];
+	e->period = 1001001;
+	e->cputime_ns = 1000;
+	e->n_kernel = n_kernel;
+	e->n_user = n_user;
+	e->kernel_mode = n_kernel > 0;
+	if (n_kernel)
+		memcpy(frames, kernel, n_kernel * sizeof(uint64_t));
+	memcpy(frames + n_kernel, user, n_user * sizeof(uint64_t));
+	size = sizeof(*e) + (n_kernel + n_user) * sizeof(uint64_t) - size_cut;
+	assert_int_equal(tracker_handle_record(f->t, buf, size), 0);
+	return size;
+}
+
+static const struct model_stack *last_stack(const struct fixture *f)
+{
+	const struct model_sample *s = &f->m.samples.items[f->m.samples.len - 1];
+
+	return &f->m.stacks.items[s->stack];
+}
+
+static const char *frame_name(const struct fixture *f, const struct model_stack *s, uint32_t i)
+{
+	const char *name = model_location_name(&f->m, model_stack_frames(&f->m, s)[i]);
+
+	return name ? name : "(none)";
+}
+
+static void test_user_frames_resolve(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t user[3] = {
+		(uint64_t)tt_leaf + 4,   /* the sampled PC, inside tt_leaf */
+		(uint64_t)tt_middle + 1, /* return addresses: resolved at -1 */
+		(uint64_t)tt_outer + 1,
+	};
+	const struct model_stack *s;
+
+	feed_sample(f, NULL, 0, user, 3, 0);
+	assert_int_equal(f->m.samples.len, 1);
+	s = last_stack(f);
+	assert_int_equal(s->n_frames, 3);
+	assert_int_equal(s->n_kernel, 0);
+	assert_string_equal(frame_name(f, s, 0), "tt_leaf");
+	assert_string_equal(frame_name(f, s, 1), "tt_middle");
+	assert_string_equal(frame_name(f, s, 2), "tt_outer");
+	/* tt_outer is no thread's start: the walk stopped early */
+	assert_true(s->truncated);
+	assert_int_equal(model_counter_value(&f->m, 0, "truncated_stacks"), 1);
+}
+
+static void test_identical_stacks_shared(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t a[2] = { (uint64_t)tt_leaf + 4, (uint64_t)tt_middle + 1 };
+	uint64_t b[2] = { (uint64_t)tt_leaf + 4, (uint64_t)tt_outer + 1 };
+	uint32_t s0, s1, s2;
+
+	feed_sample(f, NULL, 0, a, 2, 0);
+	s0 = f->m.samples.items[0].stack;
+	feed_sample(f, NULL, 0, a, 2, 0);
+	s1 = f->m.samples.items[1].stack;
+	feed_sample(f, NULL, 0, b, 2, 0);
+	s2 = f->m.samples.items[2].stack;
+	assert_int_equal(f->m.samples.len, 3);
+	assert_int_equal(s0, s1);
+	assert_int_not_equal(s0, s2);
+	assert_string_equal(frame_name(f, &f->m.stacks.items[s2], 1), "tt_outer");
+	/* the same frames again, after another stack: still the first one */
+	feed_sample(f, NULL, 0, a, 2, 0);
+	assert_int_equal(f->m.samples.items[3].stack, s0);
+}
+
+static void test_thread_root_completes(void **state)
+{
+	struct fixture *f = *state;
+	void *start = dlsym(RTLD_DEFAULT, "__libc_start_main");
+	uint64_t user[3] = { (uint64_t)tt_leaf + 4, (uint64_t)tt_outer + 1, 0 };
+	const struct model_stack *s;
+
+	assert_non_null(start);
+	user[2] = (uint64_t)start + 1;
+	feed_sample(f, NULL, 0, user, 3, 0);
+	s = last_stack(f);
+	assert_int_equal(s->n_frames, 3);
+	assert_false(s->truncated);
+	assert_int_equal(model_counter_value(&f->m, 0, "truncated_stacks"), 0);
+}
+
+static void test_kernel_frames_first(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t kernel[2] = { 0xffffffff81000010ULL, 0xffffffff81000020ULL };
+	uint64_t user[2] = { (uint64_t)tt_leaf + 4, (uint64_t)tt_middle + 1 };
+	const struct model_stack *s;
+	uint32_t user_only;
+
+	feed_sample(f, NULL, 0, user, 2, 0);
+	user_only = f->m.samples.items[0].stack;
+	feed_sample(f, kernel, 2, user, 2, 0);
+	assert_int_equal(f->m.samples.len, 2);
+	s = last_stack(f);
+	assert_int_equal(s->n_kernel, 2);
+	assert_int_equal(s->n_frames, 4);
+	assert_true(f->m.samples.items[1].kernel_mode);
+	assert_int_not_equal(f->m.samples.items[1].stack, user_only);
+	assert_string_equal(frame_name(f, s, 2), "tt_leaf");
+	assert_string_equal(frame_name(f, s, 3), "tt_middle");
+	/* same user part, another kernel part: another stack */
+	kernel[1] += 0x100;
+	feed_sample(f, kernel, 2, user, 2, 0);
+	assert_int_not_equal(f->m.samples.items[2].stack, f->m.samples.items[1].stack);
+	/* a kernel-mode sample whose kernel walk failed keeps its ip */
+	feed_sample(f, kernel, 0, user, 2, 0);
+	assert_int_equal(f->m.samples.len, 4);
+}
+
+static void test_short_record_rejected(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t user[3] = { (uint64_t)tt_leaf + 4, (uint64_t)tt_middle + 1,
+			     (uint64_t)tt_outer + 1 };
+
+	/* n_user says 3 frames, the record holds 2 and a half */
+	feed_sample(f, NULL, 0, user, 3, 4);
+	assert_int_equal(f->m.samples.len, 0);
+	assert_int_equal(model_counter_value(&f->m, 0, "malformed_records"), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stackcache_keys),
+		cmocka_unit_test(test_stackcache_put_get),
+		cmocka_unit_test_setup_teardown(test_user_frames_resolve, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identical_stacks_shared, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_root_completes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_frames_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_short_record_rejected, setup, teardown),
+	};
+
+	(void)tt_outer(1);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -439,6 +439,19 @@ static uint32_t add_part(struct tracker *t, const uint32_t *locs, uint32_t n, bo
 	return t->parts.len - 1;
 }
 
+/* Frames up to the first zero address: a walk ends where a frame's
+ * return address is 0 (the outermost frame of some threads). */
+static uint32_t walked_frames(const uint64_t *ips, uint32_t n)
+{
+	uint32_t i;
+
+	if (n > COLLECTOR_MAX_STACK_DEPTH)
+		n = COLLECTOR_MAX_STACK_DEPTH;
+	for (i = 0; i < n && ips[i]; i++)
+		;
+	return i;
+}
+
 /* Caller frames are return addresses: resolve them at address - 1, the
  * call instruction, or every call site lands on the next statement. */
 static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *ips, uint32_t n,
@@ -448,6 +461,7 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	struct stackcache_key key;
 	uint32_t part;
 
+	n = walked_frames(ips, n);
 	if (!n) {
 		/* no walk: only the PC is known */
 		if (!user_ip)
@@ -455,8 +469,6 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 		locs[0] = user_location(t, process, user_ip, ktime);
 		return add_part(t, locs, 1, !is_root(t->m, locs[0]));
 	}
-	if (n > COLLECTOR_MAX_STACK_DEPTH)
-		n = COLLECTOR_MAX_STACK_DEPTH;
 	key = stackcache_key(process, ips, n);
 	part = stackcache_get(&t->part_cache, &key);
 	if (part != UINT32_MAX)
@@ -475,12 +487,11 @@ static uint32_t kernel_part(struct tracker *t, const uint64_t *ips, uint32_t n, 
 	struct stackcache_key key;
 	uint32_t kimg, part;
 
+	n = walked_frames(ips, n);
 	if (!n) {
 		ips = &ip; /* the walk failed: only the sampled instruction */
 		n = 1;
 	}
-	if (n > COLLECTOR_MAX_STACK_DEPTH)
-		n = COLLECTOR_MAX_STACK_DEPTH;
 	key = stackcache_key(KERNEL_DOMAIN, ips, n);
 	part = stackcache_get(&t->part_cache, &key);
 	if (part != UINT32_MAX)

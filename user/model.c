@@ -2,9 +2,13 @@
 /* The in-memory model of a run: construction, interning and lookups. */
 #include "model.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -45,6 +49,197 @@ void *model_vec_grow(void *vec_items, size_t *len, size_t *cap, size_t size)
 	memset(slot, 0, size);
 	(*len)++;
 	return slot;
+}
+
+/* ---- spilled event vectors --------------------------------------------- */
+
+/* Bytes of events a vector holds in memory before they go to its file. */
+#define SPILL_CHUNK_BYTES (256 * 1024)
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+static int pread_all(int fd, void *buf, size_t n, off_t off)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t r = pread(fd, p, n, off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		p += r;
+		n -= r;
+		off += r;
+	}
+	return 0;
+}
+
+/* A sealed vector that gets one more element leaves its mapping for the
+ * heap, where it can grow. */
+static void spill_unmap(struct model_spill *sp, void *vec_items, size_t len, size_t size)
+{
+	void **items = vec_items;
+	void *copy;
+
+	if (!sp->map)
+		return;
+	copy = xrealloc(NULL, len * size);
+	memcpy(copy, *items, len * size);
+	munmap(sp->map, sp->map_bytes);
+	sp->map = NULL;
+	*items = copy;
+}
+
+/* One more element of a vector that may spill: a full chunk goes to the
+ * file first, and the same memory takes the next chunk.  A failed write
+ * (a full disk) keeps everything from then on in memory: nothing is lost. */
+static void *spill_push(struct model_spill *sp, void *vec_items, size_t *len, size_t *cap,
+			size_t size)
+{
+	void **items = vec_items;
+
+	spill_unmap(sp, vec_items, *len, size);
+	if (sp->active && !sp->failed && *len * size >= SPILL_CHUNK_BYTES) {
+		if (write_all(sp->fd, *items, *len * size) == 0) {
+			sp->spilled += *len;
+			*len = 0;
+		} else {
+			sp->failed = true;
+		}
+	}
+	return model_vec_grow(vec_items, len, cap, size);
+}
+
+static int spill_open(struct model_spill *sp, const char *dir)
+{
+	sp->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (sp->fd < 0)
+		return -errno;
+	sp->active = true;
+	return 0;
+}
+
+static void spill_close(struct model_spill *sp)
+{
+	if (sp->active)
+		close(sp->fd);
+	sp->active = false;
+	sp->fd = -1;
+}
+
+/* The whole vector in items[0..len) again: the file mapped (private and
+ * writable: the events are sorted in place), or read back into memory when
+ * a write or the mapping failed.  Returns how many events could not be
+ * read back (0 but for an I/O error on the file). */
+static size_t spill_seal(struct model_spill *sp, void *vec_items, size_t *len, size_t *cap,
+		      size_t size)
+{
+	void **items = vec_items;
+	size_t total = sp->spilled + *len;
+	size_t lost = 0;
+	char *buf;
+	int err;
+
+	if (!sp->active || !sp->spilled) {
+		spill_close(sp);
+		sp->spilled = 0;
+		return 0;
+	}
+	if (!sp->failed && *len && write_all(sp->fd, *items, *len * size) == 0) {
+		sp->spilled += *len;
+		*len = 0;
+	}
+	if (!*len) {
+		void *map = mmap(NULL, total * size, PROT_READ | PROT_WRITE, MAP_PRIVATE, sp->fd, 0);
+
+		if (map != MAP_FAILED) {
+			free(*items);
+			*items = map;
+			*len = *cap = total;
+			sp->map = map;
+			sp->map_bytes = total * size;
+			sp->spilled = 0;
+			spill_close(sp);
+			return 0;
+		}
+	}
+	buf = xrealloc(NULL, total * size);
+	err = pread_all(sp->fd, buf, sp->spilled * size, 0);
+	if (err) {
+		/* keep what is still in memory; say how much is gone */
+		fprintf(stderr, "collector: cannot read back %zu spilled events: %s\n",
+			sp->spilled, strerror(-err));
+		lost = sp->spilled;
+		total -= sp->spilled;
+		memcpy(buf, *items, *len * size);
+	} else {
+		memcpy(buf + sp->spilled * size, *items, *len * size);
+	}
+	free(*items);
+	*items = buf;
+	*len = *cap = total;
+	sp->spilled = 0;
+	spill_close(sp);
+	return lost;
+}
+
+static void spill_free(struct model_spill *sp, void *items)
+{
+	if (sp->map)
+		munmap(sp->map, sp->map_bytes);
+	else
+		free(items);
+	sp->map = NULL;
+	spill_close(sp);
+}
+
+int model_spill_events(struct model *m, const char *dir)
+{
+	int err;
+
+	if ((err = spill_open(&m->samples_spill, dir)) ||
+	    (err = spill_open(&m->switches_spill, dir)) ||
+	    (err = spill_open(&m->trace_spill, dir)) ||
+	    (err = spill_open(&m->trace_args_spill, dir))) {
+		spill_close(&m->samples_spill);
+		spill_close(&m->switches_spill);
+		spill_close(&m->trace_spill);
+		spill_close(&m->trace_args_spill);
+		return err;
+	}
+	return 0;
+}
+
+#define SEAL(m, vec) \
+	spill_seal(&(m)->vec##_spill, &(m)->vec.items, &(m)->vec.len, &(m)->vec.cap, \
+		   sizeof(*(m)->vec.items))
+
+int model_seal_events(struct model *m)
+{
+	size_t lost = SEAL(m, samples) + SEAL(m, switches) + SEAL(m, trace);
+
+	lost += SEAL(m, trace_args);
+	if (!lost)
+		return 0;
+	model_count_lost(m, "events not read back from the spill file", lost);
+	return -EIO;
 }
 
 /* ---- hashing ---------------------------------------------------------- */
@@ -164,11 +359,11 @@ void model_free(struct model *m)
 	free(m->stacks.items);
 	free(m->processes.items);
 	free(m->threads.items);
-	free(m->samples.items);
-	free(m->switches.items);
+	spill_free(&m->samples_spill, m->samples.items);
+	spill_free(&m->switches_spill, m->switches.items);
 	free(m->traced.items);
-	free(m->trace.items);
-	free(m->trace_args.items);
+	spill_free(&m->trace_spill, m->trace.items);
+	spill_free(&m->trace_args_spill, m->trace_args.items);
 	free(m->func_stats.items);
 	free(m->energy.items);
 	free_counters(m->lost.items, m->lost.len);
@@ -402,14 +597,19 @@ uint32_t model_add_thread(struct model *m, uint32_t process, pid_t tid, const ch
 	return m->threads.len - 1;
 }
 
+#define SPILL_PUSH(m, vec) \
+	((__typeof__((m)->vec.items))spill_push(&(m)->vec##_spill, &(m)->vec.items, \
+						&(m)->vec.len, &(m)->vec.cap, \
+						sizeof(*(m)->vec.items)))
+
 struct model_sample *model_add_sample(struct model *m)
 {
-	return MODEL_VEC_PUSH(m->samples);
+	return SPILL_PUSH(m, samples);
 }
 
 struct model_switch *model_add_switch(struct model *m)
 {
-	return MODEL_VEC_PUSH(m->switches);
+	return SPILL_PUSH(m, switches);
 }
 
 uint32_t model_add_traced_function(struct model *m, uint32_t image, uint64_t addr,
@@ -426,14 +626,15 @@ uint32_t model_add_traced_function(struct model *m, uint32_t image, uint64_t add
 struct model_trace_event *model_add_trace_event(struct model *m, const uint64_t *args,
 						 uint8_t n_args)
 {
-	size_t first = m->trace_args.len;
+	/* an index over the whole vector, spilled part included */
+	size_t first = m->trace_args_spill.spilled + m->trace_args.len;
 	struct model_trace_event *e;
 
 	if (n_args > MODEL_MAX_ARGS)
 		n_args = MODEL_MAX_ARGS;
 	for (uint8_t i = 0; i < n_args; i++)
-		*MODEL_VEC_PUSH(m->trace_args) = args[i];
-	e = MODEL_VEC_PUSH(m->trace);
+		*SPILL_PUSH(m, trace_args) = args[i];
+	e = SPILL_PUSH(m, trace);
 	e->args = first;
 	e->n_args = n_args;
 	return e;

@@ -248,6 +248,21 @@ struct model_run {
 	char call_graph[8];   /* how user stacks were walked: "fp", "dwarf" */
 };
 
+/*
+ * Where a vector of run events (samples, switches, trace events and their
+ * arguments) goes while the run lasts: a file in the output directory,
+ * written a chunk at a time, so the collector's memory does not grow with
+ * the length of the run.  model_seal_events() maps the file back.
+ */
+struct model_spill {
+	bool active;          /* fd is open: full chunks go to it */
+	bool failed;          /* a write failed: the rest stays in memory */
+	int fd;
+	size_t spilled;       /* elements in the file */
+	void *map;            /* after sealing: the mapping items point into */
+	size_t map_bytes;
+};
+
 struct model {
 	struct model_run run;
 
@@ -270,6 +285,9 @@ struct model {
 	MODEL_VEC(struct model_counter) lost;       /* lost events by cause */
 	MODEL_VEC(struct model_counter) stats;      /* other run statistics */
 
+	/* spill files of the four event vectors (private to model.c) */
+	struct model_spill samples_spill, switches_spill, trace_spill, trace_args_spill;
+
 	/* lookup indexes (private to model.c) */
 	struct model_index file_index;
 	struct model_index function_index;
@@ -279,6 +297,22 @@ struct model {
 
 void model_init(struct model *m);
 void model_free(struct model *m);
+
+/* From now on, samples, switches and trace events go to unnamed files in
+ * directory dir (O_TMPFILE) a chunk at a time instead of staying in memory.
+ * Returns 0, or a negative errno when files cannot be made there (then
+ * everything stays in memory, as before the call). */
+int model_spill_events(struct model *m, const char *dir);
+/* Ends the spilling: samples, switches and trace events are in their
+ * vectors again (the files mapped back, or read back into memory), ready to
+ * be sorted and written.  Returns 0, or -EIO when a file could not be read
+ * back: the events in it are lost, and counted among the lost events. */
+int model_seal_events(struct model *m);
+/* Trace events so far, spilled or not. */
+static inline size_t model_trace_event_count(const struct model *m)
+{
+	return m->trace_spill.spilled + m->trace.len;
+}
 
 /* Generic growth for MODEL_VEC; returns a pointer to the new zeroed slot,
  * aborting on out-of-memory (the model cannot be partially built). */

@@ -547,6 +547,13 @@ int record_run(const struct collector_options *opts)
 
 	/* from here on every exit goes through cleanup */
 	model_init(&m);
+	/* events go to disk as they come, so memory stays flat however long
+	 * the run; where the directory cannot hold such files, they stay in
+	 * memory */
+	err = model_spill_events(&m, outdir);
+	if (err && opts->verbose)
+		fprintf(stderr, "collector: keeping events in memory (no O_TMPFILE in %s: %s)\n",
+			outdir, strerror(-err));
 
 	install_signals();
 	m.run.ktime_to_epoch_ns = measure_ktime_offset();
@@ -726,7 +733,8 @@ int record_run(const struct collector_options *opts)
 			status_update(&status, tracker_sample_count(tracker),
 				      counters[COLLECTOR_CNT_RB_FULL_SAMPLE] +
 				      counters[COLLECTOR_CNT_RB_FULL_TASK] +
-				      counters[COLLECTOR_CNT_RB_FULL_SWITCH], m.trace.len, false);
+				      counters[COLLECTOR_CNT_RB_FULL_SWITCH],
+				      model_trace_event_count(&m), false);
 		}
 	}
 	writing = 1;
@@ -748,6 +756,7 @@ int record_run(const struct collector_options *opts)
 	tracker_finish(tracker, m.run.end_ktime_ns);
 	m.run.bpf_run_ns = bpf_session_run_time_ns(bpf);
 	m.run.collector_cpu_ns = own_cpu_ns() - cpu0;
+	model_seal_events(&m); /* an I/O error there is counted as lost events */
 	model_sort_by_time(&m);
 
 	fig.duration_s = (m.run.end_ktime_ns - m.run.start_ktime_ns) / 1e9;

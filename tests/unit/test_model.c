@@ -4,6 +4,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "model.h"
@@ -112,6 +116,93 @@ static void test_trace_args(void **state)
 	model_free(&m);
 }
 
+/* Events pushed while spilling come back whole and in order, the trace
+ * arguments' indexes still right across chunks. */
+static void spill_round_trip(bool spill)
+{
+	char dir[] = "/tmp/collector-spill-XXXXXX";
+	const size_t n = 300000; /* several chunks of each vector */
+	struct model m;
+
+	assert_non_null(mkdtemp(dir));
+	model_init(&m);
+	if (spill)
+		assert_int_equal(model_spill_events(&m, dir), 0);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t args[2] = { i, ~i };
+		struct model_trace_event *e;
+
+		model_add_sample(&m)->time_ns = i;
+		model_add_switch(&m)->cputime_ns = 2 * i;
+		e = model_add_trace_event(&m, args, i % 3);
+		e->time_ns = 3 * i;
+	}
+	assert_int_equal(model_trace_event_count(&m), n);
+	if (spill) /* the events are not all in memory */
+		assert_true(m.samples.len < n);
+	assert_int_equal(model_seal_events(&m), 0);
+	assert_int_equal(m.samples.len, n);
+	assert_int_equal(m.switches.len, n);
+	assert_int_equal(m.trace.len, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct model_trace_event *e = &m.trace.items[i];
+
+		assert_int_equal(m.samples.items[i].time_ns, i);
+		assert_int_equal(m.switches.items[i].cputime_ns, 2 * i);
+		assert_int_equal(e->time_ns, 3 * i);
+		assert_int_equal(e->n_args, i % 3);
+		if (e->n_args)
+			assert_int_equal(m.trace_args.items[e->args], i);
+		if (e->n_args > 1)
+			assert_int_equal(m.trace_args.items[e->args + 1], ~i);
+	}
+	/* sealed vectors can still be sorted and grow */
+	model_sort_by_time(&m);
+	model_add_sample(&m)->time_ns = n;
+	assert_int_equal(m.samples.len, n + 1);
+	assert_int_equal(m.samples.items[n - 1].time_ns, n - 1);
+	model_free(&m);
+	assert_int_equal(rmdir(dir), 0); /* the spill files had no names */
+}
+
+static void test_spill_round_trip(void **state)
+{
+	(void)state;
+	spill_round_trip(true);
+	spill_round_trip(false);
+}
+
+/* A spill file that stops taking writes (a full disk, here a file size
+ * limit past the first chunk): the events stay in memory, none lost. */
+static void test_spill_write_fails(void **state)
+{
+	char dir[] = "/tmp/collector-spill-XXXXXX";
+	struct rlimit old, lim;
+	struct model m;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	model_init(&m);
+	assert_int_equal(model_spill_events(&m, dir), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 300 * 1024;
+	signal(SIGXFSZ, SIG_IGN); /* EFBIG instead of the signal */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (size_t i = 0; i < 100000; i++)
+		model_add_sample(&m)->time_ns = i;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_true(m.samples_spill.failed);
+	assert_true(m.samples_spill.spilled > 0);
+	assert_int_equal(model_seal_events(&m), 0);
+	assert_int_equal(m.samples.len, 100000);
+	for (size_t i = 0; i < 100000; i++)
+		assert_int_equal(m.samples.items[i].time_ns, i);
+	assert_int_equal(model_total_lost(&m), 0);
+	model_free(&m);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -120,6 +211,8 @@ int main(void)
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_sort_is_stable),
 		cmocka_unit_test(test_trace_args),
+		cmocka_unit_test(test_spill_round_trip),
+		cmocka_unit_test(test_spill_write_fails),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -129,6 +129,7 @@ int elf_file_open(struct elf_file *f, const char *path)
 		return -ENOEXEC;
 	}
 	f->size = (size_t)st.st_size;
+	f->path = strdup(path);
 	f->dev = st.st_dev;
 	f->inode = st.st_ino;
 	f->mtime = st.st_mtime;
@@ -168,6 +169,7 @@ void elf_file_close(struct elf_file *f)
 	else if (f->map)
 		munmap(f->map, f->size);
 	free(f->loads);
+	free(f->path);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -185,12 +187,54 @@ void elf_file_build_id_hex(const struct elf_file *f, char *out, size_t size)
 	out[2 * i] = '\0';
 }
 
+/* The CRC read with read(2) from the file f was opened from, if it is still
+ * the same file; false otherwise. */
+static bool crc32_from_file(const struct elf_file *f, uint32_t *out)
+{
+	const size_t buf_size = 1 << 16;
+	uLong crc = crc32(0L, Z_NULL, 0);
+	size_t left = f->size;
+	unsigned char *buf;
+	struct stat st;
+	int fd;
+
+	if (!f->path)
+		return false;
+	fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	buf = malloc(buf_size);
+	if (!buf || fstat(fd, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->inode ||
+	    (size_t)st.st_size != f->size) {
+		free(buf);
+		close(fd);
+		return false;
+	}
+	while (left) {
+		ssize_t n = read(fd, buf, left < buf_size ? left : buf_size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		crc = crc32(crc, buf, (uInt)n);
+		left -= n;
+	}
+	free(buf);
+	close(fd);
+	*out = (uint32_t)crc;
+	return left == 0;
+}
+
 uint32_t elf_file_crc32(const struct elf_file *f)
 {
 	const unsigned char *p = f->map;
 	size_t left = f->size;
 	uLong crc = crc32(0L, Z_NULL, 0);
+	uint32_t from_file;
 
+	if (crc32_from_file(f, &from_file))
+		return from_file;
 	while (left) {
 		uInt n = left > (1u << 30) ? (1u << 30) : (uInt)left;
 

@@ -30,6 +30,7 @@ struct elf_file {
 	void *map;
 	size_t size;
 	bool copied;          /* map is a malloc'ed copy, not an mmap */
+	char *path;           /* as opened (NULL for a copy) */
 	Elf *elf;
 	uint16_t type;        /* ET_EXEC, ET_DYN, ... */
 	uint64_t dev, inode;  /* from fstat */
@@ -50,7 +51,9 @@ void elf_file_close(struct elf_file *f);
 /* Lower-case hex of the build-id into out[2 * len + 1]; "" when none. */
 void elf_file_build_id_hex(const struct elf_file *f, char *out, size_t size);
 
-/* CRC-32 (zlib, as .gnu_debuglink uses it) of the whole file. */
+/* CRC-32 (zlib, as .gnu_debuglink uses it) of the whole file, read from
+ * the file rather than through the mapping, so that computing it does not
+ * make every page of the file resident in the collector. */
 uint32_t elf_file_crc32(const struct elf_file *f);
 
 /* The first executable PT_LOAD; false when there is none. */

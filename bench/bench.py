@@ -941,9 +941,11 @@ def soak():
             time.sleep(0.5)
         if p.poll() is not None:
             break
-        rss = status("VmRSS")
+        rss, anon, mapped = status("VmRSS"), status("RssAnon"), status("RssFile")
         cpu = tool_cpu_ns(p.pid)
         rows.append([minute, fmt(rss / 1024 if rss else None, 1),
+                     fmt(anon / 1024 if anon else None, 1),
+                     fmt(mapped / 1024 if mapped else None, 1),
                      fmt((cpu - cpu0) / 1e9, 2)])
         log(f"bench: soak minute {minute}: RSS {rss} kB")
     hwm_before_export = status("VmHWM")
@@ -953,7 +955,8 @@ def soak():
     shutil.rmtree(tmp, ignore_errors=True)
     table(f"Soak: `collector -a` for {SOAK_MINUTES} minutes, every format "
           f"(samples {fmt(s.get('samples'), 0)}, lost {fmt(s.get('lost'), 0)})",
-          ["minute", "RSS MiB", "collector CPU s (cumulative)"], rows,
+          ["minute", "RSS MiB", "of which anonymous", "of which mapped files",
+           "collector CPU s (cumulative)"], rows,
           f"Peak RSS at the end of collection: {fmt((hwm_before_export or 0) / 1024, 1)} MiB; "
           f"writing every format afterwards took {time.monotonic() - t1:.1f} s. Lost by cause: "
           + (", ".join(f"{k} {v:,}" for k, v in s.get("lost_causes", {}).items()) or "none"))

@@ -57,9 +57,15 @@
 
 /* ---- a hash map from two 64-bit keys to a 32-bit value ------------------ */
 
+/* Keys and value of a slot side by side: a probe touches one cache line,
+ * not three arrays. */
+struct keyslot {
+	uint64_t k1, k2;
+	uint32_t val; /* UINT32_MAX: empty */
+};
+
 struct keymap {
-	uint64_t *k1, *k2;
-	uint32_t *val; /* UINT32_MAX: empty */
+	struct keyslot *slots;
 	size_t cap, len;
 };
 
@@ -76,37 +82,37 @@ static uint64_t mix(uint64_t a, uint64_t b)
 static int keymap_grow(struct keymap *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 256;
-	uint64_t *k1 = malloc(ncap * sizeof(*k1));
-	uint64_t *k2 = malloc(ncap * sizeof(*k2));
-	uint32_t *val = malloc(ncap * sizeof(*val));
+	struct keyslot *slots = malloc(ncap * sizeof(*slots));
 
-	if (!k1 || !k2 || !val) {
-		free(k1);
-		free(k2);
-		free(val);
+	if (!slots)
 		return -ENOMEM;
-	}
-	memset(val, 0xff, ncap * sizeof(*val));
+	for (size_t i = 0; i < ncap; i++)
+		slots[i].val = UINT32_MAX;
 	for (size_t i = 0; i < m->cap; i++) {
+		const struct keyslot *o = &m->slots[i];
 		size_t j;
 
-		if (m->val[i] == UINT32_MAX)
+		if (o->val == UINT32_MAX)
 			continue;
-		for (j = mix(m->k1[i], m->k2[i]) & (ncap - 1); val[j] != UINT32_MAX;
+		for (j = mix(o->k1, o->k2) & (ncap - 1); slots[j].val != UINT32_MAX;
 		     j = (j + 1) & (ncap - 1))
 			;
-		k1[j] = m->k1[i];
-		k2[j] = m->k2[i];
-		val[j] = m->val[i];
+		slots[j] = *o;
 	}
-	free(m->k1);
-	free(m->k2);
-	free(m->val);
-	m->k1 = k1;
-	m->k2 = k2;
-	m->val = val;
+	free(m->slots);
+	m->slots = slots;
 	m->cap = ncap;
 	return 0;
+}
+
+/* Slot of (a, b), or the empty slot where it would go. */
+static struct keyslot *keymap_slot(const struct keymap *m, uint64_t a, uint64_t b)
+{
+	size_t j = mix(a, b) & (m->cap - 1);
+
+	while (m->slots[j].val != UINT32_MAX && (m->slots[j].k1 != a || m->slots[j].k2 != b))
+		j = (j + 1) & (m->cap - 1);
+	return &m->slots[j];
 }
 
 /*
@@ -116,7 +122,7 @@ static int keymap_grow(struct keymap *m)
 static int keymap_get_or_add(struct keymap *m, uint64_t a, uint64_t b, uint32_t fresh,
 			     uint32_t *val, bool *added)
 {
-	size_t j;
+	struct keyslot *sl;
 
 	if ((m->len + 1) * 4 > m->cap * 3) {
 		int err = keymap_grow(m);
@@ -124,16 +130,15 @@ static int keymap_get_or_add(struct keymap *m, uint64_t a, uint64_t b, uint32_t 
 		if (err)
 			return err;
 	}
-	for (j = mix(a, b) & (m->cap - 1); m->val[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1)) {
-		if (m->k1[j] == a && m->k2[j] == b) {
-			*val = m->val[j];
-			*added = false;
-			return 0;
-		}
+	sl = keymap_slot(m, a, b);
+	if (sl->val != UINT32_MAX) {
+		*val = sl->val;
+		*added = false;
+		return 0;
 	}
-	m->k1[j] = a;
-	m->k2[j] = b;
-	m->val[j] = fresh;
+	sl->k1 = a;
+	sl->k2 = b;
+	sl->val = fresh;
 	m->len++;
 	*val = fresh;
 	*added = true;
@@ -144,11 +149,7 @@ static uint32_t keymap_get(const struct keymap *m, uint64_t a, uint64_t b)
 {
 	if (!m->cap)
 		return UINT32_MAX;
-	for (size_t j = mix(a, b) & (m->cap - 1); m->val[j] != UINT32_MAX;
-	     j = (j + 1) & (m->cap - 1))
-		if (m->k1[j] == a && m->k2[j] == b)
-			return m->val[j];
-	return UINT32_MAX;
+	return keymap_slot(m, a, b)->val;
 }
 
 /* Stores val under (a, b), replacing any previous value. */
@@ -160,18 +161,13 @@ static int keymap_set(struct keymap *m, uint64_t a, uint64_t b, uint32_t val)
 
 	if (err || added)
 		return err;
-	for (size_t j = mix(a, b) & (m->cap - 1);; j = (j + 1) & (m->cap - 1))
-		if (m->k1[j] == a && m->k2[j] == b) {
-			m->val[j] = val;
-			return 0;
-		}
+	keymap_slot(m, a, b)->val = val;
+	return 0;
 }
 
 static void keymap_free(struct keymap *m)
 {
-	free(m->k1);
-	free(m->k2);
-	free(m->val);
+	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -287,15 +283,6 @@ struct aggregates {
 	struct proc_info *procs; /* per model process */
 };
 
-static int cmp_stack_agg(const void *a, const void *b)
-{
-	const struct stack_agg *x = a, *y = b;
-
-	if (x->process != y->process)
-		return x->process < y->process ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
-
 static int cmp_trace_pair(const void *a, const void *b)
 {
 	const struct trace_pair *x = a, *y = b;
@@ -316,43 +303,93 @@ static int cmp_trace_self(const void *a, const void *b)
 	return x->func < y->func ? -1 : x->func > y->func;
 }
 
+/*
+ * Sums the samples by (process, stack) and leaves the sums sorted by
+ * (process, stack).  The stack id indexes a dense array of chains (one
+ * entry per process that sampled the stack; nearly always one), so a
+ * sample costs no hashing, and the order comes from a counting sort on the
+ * process over the stacks taken in id order, not from a comparison sort.
+ */
 static int aggregate_samples(const struct model *m, struct aggregates *ag)
 {
-	struct keymap map = { 0 };
-	int err = 0;
+	size_t n_slots = m->stacks.len + 1; /* the last: no (valid) stack */
+	uint32_t *head = malloc(n_slots * sizeof(*head));
+	uint32_t *next = NULL, *pos = NULL;
+	struct stack_agg *sorted = NULL;
+	const struct stack_agg *sa;
+	size_t np = m->processes.len, n, next_cap = 0;
+	int err = -ENOMEM;
 
+	if (!head)
+		goto out;
+	memset(head, 0xff, n_slots * sizeof(*head));
 	for (size_t i = 0; i < m->samples.len; i++) {
 		const struct model_sample *s = &m->samples.items[i];
-		uint32_t stack = s->stack < m->stacks.len ? s->stack : MODEL_NONE;
-		struct stack_agg *a;
+		size_t slot = s->stack < m->stacks.len ? s->stack : m->stacks.len;
+		struct stack_agg *a = NULL;
 		uint32_t idx;
-		bool added;
 
-		if (s->process >= m->processes.len)
+		if (s->process >= np)
 			continue; /* not attributable to a file */
-		err = keymap_get_or_add(&map, s->process, stack, (uint32_t)ag->stacks.len, &idx,
-					&added);
-		if (err)
-			goto out;
-		if (added) {
-			a = vec_push(&ag->stacks);
-			if (!a) {
-				err = -ENOMEM;
+		for (idx = head[slot]; idx != UINT32_MAX; idx = next[idx]) {
+			a = (struct stack_agg *)ag->stacks.items + idx;
+			if (a->process == s->process)
+				break;
+		}
+		if (idx == UINT32_MAX) {
+			uint32_t *nn;
+
+			if (ag->stacks.len >= UINT32_MAX - 1)
 				goto out;
+			a = vec_push(&ag->stacks);
+			if (!a)
+				goto out;
+			idx = (uint32_t)(ag->stacks.len - 1);
+			if (idx >= next_cap) {
+				size_t ncap = next_cap ? 2 * next_cap : 1024;
+
+				nn = realloc(next, ncap * sizeof(*next));
+				if (!nn)
+					goto out;
+				next = nn;
+				next_cap = ncap;
 			}
 			a->process = s->process;
-			a->stack = stack;
+			a->stack = slot < m->stacks.len ? (uint32_t)slot : MODEL_NONE;
+			next[idx] = head[slot];
+			head[slot] = idx;
 		}
-		a = (struct stack_agg *)ag->stacks.items + idx;
 		a->samples++;
 		a->ns += s->weight_ns;
 		ag->procs[s->process].samples++;
-		if (stack != MODEL_NONE && m->stacks.items[stack].truncated)
+		if (slot < m->stacks.len && m->stacks.items[slot].truncated)
 			ag->procs[s->process].truncated++;
 	}
-	qsort(ag->stacks.items, ag->stacks.len, sizeof(struct stack_agg), cmp_stack_agg);
+	n = ag->stacks.len;
+	pos = calloc(np + 1, sizeof(*pos));
+	sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	if (!pos || !sorted)
+		goto out;
+	sa = ag->stacks.items;
+	for (size_t i = 0; i < n; i++)
+		pos[sa[i].process + 1]++;
+	for (size_t p = 0; p < np; p++)
+		pos[p + 1] += pos[p];
+	/* stacks in id order (MODEL_NONE last, as it sorts), each to its
+	 * process's next place */
+	for (size_t slot = 0; slot < n_slots; slot++)
+		for (uint32_t idx = head[slot]; idx != UINT32_MAX; idx = next[idx])
+			sorted[pos[sa[idx].process]++] = sa[idx];
+	free(ag->stacks.items);
+	ag->stacks.items = sorted;
+	ag->stacks.cap = n ? n : 1;
+	sorted = NULL;
+	err = 0;
 out:
-	keymap_free(&map);
+	free(head);
+	free(next);
+	free(pos);
+	free(sorted);
 	return err;
 }
 
@@ -563,23 +600,23 @@ static int cmp_edge_key(const void *a, const void *b)
 	return x->callee < y->callee ? -1 : x->callee > y->callee;
 }
 
-static int cmp_item(const void *a, const void *b)
+/* Most stacks are a few dozen frames: an insertion sort beats qsort()'s
+ * call per comparison there. */
+static void sort_edge_keys(struct edge_key *k, size_t n)
 {
-	const struct item *x = a, *y = b;
+	if (n > 48) {
+		qsort(k, n, sizeof(*k), cmp_edge_key);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct edge_key v = k[i];
+		size_t j = i;
 
-	if (x->image != y->image)
-		return x->image < y->image ? -1 : 1;
-	if (x->group != y->group)
-		return x->group < y->group ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->callee < y->callee ? -1 : x->callee > y->callee;
+		for (; j > 0 && (k[j - 1].site > v.site ||
+				 (k[j - 1].site == v.site && k[j - 1].callee > v.callee)); j--)
+			k[j] = k[j - 1];
+		k[j] = v;
+	}
 }
 
 struct proc_ctx {
@@ -596,6 +633,147 @@ struct proc_ctx {
 static struct item *item_at(struct proc_ctx *pc, uint32_t i)
 {
 	return (struct item *)pc->items.items + i;
+}
+
+/* A function group's place in the file: by object, then group id. */
+struct group_order {
+	uint64_t group;
+	uint32_t image;
+	uint32_t bucket;
+};
+
+static int cmp_group_order(const void *a, const void *b)
+{
+	const struct group_order *x = a, *y = b;
+
+	if (x->image != y->image)
+		return x->image < y->image ? -1 : 1;
+	return x->group < y->group ? -1 : x->group > y->group;
+}
+
+/* Order of the items of one group; ties keep their order of creation. */
+static int cmp_item_in_group(const void *a, const void *b, void *arg)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct item *x = (const struct item *)arg + i, *y = (const struct item *)arg + j;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->callee != y->callee)
+		return x->callee < y->callee ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/*
+ * Puts the items in file order: by (image, group, rank, addr, line, kind,
+ * callee), ties in their order of creation (what the stable merge sort
+ * behind glibc's qsort() gave, so the files stay byte for byte the same).
+ * Sorting the whole items moved each of them some twenty times; here a
+ * counting sort orders their indices by group, each group's few indices
+ * are sorted, and the items then move once, in place, along the cycles of
+ * the permutation.
+ */
+static int sort_items(struct proc_ctx *pc)
+{
+	const struct model *m = pc->m;
+	size_t n = pc->items.len, nf = m->functions.len, n_groups = 0, groups_cap = 0;
+	struct item *items = pc->items.items;
+	uint32_t *fn_bucket = malloc((nf ? nf : 1) * sizeof(*fn_bucket));
+	uint32_t *bucket = malloc((n ? n : 1) * sizeof(*bucket));
+	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
+	uint32_t *start = NULL, *rank_of = NULL;
+	struct group_order *groups = NULL;
+	struct keymap other = { 0 }; /* groups that are not functions -> bucket */
+	int err = -ENOMEM;
+
+	if (!fn_bucket || !bucket || !order)
+		goto out;
+	memset(fn_bucket, 0xff, (nf ? nf : 1) * sizeof(*fn_bucket));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t g = items[i].group;
+		uint32_t b = (uint32_t)n_groups;
+		bool added = false;
+
+		if (g < nf) {
+			if (fn_bucket[g] == UINT32_MAX) {
+				fn_bucket[g] = b;
+				added = true;
+			}
+			b = fn_bucket[g];
+		} else {
+			err = keymap_get_or_add(&other, g, 0, b, &b, &added);
+			if (err)
+				goto out;
+			err = -ENOMEM;
+		}
+		if (added) {
+			if (n_groups == groups_cap) {
+				size_t ncap = groups_cap ? 2 * groups_cap : 256;
+				struct group_order *ng = realloc(groups, ncap * sizeof(*ng));
+
+				if (!ng)
+					goto out;
+				groups = ng;
+				groups_cap = ncap;
+			}
+			groups[n_groups++] = (struct group_order){ g, items[i].image, b };
+		}
+		bucket[i] = b;
+	}
+	qsort(groups, n_groups, sizeof(*groups), cmp_group_order);
+	start = calloc(n_groups + 1, sizeof(*start));
+	rank_of = malloc((n_groups ? n_groups : 1) * sizeof(*rank_of));
+	if (!start || !rank_of)
+		goto out;
+	for (size_t r = 0; r < n_groups; r++)
+		rank_of[groups[r].bucket] = (uint32_t)r;
+	for (size_t i = 0; i < n; i++) {
+		bucket[i] = rank_of[bucket[i]];
+		start[bucket[i] + 1]++;
+	}
+	for (size_t r = 0; r < n_groups; r++)
+		start[r + 1] += start[r];
+	for (size_t i = 0; i < n; i++)
+		order[start[bucket[i]]++] = (uint32_t)i;
+	/* start[r] is now the end of group r */
+	for (size_t r = 0, lo = 0; r < n_groups; lo = start[r++])
+		qsort_r(order + lo, start[r] - lo, sizeof(*order), cmp_item_in_group, items);
+	/* place k takes item order[k]; done places are marked order[k] = k */
+	for (size_t i = 0; i < n; i++) {
+		struct item t;
+		size_t j = i;
+
+		if (order[i] == i)
+			continue;
+		t = items[i];
+		for (;;) {
+			size_t k = order[j];
+
+			order[j] = (uint32_t)j;
+			if (k == i) {
+				items[j] = t;
+				break;
+			}
+			items[j] = items[k];
+			j = k;
+		}
+	}
+	err = 0;
+out:
+	free(fn_bucket);
+	free(bucket);
+	free(order);
+	free(start);
+	free(rank_of);
+	free(groups);
+	keymap_free(&other);
+	return err;
 }
 
 static int add_self_cost(struct proc_ctx *pc, uint32_t loc, const struct stack_agg *sa)
@@ -682,7 +860,7 @@ static int add_stack(struct proc_ctx *pc, const struct stack_agg *sa)
 		pc->scratch[n++] = (struct edge_key){ site, callee };
 	}
 	/* each distinct edge once per stack: recursion counts once */
-	qsort(pc->scratch, n, sizeof(*pc->scratch), cmp_edge_key);
+	sort_edge_keys(pc->scratch, n);
 	for (size_t i = 0; i < n; i++) {
 		if (i && !cmp_edge_key(&pc->scratch[i - 1], &pc->scratch[i]))
 			continue;
@@ -938,8 +1116,17 @@ out:
 
 /* ---- text output ---------------------------------------------------------- */
 
+/*
+ * Text goes through the writer's own buffer, flushed to the FILE in large
+ * pieces: a file is millions of short tokens, and a locked stdio call per
+ * character or number cost more than formatting them.
+ */
+#define OUT_BUF_SIZE (256u << 10)
+
 struct writer {
 	FILE *fp;
+	char *buf;                /* OUT_BUF_SIZE bytes */
+	size_t len;
 	const struct model *m;
 	struct keymap ob_ids, fl_ids, fn_ids;
 	uint32_t next_ob, next_fl, next_fn;
@@ -948,16 +1135,55 @@ struct writer {
 	struct keymap renamed;    /* groups whose name needs its address */
 };
 
+/* Write errors stick to the FILE, and outfile_commit() reports them. */
+static void w_flush(struct writer *w)
+{
+	if (w->len)
+		fwrite(w->buf, 1, w->len, w->fp);
+	w->len = 0;
+}
+
+/* Room for n more bytes, n <= OUT_BUF_SIZE. */
+static char *w_room(struct writer *w, size_t n)
+{
+	if (w->len + n > OUT_BUF_SIZE)
+		w_flush(w);
+	return w->buf + w->len;
+}
+
+static void w_putc(struct writer *w, char c)
+{
+	*w_room(w, 1) = c;
+	w->len++;
+}
+
+static void w_write(struct writer *w, const char *s, size_t n)
+{
+	while (n) {
+		size_t k = n < OUT_BUF_SIZE ? n : OUT_BUF_SIZE;
+
+		memcpy(w_room(w, k), s, k);
+		w->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+static void w_puts(struct writer *w, const char *s)
+{
+	w_write(w, s, strlen(s));
+}
+
 /* Names end at the line's end and may not contain control characters;
  * an empty name would read as a compression reference. */
-static void put_name(FILE *fp, const char *s)
+static void put_name(struct writer *w, const char *s)
 {
 	if (!s || !*s) {
-		fputs("???", fp);
+		w_puts(w, "???");
 		return;
 	}
 	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, fp);
+		w_putc(w, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
 }
 
 static const char *basename_of(const char *path)
@@ -967,7 +1193,7 @@ static const char *basename_of(const char *path)
 	return b && b[1] ? b + 1 : path;
 }
 
-static void put_u64(FILE *fp, uint64_t v)
+static void put_u64(struct writer *w, uint64_t v)
 {
 	char buf[24];
 	int i = sizeof(buf);
@@ -976,10 +1202,10 @@ static void put_u64(FILE *fp, uint64_t v)
 		buf[--i] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	fwrite(buf + i, 1, sizeof(buf) - (size_t)i, fp);
+	w_write(w, buf + i, sizeof(buf) - (size_t)i);
 }
 
-static void put_hex(FILE *fp, uint64_t v)
+static void put_hex(struct writer *w, uint64_t v)
 {
 	char buf[24];
 	int i = sizeof(buf);
@@ -990,7 +1216,7 @@ static void put_hex(FILE *fp, uint64_t v)
 	} while (v);
 	buf[--i] = 'x';
 	buf[--i] = '0';
-	fwrite(buf + i, 1, sizeof(buf) - (size_t)i, fp);
+	w_write(w, buf + i, sizeof(buf) - (size_t)i);
 }
 
 /* Writes "(id) name" the first time, "(id)" after. */
@@ -1003,18 +1229,18 @@ static int put_compressed(struct writer *w, struct keymap *ids, uint32_t *next, 
 
 	if (err)
 		return err;
-	fputs(prefix, w->fp);
-	fputc('(', w->fp);
-	put_u64(w->fp, id);
-	fputc(')', w->fp);
+	w_puts(w, prefix);
+	w_putc(w, '(');
+	put_u64(w, id);
+	w_putc(w, ')');
 	if (added) {
 		(*next)++;
-		fputc(' ', w->fp);
-		put_name(w->fp, name1);
+		w_putc(w, ' ');
+		put_name(w, name1);
 		if (name2)
-			put_name(w->fp, name2);
+			put_name(w, name2);
 	}
-	fputc('\n', w->fp);
+	w_putc(w, '\n');
 	return 0;
 }
 
@@ -1116,34 +1342,29 @@ out:
 }
 
 /* Subposition compression: relative to the previous cost line. */
+static void put_delta(struct writer *w, uint64_t v, uint64_t prev)
+{
+	if (v == prev) {
+		w_putc(w, '*');
+	} else if (v > prev) {
+		w_putc(w, '+');
+		put_u64(w, v - prev);
+	} else {
+		w_putc(w, '-');
+		put_u64(w, prev - v);
+	}
+}
+
 static void put_position(struct writer *w, uint64_t addr, uint64_t line)
 {
-	FILE *fp = w->fp;
-
 	if (w->fresh) {
-		put_hex(fp, addr);
-		fputc(' ', fp);
-		put_u64(fp, line);
+		put_hex(w, addr);
+		w_putc(w, ' ');
+		put_u64(w, line);
 	} else {
-		if (addr == w->prev_addr) {
-			fputc('*', fp);
-		} else if (addr > w->prev_addr) {
-			fputc('+', fp);
-			put_u64(fp, addr - w->prev_addr);
-		} else {
-			fputc('-', fp);
-			put_u64(fp, w->prev_addr - addr);
-		}
-		fputc(' ', fp);
-		if (line == w->prev_line) {
-			fputc('*', fp);
-		} else if (line > w->prev_line) {
-			fputc('+', fp);
-			put_u64(fp, line - w->prev_line);
-		} else {
-			fputc('-', fp);
-			put_u64(fp, w->prev_line - line);
-		}
+		put_delta(w, addr, w->prev_addr);
+		w_putc(w, ' ');
+		put_delta(w, line, w->prev_line);
 	}
 	w->fresh = false;
 	w->prev_addr = addr;
@@ -1157,10 +1378,10 @@ static void put_costs(struct writer *w, const uint64_t *cost, int n_ev)
 	while (n > 1 && !cost[n - 1])
 		n--; /* missing trailing costs read as zero */
 	for (int e = 0; e < n; e++) {
-		fputc(' ', w->fp);
-		put_u64(w->fp, cost[e]);
+		w_putc(w, ' ');
+		put_u64(w, cost[e]);
 	}
-	fputc('\n', w->fp);
+	w_putc(w, '\n');
 }
 
 static uint64_t target_entry(const struct model *m, uint64_t g, uint64_t *line)
@@ -1188,7 +1409,7 @@ static int write_body(struct writer *w, struct proc_ctx *pc, int n_ev)
 			continue;
 		if (it->group != cur_group) {
 			home = home_file(pc, it->group);
-			fputc('\n', w->fp);
+			w_putc(w, '\n');
 			if (it->image != cur_image) {
 				err = put_object(w, "ob=", it->image);
 				if (err)
@@ -1226,13 +1447,13 @@ static int write_body(struct writer *w, struct proc_ctx *pc, int n_ev)
 				err = put_function(w, "cfn=", it->callee);
 			if (err)
 				return err;
-			fputs("calls=", w->fp);
-			put_u64(w->fp, it->calls);
-			fputc(' ', w->fp);
-			put_hex(w->fp, taddr);
-			fputc(' ', w->fp);
-			put_u64(w->fp, tline);
-			fputc('\n', w->fp);
+			w_puts(w, "calls=");
+			put_u64(w, it->calls);
+			w_putc(w, ' ');
+			put_hex(w, taddr);
+			w_putc(w, ' ');
+			put_u64(w, tline);
+			w_putc(w, '\n');
 		}
 		put_position(w, it->addr, it->line);
 		put_costs(w, it->cost, n_ev);
@@ -1385,6 +1606,9 @@ static int write_process(const struct model *m, const struct export_options *opt
 		if (err)
 			goto out;
 	}
+	/* the indexes served the adding only: give their memory back first */
+	keymap_free(&pc.self_ix);
+	keymap_free(&pc.edge_ix);
 	err = place_items(&pc);
 	if (err)
 		goto out;
@@ -1394,7 +1618,9 @@ static int write_process(const struct model *m, const struct export_options *opt
 
 		it->rank = it->file == home ? 0 : (it->file == MODEL_NONE ? 1 : it->file + 2);
 	}
-	qsort(pc.items.items, pc.items.len, sizeof(struct item), cmp_item);
+	err = sort_items(&pc);
+	if (err)
+		goto out;
 	for (size_t i = 0; i < pc.items.len; i++) {
 		const struct item *it = item_at(&pc, (uint32_t)i);
 
@@ -1412,6 +1638,11 @@ static int write_process(const struct model *m, const struct export_options *opt
 		goto out;
 	}
 
+	w.buf = malloc(OUT_BUF_SIZE);
+	if (!w.buf) {
+		err = -ENOMEM;
+		goto out;
+	}
 	err = outfile_open(&f, opts, relpath);
 	if (err)
 		goto out;
@@ -1440,12 +1671,13 @@ static int write_process(const struct model *m, const struct export_options *opt
 	if (traced)
 		fputs("event: TracedNs : Wall-clock time of traced calls in ns (uprobes)\n", f.fp);
 	fputs(traced ? "events: Samples Ns TracedNs\n" : "events: Samples Ns\n", f.fp);
-	fputs("summary:", f.fp);
+	w_puts(&w, "summary:");
 	for (int e = 0; e < n_ev; e++) {
-		fputc(' ', f.fp);
-		put_u64(f.fp, totals[e]);
+		w_putc(&w, ' ');
+		put_u64(&w, totals[e]);
 	}
-	fputc('\n', f.fp);
+	w_putc(&w, '\n');
+	w_flush(&w);
 	while (dpos < descs.len) {
 		size_t n = (size_t)(strchr(descs.s + dpos, '\n') - (descs.s + dpos)) + 1;
 
@@ -1468,21 +1700,24 @@ static int write_process(const struct model *m, const struct export_options *opt
 	if (!err)
 		err = write_body(&w, &pc, n_ev);
 	if (err) {
+		w.len = 0;
 		outfile_abort(&f);
 		goto out;
 	}
-	fputs("\ntotals:", f.fp);
+	w_puts(&w, "\ntotals:");
 	for (int e = 0; e < n_ev; e++) {
-		fputc(' ', f.fp);
-		put_u64(f.fp, totals[e]);
+		w_putc(&w, ' ');
+		put_u64(&w, totals[e]);
 	}
-	fputc('\n', f.fp);
+	w_putc(&w, '\n');
+	w_flush(&w);
 	err = outfile_commit(&f);
 out:
 	keymap_free(&w.ob_ids);
 	keymap_free(&w.fl_ids);
 	keymap_free(&w.fn_ids);
 	keymap_free(&w.renamed);
+	free(w.buf);
 	keymap_free(&pc.self_ix);
 	keymap_free(&pc.edge_ix);
 	keymap_free(&pc.home);

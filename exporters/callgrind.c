@@ -115,6 +115,25 @@ static struct keyslot *keymap_slot(const struct keymap *m, uint64_t a, uint64_t 
 	return &m->slots[j];
 }
 
+/* Makes room for n more keys without growing, so that slots found now
+ * stay where they are. */
+static int keymap_reserve(struct keymap *m, size_t n)
+{
+	while ((m->len + n + 1) * 4 > m->cap * 3) {
+		int err = keymap_grow(m);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Starts loading the cache line where (a, b) is looked for first. */
+static void keymap_prefetch(const struct keymap *m, uint64_t a, uint64_t b)
+{
+	__builtin_prefetch(&m->slots[mix(a, b) & (m->cap - 1)]);
+}
+
 /*
  * Looks (a, b) up; when absent, stores `fresh` under it and sets *added.
  * *val receives the stored value.
@@ -588,6 +607,7 @@ struct item {
 
 struct edge_key {
 	uint32_t site;
+	uint32_t item; /* add_stack(): the edge's item */
 	uint64_t callee;
 };
 
@@ -622,7 +642,7 @@ static void sort_edge_keys(struct edge_key *k, size_t n)
 struct proc_ctx {
 	const struct model *m;
 	struct vec items;         /* struct item */
-	struct keymap self_ix;    /* loc -> item */
+	uint32_t *self_ix;        /* loc (MODEL_NONE: the last) -> item */
 	struct keymap edge_ix;    /* (site, callee) -> item */
 	struct keymap home;       /* group -> home file, for functions without one */
 	struct edge_key *scratch;
@@ -651,23 +671,51 @@ static int cmp_group_order(const void *a, const void *b)
 	return x->group < y->group ? -1 : x->group > y->group;
 }
 
-/* Order of the items of one group; ties keep their order of creation. */
-static int cmp_item_in_group(const void *a, const void *b, void *arg)
-{
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	const struct item *x = (const struct item *)arg + i, *y = (const struct item *)arg + j;
+/* What orders the items of one group, gathered so that sorting a group
+ * reads a small array instead of items scattered over the whole list. */
+struct item_key {
+	uint64_t addr, line, callee;
+	uint32_t rank;
+	uint32_t item;
+	uint8_t kind;
+};
 
+static bool item_key_less(const struct item_key *x, const struct item_key *y)
+{
 	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
+		return x->rank < y->rank;
 	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
+		return x->addr < y->addr;
 	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
+		return x->line < y->line;
 	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
+		return x->kind < y->kind;
 	if (x->callee != y->callee)
-		return x->callee < y->callee ? -1 : 1;
-	return i < j ? -1 : i > j;
+		return x->callee < y->callee;
+	return x->item < y->item; /* ties keep their order of creation */
+}
+
+static int cmp_item_key(const void *a, const void *b)
+{
+	return item_key_less(a, b) ? -1 : item_key_less(b, a);
+}
+
+/* Sorts one group's keys: small groups by insertion (no call per
+ * comparison), larger ones by qsort(). */
+static void sort_item_keys(struct item_key *k, size_t n)
+{
+	if (n > 32) {
+		qsort(k, n, sizeof(*k), cmp_item_key);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct item_key v = k[i];
+		size_t j = i;
+
+		for (; j > 0 && item_key_less(&v, &k[j - 1]); j--)
+			k[j] = k[j - 1];
+		k[j] = v;
+	}
 }
 
 /*
@@ -689,6 +737,8 @@ static int sort_items(struct proc_ctx *pc)
 	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
 	uint32_t *start = NULL, *rank_of = NULL;
 	struct group_order *groups = NULL;
+	struct item_key *keys = NULL;
+	size_t keys_cap = 0;
 	struct keymap other = { 0 }; /* groups that are not functions -> bucket */
 	int err = -ENOMEM;
 
@@ -742,8 +792,27 @@ static int sort_items(struct proc_ctx *pc)
 	for (size_t i = 0; i < n; i++)
 		order[start[bucket[i]]++] = (uint32_t)i;
 	/* start[r] is now the end of group r */
-	for (size_t r = 0, lo = 0; r < n_groups; lo = start[r++])
-		qsort_r(order + lo, start[r] - lo, sizeof(*order), cmp_item_in_group, items);
+	for (size_t r = 0, lo = 0; r < n_groups; lo = start[r++]) {
+		size_t len = start[r] - lo;
+
+		if (len > keys_cap) {
+			struct item_key *nk = realloc(keys, len * sizeof(*nk));
+
+			if (!nk)
+				goto out;
+			keys = nk;
+			keys_cap = len;
+		}
+		for (size_t k = 0; k < len; k++) {
+			const struct item *it = &items[order[lo + k]];
+
+			keys[k] = (struct item_key){ it->addr, it->line, it->callee, it->rank,
+						     order[lo + k], it->kind };
+		}
+		sort_item_keys(keys, len);
+		for (size_t k = 0; k < len; k++)
+			order[lo + k] = keys[k].item;
+	}
 	/* place k takes item order[k]; done places are marked order[k] = k */
 	for (size_t i = 0; i < n; i++) {
 		struct item t;
@@ -772,58 +841,28 @@ out:
 	free(start);
 	free(rank_of);
 	free(groups);
+	free(keys);
 	keymap_free(&other);
 	return err;
 }
 
 static int add_self_cost(struct proc_ctx *pc, uint32_t loc, const struct stack_agg *sa)
 {
-	uint32_t idx;
-	bool added;
-	int err;
+	uint32_t idx, *slot = &pc->self_ix[loc < pc->m->locations.len ? loc : pc->m->locations.len];
 
-	err = keymap_get_or_add(&pc->self_ix, loc, 0, (uint32_t)pc->items.len, &idx, &added);
-	if (err)
-		return err;
-	if (added) {
+	idx = *slot;
+	if (idx == UINT32_MAX) {
 		struct item *it = vec_push(&pc->items);
 
 		if (!it)
 			return -ENOMEM;
+		idx = *slot = (uint32_t)(pc->items.len - 1);
 		it->kind = ITEM_SELF;
 		it->loc = loc;
 		it->group = location_group(pc->m, loc);
 	}
 	item_at(pc, idx)->cost[EV_SAMPLES] += sa->samples;
 	item_at(pc, idx)->cost[EV_NS] += sa->ns;
-	return 0;
-}
-
-static int add_edge(struct proc_ctx *pc, uint32_t site, uint64_t callee, uint64_t calls,
-		    uint64_t samples, uint64_t ns, uint32_t *out)
-{
-	uint32_t idx;
-	bool added;
-	int err;
-
-	err = keymap_get_or_add(&pc->edge_ix, site, callee, (uint32_t)pc->items.len, &idx, &added);
-	if (err)
-		return err;
-	if (added) {
-		struct item *it = vec_push(&pc->items);
-
-		if (!it)
-			return -ENOMEM;
-		it->kind = ITEM_CALL;
-		it->loc = site;
-		it->group = location_group(pc->m, site);
-		it->callee = callee;
-	}
-	item_at(pc, idx)->calls += calls;
-	item_at(pc, idx)->cost[EV_SAMPLES] += samples;
-	item_at(pc, idx)->cost[EV_NS] += ns;
-	if (out)
-		*out = idx;
 	return 0;
 }
 
@@ -857,17 +896,54 @@ static int add_stack(struct proc_ctx *pc, const struct stack_agg *sa)
 
 		if (site == MODEL_NONE || (caller == callee && group_is_unknown(caller)))
 			continue;
-		pc->scratch[n++] = (struct edge_key){ site, callee };
+		pc->scratch[n++] = (struct edge_key){ .site = site, .callee = callee };
 	}
 	/* each distinct edge once per stack: recursion counts once */
 	sort_edge_keys(pc->scratch, n);
-	for (size_t i = 0; i < n; i++) {
-		if (i && !cmp_edge_key(&pc->scratch[i - 1], &pc->scratch[i]))
+	for (size_t i = 0, k = 0; i < n; i++) {
+		if (k && !cmp_edge_key(&pc->scratch[k - 1], &pc->scratch[i]))
 			continue;
-		err = add_edge(pc, pc->scratch[i].site, pc->scratch[i].callee, sa->samples,
-			       sa->samples, sa->ns, NULL);
+		pc->scratch[k++] = pc->scratch[i];
+		if (i + 1 == n)
+			n = k;
+	}
+	/*
+	 * The edge index and the items are far larger than the cache and a
+	 * stack's edges are scattered over them: start loading every slot
+	 * first, so that the misses overlap instead of waiting in turn.
+	 */
+	err = keymap_reserve(&pc->edge_ix, n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++)
+		keymap_prefetch(&pc->edge_ix, pc->scratch[i].site, pc->scratch[i].callee);
+	for (size_t i = 0; i < n; i++) {
+		struct edge_key *k = &pc->scratch[i];
+		bool added;
+
+		err = keymap_get_or_add(&pc->edge_ix, k->site, k->callee,
+					(uint32_t)pc->items.len, &k->item, &added);
 		if (err)
 			return err;
+		if (added) {
+			struct item *it = vec_push(&pc->items);
+
+			if (!it)
+				return -ENOMEM;
+			it->kind = ITEM_CALL;
+			it->loc = k->site;
+			it->group = location_group(m, k->site);
+			it->callee = k->callee;
+		} else {
+			__builtin_prefetch(item_at(pc, k->item), 1);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct item *it = item_at(pc, pc->scratch[i].item);
+
+		it->calls += sa->samples;
+		it->cost[EV_SAMPLES] += sa->samples;
+		it->cost[EV_NS] += sa->ns;
 	}
 	return 0;
 }
@@ -1117,6 +1193,51 @@ out:
 /* ---- text output ---------------------------------------------------------- */
 
 /*
+ * Compressed name ids: a dense array for the model's ids (every call line
+ * names an object, a file and a function, so these lookups are many), a
+ * hash map for the few keys beyond (unknown groups, bad ids).
+ */
+struct idmap {
+	uint32_t *dense; /* 0: no id yet */
+	size_t n_dense;
+	struct keymap rest;
+	uint32_t next;   /* last id given */
+};
+
+static int idmap_init(struct idmap *ids, size_t n_dense)
+{
+	memset(ids, 0, sizeof(*ids));
+	ids->dense = calloc(n_dense ? n_dense : 1, sizeof(*ids->dense));
+	ids->n_dense = n_dense;
+	return ids->dense ? 0 : -ENOMEM;
+}
+
+static void idmap_free(struct idmap *ids)
+{
+	free(ids->dense);
+	keymap_free(&ids->rest);
+	memset(ids, 0, sizeof(*ids));
+}
+
+/* The id of key, given the next one when new (*added). */
+static int idmap_get(struct idmap *ids, uint64_t key, uint32_t *id, bool *added)
+{
+	int err;
+
+	if (key < ids->n_dense) {
+		*added = !ids->dense[key];
+		if (*added)
+			ids->dense[key] = ++ids->next;
+		*id = ids->dense[key];
+		return 0;
+	}
+	err = keymap_get_or_add(&ids->rest, key, 0, ids->next + 1, id, added);
+	if (!err && *added)
+		ids->next++;
+	return err;
+}
+
+/*
  * Text goes through the writer's own buffer, flushed to the FILE in large
  * pieces: a file is millions of short tokens, and a locked stdio call per
  * character or number cost more than formatting them.
@@ -1128,8 +1249,7 @@ struct writer {
 	char *buf;                /* OUT_BUF_SIZE bytes */
 	size_t len;
 	const struct model *m;
-	struct keymap ob_ids, fl_ids, fn_ids;
-	uint32_t next_ob, next_fl, next_fn;
+	struct idmap ob_ids, fl_ids, fn_ids;
 	uint64_t prev_addr, prev_line;
 	bool fresh;               /* next position absolute */
 	struct keymap renamed;    /* groups whose name needs its address */
@@ -1220,12 +1340,12 @@ static void put_hex(struct writer *w, uint64_t v)
 }
 
 /* Writes "(id) name" the first time, "(id)" after. */
-static int put_compressed(struct writer *w, struct keymap *ids, uint32_t *next, uint64_t key,
-			  const char *prefix, const char *name1, const char *name2)
+static int put_compressed(struct writer *w, struct idmap *ids, uint64_t key, const char *prefix,
+			  const char *name1, const char *name2)
 {
 	uint32_t id;
 	bool added;
-	int err = keymap_get_or_add(ids, key, 0, *next + 1, &id, &added);
+	int err = idmap_get(ids, key, &id, &added);
 
 	if (err)
 		return err;
@@ -1234,7 +1354,6 @@ static int put_compressed(struct writer *w, struct keymap *ids, uint32_t *next, 
 	put_u64(w, id);
 	w_putc(w, ')');
 	if (added) {
-		(*next)++;
 		w_putc(w, ' ');
 		put_name(w, name1);
 		if (name2)
@@ -1248,14 +1367,14 @@ static int put_object(struct writer *w, const char *prefix, uint32_t image)
 {
 	const char *name = image < w->m->images.len ? w->m->images.items[image].path : "???";
 
-	return put_compressed(w, &w->ob_ids, &w->next_ob, image, prefix, name, NULL);
+	return put_compressed(w, &w->ob_ids, image, prefix, name, NULL);
 }
 
 static int put_file(struct writer *w, const char *prefix, uint32_t file)
 {
 	const char *name = file < w->m->files.len ? w->m->files.items[file].path : "???";
 
-	return put_compressed(w, &w->fl_ids, &w->next_fl, file, prefix, name, NULL);
+	return put_compressed(w, &w->fl_ids, file, prefix, name, NULL);
 }
 
 static int put_function(struct writer *w, const char *prefix, uint64_t g)
@@ -1263,22 +1382,22 @@ static int put_function(struct writer *w, const char *prefix, uint64_t g)
 	const struct model *m = w->m;
 
 	if (g == GROUP_NOSTACK)
-		return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix, "[unknown]", NULL);
+		return put_compressed(w, &w->fn_ids, g, prefix, "[unknown]", NULL);
 	if (group_is_unknown(g)) {
 		uint32_t img = (uint32_t)g;
 		const char *path = img < m->images.len ? m->images.items[img].path : "???";
 
-		return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix, "[unknown] ",
+		return put_compressed(w, &w->fn_ids, g, prefix, "[unknown] ",
 				      path ? basename_of(path) : "???");
 	}
 	if (keymap_get(&w->renamed, g, 0) != UINT32_MAX) {
 		char suffix[32];
 
 		snprintf(suffix, sizeof(suffix), " [0x%" PRIx64 "]", m->functions.items[g].entry);
-		return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix,
+		return put_compressed(w, &w->fn_ids, g, prefix,
 				      m->functions.items[g].name, suffix);
 	}
-	return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix, m->functions.items[g].name,
+	return put_compressed(w, &w->fn_ids, g, prefix, m->functions.items[g].name,
 			      NULL);
 }
 
@@ -1596,6 +1715,12 @@ static int write_process(const struct model *m, const struct export_options *opt
 	memset(&w, 0, sizeof(w));
 	pc.m = m;
 	pc.items.size = sizeof(struct item);
+	pc.self_ix = malloc((m->locations.len + 1) * sizeof(*pc.self_ix));
+	if (!pc.self_ix) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(pc.self_ix, 0xff, (m->locations.len + 1) * sizeof(*pc.self_ix));
 	for (size_t i = s_begin; i < s_end; i++) {
 		err = add_stack(&pc, &sa[i]);
 		if (err)
@@ -1607,7 +1732,8 @@ static int write_process(const struct model *m, const struct export_options *opt
 			goto out;
 	}
 	/* the indexes served the adding only: give their memory back first */
-	keymap_free(&pc.self_ix);
+	free(pc.self_ix);
+	pc.self_ix = NULL;
 	keymap_free(&pc.edge_ix);
 	err = place_items(&pc);
 	if (err)
@@ -1639,7 +1765,12 @@ static int write_process(const struct model *m, const struct export_options *opt
 	}
 
 	w.buf = malloc(OUT_BUF_SIZE);
-	if (!w.buf) {
+	err = idmap_init(&w.ob_ids, m->images.len);
+	if (!err)
+		err = idmap_init(&w.fl_ids, m->files.len);
+	if (!err)
+		err = idmap_init(&w.fn_ids, m->functions.len);
+	if (err || !w.buf) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1713,12 +1844,12 @@ static int write_process(const struct model *m, const struct export_options *opt
 	w_flush(&w);
 	err = outfile_commit(&f);
 out:
-	keymap_free(&w.ob_ids);
-	keymap_free(&w.fl_ids);
-	keymap_free(&w.fn_ids);
+	idmap_free(&w.ob_ids);
+	idmap_free(&w.fl_ids);
+	idmap_free(&w.fn_ids);
 	keymap_free(&w.renamed);
 	free(w.buf);
-	keymap_free(&pc.self_ix);
+	free(pc.self_ix);
 	keymap_free(&pc.edge_ix);
 	keymap_free(&pc.home);
 	vec_free(&pc.items);

@@ -329,6 +329,8 @@ static int cmp_trace_self(const void *a, const void *b)
  * sample costs no hashing, and the order comes from a counting sort on the
  * process over the stacks taken in id order, not from a comparison sort.
  */
+#define AGG_AHEAD 16
+
 static int aggregate_samples(const struct model *m, struct aggregates *ag)
 {
 	size_t n_slots = m->stacks.len + 1; /* the last: no (valid) stack */
@@ -348,6 +350,17 @@ static int aggregate_samples(const struct model *m, struct aggregates *ag)
 		struct stack_agg *a = NULL;
 		uint32_t idx;
 
+		/* stacks come in random order: start loading the head of a
+		 * sample's chain, then its sum, some samples ahead */
+		if (i + AGG_AHEAD < m->samples.len) {
+			uint32_t ahead = m->samples.items[i + AGG_AHEAD].stack;
+
+			if (ahead < m->stacks.len)
+				__builtin_prefetch(&head[ahead]);
+			ahead = m->samples.items[i + AGG_AHEAD / 2].stack;
+			if (ahead < m->stacks.len && head[ahead] != UINT32_MAX)
+				__builtin_prefetch((struct stack_agg *)ag->stacks.items + head[ahead], 1);
+		}
 		if (s->process >= np)
 			continue; /* not attributable to a file */
 		for (idx = head[slot]; idx != UINT32_MAX; idx = next[idx]) {
@@ -380,16 +393,18 @@ static int aggregate_samples(const struct model *m, struct aggregates *ag)
 		}
 		a->samples++;
 		a->ns += s->weight_ns;
-		ag->procs[s->process].samples++;
-		if (slot < m->stacks.len && m->stacks.items[slot].truncated)
-			ag->procs[s->process].truncated++;
 	}
 	n = ag->stacks.len;
+	sa = ag->stacks.items;
+	for (size_t i = 0; i < n; i++) {
+		ag->procs[sa[i].process].samples += sa[i].samples;
+		if (sa[i].stack != MODEL_NONE && m->stacks.items[sa[i].stack].truncated)
+			ag->procs[sa[i].process].truncated += sa[i].samples;
+	}
 	pos = calloc(np + 1, sizeof(*pos));
 	sorted = malloc((n ? n : 1) * sizeof(*sorted));
 	if (!pos || !sorted)
 		goto out;
-	sa = ag->stacks.items;
 	for (size_t i = 0; i < n; i++)
 		pos[sa[i].process + 1]++;
 	for (size_t p = 0; p < np; p++)

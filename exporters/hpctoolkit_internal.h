@@ -173,7 +173,10 @@ struct hk_tree {
 
 	struct hk_value *values; /* grouped by thread, then sorted by ctx */
 	size_t n_values;
-	struct hk_stat *stats;   /* per ctx */
+	/* values by context: ctx c's are values[ctx_values[ctx_first[c] ..
+	 * ctx_first[c + 1])], in profile order */
+	uint32_t *ctx_first;     /* n_nodes + 1 */
+	uint32_t *ctx_values;    /* n_values */
 
 	/* per-node child lists (CSR), built after the tree is complete */
 	uint32_t *child_start; /* n_nodes + 1 */
@@ -185,6 +188,9 @@ struct hk_tree {
 
 int hk_tree_build(struct hk_tree *t, const struct model *m, bool draft);
 void hk_tree_free(struct hk_tree *t);
+/* summary statistics of a context over the threads (computed: a table of
+ * them would be 96 bytes per context) */
+void hk_ctx_stat(const struct hk_tree *t, uint32_t ctx, struct hk_stat *st);
 /* context of a sample's stack in its thread */
 uint32_t hk_sample_ctx(struct hk_tree *t, const struct model_sample *s);
 /* propagation bitmask of a context (bit 0: the function scope passes) */

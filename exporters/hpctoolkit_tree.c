@@ -87,12 +87,13 @@ static bool buf_reserve(struct hk_buf *b, size_t n)
 	cap = b->cap ? b->cap : 4096;
 	while (cap < b->len + n)
 		cap *= 2;
+	/* no zeroing here: every append writes its bytes, and zeroing the
+	 * spare capacity would make all of it resident */
 	p = realloc(b->p, cap);
 	if (!p) {
 		b->err = -ENOMEM;
 		return false;
 	}
-	memset(p + b->cap, 0, cap - b->cap);
 	b->p = p;
 	b->cap = cap;
 	return true;
@@ -521,9 +522,8 @@ static int propagate(struct hk_tree *t, const struct leaf_weight *lw, size_t n_l
 	uint8_t *mark = calloc(nn, 1);
 	int err = -ENOMEM;
 
-	t->stats = calloc(nn, sizeof(*t->stats));
 	t->values = malloc(cap * sizeof(*t->values));
-	if (!acc || !touched || !mark || !t->stats || !t->values)
+	if (!acc || !touched || !mark || !t->values)
 		goto out;
 	for (size_t i = 0; i < n_lw;) {
 		uint32_t prof = lw[i].prof;
@@ -569,10 +569,8 @@ static int propagate(struct hk_tree *t, const struct leaf_weight *lw, size_t n_l
 			v = &t->values[t->n_values++];
 			v->ctx = c;
 			v->prof = prof;
-			for (int s = 0; s < HK_N_SCOPES; s++) {
+			for (int s = 0; s < HK_N_SCOPES; s++)
 				v->ns[s] = acc[c][s];
-				stat_add(&t->stats[c], s, acc[c][s]);
-			}
 			memset(acc[c], 0, sizeof(acc[c]));
 			mark[c] = 0;
 		}
@@ -584,6 +582,46 @@ out:
 	free(touched);
 	free(mark);
 	return err;
+}
+
+/* The values by context, each context's in profile order: what cct.db
+ * lists, and what the summary statistics are taken over. */
+static int order_values(struct hk_tree *t)
+{
+	size_t nn = t->n_nodes;
+	uint32_t *fill;
+
+	if (t->n_values >= UINT32_MAX)
+		return -ENOMEM;
+	t->ctx_first = calloc(nn + 1, sizeof(*t->ctx_first));
+	t->ctx_values = malloc((t->n_values + 1) * sizeof(*t->ctx_values));
+	fill = calloc(nn + 1, sizeof(*fill));
+	if (!t->ctx_first || !t->ctx_values || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (size_t v = 0; v < t->n_values; v++)
+		t->ctx_first[t->values[v].ctx + 1]++;
+	for (size_t c = 0; c < nn; c++)
+		t->ctx_first[c + 1] += t->ctx_first[c];
+	for (size_t v = 0; v < t->n_values; v++) {
+		uint32_t c = t->values[v].ctx;
+
+		t->ctx_values[t->ctx_first[c] + fill[c]++] = v;
+	}
+	free(fill);
+	return 0;
+}
+
+void hk_ctx_stat(const struct hk_tree *t, uint32_t ctx, struct hk_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (uint32_t k = t->ctx_first[ctx]; k < t->ctx_first[ctx + 1]; k++) {
+		const struct hk_value *v = &t->values[t->ctx_values[k]];
+
+		for (int s = 0; s < HK_N_SCOPES; s++)
+			stat_add(st, s, v->ns[s]);
+	}
 }
 
 static int build_children(struct hk_tree *t)
@@ -637,6 +675,13 @@ int hk_tree_build(struct hk_tree *t, const struct model *m, bool draft)
 		err = propagate(t, lw, n_lw);
 	if (!err)
 		err = build_children(t);
+	if (!err)
+		err = order_values(t);
+	/* the index served building the tree; should a new path be needed
+	 * later, intern_node() rebuilds it */
+	free(t->index);
+	t->index = NULL;
+	t->index_cap = 0;
 	free(lw);
 	return err;
 }
@@ -649,7 +694,8 @@ void hk_tree_free(struct hk_tree *t)
 	free(t->threads);
 	free(t->thread_prof);
 	free(t->values);
-	free(t->stats);
+	free(t->ctx_first);
+	free(t->ctx_values);
 	free(t->child_start);
 	free(t->children);
 	memset(t, 0, sizeof(*t));

@@ -127,6 +127,12 @@ struct hk_node {
 	uint64_t addr;      /* file-relative */
 };
 
+/* (context, location) -> context of the frame's callee (0: empty slot) */
+struct hk_frame_memo {
+	uint64_t key;
+	uint32_t ctx;
+};
+
 /* One thread's profile: profile index = position in hk_tree.threads + 1. */
 struct hk_thread {
 	uint32_t thread;    /* model thread id */
@@ -158,9 +164,12 @@ struct hk_tree {
 	size_t n_nodes, cap_nodes;
 	uint32_t entry_ctx[HK_N_ENTRIES]; /* 0 when unused */
 
-	/* dedup index: (parent, key) -> node */
-	uint32_t *index;
+	/* dedup index: (parent, key) -> node; hash << 32 | node id */
+	uint64_t *index;
 	size_t index_cap;
+	/* call_frame()'s memo */
+	struct hk_frame_memo *memo;
+	size_t memo_cap, n_memo;
 
 	/* leaf context of (stack, entry point), 0 until computed */
 	uint32_t *leaf;

@@ -196,20 +196,47 @@ static bool node_equal(const struct hk_node *a, const struct hk_node *b)
 	       a->line == b->line && a->image == b->image && a->addr == b->addr;
 }
 
+/*
+ * The index holds, per used slot, the node id and the low 32 bits of its
+ * hash, which also place it: a probe compares hashes before it reads a
+ * node (the nodes are tens of MB, each read a cache miss), and growing
+ * the index never reads a node.
+ */
+#define INDEX_EMPTY UINT64_MAX
+
 static int index_grow(struct hk_tree *t)
 {
-	size_t cap = t->index_cap ? t->index_cap * 2 : 1024;
-	uint32_t *idx = malloc(cap * sizeof(*idx));
+	size_t cap = t->index_cap ? t->index_cap : 512;
+	uint64_t *idx;
 
+	do
+		cap *= 2;
+	while ((t->n_nodes + 1) * 2 > cap);
+	idx = malloc(cap * sizeof(*idx));
 	if (!idx)
 		return -ENOMEM;
 	memset(idx, 0xff, cap * sizeof(*idx));
-	for (size_t i = 1; i < t->n_nodes; i++) {
-		size_t j = node_hash(&t->nodes[i]) & (cap - 1);
+	if (t->index) {
+		for (size_t i = 0; i < t->index_cap; i++) {
+			size_t j;
 
-		while (idx[j] != UINT32_MAX)
-			j = (j + 1) & (cap - 1);
-		idx[j] = i;
+			if (t->index[i] == INDEX_EMPTY)
+				continue;
+			j = (t->index[i] >> 32) & (cap - 1);
+			while (idx[j] != INDEX_EMPTY)
+				j = (j + 1) & (cap - 1);
+			idx[j] = t->index[i];
+		}
+	} else {
+		/* rebuilt after hk_tree_build() dropped it */
+		for (size_t i = 1; i < t->n_nodes; i++) {
+			uint64_t h = (uint32_t)node_hash(&t->nodes[i]);
+			size_t j = h & (cap - 1);
+
+			while (idx[j] != INDEX_EMPTY)
+				j = (j + 1) & (cap - 1);
+			idx[j] = h << 32 | i;
+		}
 	}
 	free(t->index);
 	t->index = idx;
@@ -220,14 +247,18 @@ static int index_grow(struct hk_tree *t)
 /* Returns the id of the node equal to *key, adding it if new; 0 on error. */
 static uint32_t intern_node(struct hk_tree *t, const struct hk_node *key)
 {
+	uint64_t h;
 	size_t j;
 
 	if ((t->n_nodes + 1) * 2 > t->index_cap && index_grow(t) < 0)
 		return 0;
-	j = node_hash(key) & (t->index_cap - 1);
-	while (t->index[j] != UINT32_MAX) {
-		if (node_equal(&t->nodes[t->index[j]], key))
-			return t->index[j];
+	h = (uint32_t)node_hash(key);
+	j = h & (t->index_cap - 1);
+	while (t->index[j] != INDEX_EMPTY) {
+		uint32_t id = (uint32_t)t->index[j];
+
+		if (t->index[j] >> 32 == h && node_equal(&t->nodes[id], key))
+			return id;
 		j = (j + 1) & (t->index_cap - 1);
 	}
 	if (t->n_nodes == t->cap_nodes) {
@@ -243,7 +274,7 @@ static uint32_t intern_node(struct hk_tree *t, const struct hk_node *key)
 		t->cap_nodes = cap;
 	}
 	t->nodes[t->n_nodes] = *key;
-	t->index[j] = t->n_nodes;
+	t->index[j] = h << 32 | t->n_nodes;
 	return t->n_nodes++;
 }
 
@@ -309,6 +340,47 @@ static uint32_t add_frame(struct hk_tree *t, uint32_t cur, uint32_t loc_id, bool
 		     loc->addr);
 }
 
+/*
+ * add_frame() for a frame that is not the sampled one, remembered by
+ * (context, location): stacks share their outer frames, and one lookup
+ * here replaces the two to four node lookups of the frame's contexts.
+ * Returns 0 when out of memory.
+ */
+static uint32_t call_frame(struct hk_tree *t, uint32_t cur, uint32_t loc_id)
+{
+	uint64_t key = (uint64_t)cur << 32 | loc_id;
+	struct hk_frame_memo *fm;
+	size_t j;
+
+	if ((t->n_memo + 1) * 2 > t->memo_cap) {
+		size_t cap = t->memo_cap ? 2 * t->memo_cap : 1024;
+		struct hk_frame_memo *nm = malloc(cap * sizeof(*nm));
+
+		if (!nm)
+			return 0;
+		for (size_t i = 0; i < cap; i++)
+			nm[i].ctx = 0;
+		for (size_t i = 0; i < t->memo_cap; i++) {
+			if (!t->memo[i].ctx)
+				continue;
+			for (j = mix(0, t->memo[i].key) & (cap - 1); nm[j].ctx; j = (j + 1) & (cap - 1))
+				;
+			nm[j] = t->memo[i];
+		}
+		free(t->memo);
+		t->memo = nm;
+		t->memo_cap = cap;
+	}
+	for (j = mix(0, key) & (t->memo_cap - 1); t->memo[j].ctx; j = (j + 1) & (t->memo_cap - 1))
+		if (t->memo[j].key == key)
+			return t->memo[j].ctx;
+	fm = &t->memo[j];
+	fm->ctx = add_frame(t, cur, loc_id, false);
+	fm->key = key;
+	t->n_memo += fm->ctx != 0;
+	return fm->ctx;
+}
+
 static uint32_t build_path(struct hk_tree *t, uint32_t stack_id, unsigned entry)
 {
 	const struct model *m = t->m;
@@ -322,7 +394,7 @@ static uint32_t build_path(struct hk_tree *t, uint32_t stack_id, unsigned entry)
 	/* outermost first: user frames, then the kernel frames below them */
 	for (uint32_t i = s->n_frames; i-- > 0 && cur;)
 		if (frames[i] < m->locations.len) /* skip a bad id, keep the rest */
-			cur = add_frame(t, cur, frames[i], i == 0);
+			cur = i ? call_frame(t, cur, frames[i]) : add_frame(t, cur, frames[i], true);
 	return cur;
 }
 
@@ -650,6 +722,19 @@ static int build_children(struct hk_tree *t)
 	return 0;
 }
 
+/* The indexes serve building the tree, done when every sample has its
+ * context; should a new path be needed later, intern_node() and
+ * call_frame() rebuild them. */
+static void drop_indexes(struct hk_tree *t)
+{
+	free(t->index);
+	t->index = NULL;
+	t->index_cap = 0;
+	free(t->memo);
+	t->memo = NULL;
+	t->memo_cap = t->n_memo = 0;
+}
+
 int hk_tree_build(struct hk_tree *t, const struct model *m, bool draft)
 {
 	struct leaf_weight *lw = NULL;
@@ -671,17 +756,13 @@ int hk_tree_build(struct hk_tree *t, const struct model *m, bool draft)
 	err = order_threads(t);
 	if (!err)
 		err = collect_leaves(t, &lw, &n_lw);
+	drop_indexes(t);
 	if (!err)
 		err = propagate(t, lw, n_lw);
 	if (!err)
 		err = build_children(t);
 	if (!err)
 		err = order_values(t);
-	/* the index served building the tree; should a new path be needed
-	 * later, intern_node() rebuilds it */
-	free(t->index);
-	t->index = NULL;
-	t->index_cap = 0;
 	free(lw);
 	return err;
 }
@@ -690,6 +771,7 @@ void hk_tree_free(struct hk_tree *t)
 {
 	free(t->nodes);
 	free(t->index);
+	free(t->memo);
 	free(t->leaf);
 	free(t->threads);
 	free(t->thread_prof);

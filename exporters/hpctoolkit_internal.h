@@ -144,12 +144,25 @@ struct hk_thread {
 	uint64_t trace_off; /* file offset of its trace line */
 };
 
-/* The values of one context in one thread, ns per scope (0 = none). */
+/* The values of one context in one thread, ns (0 = none) of the point,
+ * function and execution scopes: lex_aware equals function without loop
+ * contexts, and a copy of it would be a fifth of the writer's largest
+ * table.  Read them with hk_value_ns(). */
 struct hk_value {
 	uint32_t ctx;
 	uint32_t prof;
-	uint64_t ns[HK_N_SCOPES];
+	uint64_t ns[3];
 };
+
+static inline unsigned hk_value_slot(unsigned scope)
+{
+	return scope == HK_SCOPE_POINT ? 0 : scope == HK_SCOPE_EXECUTION ? 2 : 1;
+}
+
+static inline uint64_t hk_value_ns(const struct hk_value *v, unsigned scope)
+{
+	return v->ns[hk_value_slot(scope)];
+}
 
 /* Summary statistics of one context over threads (ns; min/max over the
  * threads that have a non-zero value, as hpcprof does). */

@@ -87,7 +87,7 @@ static void thread_counts(const struct hk_tree *t, const struct hk_thread *th,
 		uint64_t n = 0;
 
 		for (int s = 0; s < HK_N_SCOPES; s++)
-			n += t->values[i].ns[s] != 0;
+			n += hk_value_ns(&t->values[i], s) != 0;
 		bl->n_values += n;
 		bl->n_idx += n != 0;
 	}
@@ -227,8 +227,8 @@ int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
 			uint64_t start = vals.len / PVAL;
 
 			for (int sc = 0; sc < HK_N_SCOPES; sc++)
-				if (hv->ns[sc])
-					put_pval(&vals, sc, secs(hv->ns[sc]));
+				if (hk_value_ns(hv, sc))
+					put_pval(&vals, sc, secs(hk_value_ns(hv, sc)));
 			if (vals.len / PVAL > start)
 				put_pidx(&idx, hv->ctx, start);
 		}
@@ -274,7 +274,7 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 			uint64_t n = 0;
 
 			for (uint32_t k = first[c]; k < first[c + 1]; k++)
-				n += t->values[order[k]].ns[sc] != 0;
+				n += hk_value_ns(&t->values[order[k]], sc) != 0;
 			bl[c].n_values += n;
 			bl[c].n_idx += n != 0;
 		}
@@ -316,9 +316,9 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 			for (uint32_t k = first[c]; k < first[c + 1]; k++) {
 				const struct hk_value *hv = &t->values[order[k]];
 				uint8_t rec[CVAL];
-				double v = secs(hv->ns[sc]);
+				double v = secs(hk_value_ns(hv, sc));
 
-				if (!hv->ns[sc])
+				if (!hk_value_ns(hv, sc))
 					continue;
 				memcpy(rec, &hv->prof, 4);
 				memcpy(rec + 4, &v, 8);

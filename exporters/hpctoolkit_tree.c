@@ -584,8 +584,18 @@ static void stat_add(struct hk_stat *st, int scope, uint64_t ns)
 		st->ns[HK_COMBINE_MAX][scope] = ns;
 }
 
-/* Propagates each thread's leaf weights up the tree with dense scratch
- * arrays reused across threads; emits the thread's values sorted by ctx. */
+/*
+ * Propagates each thread's leaf weights up the tree with dense scratch
+ * arrays reused across threads; emits the thread's values sorted by ctx.
+ *
+ * Bottom up rather than one walk to the root per leaf: the leaves and their
+ * ancestors are marked (a walk stops at the first marked node), then taken
+ * in decreasing id order, which puts every child before its parent (a
+ * parent is created first), each adding its sums to its parent's once:
+ *   execution(c) = point(c) + the execution of all its children,
+ *   function(c)  = point(c) + the function of its children whose
+ *                  propagation bit 0 is set (lex_aware: the same).
+ */
 static int propagate(struct hk_tree *t, const struct leaf_weight *lw, size_t n_lw)
 {
 	size_t nn = t->n_nodes, cap = 1024;
@@ -604,27 +614,36 @@ static int propagate(struct hk_tree *t, const struct leaf_weight *lw, size_t n_l
 
 		for (; i < n_lw && lw[i].prof == prof; i++) {
 			uint32_t c = lw[i].ctx;
-			uint64_t ns = lw[i].ns;
-			bool func = true;
 
-			acc[c][HK_SCOPE_POINT] += ns;
-			for (;;) {
-				if (!mark[c]) {
-					mark[c] = 1;
-					touched[nt++] = c;
-				}
-				acc[c][HK_SCOPE_EXECUTION] += ns;
-				if (func) {
-					acc[c][HK_SCOPE_FUNCTION] += ns;
-					acc[c][HK_SCOPE_LEX_AWARE] += ns;
-					func = hk_node_propagation(&t->nodes[c]) & 1;
-				}
+			acc[c][HK_SCOPE_POINT] += lw[i].ns;
+			for (; !mark[c]; c = t->nodes[c].parent) {
+				mark[c] = 1;
+				touched[nt++] = c;
 				if (!c)
 					break;
-				c = t->nodes[c].parent;
 			}
 		}
-		qsort(touched, nt, sizeof(*touched), cmp_u32);
+		/* in id order: by a scan of the marks when they are dense */
+		if (nt > nn / 32) {
+			nt = 0;
+			for (size_t c = 0; c < nn; c++)
+				if (mark[c])
+					touched[nt++] = c;
+		} else {
+			qsort(touched, nt, sizeof(*touched), cmp_u32);
+		}
+		for (size_t k = nt; k-- > 0;) {
+			uint32_t c = touched[k], p = t->nodes[c].parent;
+
+			acc[c][HK_SCOPE_EXECUTION] += acc[c][HK_SCOPE_POINT];
+			acc[c][HK_SCOPE_FUNCTION] += acc[c][HK_SCOPE_POINT];
+			acc[c][HK_SCOPE_LEX_AWARE] = acc[c][HK_SCOPE_FUNCTION];
+			if (!c)
+				continue;
+			acc[p][HK_SCOPE_EXECUTION] += acc[c][HK_SCOPE_EXECUTION];
+			if (hk_node_propagation(&t->nodes[c]) & 1)
+				acc[p][HK_SCOPE_FUNCTION] += acc[c][HK_SCOPE_FUNCTION];
+		}
 		th->first_value = t->n_values;
 		for (size_t k = 0; k < nt; k++) {
 			uint32_t c = touched[k];
@@ -642,7 +661,7 @@ static int propagate(struct hk_tree *t, const struct leaf_weight *lw, size_t n_l
 			v->ctx = c;
 			v->prof = prof;
 			for (int s = 0; s < HK_N_SCOPES; s++)
-				v->ns[s] = acc[c][s];
+				v->ns[hk_value_slot(s)] = acc[c][s];
 			memset(acc[c], 0, sizeof(acc[c]));
 			mark[c] = 0;
 		}
@@ -692,7 +711,7 @@ void hk_ctx_stat(const struct hk_tree *t, uint32_t ctx, struct hk_stat *st)
 		const struct hk_value *v = &t->values[t->ctx_values[k]];
 
 		for (int s = 0; s < HK_N_SCOPES; s++)
-			stat_add(st, s, v->ns[s]);
+			stat_add(st, s, hk_value_ns(v, s));
 	}
 }
 

@@ -192,6 +192,7 @@ struct hk_tree {
 	size_t n_threads;
 	uint32_t n_ranks;
 	uint32_t *thread_prof; /* model thread id -> profile index */
+	uint8_t *thread_entry; /* model thread id -> its stacks' HK_ENTRY_* */
 
 	struct hk_value *values; /* grouped by thread, then sorted by ctx */
 	size_t n_values;

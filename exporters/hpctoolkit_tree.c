@@ -398,11 +398,9 @@ static uint32_t build_path(struct hk_tree *t, uint32_t stack_id, unsigned entry)
 	return cur;
 }
 
-static unsigned thread_entry(const struct model *m, const struct model_thread *th,
-			     const struct model_stack *s)
+/* The entry point of a complete stack of thread th. */
+static unsigned thread_entry(const struct model *m, const struct model_thread *th)
 {
-	if (!s || s->truncated)
-		return HK_ENTRY_UNKNOWN;
 	if (th->process < m->processes.len && m->processes.items[th->process].pid == th->tid)
 		return HK_ENTRY_MAIN;
 	return HK_ENTRY_THREAD;
@@ -419,7 +417,7 @@ uint32_t hk_sample_ctx(struct hk_tree *t, const struct model_sample *smp)
 		return 0;
 	if (smp->stack < m->stacks.len)
 		s = &m->stacks.items[smp->stack];
-	entry = thread_entry(m, &m->threads.items[smp->thread], s);
+	entry = !s || s->truncated ? HK_ENTRY_UNKNOWN : t->thread_entry[smp->thread];
 	if (!s)
 		return entry_node(t, entry);
 	slot = (size_t)smp->stack * HK_N_ENTRIES + entry;
@@ -440,8 +438,11 @@ static int order_threads(struct hk_tree *t)
 
 	t->threads = calloc(m->threads.len + 1, sizeof(*t->threads));
 	t->thread_prof = calloc(m->threads.len + 1, sizeof(*t->thread_prof));
-	if (!count || !next || !t->threads || !t->thread_prof)
+	t->thread_entry = calloc(m->threads.len + 1, sizeof(*t->thread_entry));
+	if (!count || !next || !t->threads || !t->thread_prof || !t->thread_entry)
 		goto out;
+	for (size_t i = 0; i < m->threads.len; i++)
+		t->thread_entry[i] = thread_entry(m, &m->threads.items[i]);
 	/* profiles in (process, thread) order: RANK is the dense index of the
 	 * process among those with threads, THREAD the index within it */
 	for (size_t i = 0; i < m->threads.len; i++)
@@ -502,6 +503,8 @@ static int cmp_u32(const void *a, const void *b)
 
 /* Sums the sample weights by (profile, leaf context), building the tree as
  * stacks are met.  Linear in distinct (thread, context) pairs. */
+#define LEAF_AHEAD 16
+
 static int collect_leaves(struct hk_tree *t, struct leaf_weight **out, size_t *n_out)
 {
 	const struct model *m = t->m;
@@ -518,6 +521,25 @@ static int collect_leaves(struct hk_tree *t, struct leaf_weight **out, size_t *n
 		uint32_t prof, ctx;
 		size_t j;
 
+		/* samples hit stacks and contexts in random order: load a
+		 * later sample's stack and leaf, and a nearer one's sum, early */
+		if (i + LEAF_AHEAD < m->samples.len) {
+			const struct model_sample *a = &m->samples.items[i + LEAF_AHEAD];
+
+			if (a->stack < m->stacks.len) {
+				__builtin_prefetch(&m->stacks.items[a->stack]);
+				__builtin_prefetch(&t->leaf[(size_t)a->stack * HK_N_ENTRIES]);
+			}
+			a = &m->samples.items[i + LEAF_AHEAD / 2];
+			if (a->stack < m->stacks.len && a->thread < m->threads.len) {
+				uint32_t c = t->leaf[(size_t)a->stack * HK_N_ENTRIES +
+						     t->thread_entry[a->thread]];
+
+				if (c)
+					__builtin_prefetch(&tab[mix(t->thread_prof[a->thread], c) &
+								(cap - 1)]);
+			}
+		}
 		if (s->thread >= m->threads.len || !(prof = t->thread_prof[s->thread]))
 			continue;
 		ctx = hk_sample_ctx(t, s);
@@ -794,6 +816,7 @@ void hk_tree_free(struct hk_tree *t)
 	free(t->leaf);
 	free(t->threads);
 	free(t->thread_prof);
+	free(t->thread_entry);
 	free(t->values);
 	free(t->ctx_first);
 	free(t->ctx_values);

@@ -57,9 +57,15 @@
 
 /* ---- a hash map from two 64-bit keys to a 32-bit value ------------------ */
 
+/* Keys and value of a slot side by side: a probe touches one cache line,
+ * not three arrays. */
+struct keyslot {
+	uint64_t k1, k2;
+	uint32_t val; /* UINT32_MAX: empty */
+};
+
 struct keymap {
-	uint64_t *k1, *k2;
-	uint32_t *val; /* UINT32_MAX: empty */
+	struct keyslot *slots;
 	size_t cap, len;
 };
 
@@ -76,37 +82,56 @@ static uint64_t mix(uint64_t a, uint64_t b)
 static int keymap_grow(struct keymap *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 256;
-	uint64_t *k1 = malloc(ncap * sizeof(*k1));
-	uint64_t *k2 = malloc(ncap * sizeof(*k2));
-	uint32_t *val = malloc(ncap * sizeof(*val));
+	struct keyslot *slots = malloc(ncap * sizeof(*slots));
 
-	if (!k1 || !k2 || !val) {
-		free(k1);
-		free(k2);
-		free(val);
+	if (!slots)
 		return -ENOMEM;
-	}
-	memset(val, 0xff, ncap * sizeof(*val));
+	for (size_t i = 0; i < ncap; i++)
+		slots[i].val = UINT32_MAX;
 	for (size_t i = 0; i < m->cap; i++) {
+		const struct keyslot *o = &m->slots[i];
 		size_t j;
 
-		if (m->val[i] == UINT32_MAX)
+		if (o->val == UINT32_MAX)
 			continue;
-		for (j = mix(m->k1[i], m->k2[i]) & (ncap - 1); val[j] != UINT32_MAX;
+		for (j = mix(o->k1, o->k2) & (ncap - 1); slots[j].val != UINT32_MAX;
 		     j = (j + 1) & (ncap - 1))
 			;
-		k1[j] = m->k1[i];
-		k2[j] = m->k2[i];
-		val[j] = m->val[i];
+		slots[j] = *o;
 	}
-	free(m->k1);
-	free(m->k2);
-	free(m->val);
-	m->k1 = k1;
-	m->k2 = k2;
-	m->val = val;
+	free(m->slots);
+	m->slots = slots;
 	m->cap = ncap;
 	return 0;
+}
+
+/* Slot of (a, b), or the empty slot where it would go. */
+static struct keyslot *keymap_slot(const struct keymap *m, uint64_t a, uint64_t b)
+{
+	size_t j = mix(a, b) & (m->cap - 1);
+
+	while (m->slots[j].val != UINT32_MAX && (m->slots[j].k1 != a || m->slots[j].k2 != b))
+		j = (j + 1) & (m->cap - 1);
+	return &m->slots[j];
+}
+
+/* Makes room for n more keys without growing, so that slots found now
+ * stay where they are. */
+static int keymap_reserve(struct keymap *m, size_t n)
+{
+	while ((m->len + n + 1) * 4 > m->cap * 3) {
+		int err = keymap_grow(m);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Starts loading the cache line where (a, b) is looked for first. */
+static void keymap_prefetch(const struct keymap *m, uint64_t a, uint64_t b)
+{
+	__builtin_prefetch(&m->slots[mix(a, b) & (m->cap - 1)]);
 }
 
 /*
@@ -116,7 +141,7 @@ static int keymap_grow(struct keymap *m)
 static int keymap_get_or_add(struct keymap *m, uint64_t a, uint64_t b, uint32_t fresh,
 			     uint32_t *val, bool *added)
 {
-	size_t j;
+	struct keyslot *sl;
 
 	if ((m->len + 1) * 4 > m->cap * 3) {
 		int err = keymap_grow(m);
@@ -124,16 +149,15 @@ static int keymap_get_or_add(struct keymap *m, uint64_t a, uint64_t b, uint32_t 
 		if (err)
 			return err;
 	}
-	for (j = mix(a, b) & (m->cap - 1); m->val[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1)) {
-		if (m->k1[j] == a && m->k2[j] == b) {
-			*val = m->val[j];
-			*added = false;
-			return 0;
-		}
+	sl = keymap_slot(m, a, b);
+	if (sl->val != UINT32_MAX) {
+		*val = sl->val;
+		*added = false;
+		return 0;
 	}
-	m->k1[j] = a;
-	m->k2[j] = b;
-	m->val[j] = fresh;
+	sl->k1 = a;
+	sl->k2 = b;
+	sl->val = fresh;
 	m->len++;
 	*val = fresh;
 	*added = true;
@@ -144,11 +168,7 @@ static uint32_t keymap_get(const struct keymap *m, uint64_t a, uint64_t b)
 {
 	if (!m->cap)
 		return UINT32_MAX;
-	for (size_t j = mix(a, b) & (m->cap - 1); m->val[j] != UINT32_MAX;
-	     j = (j + 1) & (m->cap - 1))
-		if (m->k1[j] == a && m->k2[j] == b)
-			return m->val[j];
-	return UINT32_MAX;
+	return keymap_slot(m, a, b)->val;
 }
 
 /* Stores val under (a, b), replacing any previous value. */
@@ -160,18 +180,13 @@ static int keymap_set(struct keymap *m, uint64_t a, uint64_t b, uint32_t val)
 
 	if (err || added)
 		return err;
-	for (size_t j = mix(a, b) & (m->cap - 1);; j = (j + 1) & (m->cap - 1))
-		if (m->k1[j] == a && m->k2[j] == b) {
-			m->val[j] = val;
-			return 0;
-		}
+	keymap_slot(m, a, b)->val = val;
+	return 0;
 }
 
 static void keymap_free(struct keymap *m)
 {
-	free(m->k1);
-	free(m->k2);
-	free(m->val);
+	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -287,15 +302,6 @@ struct aggregates {
 	struct proc_info *procs; /* per model process */
 };
 
-static int cmp_stack_agg(const void *a, const void *b)
-{
-	const struct stack_agg *x = a, *y = b;
-
-	if (x->process != y->process)
-		return x->process < y->process ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
-
 static int cmp_trace_pair(const void *a, const void *b)
 {
 	const struct trace_pair *x = a, *y = b;
@@ -316,43 +322,108 @@ static int cmp_trace_self(const void *a, const void *b)
 	return x->func < y->func ? -1 : x->func > y->func;
 }
 
+/*
+ * Sums the samples by (process, stack) and leaves the sums sorted by
+ * (process, stack).  The stack id indexes a dense array of chains (one
+ * entry per process that sampled the stack; nearly always one), so a
+ * sample costs no hashing, and the order comes from a counting sort on the
+ * process over the stacks taken in id order, not from a comparison sort.
+ */
+#define AGG_AHEAD 16
+
 static int aggregate_samples(const struct model *m, struct aggregates *ag)
 {
-	struct keymap map = { 0 };
-	int err = 0;
+	size_t n_slots = m->stacks.len + 1; /* the last: no (valid) stack */
+	uint32_t *head = malloc(n_slots * sizeof(*head));
+	uint32_t *next = NULL, *pos = NULL;
+	struct stack_agg *sorted = NULL;
+	const struct stack_agg *sa;
+	size_t np = m->processes.len, n, next_cap = 0;
+	int err = -ENOMEM;
 
+	if (!head)
+		goto out;
+	memset(head, 0xff, n_slots * sizeof(*head));
 	for (size_t i = 0; i < m->samples.len; i++) {
 		const struct model_sample *s = &m->samples.items[i];
-		uint32_t stack = s->stack < m->stacks.len ? s->stack : MODEL_NONE;
-		struct stack_agg *a;
+		size_t slot = s->stack < m->stacks.len ? s->stack : m->stacks.len;
+		struct stack_agg *a = NULL;
 		uint32_t idx;
-		bool added;
 
-		if (s->process >= m->processes.len)
+		/* stacks come in random order: start loading the head of a
+		 * sample's chain, then its sum, some samples ahead */
+		if (i + AGG_AHEAD < m->samples.len) {
+			uint32_t ahead = m->samples.items[i + AGG_AHEAD].stack;
+
+			if (ahead < m->stacks.len)
+				__builtin_prefetch(&head[ahead]);
+			ahead = m->samples.items[i + AGG_AHEAD / 2].stack;
+			if (ahead < m->stacks.len && head[ahead] != UINT32_MAX)
+				__builtin_prefetch((struct stack_agg *)ag->stacks.items + head[ahead], 1);
+		}
+		if (s->process >= np)
 			continue; /* not attributable to a file */
-		err = keymap_get_or_add(&map, s->process, stack, (uint32_t)ag->stacks.len, &idx,
-					&added);
-		if (err)
-			goto out;
-		if (added) {
-			a = vec_push(&ag->stacks);
-			if (!a) {
-				err = -ENOMEM;
+		for (idx = head[slot]; idx != UINT32_MAX; idx = next[idx]) {
+			a = (struct stack_agg *)ag->stacks.items + idx;
+			if (a->process == s->process)
+				break;
+		}
+		if (idx == UINT32_MAX) {
+			uint32_t *nn;
+
+			if (ag->stacks.len >= UINT32_MAX - 1)
 				goto out;
+			a = vec_push(&ag->stacks);
+			if (!a)
+				goto out;
+			idx = (uint32_t)(ag->stacks.len - 1);
+			if (idx >= next_cap) {
+				size_t ncap = next_cap ? 2 * next_cap : 1024;
+
+				nn = realloc(next, ncap * sizeof(*next));
+				if (!nn)
+					goto out;
+				next = nn;
+				next_cap = ncap;
 			}
 			a->process = s->process;
-			a->stack = stack;
+			a->stack = slot < m->stacks.len ? (uint32_t)slot : MODEL_NONE;
+			next[idx] = head[slot];
+			head[slot] = idx;
 		}
-		a = (struct stack_agg *)ag->stacks.items + idx;
 		a->samples++;
 		a->ns += s->weight_ns;
-		ag->procs[s->process].samples++;
-		if (stack != MODEL_NONE && m->stacks.items[stack].truncated)
-			ag->procs[s->process].truncated++;
 	}
-	qsort(ag->stacks.items, ag->stacks.len, sizeof(struct stack_agg), cmp_stack_agg);
+	n = ag->stacks.len;
+	sa = ag->stacks.items;
+	for (size_t i = 0; i < n; i++) {
+		ag->procs[sa[i].process].samples += sa[i].samples;
+		if (sa[i].stack != MODEL_NONE && m->stacks.items[sa[i].stack].truncated)
+			ag->procs[sa[i].process].truncated += sa[i].samples;
+	}
+	pos = calloc(np + 1, sizeof(*pos));
+	sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	if (!pos || !sorted)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		pos[sa[i].process + 1]++;
+	for (size_t p = 0; p < np; p++)
+		pos[p + 1] += pos[p];
+	/* stacks in id order (MODEL_NONE last, as it sorts), each to its
+	 * process's next place */
+	for (size_t slot = 0; slot < n_slots; slot++)
+		for (uint32_t idx = head[slot]; idx != UINT32_MAX; idx = next[idx])
+			sorted[pos[sa[idx].process]++] = sa[idx];
+	free(ag->stacks.items);
+	ag->stacks.items = sorted;
+	ag->stacks.cap = n ? n : 1;
+	sorted = NULL;
+	err = 0;
 out:
-	keymap_free(&map);
+	free(head);
+	free(next);
+	free(pos);
+	free(sorted);
 	return err;
 }
 
@@ -551,6 +622,7 @@ struct item {
 
 struct edge_key {
 	uint32_t site;
+	uint32_t item; /* add_stack(): the edge's item */
 	uint64_t callee;
 };
 
@@ -563,29 +635,29 @@ static int cmp_edge_key(const void *a, const void *b)
 	return x->callee < y->callee ? -1 : x->callee > y->callee;
 }
 
-static int cmp_item(const void *a, const void *b)
+/* Most stacks are a few dozen frames: an insertion sort beats qsort()'s
+ * call per comparison there. */
+static void sort_edge_keys(struct edge_key *k, size_t n)
 {
-	const struct item *x = a, *y = b;
+	if (n > 48) {
+		qsort(k, n, sizeof(*k), cmp_edge_key);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct edge_key v = k[i];
+		size_t j = i;
 
-	if (x->image != y->image)
-		return x->image < y->image ? -1 : 1;
-	if (x->group != y->group)
-		return x->group < y->group ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->callee < y->callee ? -1 : x->callee > y->callee;
+		for (; j > 0 && (k[j - 1].site > v.site ||
+				 (k[j - 1].site == v.site && k[j - 1].callee > v.callee)); j--)
+			k[j] = k[j - 1];
+		k[j] = v;
+	}
 }
 
 struct proc_ctx {
 	const struct model *m;
 	struct vec items;         /* struct item */
-	struct keymap self_ix;    /* loc -> item */
+	uint32_t *self_ix;        /* loc (MODEL_NONE: the last) -> item */
 	struct keymap edge_ix;    /* (site, callee) -> item */
 	struct keymap home;       /* group -> home file, for functions without one */
 	struct edge_key *scratch;
@@ -598,54 +670,214 @@ static struct item *item_at(struct proc_ctx *pc, uint32_t i)
 	return (struct item *)pc->items.items + i;
 }
 
+/* A function group's place in the file: by object, then group id. */
+struct group_order {
+	uint64_t group;
+	uint32_t image;
+	uint32_t bucket;
+};
+
+static int cmp_group_order(const void *a, const void *b)
+{
+	const struct group_order *x = a, *y = b;
+
+	if (x->image != y->image)
+		return x->image < y->image ? -1 : 1;
+	return x->group < y->group ? -1 : x->group > y->group;
+}
+
+/* What orders the items of one group, gathered so that sorting a group
+ * reads a small array instead of items scattered over the whole list. */
+struct item_key {
+	uint64_t addr, line, callee;
+	uint32_t rank;
+	uint32_t item;
+	uint8_t kind;
+};
+
+static bool item_key_less(const struct item_key *x, const struct item_key *y)
+{
+	if (x->rank != y->rank)
+		return x->rank < y->rank;
+	if (x->addr != y->addr)
+		return x->addr < y->addr;
+	if (x->line != y->line)
+		return x->line < y->line;
+	if (x->kind != y->kind)
+		return x->kind < y->kind;
+	if (x->callee != y->callee)
+		return x->callee < y->callee;
+	return x->item < y->item; /* ties keep their order of creation */
+}
+
+static int cmp_item_key(const void *a, const void *b)
+{
+	return item_key_less(a, b) ? -1 : item_key_less(b, a);
+}
+
+/* Sorts one group's keys: small groups by insertion (no call per
+ * comparison), larger ones by qsort(). */
+static void sort_item_keys(struct item_key *k, size_t n)
+{
+	if (n > 32) {
+		qsort(k, n, sizeof(*k), cmp_item_key);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct item_key v = k[i];
+		size_t j = i;
+
+		for (; j > 0 && item_key_less(&v, &k[j - 1]); j--)
+			k[j] = k[j - 1];
+		k[j] = v;
+	}
+}
+
+/*
+ * Puts the items in file order: by (image, group, rank, addr, line, kind,
+ * callee), ties in their order of creation (what the stable merge sort
+ * behind glibc's qsort() gave, so the files stay byte for byte the same).
+ * Sorting the whole items moved each of them some twenty times; here a
+ * counting sort orders their indices by group, each group's few indices
+ * are sorted, and the items then move once, in place, along the cycles of
+ * the permutation.
+ */
+static int sort_items(struct proc_ctx *pc)
+{
+	const struct model *m = pc->m;
+	size_t n = pc->items.len, nf = m->functions.len, n_groups = 0, groups_cap = 0;
+	struct item *items = pc->items.items;
+	uint32_t *fn_bucket = malloc((nf ? nf : 1) * sizeof(*fn_bucket));
+	uint32_t *bucket = malloc((n ? n : 1) * sizeof(*bucket));
+	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
+	uint32_t *start = NULL, *rank_of = NULL;
+	struct group_order *groups = NULL;
+	struct item_key *keys = NULL;
+	size_t keys_cap = 0;
+	struct keymap other = { 0 }; /* groups that are not functions -> bucket */
+	int err = -ENOMEM;
+
+	if (!fn_bucket || !bucket || !order)
+		goto out;
+	memset(fn_bucket, 0xff, (nf ? nf : 1) * sizeof(*fn_bucket));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t g = items[i].group;
+		uint32_t b = (uint32_t)n_groups;
+		bool added = false;
+
+		if (g < nf) {
+			if (fn_bucket[g] == UINT32_MAX) {
+				fn_bucket[g] = b;
+				added = true;
+			}
+			b = fn_bucket[g];
+		} else {
+			err = keymap_get_or_add(&other, g, 0, b, &b, &added);
+			if (err)
+				goto out;
+			err = -ENOMEM;
+		}
+		if (added) {
+			if (n_groups == groups_cap) {
+				size_t ncap = groups_cap ? 2 * groups_cap : 256;
+				struct group_order *ng = realloc(groups, ncap * sizeof(*ng));
+
+				if (!ng)
+					goto out;
+				groups = ng;
+				groups_cap = ncap;
+			}
+			groups[n_groups++] = (struct group_order){ g, items[i].image, b };
+		}
+		bucket[i] = b;
+	}
+	qsort(groups, n_groups, sizeof(*groups), cmp_group_order);
+	start = calloc(n_groups + 1, sizeof(*start));
+	rank_of = malloc((n_groups ? n_groups : 1) * sizeof(*rank_of));
+	if (!start || !rank_of)
+		goto out;
+	for (size_t r = 0; r < n_groups; r++)
+		rank_of[groups[r].bucket] = (uint32_t)r;
+	for (size_t i = 0; i < n; i++) {
+		bucket[i] = rank_of[bucket[i]];
+		start[bucket[i] + 1]++;
+	}
+	for (size_t r = 0; r < n_groups; r++)
+		start[r + 1] += start[r];
+	for (size_t i = 0; i < n; i++)
+		order[start[bucket[i]]++] = (uint32_t)i;
+	/* start[r] is now the end of group r */
+	for (size_t r = 0, lo = 0; r < n_groups; lo = start[r++]) {
+		size_t len = start[r] - lo;
+
+		if (len > keys_cap) {
+			struct item_key *nk = realloc(keys, len * sizeof(*nk));
+
+			if (!nk)
+				goto out;
+			keys = nk;
+			keys_cap = len;
+		}
+		for (size_t k = 0; k < len; k++) {
+			const struct item *it = &items[order[lo + k]];
+
+			keys[k] = (struct item_key){ it->addr, it->line, it->callee, it->rank,
+						     order[lo + k], it->kind };
+		}
+		sort_item_keys(keys, len);
+		for (size_t k = 0; k < len; k++)
+			order[lo + k] = keys[k].item;
+	}
+	/* place k takes item order[k]; done places are marked order[k] = k */
+	for (size_t i = 0; i < n; i++) {
+		struct item t;
+		size_t j = i;
+
+		if (order[i] == i)
+			continue;
+		t = items[i];
+		for (;;) {
+			size_t k = order[j];
+
+			order[j] = (uint32_t)j;
+			if (k == i) {
+				items[j] = t;
+				break;
+			}
+			items[j] = items[k];
+			j = k;
+		}
+	}
+	err = 0;
+out:
+	free(fn_bucket);
+	free(bucket);
+	free(order);
+	free(start);
+	free(rank_of);
+	free(groups);
+	free(keys);
+	keymap_free(&other);
+	return err;
+}
+
 static int add_self_cost(struct proc_ctx *pc, uint32_t loc, const struct stack_agg *sa)
 {
-	uint32_t idx;
-	bool added;
-	int err;
+	uint32_t idx, *slot = &pc->self_ix[loc < pc->m->locations.len ? loc : pc->m->locations.len];
 
-	err = keymap_get_or_add(&pc->self_ix, loc, 0, (uint32_t)pc->items.len, &idx, &added);
-	if (err)
-		return err;
-	if (added) {
+	idx = *slot;
+	if (idx == UINT32_MAX) {
 		struct item *it = vec_push(&pc->items);
 
 		if (!it)
 			return -ENOMEM;
+		idx = *slot = (uint32_t)(pc->items.len - 1);
 		it->kind = ITEM_SELF;
 		it->loc = loc;
 		it->group = location_group(pc->m, loc);
 	}
 	item_at(pc, idx)->cost[EV_SAMPLES] += sa->samples;
 	item_at(pc, idx)->cost[EV_NS] += sa->ns;
-	return 0;
-}
-
-static int add_edge(struct proc_ctx *pc, uint32_t site, uint64_t callee, uint64_t calls,
-		    uint64_t samples, uint64_t ns, uint32_t *out)
-{
-	uint32_t idx;
-	bool added;
-	int err;
-
-	err = keymap_get_or_add(&pc->edge_ix, site, callee, (uint32_t)pc->items.len, &idx, &added);
-	if (err)
-		return err;
-	if (added) {
-		struct item *it = vec_push(&pc->items);
-
-		if (!it)
-			return -ENOMEM;
-		it->kind = ITEM_CALL;
-		it->loc = site;
-		it->group = location_group(pc->m, site);
-		it->callee = callee;
-	}
-	item_at(pc, idx)->calls += calls;
-	item_at(pc, idx)->cost[EV_SAMPLES] += samples;
-	item_at(pc, idx)->cost[EV_NS] += ns;
-	if (out)
-		*out = idx;
 	return 0;
 }
 
@@ -679,17 +911,54 @@ static int add_stack(struct proc_ctx *pc, const struct stack_agg *sa)
 
 		if (site == MODEL_NONE || (caller == callee && group_is_unknown(caller)))
 			continue;
-		pc->scratch[n++] = (struct edge_key){ site, callee };
+		pc->scratch[n++] = (struct edge_key){ .site = site, .callee = callee };
 	}
 	/* each distinct edge once per stack: recursion counts once */
-	qsort(pc->scratch, n, sizeof(*pc->scratch), cmp_edge_key);
-	for (size_t i = 0; i < n; i++) {
-		if (i && !cmp_edge_key(&pc->scratch[i - 1], &pc->scratch[i]))
+	sort_edge_keys(pc->scratch, n);
+	for (size_t i = 0, k = 0; i < n; i++) {
+		if (k && !cmp_edge_key(&pc->scratch[k - 1], &pc->scratch[i]))
 			continue;
-		err = add_edge(pc, pc->scratch[i].site, pc->scratch[i].callee, sa->samples,
-			       sa->samples, sa->ns, NULL);
+		pc->scratch[k++] = pc->scratch[i];
+		if (i + 1 == n)
+			n = k;
+	}
+	/*
+	 * The edge index and the items are far larger than the cache and a
+	 * stack's edges are scattered over them: start loading every slot
+	 * first, so that the misses overlap instead of waiting in turn.
+	 */
+	err = keymap_reserve(&pc->edge_ix, n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++)
+		keymap_prefetch(&pc->edge_ix, pc->scratch[i].site, pc->scratch[i].callee);
+	for (size_t i = 0; i < n; i++) {
+		struct edge_key *k = &pc->scratch[i];
+		bool added;
+
+		err = keymap_get_or_add(&pc->edge_ix, k->site, k->callee,
+					(uint32_t)pc->items.len, &k->item, &added);
 		if (err)
 			return err;
+		if (added) {
+			struct item *it = vec_push(&pc->items);
+
+			if (!it)
+				return -ENOMEM;
+			it->kind = ITEM_CALL;
+			it->loc = k->site;
+			it->group = location_group(m, k->site);
+			it->callee = k->callee;
+		} else {
+			__builtin_prefetch(item_at(pc, k->item), 1);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct item *it = item_at(pc, pc->scratch[i].item);
+
+		it->calls += sa->samples;
+		it->cost[EV_SAMPLES] += sa->samples;
+		it->cost[EV_NS] += sa->ns;
 	}
 	return 0;
 }
@@ -938,26 +1207,118 @@ out:
 
 /* ---- text output ---------------------------------------------------------- */
 
+/*
+ * Compressed name ids: a dense array for the model's ids (every call line
+ * names an object, a file and a function, so these lookups are many), a
+ * hash map for the few keys beyond (unknown groups, bad ids).
+ */
+struct idmap {
+	uint32_t *dense; /* 0: no id yet */
+	size_t n_dense;
+	struct keymap rest;
+	uint32_t next;   /* last id given */
+};
+
+static int idmap_init(struct idmap *ids, size_t n_dense)
+{
+	memset(ids, 0, sizeof(*ids));
+	ids->dense = calloc(n_dense ? n_dense : 1, sizeof(*ids->dense));
+	ids->n_dense = n_dense;
+	return ids->dense ? 0 : -ENOMEM;
+}
+
+static void idmap_free(struct idmap *ids)
+{
+	free(ids->dense);
+	keymap_free(&ids->rest);
+	memset(ids, 0, sizeof(*ids));
+}
+
+/* The id of key, given the next one when new (*added). */
+static int idmap_get(struct idmap *ids, uint64_t key, uint32_t *id, bool *added)
+{
+	int err;
+
+	if (key < ids->n_dense) {
+		*added = !ids->dense[key];
+		if (*added)
+			ids->dense[key] = ++ids->next;
+		*id = ids->dense[key];
+		return 0;
+	}
+	err = keymap_get_or_add(&ids->rest, key, 0, ids->next + 1, id, added);
+	if (!err && *added)
+		ids->next++;
+	return err;
+}
+
+/*
+ * Text goes through the writer's own buffer, flushed to the FILE in large
+ * pieces: a file is millions of short tokens, and a locked stdio call per
+ * character or number cost more than formatting them.
+ */
+#define OUT_BUF_SIZE (256u << 10)
+
 struct writer {
 	FILE *fp;
+	char *buf;                /* OUT_BUF_SIZE bytes */
+	size_t len;
 	const struct model *m;
-	struct keymap ob_ids, fl_ids, fn_ids;
-	uint32_t next_ob, next_fl, next_fn;
+	struct idmap ob_ids, fl_ids, fn_ids;
 	uint64_t prev_addr, prev_line;
 	bool fresh;               /* next position absolute */
 	struct keymap renamed;    /* groups whose name needs its address */
 };
 
+/* Write errors stick to the FILE, and outfile_commit() reports them. */
+static void w_flush(struct writer *w)
+{
+	if (w->len)
+		fwrite(w->buf, 1, w->len, w->fp);
+	w->len = 0;
+}
+
+/* Room for n more bytes, n <= OUT_BUF_SIZE. */
+static char *w_room(struct writer *w, size_t n)
+{
+	if (w->len + n > OUT_BUF_SIZE)
+		w_flush(w);
+	return w->buf + w->len;
+}
+
+static void w_putc(struct writer *w, char c)
+{
+	*w_room(w, 1) = c;
+	w->len++;
+}
+
+static void w_write(struct writer *w, const char *s, size_t n)
+{
+	while (n) {
+		size_t k = n < OUT_BUF_SIZE ? n : OUT_BUF_SIZE;
+
+		memcpy(w_room(w, k), s, k);
+		w->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+static void w_puts(struct writer *w, const char *s)
+{
+	w_write(w, s, strlen(s));
+}
+
 /* Names end at the line's end and may not contain control characters;
  * an empty name would read as a compression reference. */
-static void put_name(FILE *fp, const char *s)
+static void put_name(struct writer *w, const char *s)
 {
 	if (!s || !*s) {
-		fputs("???", fp);
+		w_puts(w, "???");
 		return;
 	}
 	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, fp);
+		w_putc(w, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
 }
 
 static const char *basename_of(const char *path)
@@ -967,7 +1328,7 @@ static const char *basename_of(const char *path)
 	return b && b[1] ? b + 1 : path;
 }
 
-static void put_u64(FILE *fp, uint64_t v)
+static void put_u64(struct writer *w, uint64_t v)
 {
 	char buf[24];
 	int i = sizeof(buf);
@@ -976,10 +1337,10 @@ static void put_u64(FILE *fp, uint64_t v)
 		buf[--i] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	fwrite(buf + i, 1, sizeof(buf) - (size_t)i, fp);
+	w_write(w, buf + i, sizeof(buf) - (size_t)i);
 }
 
-static void put_hex(FILE *fp, uint64_t v)
+static void put_hex(struct writer *w, uint64_t v)
 {
 	char buf[24];
 	int i = sizeof(buf);
@@ -990,31 +1351,30 @@ static void put_hex(FILE *fp, uint64_t v)
 	} while (v);
 	buf[--i] = 'x';
 	buf[--i] = '0';
-	fwrite(buf + i, 1, sizeof(buf) - (size_t)i, fp);
+	w_write(w, buf + i, sizeof(buf) - (size_t)i);
 }
 
 /* Writes "(id) name" the first time, "(id)" after. */
-static int put_compressed(struct writer *w, struct keymap *ids, uint32_t *next, uint64_t key,
-			  const char *prefix, const char *name1, const char *name2)
+static int put_compressed(struct writer *w, struct idmap *ids, uint64_t key, const char *prefix,
+			  const char *name1, const char *name2)
 {
 	uint32_t id;
 	bool added;
-	int err = keymap_get_or_add(ids, key, 0, *next + 1, &id, &added);
+	int err = idmap_get(ids, key, &id, &added);
 
 	if (err)
 		return err;
-	fputs(prefix, w->fp);
-	fputc('(', w->fp);
-	put_u64(w->fp, id);
-	fputc(')', w->fp);
+	w_puts(w, prefix);
+	w_putc(w, '(');
+	put_u64(w, id);
+	w_putc(w, ')');
 	if (added) {
-		(*next)++;
-		fputc(' ', w->fp);
-		put_name(w->fp, name1);
+		w_putc(w, ' ');
+		put_name(w, name1);
 		if (name2)
-			put_name(w->fp, name2);
+			put_name(w, name2);
 	}
-	fputc('\n', w->fp);
+	w_putc(w, '\n');
 	return 0;
 }
 
@@ -1022,14 +1382,14 @@ static int put_object(struct writer *w, const char *prefix, uint32_t image)
 {
 	const char *name = image < w->m->images.len ? w->m->images.items[image].path : "???";
 
-	return put_compressed(w, &w->ob_ids, &w->next_ob, image, prefix, name, NULL);
+	return put_compressed(w, &w->ob_ids, image, prefix, name, NULL);
 }
 
 static int put_file(struct writer *w, const char *prefix, uint32_t file)
 {
 	const char *name = file < w->m->files.len ? w->m->files.items[file].path : "???";
 
-	return put_compressed(w, &w->fl_ids, &w->next_fl, file, prefix, name, NULL);
+	return put_compressed(w, &w->fl_ids, file, prefix, name, NULL);
 }
 
 static int put_function(struct writer *w, const char *prefix, uint64_t g)
@@ -1037,22 +1397,22 @@ static int put_function(struct writer *w, const char *prefix, uint64_t g)
 	const struct model *m = w->m;
 
 	if (g == GROUP_NOSTACK)
-		return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix, "[unknown]", NULL);
+		return put_compressed(w, &w->fn_ids, g, prefix, "[unknown]", NULL);
 	if (group_is_unknown(g)) {
 		uint32_t img = (uint32_t)g;
 		const char *path = img < m->images.len ? m->images.items[img].path : "???";
 
-		return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix, "[unknown] ",
+		return put_compressed(w, &w->fn_ids, g, prefix, "[unknown] ",
 				      path ? basename_of(path) : "???");
 	}
 	if (keymap_get(&w->renamed, g, 0) != UINT32_MAX) {
 		char suffix[32];
 
 		snprintf(suffix, sizeof(suffix), " [0x%" PRIx64 "]", m->functions.items[g].entry);
-		return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix,
+		return put_compressed(w, &w->fn_ids, g, prefix,
 				      m->functions.items[g].name, suffix);
 	}
-	return put_compressed(w, &w->fn_ids, &w->next_fn, g, prefix, m->functions.items[g].name,
+	return put_compressed(w, &w->fn_ids, g, prefix, m->functions.items[g].name,
 			      NULL);
 }
 
@@ -1116,34 +1476,29 @@ out:
 }
 
 /* Subposition compression: relative to the previous cost line. */
+static void put_delta(struct writer *w, uint64_t v, uint64_t prev)
+{
+	if (v == prev) {
+		w_putc(w, '*');
+	} else if (v > prev) {
+		w_putc(w, '+');
+		put_u64(w, v - prev);
+	} else {
+		w_putc(w, '-');
+		put_u64(w, prev - v);
+	}
+}
+
 static void put_position(struct writer *w, uint64_t addr, uint64_t line)
 {
-	FILE *fp = w->fp;
-
 	if (w->fresh) {
-		put_hex(fp, addr);
-		fputc(' ', fp);
-		put_u64(fp, line);
+		put_hex(w, addr);
+		w_putc(w, ' ');
+		put_u64(w, line);
 	} else {
-		if (addr == w->prev_addr) {
-			fputc('*', fp);
-		} else if (addr > w->prev_addr) {
-			fputc('+', fp);
-			put_u64(fp, addr - w->prev_addr);
-		} else {
-			fputc('-', fp);
-			put_u64(fp, w->prev_addr - addr);
-		}
-		fputc(' ', fp);
-		if (line == w->prev_line) {
-			fputc('*', fp);
-		} else if (line > w->prev_line) {
-			fputc('+', fp);
-			put_u64(fp, line - w->prev_line);
-		} else {
-			fputc('-', fp);
-			put_u64(fp, w->prev_line - line);
-		}
+		put_delta(w, addr, w->prev_addr);
+		w_putc(w, ' ');
+		put_delta(w, line, w->prev_line);
 	}
 	w->fresh = false;
 	w->prev_addr = addr;
@@ -1157,10 +1512,10 @@ static void put_costs(struct writer *w, const uint64_t *cost, int n_ev)
 	while (n > 1 && !cost[n - 1])
 		n--; /* missing trailing costs read as zero */
 	for (int e = 0; e < n; e++) {
-		fputc(' ', w->fp);
-		put_u64(w->fp, cost[e]);
+		w_putc(w, ' ');
+		put_u64(w, cost[e]);
 	}
-	fputc('\n', w->fp);
+	w_putc(w, '\n');
 }
 
 static uint64_t target_entry(const struct model *m, uint64_t g, uint64_t *line)
@@ -1188,7 +1543,7 @@ static int write_body(struct writer *w, struct proc_ctx *pc, int n_ev)
 			continue;
 		if (it->group != cur_group) {
 			home = home_file(pc, it->group);
-			fputc('\n', w->fp);
+			w_putc(w, '\n');
 			if (it->image != cur_image) {
 				err = put_object(w, "ob=", it->image);
 				if (err)
@@ -1226,13 +1581,13 @@ static int write_body(struct writer *w, struct proc_ctx *pc, int n_ev)
 				err = put_function(w, "cfn=", it->callee);
 			if (err)
 				return err;
-			fputs("calls=", w->fp);
-			put_u64(w->fp, it->calls);
-			fputc(' ', w->fp);
-			put_hex(w->fp, taddr);
-			fputc(' ', w->fp);
-			put_u64(w->fp, tline);
-			fputc('\n', w->fp);
+			w_puts(w, "calls=");
+			put_u64(w, it->calls);
+			w_putc(w, ' ');
+			put_hex(w, taddr);
+			w_putc(w, ' ');
+			put_u64(w, tline);
+			w_putc(w, '\n');
 		}
 		put_position(w, it->addr, it->line);
 		put_costs(w, it->cost, n_ev);
@@ -1375,6 +1730,12 @@ static int write_process(const struct model *m, const struct export_options *opt
 	memset(&w, 0, sizeof(w));
 	pc.m = m;
 	pc.items.size = sizeof(struct item);
+	pc.self_ix = malloc((m->locations.len + 1) * sizeof(*pc.self_ix));
+	if (!pc.self_ix) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(pc.self_ix, 0xff, (m->locations.len + 1) * sizeof(*pc.self_ix));
 	for (size_t i = s_begin; i < s_end; i++) {
 		err = add_stack(&pc, &sa[i]);
 		if (err)
@@ -1385,6 +1746,10 @@ static int write_process(const struct model *m, const struct export_options *opt
 		if (err)
 			goto out;
 	}
+	/* the indexes served the adding only: give their memory back first */
+	free(pc.self_ix);
+	pc.self_ix = NULL;
+	keymap_free(&pc.edge_ix);
 	err = place_items(&pc);
 	if (err)
 		goto out;
@@ -1394,7 +1759,9 @@ static int write_process(const struct model *m, const struct export_options *opt
 
 		it->rank = it->file == home ? 0 : (it->file == MODEL_NONE ? 1 : it->file + 2);
 	}
-	qsort(pc.items.items, pc.items.len, sizeof(struct item), cmp_item);
+	err = sort_items(&pc);
+	if (err)
+		goto out;
 	for (size_t i = 0; i < pc.items.len; i++) {
 		const struct item *it = item_at(&pc, (uint32_t)i);
 
@@ -1412,6 +1779,16 @@ static int write_process(const struct model *m, const struct export_options *opt
 		goto out;
 	}
 
+	w.buf = malloc(OUT_BUF_SIZE);
+	err = idmap_init(&w.ob_ids, m->images.len);
+	if (!err)
+		err = idmap_init(&w.fl_ids, m->files.len);
+	if (!err)
+		err = idmap_init(&w.fn_ids, m->functions.len);
+	if (err || !w.buf) {
+		err = -ENOMEM;
+		goto out;
+	}
 	err = outfile_open(&f, opts, relpath);
 	if (err)
 		goto out;
@@ -1440,12 +1817,13 @@ static int write_process(const struct model *m, const struct export_options *opt
 	if (traced)
 		fputs("event: TracedNs : Wall-clock time of traced calls in ns (uprobes)\n", f.fp);
 	fputs(traced ? "events: Samples Ns TracedNs\n" : "events: Samples Ns\n", f.fp);
-	fputs("summary:", f.fp);
+	w_puts(&w, "summary:");
 	for (int e = 0; e < n_ev; e++) {
-		fputc(' ', f.fp);
-		put_u64(f.fp, totals[e]);
+		w_putc(&w, ' ');
+		put_u64(&w, totals[e]);
 	}
-	fputc('\n', f.fp);
+	w_putc(&w, '\n');
+	w_flush(&w);
 	while (dpos < descs.len) {
 		size_t n = (size_t)(strchr(descs.s + dpos, '\n') - (descs.s + dpos)) + 1;
 
@@ -1468,22 +1846,25 @@ static int write_process(const struct model *m, const struct export_options *opt
 	if (!err)
 		err = write_body(&w, &pc, n_ev);
 	if (err) {
+		w.len = 0;
 		outfile_abort(&f);
 		goto out;
 	}
-	fputs("\ntotals:", f.fp);
+	w_puts(&w, "\ntotals:");
 	for (int e = 0; e < n_ev; e++) {
-		fputc(' ', f.fp);
-		put_u64(f.fp, totals[e]);
+		w_putc(&w, ' ');
+		put_u64(&w, totals[e]);
 	}
-	fputc('\n', f.fp);
+	w_putc(&w, '\n');
+	w_flush(&w);
 	err = outfile_commit(&f);
 out:
-	keymap_free(&w.ob_ids);
-	keymap_free(&w.fl_ids);
-	keymap_free(&w.fn_ids);
+	idmap_free(&w.ob_ids);
+	idmap_free(&w.fl_ids);
+	idmap_free(&w.fn_ids);
 	keymap_free(&w.renamed);
-	keymap_free(&pc.self_ix);
+	free(w.buf);
+	free(pc.self_ix);
 	keymap_free(&pc.edge_ix);
 	keymap_free(&pc.home);
 	vec_free(&pc.items);

@@ -127,6 +127,12 @@ struct hk_node {
 	uint64_t addr;      /* file-relative */
 };
 
+/* (context, location) -> context of the frame's callee (0: empty slot) */
+struct hk_frame_memo {
+	uint64_t key;
+	uint32_t ctx;
+};
+
 /* One thread's profile: profile index = position in hk_tree.threads + 1. */
 struct hk_thread {
 	uint32_t thread;    /* model thread id */
@@ -138,12 +144,25 @@ struct hk_thread {
 	uint64_t trace_off; /* file offset of its trace line */
 };
 
-/* The values of one context in one thread, ns per scope (0 = none). */
+/* The values of one context in one thread, ns (0 = none) of the point,
+ * function and execution scopes: lex_aware equals function without loop
+ * contexts, and a copy of it would be a fifth of the writer's largest
+ * table.  Read them with hk_value_ns(). */
 struct hk_value {
 	uint32_t ctx;
 	uint32_t prof;
-	uint64_t ns[HK_N_SCOPES];
+	uint64_t ns[3];
 };
+
+static inline unsigned hk_value_slot(unsigned scope)
+{
+	return scope == HK_SCOPE_POINT ? 0 : scope == HK_SCOPE_EXECUTION ? 2 : 1;
+}
+
+static inline uint64_t hk_value_ns(const struct hk_value *v, unsigned scope)
+{
+	return v->ns[hk_value_slot(scope)];
+}
 
 /* Summary statistics of one context over threads (ns; min/max over the
  * threads that have a non-zero value, as hpcprof does). */
@@ -158,9 +177,12 @@ struct hk_tree {
 	size_t n_nodes, cap_nodes;
 	uint32_t entry_ctx[HK_N_ENTRIES]; /* 0 when unused */
 
-	/* dedup index: (parent, key) -> node */
-	uint32_t *index;
+	/* dedup index: (parent, key) -> node; hash << 32 | node id */
+	uint64_t *index;
 	size_t index_cap;
+	/* call_frame()'s memo */
+	struct hk_frame_memo *memo;
+	size_t memo_cap, n_memo;
 
 	/* leaf context of (stack, entry point), 0 until computed */
 	uint32_t *leaf;
@@ -170,10 +192,14 @@ struct hk_tree {
 	size_t n_threads;
 	uint32_t n_ranks;
 	uint32_t *thread_prof; /* model thread id -> profile index */
+	uint8_t *thread_entry; /* model thread id -> its stacks' HK_ENTRY_* */
 
 	struct hk_value *values; /* grouped by thread, then sorted by ctx */
 	size_t n_values;
-	struct hk_stat *stats;   /* per ctx */
+	/* values by context: ctx c's are values[ctx_values[ctx_first[c] ..
+	 * ctx_first[c + 1])], in profile order */
+	uint32_t *ctx_first;     /* n_nodes + 1 */
+	uint32_t *ctx_values;    /* n_values */
 
 	/* per-node child lists (CSR), built after the tree is complete */
 	uint32_t *child_start; /* n_nodes + 1 */
@@ -185,6 +211,9 @@ struct hk_tree {
 
 int hk_tree_build(struct hk_tree *t, const struct model *m, bool draft);
 void hk_tree_free(struct hk_tree *t);
+/* summary statistics of a context over the threads (computed: a table of
+ * them would be 96 bytes per context) */
+void hk_ctx_stat(const struct hk_tree *t, uint32_t ctx, struct hk_stat *st);
 /* context of a sample's stack in its thread */
 uint32_t hk_sample_ctx(struct hk_tree *t, const struct model_sample *s);
 /* propagation bitmask of a context (bit 0: the function scope passes) */

@@ -369,48 +369,55 @@ static unsigned ctx_words(const struct hk_node *n)
 	return n->kind == HK_NODE_FUNCTION || n->kind == HK_NODE_ENTRY ? 1 : 2;
 }
 
-/* Writes {Ctx} of node id at the end of the buffer; returns its offset. */
+/* Writes {Ctx} of node id at the end of the buffer; returns its offset.
+ * The record is built on the stack and appended whole: a context tree has
+ * millions of them. */
 static size_t put_ctx(struct meta *mt, uint32_t id)
 {
 	const struct hk_node *n = &mt->t->nodes[id];
-	struct hk_buf *b = &mt->b;
 	size_t head = mt->t->draft ? HK_DRAFT_CTX_HEAD : HK_CTX_HEAD;
 	unsigned words = ctx_words(n);
-	size_t o = hk_buf_zero(b, head + 8 * words), flex = o + head;
+	uint8_t rec[HK_CTX_HEAD + 16] = { 0 }, *flex = rec + head;
 	uint8_t flags = 0, lex = HK_LEX_FUNCTION;
+	uint64_t p = 0;
 
-	hk_buf_set_u32(b, o + 0x10, id);
+	memcpy(rec + 0x10, &id, 4);
 	switch (n->kind) {
 	case HK_NODE_ENTRY: /* draft only: a root "function" named after it */
 		flags = HK_CTX_HAS_FUNCTION;
-		hk_buf_set_u64(b, flex, mt->p_entry_fn + n->entry * HK_SZ_FUNCTION);
+		p = mt->p_entry_fn + n->entry * HK_SZ_FUNCTION;
+		memcpy(flex, &p, 8);
 		break;
 	case HK_NODE_FUNCTION:
 		flags = HK_CTX_HAS_FUNCTION;
-		hk_buf_set_u64(b, flex, mt->p_functions +
-				       (uint64_t)mt->fn_of_function[n->function] * HK_SZ_FUNCTION);
+		p = mt->p_functions + (uint64_t)mt->fn_of_function[n->function] * HK_SZ_FUNCTION;
+		memcpy(flex, &p, 8);
 		break;
 	case HK_NODE_LINE:
 		flags = HK_CTX_HAS_SRCLOC;
 		lex = HK_LEX_LINE;
-		hk_buf_set_u64(b, flex, mt->p_files + (uint64_t)mt->file_of_file[n->file] * HK_SZ_FILE);
-		hk_buf_set_u32(b, flex + 8, n->line);
+		p = mt->p_files + (uint64_t)mt->file_of_file[n->file] * HK_SZ_FILE;
+		memcpy(flex, &p, 8);
+		memcpy(flex + 8, &n->line, 4);
 		break;
 	case HK_NODE_INSN:
 		flags = HK_CTX_HAS_POINT;
 		lex = HK_LEX_INSTRUCTION;
-		hk_buf_set_u64(b, flex,
-			       mt->p_modules + (uint64_t)mt->mod_of_image[n->image] * HK_SZ_MODULE);
-		hk_buf_set_u64(b, flex + 8, n->addr);
+		p = mt->p_modules + (uint64_t)mt->mod_of_image[n->image] * HK_SZ_MODULE;
+		memcpy(flex, &p, 8);
+		memcpy(flex + 8, &n->addr, 8);
 		break;
 	}
-	hk_buf_set_u8(b, o + 0x14, flags);
-	hk_buf_set_u8(b, o + 0x15, n->kind == HK_NODE_ENTRY ? HK_REL_LEXICAL : n->relation);
-	hk_buf_set_u8(b, o + 0x16, lex);
-	hk_buf_set_u8(b, o + 0x17, words);
-	if (!mt->t->draft)
-		hk_buf_set_u16(b, o + 0x18, hk_node_propagation(n));
-	return o;
+	rec[0x14] = flags;
+	rec[0x15] = n->kind == HK_NODE_ENTRY ? HK_REL_LEXICAL : n->relation;
+	rec[0x16] = lex;
+	rec[0x17] = words;
+	if (!mt->t->draft) {
+		uint16_t prop = hk_node_propagation(n);
+
+		memcpy(rec + 0x18, &prop, 2);
+	}
+	return hk_buf_put(&mt->b, rec, head + 8 * words);
 }
 
 /* Context tree: the top array (entry points, or the draft's roots), then

@@ -68,11 +68,13 @@ static uint64_t place_block(struct block *bl, uint64_t pos, size_t val_sz, size_
 static void summary_counts(const struct hk_tree *t, struct block *bl)
 {
 	for (size_t c = 0; c < t->n_nodes; c++) {
+		struct hk_stat st;
 		uint64_t n = 0;
 
+		hk_ctx_stat(t, c, &st);
 		for (int k = 0; k < HK_N_COMBINES; k++)
 			for (int s = 0; s < HK_N_SCOPES; s++)
-				n += t->stats[c].ns[k][s] != 0;
+				n += st.ns[k][s] != 0;
 		bl->n_values += n;
 		bl->n_idx += n != 0;
 	}
@@ -85,7 +87,7 @@ static void thread_counts(const struct hk_tree *t, const struct hk_thread *th,
 		uint64_t n = 0;
 
 		for (int s = 0; s < HK_N_SCOPES; s++)
-			n += t->values[i].ns[s] != 0;
+			n += hk_value_ns(&t->values[i], s) != 0;
 		bl->n_values += n;
 		bl->n_idx += n != 0;
 	}
@@ -206,12 +208,13 @@ int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
 	/* summary profile: statistics by context, statMetricId order */
 	for (size_t c = 0; c < t->n_nodes; c++) {
 		uint64_t start = vals.len / PVAL;
+		struct hk_stat st;
 
+		hk_ctx_stat(t, c, &st);
 		for (int k = 0; k < HK_N_COMBINES; k++)
 			for (int sc = 0; sc < HK_N_SCOPES; sc++)
-				if (t->stats[c].ns[k][sc])
-					put_pval(&vals, k * HK_N_SCOPES + sc,
-						 secs(t->stats[c].ns[k][sc]));
+				if (st.ns[k][sc])
+					put_pval(&vals, k * HK_N_SCOPES + sc, secs(st.ns[k][sc]));
 		if (vals.len / PVAL > start)
 			put_pidx(&idx, c, start);
 	}
@@ -224,8 +227,8 @@ int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
 			uint64_t start = vals.len / PVAL;
 
 			for (int sc = 0; sc < HK_N_SCOPES; sc++)
-				if (hv->ns[sc])
-					put_pval(&vals, sc, secs(hv->ns[sc]));
+				if (hk_value_ns(hv, sc))
+					put_pval(&vals, sc, secs(hk_value_ns(hv, sc)));
 			if (vals.len / PVAL > start)
 				put_pidx(&idx, hv->ctx, start);
 		}
@@ -256,8 +259,7 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 		 const char *relpath)
 {
 	size_t nn = t->n_nodes;
-	uint32_t *first = calloc(nn + 1, sizeof(*first));
-	uint32_t *order = malloc((t->n_values + 1) * sizeof(*order));
+	const uint32_t *first = t->ctx_first, *order = t->ctx_values;
 	struct block *bl = calloc(nn, sizeof(*bl));
 	struct hk_buf head = { 0 }, vals = { 0 }, idx = { 0 };
 	struct stream s = { 0 };
@@ -265,31 +267,14 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 	uint64_t pos;
 	int err = -ENOMEM;
 
-	if (!first || !order || !bl || t->n_values >= UINT32_MAX)
+	if (!bl)
 		goto out;
-	/* values by context (stable: profile order within a context) */
-	for (size_t v = 0; v < t->n_values; v++)
-		first[t->values[v].ctx + 1]++;
-	for (size_t c = 0; c < nn; c++)
-		first[c + 1] += first[c];
-	{
-		uint32_t *fill = calloc(nn + 1, sizeof(*fill));
-
-		if (!fill)
-			goto out;
-		for (size_t v = 0; v < t->n_values; v++) {
-			uint32_t c = t->values[v].ctx;
-
-			order[first[c] + fill[c]++] = v;
-		}
-		free(fill);
-	}
 	for (size_t c = 0; c < nn; c++) {
 		for (int sc = 0; sc < HK_N_SCOPES; sc++) {
 			uint64_t n = 0;
 
 			for (uint32_t k = first[c]; k < first[c + 1]; k++)
-				n += t->values[order[k]].ns[sc] != 0;
+				n += hk_value_ns(&t->values[order[k]], sc) != 0;
 			bl[c].n_values += n;
 			bl[c].n_idx += n != 0;
 		}
@@ -331,9 +316,9 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 			for (uint32_t k = first[c]; k < first[c + 1]; k++) {
 				const struct hk_value *hv = &t->values[order[k]];
 				uint8_t rec[CVAL];
-				double v = secs(hv->ns[sc]);
+				double v = secs(hk_value_ns(hv, sc));
 
-				if (!hv->ns[sc])
+				if (!hk_value_ns(hv, sc))
 					continue;
 				memcpy(rec, &hv->prof, 4);
 				memcpy(rec + 4, &v, 8);
@@ -368,8 +353,6 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 	}
 	err = outfile_commit(&s.f);
 out:
-	free(first);
-	free(order);
 	free(bl);
 	hk_buf_free(&head);
 	hk_buf_free(&vals);

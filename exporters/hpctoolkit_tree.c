@@ -87,12 +87,13 @@ static bool buf_reserve(struct hk_buf *b, size_t n)
 	cap = b->cap ? b->cap : 4096;
 	while (cap < b->len + n)
 		cap *= 2;
+	/* no zeroing here: every append writes its bytes, and zeroing the
+	 * spare capacity would make all of it resident */
 	p = realloc(b->p, cap);
 	if (!p) {
 		b->err = -ENOMEM;
 		return false;
 	}
-	memset(p + b->cap, 0, cap - b->cap);
 	b->p = p;
 	b->cap = cap;
 	return true;
@@ -195,20 +196,47 @@ static bool node_equal(const struct hk_node *a, const struct hk_node *b)
 	       a->line == b->line && a->image == b->image && a->addr == b->addr;
 }
 
+/*
+ * The index holds, per used slot, the node id and the low 32 bits of its
+ * hash, which also place it: a probe compares hashes before it reads a
+ * node (the nodes are tens of MB, each read a cache miss), and growing
+ * the index never reads a node.
+ */
+#define INDEX_EMPTY UINT64_MAX
+
 static int index_grow(struct hk_tree *t)
 {
-	size_t cap = t->index_cap ? t->index_cap * 2 : 1024;
-	uint32_t *idx = malloc(cap * sizeof(*idx));
+	size_t cap = t->index_cap ? t->index_cap : 512;
+	uint64_t *idx;
 
+	do
+		cap *= 2;
+	while ((t->n_nodes + 1) * 2 > cap);
+	idx = malloc(cap * sizeof(*idx));
 	if (!idx)
 		return -ENOMEM;
 	memset(idx, 0xff, cap * sizeof(*idx));
-	for (size_t i = 1; i < t->n_nodes; i++) {
-		size_t j = node_hash(&t->nodes[i]) & (cap - 1);
+	if (t->index) {
+		for (size_t i = 0; i < t->index_cap; i++) {
+			size_t j;
 
-		while (idx[j] != UINT32_MAX)
-			j = (j + 1) & (cap - 1);
-		idx[j] = i;
+			if (t->index[i] == INDEX_EMPTY)
+				continue;
+			j = (t->index[i] >> 32) & (cap - 1);
+			while (idx[j] != INDEX_EMPTY)
+				j = (j + 1) & (cap - 1);
+			idx[j] = t->index[i];
+		}
+	} else {
+		/* rebuilt after hk_tree_build() dropped it */
+		for (size_t i = 1; i < t->n_nodes; i++) {
+			uint64_t h = (uint32_t)node_hash(&t->nodes[i]);
+			size_t j = h & (cap - 1);
+
+			while (idx[j] != INDEX_EMPTY)
+				j = (j + 1) & (cap - 1);
+			idx[j] = h << 32 | i;
+		}
 	}
 	free(t->index);
 	t->index = idx;
@@ -219,14 +247,18 @@ static int index_grow(struct hk_tree *t)
 /* Returns the id of the node equal to *key, adding it if new; 0 on error. */
 static uint32_t intern_node(struct hk_tree *t, const struct hk_node *key)
 {
+	uint64_t h;
 	size_t j;
 
 	if ((t->n_nodes + 1) * 2 > t->index_cap && index_grow(t) < 0)
 		return 0;
-	j = node_hash(key) & (t->index_cap - 1);
-	while (t->index[j] != UINT32_MAX) {
-		if (node_equal(&t->nodes[t->index[j]], key))
-			return t->index[j];
+	h = (uint32_t)node_hash(key);
+	j = h & (t->index_cap - 1);
+	while (t->index[j] != INDEX_EMPTY) {
+		uint32_t id = (uint32_t)t->index[j];
+
+		if (t->index[j] >> 32 == h && node_equal(&t->nodes[id], key))
+			return id;
 		j = (j + 1) & (t->index_cap - 1);
 	}
 	if (t->n_nodes == t->cap_nodes) {
@@ -242,7 +274,7 @@ static uint32_t intern_node(struct hk_tree *t, const struct hk_node *key)
 		t->cap_nodes = cap;
 	}
 	t->nodes[t->n_nodes] = *key;
-	t->index[j] = t->n_nodes;
+	t->index[j] = h << 32 | t->n_nodes;
 	return t->n_nodes++;
 }
 
@@ -308,6 +340,47 @@ static uint32_t add_frame(struct hk_tree *t, uint32_t cur, uint32_t loc_id, bool
 		     loc->addr);
 }
 
+/*
+ * add_frame() for a frame that is not the sampled one, remembered by
+ * (context, location): stacks share their outer frames, and one lookup
+ * here replaces the two to four node lookups of the frame's contexts.
+ * Returns 0 when out of memory.
+ */
+static uint32_t call_frame(struct hk_tree *t, uint32_t cur, uint32_t loc_id)
+{
+	uint64_t key = (uint64_t)cur << 32 | loc_id;
+	struct hk_frame_memo *fm;
+	size_t j;
+
+	if ((t->n_memo + 1) * 2 > t->memo_cap) {
+		size_t cap = t->memo_cap ? 2 * t->memo_cap : 1024;
+		struct hk_frame_memo *nm = malloc(cap * sizeof(*nm));
+
+		if (!nm)
+			return 0;
+		for (size_t i = 0; i < cap; i++)
+			nm[i].ctx = 0;
+		for (size_t i = 0; i < t->memo_cap; i++) {
+			if (!t->memo[i].ctx)
+				continue;
+			for (j = mix(0, t->memo[i].key) & (cap - 1); nm[j].ctx; j = (j + 1) & (cap - 1))
+				;
+			nm[j] = t->memo[i];
+		}
+		free(t->memo);
+		t->memo = nm;
+		t->memo_cap = cap;
+	}
+	for (j = mix(0, key) & (t->memo_cap - 1); t->memo[j].ctx; j = (j + 1) & (t->memo_cap - 1))
+		if (t->memo[j].key == key)
+			return t->memo[j].ctx;
+	fm = &t->memo[j];
+	fm->ctx = add_frame(t, cur, loc_id, false);
+	fm->key = key;
+	t->n_memo += fm->ctx != 0;
+	return fm->ctx;
+}
+
 static uint32_t build_path(struct hk_tree *t, uint32_t stack_id, unsigned entry)
 {
 	const struct model *m = t->m;
@@ -321,15 +394,13 @@ static uint32_t build_path(struct hk_tree *t, uint32_t stack_id, unsigned entry)
 	/* outermost first: user frames, then the kernel frames below them */
 	for (uint32_t i = s->n_frames; i-- > 0 && cur;)
 		if (frames[i] < m->locations.len) /* skip a bad id, keep the rest */
-			cur = add_frame(t, cur, frames[i], i == 0);
+			cur = i ? call_frame(t, cur, frames[i]) : add_frame(t, cur, frames[i], true);
 	return cur;
 }
 
-static unsigned thread_entry(const struct model *m, const struct model_thread *th,
-			     const struct model_stack *s)
+/* The entry point of a complete stack of thread th. */
+static unsigned thread_entry(const struct model *m, const struct model_thread *th)
 {
-	if (!s || s->truncated)
-		return HK_ENTRY_UNKNOWN;
 	if (th->process < m->processes.len && m->processes.items[th->process].pid == th->tid)
 		return HK_ENTRY_MAIN;
 	return HK_ENTRY_THREAD;
@@ -346,7 +417,7 @@ uint32_t hk_sample_ctx(struct hk_tree *t, const struct model_sample *smp)
 		return 0;
 	if (smp->stack < m->stacks.len)
 		s = &m->stacks.items[smp->stack];
-	entry = thread_entry(m, &m->threads.items[smp->thread], s);
+	entry = !s || s->truncated ? HK_ENTRY_UNKNOWN : t->thread_entry[smp->thread];
 	if (!s)
 		return entry_node(t, entry);
 	slot = (size_t)smp->stack * HK_N_ENTRIES + entry;
@@ -367,8 +438,11 @@ static int order_threads(struct hk_tree *t)
 
 	t->threads = calloc(m->threads.len + 1, sizeof(*t->threads));
 	t->thread_prof = calloc(m->threads.len + 1, sizeof(*t->thread_prof));
-	if (!count || !next || !t->threads || !t->thread_prof)
+	t->thread_entry = calloc(m->threads.len + 1, sizeof(*t->thread_entry));
+	if (!count || !next || !t->threads || !t->thread_prof || !t->thread_entry)
 		goto out;
+	for (size_t i = 0; i < m->threads.len; i++)
+		t->thread_entry[i] = thread_entry(m, &m->threads.items[i]);
 	/* profiles in (process, thread) order: RANK is the dense index of the
 	 * process among those with threads, THREAD the index within it */
 	for (size_t i = 0; i < m->threads.len; i++)
@@ -429,6 +503,8 @@ static int cmp_u32(const void *a, const void *b)
 
 /* Sums the sample weights by (profile, leaf context), building the tree as
  * stacks are met.  Linear in distinct (thread, context) pairs. */
+#define LEAF_AHEAD 16
+
 static int collect_leaves(struct hk_tree *t, struct leaf_weight **out, size_t *n_out)
 {
 	const struct model *m = t->m;
@@ -445,6 +521,25 @@ static int collect_leaves(struct hk_tree *t, struct leaf_weight **out, size_t *n
 		uint32_t prof, ctx;
 		size_t j;
 
+		/* samples hit stacks and contexts in random order: load a
+		 * later sample's stack and leaf, and a nearer one's sum, early */
+		if (i + LEAF_AHEAD < m->samples.len) {
+			const struct model_sample *a = &m->samples.items[i + LEAF_AHEAD];
+
+			if (a->stack < m->stacks.len) {
+				__builtin_prefetch(&m->stacks.items[a->stack]);
+				__builtin_prefetch(&t->leaf[(size_t)a->stack * HK_N_ENTRIES]);
+			}
+			a = &m->samples.items[i + LEAF_AHEAD / 2];
+			if (a->stack < m->stacks.len && a->thread < m->threads.len) {
+				uint32_t c = t->leaf[(size_t)a->stack * HK_N_ENTRIES +
+						     t->thread_entry[a->thread]];
+
+				if (c)
+					__builtin_prefetch(&tab[mix(t->thread_prof[a->thread], c) &
+								(cap - 1)]);
+			}
+		}
 		if (s->thread >= m->threads.len || !(prof = t->thread_prof[s->thread]))
 			continue;
 		ctx = hk_sample_ctx(t, s);
@@ -511,8 +606,18 @@ static void stat_add(struct hk_stat *st, int scope, uint64_t ns)
 		st->ns[HK_COMBINE_MAX][scope] = ns;
 }
 
-/* Propagates each thread's leaf weights up the tree with dense scratch
- * arrays reused across threads; emits the thread's values sorted by ctx. */
+/*
+ * Propagates each thread's leaf weights up the tree with dense scratch
+ * arrays reused across threads; emits the thread's values sorted by ctx.
+ *
+ * Bottom up rather than one walk to the root per leaf: the leaves and their
+ * ancestors are marked (a walk stops at the first marked node), then taken
+ * in decreasing id order, which puts every child before its parent (a
+ * parent is created first), each adding its sums to its parent's once:
+ *   execution(c) = point(c) + the execution of all its children,
+ *   function(c)  = point(c) + the function of its children whose
+ *                  propagation bit 0 is set (lex_aware: the same).
+ */
 static int propagate(struct hk_tree *t, const struct leaf_weight *lw, size_t n_lw)
 {
 	size_t nn = t->n_nodes, cap = 1024;
@@ -521,9 +626,8 @@ static int propagate(struct hk_tree *t, const struct leaf_weight *lw, size_t n_l
 	uint8_t *mark = calloc(nn, 1);
 	int err = -ENOMEM;
 
-	t->stats = calloc(nn, sizeof(*t->stats));
 	t->values = malloc(cap * sizeof(*t->values));
-	if (!acc || !touched || !mark || !t->stats || !t->values)
+	if (!acc || !touched || !mark || !t->values)
 		goto out;
 	for (size_t i = 0; i < n_lw;) {
 		uint32_t prof = lw[i].prof;
@@ -532,27 +636,36 @@ static int propagate(struct hk_tree *t, const struct leaf_weight *lw, size_t n_l
 
 		for (; i < n_lw && lw[i].prof == prof; i++) {
 			uint32_t c = lw[i].ctx;
-			uint64_t ns = lw[i].ns;
-			bool func = true;
 
-			acc[c][HK_SCOPE_POINT] += ns;
-			for (;;) {
-				if (!mark[c]) {
-					mark[c] = 1;
-					touched[nt++] = c;
-				}
-				acc[c][HK_SCOPE_EXECUTION] += ns;
-				if (func) {
-					acc[c][HK_SCOPE_FUNCTION] += ns;
-					acc[c][HK_SCOPE_LEX_AWARE] += ns;
-					func = hk_node_propagation(&t->nodes[c]) & 1;
-				}
+			acc[c][HK_SCOPE_POINT] += lw[i].ns;
+			for (; !mark[c]; c = t->nodes[c].parent) {
+				mark[c] = 1;
+				touched[nt++] = c;
 				if (!c)
 					break;
-				c = t->nodes[c].parent;
 			}
 		}
-		qsort(touched, nt, sizeof(*touched), cmp_u32);
+		/* in id order: by a scan of the marks when they are dense */
+		if (nt > nn / 32) {
+			nt = 0;
+			for (size_t c = 0; c < nn; c++)
+				if (mark[c])
+					touched[nt++] = c;
+		} else {
+			qsort(touched, nt, sizeof(*touched), cmp_u32);
+		}
+		for (size_t k = nt; k-- > 0;) {
+			uint32_t c = touched[k], p = t->nodes[c].parent;
+
+			acc[c][HK_SCOPE_EXECUTION] += acc[c][HK_SCOPE_POINT];
+			acc[c][HK_SCOPE_FUNCTION] += acc[c][HK_SCOPE_POINT];
+			acc[c][HK_SCOPE_LEX_AWARE] = acc[c][HK_SCOPE_FUNCTION];
+			if (!c)
+				continue;
+			acc[p][HK_SCOPE_EXECUTION] += acc[c][HK_SCOPE_EXECUTION];
+			if (hk_node_propagation(&t->nodes[c]) & 1)
+				acc[p][HK_SCOPE_FUNCTION] += acc[c][HK_SCOPE_FUNCTION];
+		}
 		th->first_value = t->n_values;
 		for (size_t k = 0; k < nt; k++) {
 			uint32_t c = touched[k];
@@ -569,10 +682,8 @@ static int propagate(struct hk_tree *t, const struct leaf_weight *lw, size_t n_l
 			v = &t->values[t->n_values++];
 			v->ctx = c;
 			v->prof = prof;
-			for (int s = 0; s < HK_N_SCOPES; s++) {
-				v->ns[s] = acc[c][s];
-				stat_add(&t->stats[c], s, acc[c][s]);
-			}
+			for (int s = 0; s < HK_N_SCOPES; s++)
+				v->ns[hk_value_slot(s)] = acc[c][s];
 			memset(acc[c], 0, sizeof(acc[c]));
 			mark[c] = 0;
 		}
@@ -584,6 +695,46 @@ out:
 	free(touched);
 	free(mark);
 	return err;
+}
+
+/* The values by context, each context's in profile order: what cct.db
+ * lists, and what the summary statistics are taken over. */
+static int order_values(struct hk_tree *t)
+{
+	size_t nn = t->n_nodes;
+	uint32_t *fill;
+
+	if (t->n_values >= UINT32_MAX)
+		return -ENOMEM;
+	t->ctx_first = calloc(nn + 1, sizeof(*t->ctx_first));
+	t->ctx_values = malloc((t->n_values + 1) * sizeof(*t->ctx_values));
+	fill = calloc(nn + 1, sizeof(*fill));
+	if (!t->ctx_first || !t->ctx_values || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (size_t v = 0; v < t->n_values; v++)
+		t->ctx_first[t->values[v].ctx + 1]++;
+	for (size_t c = 0; c < nn; c++)
+		t->ctx_first[c + 1] += t->ctx_first[c];
+	for (size_t v = 0; v < t->n_values; v++) {
+		uint32_t c = t->values[v].ctx;
+
+		t->ctx_values[t->ctx_first[c] + fill[c]++] = v;
+	}
+	free(fill);
+	return 0;
+}
+
+void hk_ctx_stat(const struct hk_tree *t, uint32_t ctx, struct hk_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (uint32_t k = t->ctx_first[ctx]; k < t->ctx_first[ctx + 1]; k++) {
+		const struct hk_value *v = &t->values[t->ctx_values[k]];
+
+		for (int s = 0; s < HK_N_SCOPES; s++)
+			stat_add(st, s, hk_value_ns(v, s));
+	}
 }
 
 static int build_children(struct hk_tree *t)
@@ -612,6 +763,19 @@ static int build_children(struct hk_tree *t)
 	return 0;
 }
 
+/* The indexes serve building the tree, done when every sample has its
+ * context; should a new path be needed later, intern_node() and
+ * call_frame() rebuild them. */
+static void drop_indexes(struct hk_tree *t)
+{
+	free(t->index);
+	t->index = NULL;
+	t->index_cap = 0;
+	free(t->memo);
+	t->memo = NULL;
+	t->memo_cap = t->n_memo = 0;
+}
+
 int hk_tree_build(struct hk_tree *t, const struct model *m, bool draft)
 {
 	struct leaf_weight *lw = NULL;
@@ -633,10 +797,13 @@ int hk_tree_build(struct hk_tree *t, const struct model *m, bool draft)
 	err = order_threads(t);
 	if (!err)
 		err = collect_leaves(t, &lw, &n_lw);
+	drop_indexes(t);
 	if (!err)
 		err = propagate(t, lw, n_lw);
 	if (!err)
 		err = build_children(t);
+	if (!err)
+		err = order_values(t);
 	free(lw);
 	return err;
 }
@@ -645,11 +812,14 @@ void hk_tree_free(struct hk_tree *t)
 {
 	free(t->nodes);
 	free(t->index);
+	free(t->memo);
 	free(t->leaf);
 	free(t->threads);
 	free(t->thread_prof);
+	free(t->thread_entry);
 	free(t->values);
-	free(t->stats);
+	free(t->ctx_first);
+	free(t->ctx_values);
 	free(t->child_start);
 	free(t->children);
 	memset(t, 0, sizeof(*t));

@@ -944,6 +944,103 @@ static void test_million_addresses(void **state)
 	model_free(&m);
 }
 
+/*
+ * The body's order with many items per function, created in scrambled
+ * order: one fn= block per function, blocks by function id (the model's,
+ * here the names' order), and in a block the lines by address, then self
+ * cost before calls, calls by callee.  Functions with many lines and with
+ * few are sorted by different code paths.
+ */
+static void test_body_order(void **state)
+{
+	struct model m;
+	struct tmpdir t;
+	struct model_image img = { .path = "/usr/bin/order", .kind = MODEL_IMAGE_ELF,
+				   .has_symbols = true };
+	struct callgrind_profile p;
+	uint32_t im, file, proc, th, fns[60], locs[2030];
+	char path[256], seen[60] = { 0 };
+	uint64_t seed = 0x243f6a8885a308d3ULL, self = 0;
+	size_t n_locs = 0;
+	int last_fn = -1;
+
+	(void)state;
+	model_init(&m);
+	tmpdir_make(&t);
+	im = model_add_image(&m, &img);
+	file = model_intern_file(&m, "order.c");
+	for (int i = 0; i < 60; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "f%02d", i);
+		fns[i] = model_intern_function(&m, im, name, 0x10000 + (uint64_t)i * 0x1000, 0x1000,
+					       file, (uint32_t)(i * 100 + 1));
+	}
+	/* 40 lines in each of f00..f49, 3 in f50..f59, made in scrambled order */
+	for (uint32_t k = 0; k < 2000; k++) {
+		uint32_t idx = (k * 7919) % 2000, f = idx % 50, off = idx / 50;
+
+		locs[n_locs++] = model_intern_location(&m, im, 0x10000 + (uint64_t)f * 0x1000 +
+						       0x800 - off * 8, fns[f], file,
+						       f * 100 + 50 - off, NULL, 0);
+	}
+	for (uint32_t k = 0; k < 30; k++) {
+		uint32_t f = 50 + (k * 7) % 10, off = k / 10;
+
+		locs[n_locs++] = model_intern_location(&m, im, 0x10000 + (uint64_t)f * 0x1000 +
+						       0x100 - off * 4, fns[f], file,
+						       f * 100 + 9 - off, NULL, 0);
+	}
+	proc = model_add_process(&m, 77, 1, 0, "order", "order", NULL);
+	th = model_add_thread(&m, proc, 77, "order");
+	for (int i = 0; i < 3000; i++) {
+		uint32_t fr[6];
+		struct model_sample *s;
+
+		for (int d = 0; d < 6; d++) {
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			fr[d] = locs[seed % n_locs];
+		}
+		s = model_add_sample(&m);
+		s->process = proc;
+		s->thread = th;
+		s->stack = model_intern_stack(&m, fr, 6, 0, false);
+		s->weight_ns = 1000;
+	}
+	assert_int_equal(callgrind_write(&m, &t.opts), 0);
+	snprintf(path, sizeof(path), "%s/callgrind.out.77", t.path);
+	read_ok(path, &p);
+	for (size_t i = 0; i < p.n_records; i++) {
+		const struct callgrind_record *r = &p.records[i], *q = i ? r - 1 : NULL;
+		int fn = atoi(callgrind_name(&p, r->function) + 1);
+
+		if (r->kind == CALLGRIND_COST)
+			self += callgrind_record_costs(&p, r)[0];
+		if (fn != last_fn) {
+			/* a new block: each function once, in id order */
+			assert_false(seen[fn]);
+			assert_true(fn > last_fn);
+			seen[fn] = 1;
+			last_fn = fn;
+			continue;
+		}
+		assert_true(q->addr <= r->addr);
+		if (q->addr < r->addr)
+			continue;
+		assert_false(q->kind == CALLGRIND_CALL && r->kind == CALLGRIND_COST);
+		if (q->kind == CALLGRIND_CALL && r->kind == CALLGRIND_CALL)
+			assert_true(strcmp(callgrind_name(&p, q->called_function),
+					   callgrind_name(&p, r->called_function)) < 0);
+	}
+	assert_int_equal(self, 3000);
+	assert_int_equal(p.totals[0], 3000);
+	callgrind_profile_free(&p);
+	tmpdir_remove(&t);
+	model_free(&m);
+}
+
 /* ---- reader: rejection of malformed input --------------------------------- */
 
 struct bad_case {
@@ -1190,6 +1287,7 @@ int main(void)
 		cmocka_unit_test(test_traced),
 		cmocka_unit_test(test_traced_func_stats_only),
 		cmocka_unit_test(test_million_addresses),
+		cmocka_unit_test(test_body_order),
 		cmocka_unit_test(test_reader_rejects),
 		cmocka_unit_test(test_reader_spec_example),
 		cmocka_unit_test(test_reader_valgrind_file),

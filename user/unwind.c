@@ -46,19 +46,16 @@ enum {
  * slots and is then emptied when it fills (a program has that many
  * distinct sampled PCs only when it is huge, or when garbage is unwound). */
 #define RULES_MIN 256
-#define RULES_MAX (1 << 15)
+#define RULES_MAX (1 << 15) /* of 96 bytes */
 
-/* How to recover one register of the caller (from dwarf_frame_register). */
-enum reg_rule {
-	REG_UNSET,   /* undefined, or not computable: libdw leaves it unset */
-	REG_SAME,    /* the callee's value */
-	REG_AT_CFA,  /* saved at CFA + off */
-	REG_VAL_CFA, /* is CFA + off (the stack pointer) */
-};
+/* Registers of a simple frame recovered from the CFA: the return address,
+ * the stack pointer and the six callee-saved registers at most, in
+ * compiled code; more sends the frame to libdw. */
+#define RULE_MAX_SAVED 8
 
 enum rule_kind {
 	RULE_EMPTY,  /* free slot */
-	RULE_SIMPLE, /* CFA = register + offset, every register as enum reg_rule */
+	RULE_SIMPLE, /* CFA = register + offset, registers as below */
 	RULE_LIBDW,  /* no CFI, a DWARF expression, a signal frame: libdw walks */
 };
 
@@ -74,12 +71,17 @@ enum rule_kind {
 struct frame_rule {
 	uint64_t pc;         /* runtime address the CFI was looked up at */
 	int32_t cfa_off;
-	int32_t off[FRAME_NREGS];
+	uint32_t same;       /* registers that keep the callee's value */
 	uint8_t kind;        /* enum rule_kind */
 	uint8_t cfa_reg;
 	uint8_t ra;          /* return address column */
 	bool outermost;      /* CFI says the return address is undefined */
-	uint8_t rule[FRAME_NREGS]; /* enum reg_rule */
+	uint8_t n_saved;
+	struct {
+		int32_t off;
+		uint8_t reg;
+		bool value;  /* the register is CFA + off, not saved there */
+	} saved[RULE_MAX_SAVED]; /* every other register is unset */
 };
 
 /* A file reported to a process's Dwfl: runtime range it covers. */
@@ -659,19 +661,21 @@ static bool simple_rule(Dwarf_Frame *frame, struct frame_rule *r)
 		return false;
 	r->ra = ra;
 	r->outermost = false;
+	r->same = 0;
+	r->n_saved = 0;
 	for (int regno = 0; regno < FRAME_NREGS; regno++) {
 		Dwarf_Op ops_mem[3], *ops;
 		size_t nops, i = 1;
 		int64_t off = 0;
-		uint8_t rule = REG_AT_CFA;
+		bool value = false;
 
-		if (dwarf_frame_register(frame, regno, ops_mem, &ops, &nops) != 0) {
-			r->rule[regno] = REG_UNSET;
+		/* an error leaves the register unset, as in libdw */
+		if (dwarf_frame_register(frame, regno, ops_mem, &ops, &nops) != 0)
 			continue;
-		}
 		if (nops == 0) {
 			/* ops_mem: undefined; NULL: same value; else invalid */
-			r->rule[regno] = ops == NULL ? REG_SAME : REG_UNSET;
+			if (ops == NULL)
+				r->same |= 1u << regno;
 			if (regno == ra && ops == ops_mem)
 				r->outermost = true;
 			continue;
@@ -683,13 +687,15 @@ static bool simple_rule(Dwarf_Frame *frame, struct frame_rule *r)
 		if (i < nops && ops[i].atom == DW_OP_plus_uconst)
 			off = (int64_t)ops[i++].number;
 		if (i < nops && ops[i].atom == DW_OP_stack_value) {
-			rule = REG_VAL_CFA;
+			value = true;
 			i++;
 		}
-		if (i != nops || !fits_s32(off))
+		if (i != nops || !fits_s32(off) || r->n_saved == RULE_MAX_SAVED)
 			return false;
-		r->rule[regno] = rule;
-		r->off[regno] = off;
+		r->saved[r->n_saved].off = off;
+		r->saved[r->n_saved].reg = regno;
+		r->saved[r->n_saved].value = value;
+		r->n_saved++;
 	}
 	return true;
 }
@@ -779,6 +785,19 @@ static const struct frame_rule *get_rule(struct unwinder *u, struct unwind_proc 
 	return &p->rules[i];
 }
 
+/* memory_read, with the common case (the stack copy) inline */
+static inline bool read_word(struct unwind_proc *p, uint64_t addr, Dwarf_Word *out)
+{
+	uint64_t off = addr - p->regs->sp;
+
+	if (addr >= p->regs->sp && p->stack_len >= sizeof(*out) &&
+	    off <= p->stack_len - sizeof(*out)) {
+		memcpy(out, p->stack + off, sizeof(*out));
+		return true;
+	}
+	return memory_read(p->dwfl, addr, out, p);
+}
+
 /*
  * Walks the stack with cached rules.  Returns the number of frames in
  * p->ips, with *complete set as the libdw walk would set it, or 0 when a
@@ -788,8 +807,8 @@ static const struct frame_rule *get_rule(struct unwinder *u, struct unwind_proc 
 static size_t walk_rules(struct unwinder *u, struct unwind_proc *p, bool *complete)
 {
 	const struct unwind_regs *in = p->regs;
-	uint64_t reg[FRAME_NREGS], next[FRAME_NREGS];
-	uint32_t valid, next_valid;
+	uint64_t reg[FRAME_NREGS];
+	uint32_t valid;
 	uint64_t lookup = in->ip;
 	size_t n = 0;
 
@@ -807,7 +826,7 @@ static size_t walk_rules(struct unwinder *u, struct unwind_proc *p, bool *comple
 	for (;;) {
 		const struct frame_rule *r = get_rule(u, p, lookup);
 		bool cfa_ok;
-		uint64_t cfa, pc;
+		uint64_t cfa;
 
 		if (!r || r->kind != RULE_SIMPLE)
 			return 0;
@@ -815,47 +834,36 @@ static size_t walk_rules(struct unwinder *u, struct unwind_proc *p, bool *comple
 			*complete = true;
 			break;
 		}
+		/* the CFA is computed from the callee's registers before any
+		 * changes; then each register is either kept, or recovered
+		 * from the CFA, or unset */
 		cfa_ok = valid & 1u << r->cfa_reg;
 		cfa = reg[r->cfa_reg] + (int64_t)r->cfa_off;
-		next_valid = 0;
-		for (int i = 0; i < FRAME_NREGS; i++) {
-			uint64_t addr = cfa + (int64_t)r->off[i];
+		valid &= r->same;
+		for (size_t i = 0; i < r->n_saved && cfa_ok; i++) {
+			uint64_t addr = cfa + (int64_t)r->saved[i].off;
+			unsigned int k = r->saved[i].reg;
 			Dwarf_Word w;
 
-			switch (r->rule[i]) {
-			case REG_SAME:
-				next[i] = reg[i];
-				next_valid |= valid & 1u << i;
-				break;
-			case REG_AT_CFA:
-				if (cfa_ok && memory_read(p->dwfl, addr, &w, p)) {
-					next[i] = w;
-					next_valid |= 1u << i;
-				}
-				break;
-			case REG_VAL_CFA:
-				if (cfa_ok) {
-					next[i] = addr;
-					next_valid |= 1u << i;
-				}
-				break;
-			default:
-				break;
+			if (r->saved[i].value) {
+				reg[k] = addr;
+			} else if (read_word(p, addr, &w)) {
+				reg[k] = w;
+			} else {
+				continue;
 			}
+			valid |= 1u << k;
 		}
 		/* an unreadable return address, or 0 (libdw's end marker),
 		 * ends the walk short of the outermost frame */
-		if (!(next_valid & 1u << r->ra) || next[r->ra] == 0)
+		if (!(valid & 1u << r->ra) || reg[r->ra] == 0)
 			break;
-		pc = next[r->ra];
 		if (n >= p->max_ips)
 			break;
-		p->ips[n++] = pc;
+		p->ips[n++] = reg[r->ra];
 		/* a return address: the call may be its function's last
 		 * instruction, so its CFI is the one at pc - 1 */
-		lookup = pc - 1;
-		memcpy(reg, next, sizeof(reg));
-		valid = next_valid;
+		lookup = reg[r->ra] - 1;
 	}
 	return n;
 }

@@ -46,7 +46,7 @@ enum {
  * slots and is then emptied when it fills (a program has that many
  * distinct sampled PCs only when it is huge, or when garbage is unwound). */
 #define RULES_MIN 256
-#define RULES_MAX (1 << 15) /* of 96 bytes */
+#define RULES_MAX (1 << 15) /* of 88 bytes: 2.9 MB at most */
 
 /* Registers of a simple frame recovered from the CFA: the return address,
  * the stack pointer and the six callee-saved registers at most, in

@@ -224,13 +224,74 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-/* Separate debug files are looked up locally by build-id only: the
+/* Whether an ELF file has a .debug_frame section (read from its section
+ * headers only: no section is decompressed). */
+static bool has_debug_frame(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	if (!elf)
+		return false;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		goto cleanup;
+	while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		found = name && (!strcmp(name, ".debug_frame") || !strcmp(name, ".zdebug_frame"));
+	}
+cleanup:
+	elf_end(elf);
+	return found;
+}
+
+/*
+ * Separate debug files are looked up locally by build-id only: the
  * standard lookup may ask a debuginfod server, and a profiler must not
- * block on the network in the middle of a run. */
+ * block on the network in the middle of a run.
+ *
+ * libdw's unwinder wants a separate debug file only for its .debug_frame
+ * (when .eh_frame has no entry for a PC, as for ld.so's _start), and
+ * loading it decompresses every DWARF section: 6 to 40 ms for ld.so's, on
+ * the first sample in the dynamic loader of every process.  The debug
+ * files of distributions have no .debug_frame (their code's CFI is all in
+ * .eh_frame), so one without is not handed to libdw: the CFI found, and so
+ * the stacks, are the same.  It is looked at before
+ * dwfl_build_id_find_debuginfo, which keeps the file it finds for the
+ * module whatever its callback then returns.
+ */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
+	const unsigned char *id;
+	GElf_Addr id_vaddr;
+	int len = dwfl_module_build_id(mod, &id, &id_vaddr);
+
+	if (len > 1) {
+		/* where dwfl_build_id_find_debuginfo looks by default */
+		char path[64 + 2 * 256];
+		int off = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+		bool usable;
+		int fd;
+
+		for (int i = 1; i < len && i < 256; i++)
+			off += snprintf(path + off, sizeof(path) - off, "%02x", id[i]);
+		snprintf(path + off, sizeof(path) - off, ".debug");
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0)
+			return -1;
+		usable = has_debug_frame(fd);
+		close(fd);
+		if (!usable)
+			return -1;
+	}
 	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 					    debuglink_file, debuglink_crc, debuginfo_file_name);
 }

@@ -684,7 +684,7 @@ static bool fits_s32(int64_t v)
 	return v >= INT32_MIN && v <= INT32_MAX;
 }
 
-/* The register a CFA of the shape "register + offset" is based on. */
+/* Reads a CFA rule of the shape "register + offset". */
 static bool simple_cfa(Dwarf_Frame *frame, struct frame_rule *r)
 {
 	Dwarf_Op *ops;
@@ -788,8 +788,8 @@ static void compute_rule(Dwfl *dwfl, uint64_t pc, struct frame_rule *r)
 
 static size_t rule_slot(uint64_t pc, size_t cap)
 {
-	/* Fibonacci hashing: return addresses share their low bits' spread
-	 * poorly with the page-aligned images, the product mixes them */
+	/* Fibonacci hashing: the product brings the high bits in, so that
+	 * PCs of several images that share their low bits spread too */
 	return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 40) & (cap - 1);
 }
 
@@ -868,7 +868,7 @@ static inline bool read_word(struct unwind_proc *p, uint64_t addr, Dwarf_Word *o
 static size_t walk_rules(struct unwinder *u, struct unwind_proc *p, bool *complete)
 {
 	const struct unwind_regs *in = p->regs;
-	uint64_t reg[FRAME_NREGS];
+	uint64_t reg[FRAME_NREGS] = { 0 };
 	uint32_t valid;
 	uint64_t lookup = in->ip;
 	size_t n = 0;

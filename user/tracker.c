@@ -907,6 +907,8 @@ void tracker_finish(struct tracker *t, uint64_t end_ktime)
 		model_count_stat(t->m, "unwound_complete", us.complete);
 		model_count_stat(t->m, "unwinder_dwfl_builds", us.dwfl_builds);
 		model_count_stat(t->m, "unwinder_images_failed", us.images_failed);
+		model_count_stat(t->m, "unwinder_cached_walks", us.cached);
+		model_count_stat(t->m, "unwinder_rules", us.rules);
 	}
 	for (size_t i = 0; i < t->m->threads.len; i++) {
 		struct model_thread *th = &t->m->threads.items[i];

@@ -2,6 +2,7 @@
 /* CFI unwinding of user stacks with libdw (see unwind.h). */
 #include "unwind.h"
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -31,7 +32,56 @@ enum {
 	DWARF_RBP = 6,
 	DWARF_RSP = 7,
 	DWARF_R12 = 12,
+	DWARF_R13 = 13,
+	DWARF_R14 = 14,
+	DWARF_R15 = 15,
 	DWARF_RIP = 16,
+};
+
+/* Registers 0-16 (rax ... r15 and the return address column): the ones
+ * libdw's x86-64 unwinder tracks, so the cached walk tracks the same. */
+#define FRAME_NREGS 17
+
+/* Cached frame rules per process: a table that doubles up to this many
+ * slots and is then emptied when it fills (a program has that many
+ * distinct sampled PCs only when it is huge, or when garbage is unwound). */
+#define RULES_MIN 256
+#define RULES_MAX (1 << 15) /* of 88 bytes: 2.9 MB at most */
+
+/* Registers of a simple frame recovered from the CFA: the return address,
+ * the stack pointer and the six callee-saved registers at most, in
+ * compiled code; more sends the frame to libdw. */
+#define RULE_MAX_SAVED 8
+
+enum rule_kind {
+	RULE_EMPTY,  /* free slot */
+	RULE_SIMPLE, /* CFA = register + offset, registers as below */
+	RULE_LIBDW,  /* no CFI, a DWARF expression, a signal frame: libdw walks */
+};
+
+/*
+ * The CFI of one PC reduced to the shape nearly all compiled code has, so
+ * that a frame costs a hash lookup and a few reads instead of a CFI
+ * evaluation: libdw's dwarf_cfi_addrframe and dwarf_frame_register run once
+ * per distinct PC, and the cached walk applies their answer as libdw's
+ * unwinder would (frame_unwind.c's handle_cfi: same registers, same
+ * outcome for unset ones).  Anything of another shape is RULE_LIBDW and
+ * the whole sample goes through libdw.
+ */
+struct frame_rule {
+	uint64_t pc;         /* runtime address the CFI was looked up at */
+	int32_t cfa_off;
+	uint32_t same;       /* registers that keep the callee's value */
+	uint8_t kind;        /* enum rule_kind */
+	uint8_t cfa_reg;
+	uint8_t ra;          /* return address column */
+	bool outermost;      /* CFI says the return address is undefined */
+	uint8_t n_saved;
+	struct {
+		int32_t off;
+		uint8_t reg;
+		bool value;  /* the register is CFA + off, not saved there */
+	} saved[RULE_MAX_SAVED]; /* every other register is unset */
 };
 
 /* A file reported to a process's Dwfl: runtime range it covers. */
@@ -56,6 +106,10 @@ struct unwind_proc {
 	bool full;
 	uint64_t last_lookup_pc; /* PC whose CFI gives the last frame's caller */
 
+	/* frame rules by PC, valid for the current Dwfl (open addressing) */
+	struct frame_rule *rules;
+	size_t rules_cap, rules_used;
+
 	/* is_outermost() by PC, valid for the current Dwfl; pc 0 = empty */
 	struct {
 		uint64_t pc;
@@ -70,6 +124,7 @@ struct unwinder {
 	size_t live;             /* procs with a Dwfl */
 	uint64_t clock;          /* for least-recently-used eviction */
 	int vdso_fd;             /* memfd holding our vDSO, -1 if none, -2 untried */
+	bool no_rule_cache;      /* every sample through libdw (for checking) */
 	struct unwinder_stats stats;
 };
 
@@ -169,13 +224,74 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-/* Separate debug files are looked up locally by build-id only: the
+/* Whether an ELF file has a .debug_frame section (read from its section
+ * headers only: no section is decompressed). */
+static bool has_debug_frame(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	if (!elf)
+		return false;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		goto cleanup;
+	while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		found = name && (!strcmp(name, ".debug_frame") || !strcmp(name, ".zdebug_frame"));
+	}
+cleanup:
+	elf_end(elf);
+	return found;
+}
+
+/*
+ * Separate debug files are looked up locally by build-id only: the
  * standard lookup may ask a debuginfod server, and a profiler must not
- * block on the network in the middle of a run. */
+ * block on the network in the middle of a run.
+ *
+ * libdw's unwinder wants a separate debug file only for its .debug_frame
+ * (when .eh_frame has no entry for a PC, as for ld.so's _start), and
+ * loading it decompresses every DWARF section: 6 to 40 ms for ld.so's, on
+ * the first sample in the dynamic loader of every process.  The debug
+ * files of distributions have no .debug_frame (their code's CFI is all in
+ * .eh_frame), so one without is not handed to libdw: the CFI found, and so
+ * the stacks, are the same.  It is looked at before
+ * dwfl_build_id_find_debuginfo, which keeps the file it finds for the
+ * module whatever its callback then returns.
+ */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
+	const unsigned char *id;
+	GElf_Addr id_vaddr;
+	int len = dwfl_module_build_id(mod, &id, &id_vaddr);
+
+	if (len > 1) {
+		/* where dwfl_build_id_find_debuginfo looks by default */
+		char path[64 + 2 * 256];
+		int off = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+		bool usable;
+		int fd;
+
+		for (int i = 1; i < len && i < 256; i++)
+			off += snprintf(path + off, sizeof(path) - off, "%02x", id[i]);
+		snprintf(path + off, sizeof(path) - off, ".debug");
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0)
+			return -1;
+		usable = has_debug_frame(fd);
+		close(fd);
+		if (!usable)
+			return -1;
+	}
 	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 					    debuglink_file, debuglink_crc, debuginfo_file_name);
 }
@@ -384,6 +500,10 @@ static void drop_dwfl(struct unwinder *u, struct unwind_proc *p)
 	p->dwfl = NULL;
 	p->attached = false;
 	memset(p->outermost_cache, 0, sizeof(p->outermost_cache));
+	free(p->rules);
+	p->rules = NULL;
+	p->rules_cap = 0;
+	p->rules_used = 0;
 	u->live--;
 }
 
@@ -557,6 +677,258 @@ static bool cached_is_outermost(struct unwind_proc *p, uint64_t pc)
 	return p->outermost_cache[slot].outermost;
 }
 
+/* ---- cached frame rules ------------------------------------------------- */
+
+static bool fits_s32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/* Reads a CFA rule of the shape "register + offset". */
+static bool simple_cfa(Dwarf_Frame *frame, struct frame_rule *r)
+{
+	Dwarf_Op *ops;
+	size_t nops;
+	uint64_t reg;
+	int64_t off;
+
+	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1)
+		return false;
+	if (ops[0].atom == DW_OP_bregx) {
+		reg = ops[0].number;
+		off = (int64_t)ops[0].number2;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		reg = ops[0].atom - DW_OP_breg0;
+		off = (int64_t)ops[0].number;
+	} else {
+		return false;
+	}
+	if (reg >= FRAME_NREGS || !fits_s32(off))
+		return false;
+	r->cfa_reg = reg;
+	r->cfa_off = off;
+	return true;
+}
+
+/* Reduces the CFI of one PC to a frame_rule; false when it has another
+ * shape.  The cases follow libdw's handle_cfi, which the walk replaces. */
+static bool simple_rule(Dwarf_Frame *frame, struct frame_rule *r)
+{
+	bool signal = false;
+	int ra = dwarf_frame_info(frame, NULL, NULL, &signal);
+
+	/* a signal frame's caller is looked up at its exact PC: libdw's job */
+	if (ra < 0 || ra >= FRAME_NREGS || signal || !simple_cfa(frame, r))
+		return false;
+	r->ra = ra;
+	r->outermost = false;
+	r->same = 0;
+	r->n_saved = 0;
+	for (int regno = 0; regno < FRAME_NREGS; regno++) {
+		Dwarf_Op ops_mem[3], *ops;
+		size_t nops, i = 1;
+		int64_t off = 0;
+		bool value = false;
+
+		/* an error leaves the register unset, as in libdw */
+		if (dwarf_frame_register(frame, regno, ops_mem, &ops, &nops) != 0)
+			continue;
+		if (nops == 0) {
+			/* ops_mem: undefined; NULL: same value; else invalid */
+			if (ops == NULL)
+				r->same |= 1u << regno;
+			if (regno == ra && ops == ops_mem)
+				r->outermost = true;
+			continue;
+		}
+		/* offset(N) and val_offset(N) come as call_frame_cfa, then
+		 * plus_uconst N unless N is 0, then stack_value for a value */
+		if (ops[0].atom != DW_OP_call_frame_cfa)
+			return false;
+		if (i < nops && ops[i].atom == DW_OP_plus_uconst)
+			off = (int64_t)ops[i++].number;
+		if (i < nops && ops[i].atom == DW_OP_stack_value) {
+			value = true;
+			i++;
+		}
+		if (i != nops || !fits_s32(off) || r->n_saved == RULE_MAX_SAVED)
+			return false;
+		r->saved[r->n_saved].off = off;
+		r->saved[r->n_saved].reg = regno;
+		r->saved[r->n_saved].value = value;
+		r->n_saved++;
+	}
+	return true;
+}
+
+/* The rule for `pc`, from the first CFI that covers it, .eh_frame then
+ * .debug_frame, as libdw's unwinder looks them up. */
+static void compute_rule(Dwfl *dwfl, uint64_t pc, struct frame_rule *r)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+
+	r->pc = pc;
+	r->kind = RULE_LIBDW;
+	if (!mod)
+		return; /* no module: libdw tries the frame-pointer chain */
+	for (int pass = 0; pass < 2; pass++) {
+		Dwarf_Addr bias;
+		Dwarf_CFI *cfi = pass == 0 ? dwfl_module_eh_cfi(mod, &bias)
+					   : dwfl_module_dwarf_cfi(mod, &bias);
+		Dwarf_Frame *frame;
+
+		if (!cfi || pc < bias || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+			continue;
+		if (simple_rule(frame, r))
+			r->kind = RULE_SIMPLE;
+		free(frame);
+		return;
+	}
+}
+
+static size_t rule_slot(uint64_t pc, size_t cap)
+{
+	/* Fibonacci hashing: the product brings the high bits in, so that
+	 * PCs of several images that share their low bits spread too */
+	return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 40) & (cap - 1);
+}
+
+static int grow_rules(struct unwind_proc *p)
+{
+	size_t ncap = p->rules_cap ? 2 * p->rules_cap : RULES_MIN;
+	struct frame_rule *nr;
+
+	if (ncap > RULES_MAX) {
+		/* full: start over rather than keep growing */
+		memset(p->rules, 0, p->rules_cap * sizeof(*p->rules));
+		p->rules_used = 0;
+		return 0;
+	}
+	nr = calloc(ncap, sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->rules_cap; i++) {
+		size_t j;
+
+		if (p->rules[i].kind == RULE_EMPTY)
+			continue;
+		for (j = rule_slot(p->rules[i].pc, ncap); nr[j].kind != RULE_EMPTY;
+		     j = (j + 1) & (ncap - 1))
+			;
+		nr[j] = p->rules[i];
+	}
+	free(p->rules);
+	p->rules = nr;
+	p->rules_cap = ncap;
+	return 0;
+}
+
+/* The cached rule for `pc`, computed on first use; NULL without memory. */
+static const struct frame_rule *get_rule(struct unwinder *u, struct unwind_proc *p, uint64_t pc)
+{
+	size_t i;
+
+	if (p->rules) {
+		for (i = rule_slot(pc, p->rules_cap); p->rules[i].kind != RULE_EMPTY;
+		     i = (i + 1) & (p->rules_cap - 1))
+			if (p->rules[i].pc == pc)
+				return &p->rules[i];
+	}
+	/* at most half full, so that probes stay short */
+	if (2 * (p->rules_used + 1) > p->rules_cap && grow_rules(p) < 0)
+		return NULL;
+	for (i = rule_slot(pc, p->rules_cap); p->rules[i].kind != RULE_EMPTY;
+	     i = (i + 1) & (p->rules_cap - 1))
+		;
+	compute_rule(p->dwfl, pc, &p->rules[i]);
+	p->rules_used++;
+	u->stats.rules++;
+	return &p->rules[i];
+}
+
+/* memory_read, with the common case (the stack copy) inline */
+static inline bool read_word(struct unwind_proc *p, uint64_t addr, Dwarf_Word *out)
+{
+	uint64_t off = addr - p->regs->sp;
+
+	if (addr >= p->regs->sp && p->stack_len >= sizeof(*out) &&
+	    off <= p->stack_len - sizeof(*out)) {
+		memcpy(out, p->stack + off, sizeof(*out));
+		return true;
+	}
+	return memory_read(p->dwfl, addr, out, p);
+}
+
+/*
+ * Walks the stack with cached rules.  Returns the number of frames in
+ * p->ips, with *complete set as the libdw walk would set it, or 0 when a
+ * frame needs libdw (RULE_LIBDW, or no memory): the caller then unwinds the
+ * whole sample with libdw.
+ */
+static size_t walk_rules(struct unwinder *u, struct unwind_proc *p, bool *complete)
+{
+	const struct unwind_regs *in = p->regs;
+	uint64_t reg[FRAME_NREGS] = { 0 };
+	uint32_t valid;
+	uint64_t lookup = in->ip;
+	size_t n = 0;
+
+	/* what set_initial_registers gives libdw; the PC is not register 16 */
+	reg[DWARF_RBX] = in->bx;
+	reg[DWARF_RBP] = in->bp;
+	reg[DWARF_RSP] = in->sp;
+	reg[DWARF_R12] = in->r12;
+	reg[DWARF_R13] = in->r13;
+	reg[DWARF_R14] = in->r14;
+	reg[DWARF_R15] = in->r15;
+	valid = 1u << DWARF_RBX | 1u << DWARF_RBP | 1u << DWARF_RSP | 1u << DWARF_R12 |
+		1u << DWARF_R13 | 1u << DWARF_R14 | 1u << DWARF_R15;
+	p->ips[n++] = in->ip;
+	for (;;) {
+		const struct frame_rule *r = get_rule(u, p, lookup);
+		bool cfa_ok;
+		uint64_t cfa;
+
+		if (!r || r->kind != RULE_SIMPLE)
+			return 0;
+		if (r->outermost) {
+			*complete = true;
+			break;
+		}
+		/* the CFA is computed from the callee's registers before any
+		 * changes; then each register is either kept, or recovered
+		 * from the CFA, or unset */
+		cfa_ok = valid & 1u << r->cfa_reg;
+		cfa = reg[r->cfa_reg] + (int64_t)r->cfa_off;
+		valid &= r->same;
+		for (size_t i = 0; i < r->n_saved && cfa_ok; i++) {
+			uint64_t addr = cfa + (int64_t)r->saved[i].off;
+			unsigned int k = r->saved[i].reg;
+			Dwarf_Word w;
+
+			if (r->saved[i].value) {
+				reg[k] = addr;
+			} else if (read_word(p, addr, &w)) {
+				reg[k] = w;
+			} else {
+				continue;
+			}
+			valid |= 1u << k;
+		}
+		/* an unreadable return address, or 0 (libdw's end marker),
+		 * ends the walk short of the outermost frame */
+		if (!(valid & 1u << r->ra) || reg[r->ra] == 0)
+			break;
+		if (n >= p->max_ips)
+			break;
+		p->ips[n++] = reg[r->ra];
+		/* a return address: the call may be its function's last
+		 * instruction, so its CFI is the one at pc - 1 */
+		lookup = reg[r->ra] - 1;
+	}
+	return n;
+}
+
 int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
 		    const struct unwind_mapping *maps, size_t n_maps,
 		    const struct unwind_regs *regs, const uint8_t *stack, size_t stack_len,
@@ -587,11 +959,20 @@ int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
 	p->max_ips = max_ips;
 	p->n = 0;
 	p->full = false;
-	ret = dwfl_getthread_frames(p->dwfl, pid, frame_callback, p);
 	u->stats.unwinds++;
-	if (ret == 0 && !p->full && p->n > 0 && cached_is_outermost(p, p->last_lookup_pc)) {
-		*complete = true;
-		u->stats.complete++;
+	if (!u->no_rule_cache)
+		p->n = walk_rules(u, p, complete);
+	if (p->n > 0) {
+		u->stats.cached++;
+		if (*complete)
+			u->stats.complete++;
+	} else {
+		ret = dwfl_getthread_frames(p->dwfl, pid, frame_callback, p);
+		if (ret == 0 && !p->full && p->n > 0 &&
+		    cached_is_outermost(p, p->last_lookup_pc)) {
+			*complete = true;
+			u->stats.complete++;
+		}
 	}
 	p->regs = NULL;
 	p->stack = NULL;
@@ -613,6 +994,11 @@ struct unwinder *unwinder_new(void)
 	elf_version(EV_CURRENT);
 	u->vdso_fd = -2;
 	return u;
+}
+
+void unwinder_use_rule_cache(struct unwinder *u, bool on)
+{
+	u->no_rule_cache = !on;
 }
 
 void unwinder_get_stats(const struct unwinder *u, struct unwinder_stats *out)

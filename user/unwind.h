@@ -12,7 +12,8 @@
  *
  * One Dwfl is kept per process, built from the mappings the caller passes
  * and rebuilt only when their version changes, so every image is opened and
- * its CFI parsed once per process and not per sample.
+ * its CFI parsed once per process and not per sample.  The CFI rules of
+ * each PC are cached with it (see unwinder_use_rule_cache).
  *
  * Independent of libbpf and of the ring-buffer record layout.
  */
@@ -45,8 +46,10 @@ struct unwind_mapping {
 };
 
 struct unwinder_stats {
-	uint64_t unwinds;        /* unwinder_unwind calls that reached libdw */
+	uint64_t unwinds;        /* unwinder_unwind calls that reached the CFI */
 	uint64_t complete;       /* ... of which reached the outermost frame */
+	uint64_t cached;         /* ... of which walked with cached rules only */
+	uint64_t rules;          /* distinct PCs whose CFI was looked up */
 	uint64_t dwfl_builds;    /* per-process Dwfl (re)built */
 	uint64_t dwfl_evictions; /* dropped to stay under the process limit */
 	uint64_t images_failed;  /* mappings whose file could not be used */
@@ -95,6 +98,15 @@ int unwinder_prepare(struct unwinder *u, pid_t pid, uint64_t maps_version,
 
 /* The process exited (or exec'd): drop its Dwfl. */
 void unwinder_forget(struct unwinder *u, pid_t pid);
+
+/*
+ * On by default: the CFI of each distinct PC is reduced once to "CFA =
+ * register + offset, registers saved at CFA + offset", and frames of that
+ * shape are walked without libdw; others (DWARF expressions, signal
+ * frames, no CFI) send the sample through libdw.  Off: every sample goes
+ * through libdw, which the tests use to check the cache against.
+ */
+void unwinder_use_rule_cache(struct unwinder *u, bool on);
 
 void unwinder_get_stats(const struct unwinder *u, struct unwinder_stats *out);
 

@@ -198,7 +198,8 @@ static __always_inline void fill_sample(struct collector_sample_event *e,
 	e->ip = ip;
 	e->user_ip = 0;
 	e->period = ctx->sample_period;
-	e->cputime_ns = BPF_CORE_READ(task, se.sum_exec_runtime);
+	/* the current task is a trusted BTF pointer: a plain load, no helper */
+	e->cputime_ns = task->se.sum_exec_runtime;
 	e->n_kernel = 0;
 	e->n_user = 0;
 	e->kernel_mode = kernel_mode;
@@ -290,9 +291,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	bool kernel_mode;
 	long r;
 
+	/* Samples are counted by ip_counts below (or as AGG_FULL): no counter
+	 * of their own, one cache line less for a program that runs cold. */
 	if (!is_target(tgid))
 		return 0;
-	count(COLLECTOR_CNT_SAMPLES);
 
 	task = bpf_get_current_task_btf();
 	/* x86-64: the kernel owns the upper half of the address space (the
@@ -322,7 +324,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 			  BPF_F_USER_STACK);
 	if (r >= 0)
 		nu = r / sizeof(u64);
-	else if (BPF_CORE_READ(task, mm))
+	else if (task->mm)
 		count(COLLECTOR_CNT_USTACK_FAIL);
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
 		nu = COLLECTOR_MAX_STACK_DEPTH;

@@ -498,7 +498,6 @@ static void record_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX]
 	for (int i = 0; i < COLLECTOR_CNT_MAX; i++)
 		if (counter_names[i])
 			model_count_lost(m, counter_names[i], c[i]);
-	model_count_stat(m, "kernel_samples", c[COLLECTOR_CNT_SAMPLES]);
 	model_count_stat(m, "ring_wakeups", c[COLLECTOR_CNT_WAKEUPS]);
 }
 
@@ -749,8 +748,12 @@ int record_run(const struct collector_options *opts)
 		;
 	bpf_session_counters(bpf, counters);
 	record_counters(&m, counters);
-	if (bpf_session_aggregate_total(bpf, &by_ip) == 0)
-		model_count_stat(&m, "kernel_samples_by_ip", by_ip);
+	/* every sample the kernel saw is in ip_counts, or counted as not
+	 * fitting there */
+	if (bpf_session_aggregate_total(bpf, &by_ip) != 0)
+		by_ip = 0;
+	fig.kernel_samples = by_ip + counters[COLLECTOR_CNT_AGG_FULL];
+	model_count_stat(&m, "kernel_samples", fig.kernel_samples);
 	if (tracing)
 		tracing_collect(tracing);
 	tracker_finish(tracker, m.run.end_ktime_ns);
@@ -760,7 +763,6 @@ int record_run(const struct collector_options *opts)
 	model_sort_by_time(&m);
 
 	fig.duration_s = (m.run.end_ktime_ns - m.run.start_ktime_ns) / 1e9;
-	fig.kernel_samples = counters[COLLECTOR_CNT_SAMPLES];
 	fig.target_cpu_ns = tracker_target_cpu_ns(tracker);
 	fig.cpus = bpf_session_online_cpus(bpf);
 

@@ -916,6 +916,7 @@ def soak():
     tmp = tempfile.mkdtemp(prefix="bench-soak-")
     secs = SOAK_MINUTES * 60
     argv = [COLLECTOR, "-a", "-d", str(secs), "-o", os.path.join(tmp, "out")]
+    soak_steady()
     log(f"bench: soak: {' '.join(argv)} ({SOAK_MINUTES} min)")
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     rows = []
@@ -927,14 +928,7 @@ def soak():
     cpu0 = tool_cpu_ns(p.pid)
 
     def status(key):
-        try:
-            with open(f"/proc/{p.pid}/status") as f:
-                for line in f:
-                    if line.startswith(key + ":"):
-                        return int(line.split()[1])
-        except OSError:
-            pass
-        return None
+        return proc_status_kb(p.pid, key)
 
     for minute in range(SOAK_MINUTES + 1):
         while time.monotonic() < t0 + minute * 60 and p.poll() is None:
@@ -960,6 +954,60 @@ def soak():
           f"Peak RSS at the end of collection: {fmt((hwm_before_export or 0) / 1024, 1)} MiB; "
           f"writing every format afterwards took {time.monotonic() - t1:.1f} s. Lost by cause: "
           + (", ".join(f"{k} {v:,}" for k, v in s.get("lost_causes", {}).items()) or "none"))
+
+
+def proc_status_kb(pid, key):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def soak_steady():
+    """collector -p on one steady process (deep: one stack, ~1000 samples
+    and a few switches a second): what the collector keeps per event, apart
+    from what grows with new processes and stacks."""
+    secs = int(os.environ.get("BENCH_STEADY_SECONDS", "120"))
+    step = max(1, secs // 6)
+    tmp = tempfile.mkdtemp(prefix="bench-steady-")
+    wl = subprocess.Popen([bin_("deep"), str(10 ** 13)], stdin=subprocess.PIPE,
+                          stdout=subprocess.DEVNULL, text=True)
+    argv = [COLLECTOR, "-p", str(wl.pid), "-d", str(secs), "-o", os.path.join(tmp, "out")]
+    log(f"bench: steady: {' '.join(argv)}")
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rows = []
+    try:
+        wait_until(lambda: p.poll() is not None or perf_fds(p.pid) >= NCPUS, 60,
+                   "collector to open its perf events")
+        time.sleep(1)
+        wl.stdin.write("g")
+        wl.stdin.flush()
+        t0 = time.monotonic()
+        for k in range(secs // step):
+            while time.monotonic() < t0 + k * step and p.poll() is None:
+                time.sleep(0.2)
+            if p.poll() is not None:
+                break
+            anon, mapped = proc_status_kb(p.pid, "RssAnon"), proc_status_kb(p.pid, "RssFile")
+            rows.append([k * step, fmt(anon / 1024 if anon else None, 2),
+                         fmt(mapped / 1024 if mapped else None, 2)])
+        out, err = p.communicate(timeout=300)
+        s = collector_summary(out + err)
+    finally:
+        wl.kill()
+        wl.wait()
+        if p.poll() is None:
+            stop(p, signal.SIGKILL, 10)
+        shutil.rmtree(tmp, ignore_errors=True)
+    table(f"Steady: `collector -p` on `deep` for {secs} s (samples {fmt(s.get('samples'), 0)}, "
+          f"lost {fmt(s.get('lost'), 0)})",
+          ["second", "anonymous MiB", "mapped files MiB"], rows,
+          "One process with one stack: every sample and switch is an event to keep, nothing "
+          "else is new. Events spill to files in the output directory, so memory stays flat.")
 
 
 def main():

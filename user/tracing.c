@@ -65,6 +65,7 @@ struct tracing {
 	size_t n_link_fds;
 	struct bpf_link **links; /* single uprobes */
 	size_t n_links, cap_links;
+	struct bpf_link *exit_link; /* merges a thread's aggregates as it exits */
 	double attach_seconds;
 	size_t skipped;         /* functions the kernel cannot probe */
 	int pid_index;          /* the target being attached */
@@ -621,6 +622,13 @@ int tracing_attach(struct tracing *t, const pid_t *pids, int n_pids)
 		if (t->cfg.verbose)
 			fprintf(stderr, "collector: no multi-uprobe link; attaching single uprobes\n");
 	}
+	/* before the probes: no thread may exit with unmerged aggregates */
+	t->exit_link = bpf_program__attach(t->skel->progs.trace_thread_exit);
+	if (!t->exit_link) {
+		err = -errno;
+		fprintf(stderr, "collector: cannot attach to thread exits: %s\n", strerror(-err));
+		return err;
+	}
 	/* Probes go only into the targets' address spaces (the processes
 	 * themselves, not children they fork later), as bpftrace and perf do:
 	 * a breakpoint in a shared library traps every process that maps it. */
@@ -783,12 +791,14 @@ static const char *const trace_lost_names[COLLECTOR_TCNT_MAX] = {
 	[COLLECTOR_TCNT_DEPTH_OVERFLOW] = "traced calls nested too deep",
 	[COLLECTOR_TCNT_STATS_FULL] = "per-function map full",
 	[COLLECTOR_TCNT_SHADOW_FULL] = "per-thread call stack map full",
+	[COLLECTOR_TCNT_CLAIM_FULL] = "per-thread call aggregates not merged (claim map full)",
 };
 
 static const char *const trace_stat_names[COLLECTOR_TCNT_MAX] = {
 	[COLLECTOR_TCNT_EXIT_NO_ENTRY] = "traced_exits_without_entry",
 	[COLLECTOR_TCNT_FRAMES_DROPPED] = "traced_entries_without_exit",
 	[COLLECTOR_TCNT_WAKEUPS] = "trace_ring_wakeups",
+	[COLLECTOR_TCNT_SLOT_TAKEN] = "traced_calls_past_thread_slots",
 };
 
 /* model thread of (tgid, tid): the newest thread entry with that tid */
@@ -804,14 +814,84 @@ static uint32_t find_thread(const struct model *m, uint32_t tgid, uint32_t tid)
 	return MODEL_NONE;
 }
 
+static void add_stats(struct tracing *t, const struct collector_func_key *key,
+		      const struct collector_func_stats *fs)
+{
+	struct model_func_stats *ms;
+	uint32_t thread;
+
+	if (key->tgid == (uint32_t)getpid() || key->func >= t->m->traced.len)
+		return; /* the calibration's calls */
+	thread = find_thread(t->m, key->tgid, key->tid);
+	if (thread == MODEL_NONE) {
+		model_count_stat(t->m, "traced_stats_unknown_thread", 1);
+		return;
+	}
+	ms = model_add_func_stats(t->m);
+	ms->func = key->func;
+	ms->thread = thread;
+	ms->process = t->m->threads.items[thread].process;
+	ms->calls = fs->calls;
+	ms->total_ns = fs->total_ns;
+	ms->self_ns = fs->self_ns;
+	memcpy(ms->hist, fs->hist, sizeof(ms->hist));
+}
+
+/*
+ * The threads still alive keep most of their aggregates in their own
+ * storage: a task iterator reports them as (key, stats) records.  Run
+ * before func_stats is read: a thread exiting meanwhile is either
+ * reported here or merged into func_stats, never both (see claim()).
+ */
+static int report_live_threads(struct tracing *t)
+{
+	struct {
+		struct collector_func_key key;
+		struct collector_func_stats fs;
+	} rec;
+	struct bpf_link *link;
+	size_t have = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	link = bpf_program__attach_iter(t->skel->progs.trace_report_slots, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	while ((n = read(fd, (char *)&rec + have, sizeof(rec) - have)) > 0) {
+		have += n;
+		if (have < sizeof(rec))
+			continue;
+		add_stats(t, &rec.key, &rec.fs);
+		have = 0;
+	}
+	if (n < 0)
+		err = -errno;
+	else if (have)
+		err = -EPROTO;
+	close(fd);
+cleanup:
+	bpf_link__destroy(link);
+	return err;
+}
+
 int tracing_collect(struct tracing *t)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	struct collector_func_key key, next, *prev = NULL;
 	struct collector_func_stats fs;
-	uint64_t *vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(*vals));
-	uint32_t self = getpid();
+	uint64_t *vals;
+	int err;
 
+	err = report_live_threads(t);
+	if (err)
+		fprintf(stderr, "collector: cannot read the call aggregates of the threads still "
+			"running; their calls are missing from the summary: %s\n", strerror(-err));
+	vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
 	for (uint32_t k = 0; k < COLLECTOR_TCNT_MAX; k++) {
@@ -830,28 +910,9 @@ int tracing_collect(struct tracing *t)
 	while (bpf_map__get_next_key(t->skel->maps.func_stats, prev, &next, sizeof(next)) == 0) {
 		key = next;
 		prev = &key;
-		if (key.tgid == self || key.func >= t->m->traced.len)
-			continue; /* the calibration's calls */
 		if (bpf_map__lookup_elem(t->skel->maps.func_stats, &key, sizeof(key), &fs,
-					 sizeof(fs), 0) != 0)
-			continue;
-		{
-			uint32_t thread = find_thread(t->m, key.tgid, key.tid);
-			struct model_func_stats *ms;
-
-			if (thread == MODEL_NONE) {
-				model_count_stat(t->m, "traced_stats_unknown_thread", 1);
-				continue;
-			}
-			ms = model_add_func_stats(t->m);
-			ms->func = key.func;
-			ms->thread = thread;
-			ms->process = t->m->threads.items[thread].process;
-			ms->calls = fs.calls;
-			ms->total_ns = fs.total_ns;
-			ms->self_ns = fs.self_ns;
-			memcpy(ms->hist, fs.hist, sizeof(ms->hist));
-		}
+					 sizeof(fs), 0) == 0)
+			add_stats(t, &key, &fs);
 	}
 	return 0;
 }
@@ -864,6 +925,7 @@ void tracing_close(struct tracing *t)
 		close(t->link_fds[i]);
 	for (size_t i = 0; i < t->n_links; i++)
 		bpf_link__destroy(t->links[i]);
+	bpf_link__destroy(t->exit_link);
 	free(t->link_fds);
 	free(t->links);
 	trace_bpf__destroy(t->skel);

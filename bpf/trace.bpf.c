@@ -147,7 +147,9 @@ int trace_entry(struct pt_regs *ctx)
 
 	if (!stream_events)
 		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	/* n_args is a constant to the verifier (read-only data): the record
+	 * stops after the arguments asked for, 32 bytes with none. */
+	e = bpf_ringbuf_reserve(&events, COLLECTOR_TRACE_EXIT_SIZE + n_args * sizeof(u64), 0);
 	if (!e) {
 		count(COLLECTOR_TCNT_RB_FULL_ENTRY);
 		return 0;
@@ -157,12 +159,18 @@ int trace_entry(struct pt_regs *ctx)
 	e->kind = COLLECTOR_TRACE_ENTRY;
 	e->n_args = n_args;
 	e->pad = 0;
-	e->args[0] = n_args > 0 ? PT_REGS_PARM1(ctx) : 0;
-	e->args[1] = n_args > 1 ? PT_REGS_PARM2(ctx) : 0;
-	e->args[2] = n_args > 2 ? PT_REGS_PARM3(ctx) : 0;
-	e->args[3] = n_args > 3 ? PT_REGS_PARM4(ctx) : 0;
-	e->args[4] = n_args > 4 ? PT_REGS_PARM5(ctx) : 0;
-	e->args[5] = n_args > 5 ? ctx->r9 : 0; /* libbpf 1.1 has no PT_REGS_PARM6 */
+	if (n_args > 0)
+		e->args[0] = PT_REGS_PARM1(ctx);
+	if (n_args > 1)
+		e->args[1] = PT_REGS_PARM2(ctx);
+	if (n_args > 2)
+		e->args[2] = PT_REGS_PARM3(ctx);
+	if (n_args > 3)
+		e->args[3] = PT_REGS_PARM4(ctx);
+	if (n_args > 4)
+		e->args[4] = PT_REGS_PARM5(ctx);
+	if (n_args > 5)
+		e->args[5] = ctx->r9; /* libbpf 1.1 has no PT_REGS_PARM6 */
 	bpf_ringbuf_submit(e, submit_flags());
 	return 0;
 }

@@ -24,6 +24,8 @@ const volatile bool filter_tgids = true;
 const volatile bool stream_events = true;
 const volatile u32 n_args = 0;
 const volatile u64 wakeup_bytes = 1 << 20;
+/* slots a thread uses, minus one: fewer only to test the func_stats path */
+const volatile u32 slot_mask = COLLECTOR_TRACE_SLOTS - 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -216,7 +218,7 @@ static __always_inline void add_call(struct collector_func_stats *fs, u64 dur, u
 static __always_inline void account(struct collector_shadow_stack *st, u32 tgid, u32 tid,
 				    u32 func, u64 dur, u64 self)
 {
-	struct collector_trace_slot *s = &st->slot[func & (COLLECTOR_TRACE_SLOTS - 1)];
+	struct collector_trace_slot *s = &st->slot[func & slot_mask & (COLLECTOR_TRACE_SLOTS - 1)];
 	struct collector_func_stats *fs;
 
 	if (s->func_plus_1 == func + 1) {

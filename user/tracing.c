@@ -400,6 +400,19 @@ static int own_offset(uint64_t *offset);
 
 /* ---- loading and attaching --------------------------------------------- */
 
+/* COLLECTOR_TRACE_SLOTS=N (a power of two, at most COLLECTOR_TRACE_SLOTS)
+ * makes threads keep fewer functions in their own storage, so that the
+ * tests reach the func_stats path with a couple of functions. */
+static uint32_t thread_slots(void)
+{
+	const char *env = getenv("COLLECTOR_TRACE_SLOTS");
+	unsigned long n = env ? strtoul(env, NULL, 10) : 0;
+
+	if (n && n <= COLLECTOR_TRACE_SLOTS && !(n & (n - 1)))
+		return n;
+	return COLLECTOR_TRACE_SLOTS;
+}
+
 static int load(struct tracing *t, bool multi, struct trace_bpf **out)
 {
 	struct trace_bpf *skel = trace_bpf__open();
@@ -413,6 +426,7 @@ static int load(struct tracing *t, bool multi, struct trace_bpf **out)
 	skel->rodata->stream_events = t->cfg.stream_events;
 	skel->rodata->n_args = t->cfg.n_args;
 	skel->rodata->wakeup_bytes = bpf_session_ring_bytes(t->session) / 4;
+	skel->rodata->slot_mask = thread_slots() - 1;
 	err = bpf_map__reuse_fd(skel->maps.targets, bpf_session_map_fd(t->session, "targets"));
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.events, bpf_session_map_fd(t->session, "events"));

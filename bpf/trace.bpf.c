@@ -70,12 +70,17 @@ struct {
 	__type(value, u64);
 } trace_counters SEC(".maps");
 
-static __always_inline void count(u32 which)
+static __always_inline void count_n(u32 which, u64 n)
 {
 	u64 *c = bpf_map_lookup_elem(&trace_counters, &which);
 
 	if (c)
-		*c += 1;
+		*c += n;
+}
+
+static __always_inline void count(u32 which)
+{
+	count_n(which, 1);
 }
 
 static __always_inline bool is_target(u32 tgid)
@@ -317,14 +322,38 @@ struct {
 	__type(value, u8);
 } claimed SEC(".maps");
 
-static __always_inline bool claim(u32 tid)
-{
-	u8 one = 1;
-	long err = bpf_map_update_elem(&claimed, &tid, &one, BPF_NOEXIST);
+enum collector_trace_claimant {
+	COLLECTOR_CLAIM_EXIT = 1,
+	COLLECTOR_CLAIM_ITER = 2,
+};
 
-	if (err && err != -EEXIST)
-		count(COLLECTOR_TCNT_CLAIM_FULL);
-	return err == 0;
+/* Whether the caller handles tid's slots.  The iterator may be asked to
+ * show a task again (its output did not fit in the read buffer): its own
+ * claim lets it. */
+static __always_inline bool claim(u32 tid, u8 who, u64 calls)
+{
+	long err = bpf_map_update_elem(&claimed, &tid, &who, BPF_NOEXIST);
+	u8 *prev;
+
+	if (!err)
+		return true;
+	if (err == -EEXIST) {
+		prev = bpf_map_lookup_elem(&claimed, &tid);
+		return prev && *prev == who && who == COLLECTOR_CLAIM_ITER;
+	}
+	count_n(COLLECTOR_TCNT_CLAIM_FULL, calls);
+	return false;
+}
+
+/* calls held in a thread's slots */
+static __always_inline u64 slot_calls(struct collector_shadow_stack *st)
+{
+	u64 n = 0;
+	u32 i;
+
+	for (i = 0; i < COLLECTOR_TRACE_SLOTS; i++)
+		n += st->slot[i].stats.calls;
+	return n;
 }
 
 /* A thread's storage goes with it: its slots move to func_stats first. */
@@ -339,7 +368,7 @@ int BPF_PROG(trace_thread_exit, struct task_struct *p)
 		return 0;
 	tgid = p->tgid;
 	tid = p->pid;
-	if (!claim(tid))
+	if (!claim(tid, COLLECTOR_CLAIM_EXIT, slot_calls(st)))
 		return 0;
 	for (i = 0; i < COLLECTOR_TRACE_SLOTS; i++) {
 		struct collector_trace_slot *s = &st->slot[i];
@@ -348,8 +377,11 @@ int BPF_PROG(trace_thread_exit, struct task_struct *p)
 		if (!s->func_plus_1)
 			continue;
 		fs = hash_stats(tgid, tid, s->func_plus_1 - 1);
-		if (!fs)
+		if (!fs) {
+			/* counted once above; these calls are lost too */
+			count_n(COLLECTOR_TCNT_STATS_FULL, s->stats.calls - 1);
 			continue;
+		}
 		fs->calls += s->stats.calls;
 		fs->total_ns += s->stats.total_ns;
 		fs->self_ns += s->stats.self_ns;
@@ -391,7 +423,7 @@ int trace_report_slots(struct bpf_iter__task *ctx)
 		return 0;
 	key.tgid = task->tgid;
 	key.tid = task->pid;
-	if (!claim(key.tid))
+	if (!claim(key.tid, COLLECTOR_CLAIM_ITER, slot_calls(st)))
 		return 0;
 	for (i = 0; i < COLLECTOR_TRACE_SLOTS; i++) {
 		struct collector_trace_slot *s = &st->slot[i];

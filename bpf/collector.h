@@ -119,13 +119,34 @@ struct collector_trace_event {
 
 #define COLLECTOR_TRACE_EXIT_SIZE 32 /* offsetof(struct collector_trace_event, args) */
 
+#define COLLECTOR_TRACE_SLOTS 16   /* functions aggregated in a thread's own storage */
+
+struct collector_func_stats {
+	u64 calls;
+	u64 total_ns;
+	u64 self_ns;
+	u64 hist[COLLECTOR_HIST_BUCKETS]; /* calls by floor(log2(ns)) */
+};
+
+/* A thread's aggregates of one function, kept in the thread's storage: no
+ * hash lookup per call.  Merged into func_stats when the thread exits or
+ * the run ends. */
+struct collector_trace_slot {
+	u32 func_plus_1;  /* 0: free */
+	u32 pad;
+	struct collector_func_stats stats;
+};
+
 /* Per-thread shadow stack of traced calls, for self time and to survive
- * exits without entries (longjmp, tail calls, attach in mid-call). */
+ * exits without entries (longjmp, tail calls, attach in mid-call), and the
+ * thread's aggregates of up to COLLECTOR_TRACE_SLOTS functions (slot
+ * func % SLOTS; a function whose slot is taken goes to func_stats). */
 struct collector_shadow_stack {
 	u32 depth;
 	u32 func[COLLECTOR_TRACE_DEPTH];
 	u64 start_ns[COLLECTOR_TRACE_DEPTH];
 	u64 child_ns[COLLECTOR_TRACE_DEPTH];
+	struct collector_trace_slot slot[COLLECTOR_TRACE_SLOTS];
 };
 
 struct collector_func_key {
@@ -133,13 +154,6 @@ struct collector_func_key {
 	u32 tid;
 	u32 func;
 	u32 pad;
-};
-
-struct collector_func_stats {
-	u64 calls;
-	u64 total_ns;
-	u64 self_ns;
-	u64 hist[COLLECTOR_HIST_BUCKETS]; /* calls by floor(log2(ns)) */
 };
 
 enum collector_trace_counter {
@@ -153,6 +167,8 @@ enum collector_trace_counter {
 	COLLECTOR_TCNT_STATS_FULL,        /* the per-function map was full */
 	COLLECTOR_TCNT_SHADOW_FULL,       /* no shadow stack for a thread */
 	COLLECTOR_TCNT_WAKEUPS,
+	COLLECTOR_TCNT_SLOT_TAKEN,        /* calls aggregated in func_stats directly */
+	COLLECTOR_TCNT_CLAIM_FULL,        /* a thread's slots could not be claimed */
 	COLLECTOR_TCNT_MAX,
 };
 

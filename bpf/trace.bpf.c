@@ -16,12 +16,16 @@
 
 #include "collector.h"
 
+#define EEXIST 17
+
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool filter_tgids = true;
 const volatile bool stream_events = true;
 const volatile u32 n_args = 0;
 const volatile u64 wakeup_bytes = 1 << 20;
+/* slots a thread uses, minus one: fewer only to test the func_stats path */
+const volatile u32 slot_mask = COLLECTOR_TRACE_SLOTS - 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -66,12 +70,17 @@ struct {
 	__type(value, u64);
 } trace_counters SEC(".maps");
 
-static __always_inline void count(u32 which)
+static __always_inline void count_n(u32 which, u64 n)
 {
 	u64 *c = bpf_map_lookup_elem(&trace_counters, &which);
 
 	if (c)
-		*c += 1;
+		*c += n;
+}
+
+static __always_inline void count(u32 which)
+{
+	count_n(which, 1);
 }
 
 static __always_inline bool is_target(u32 tgid)
@@ -145,7 +154,9 @@ int trace_entry(struct pt_regs *ctx)
 
 	if (!stream_events)
 		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	/* n_args is a constant to the verifier (read-only data): the record
+	 * stops after the arguments asked for, 32 bytes with none. */
+	e = bpf_ringbuf_reserve(&events, COLLECTOR_TRACE_EXIT_SIZE + n_args * sizeof(u64), 0);
 	if (!e) {
 		count(COLLECTOR_TCNT_RB_FULL_ENTRY);
 		return 0;
@@ -155,42 +166,80 @@ int trace_entry(struct pt_regs *ctx)
 	e->kind = COLLECTOR_TRACE_ENTRY;
 	e->n_args = n_args;
 	e->pad = 0;
-	e->args[0] = n_args > 0 ? PT_REGS_PARM1(ctx) : 0;
-	e->args[1] = n_args > 1 ? PT_REGS_PARM2(ctx) : 0;
-	e->args[2] = n_args > 2 ? PT_REGS_PARM3(ctx) : 0;
-	e->args[3] = n_args > 3 ? PT_REGS_PARM4(ctx) : 0;
-	e->args[4] = n_args > 4 ? PT_REGS_PARM5(ctx) : 0;
-	e->args[5] = n_args > 5 ? ctx->r9 : 0; /* libbpf 1.1 has no PT_REGS_PARM6 */
+	if (n_args > 0)
+		e->args[0] = PT_REGS_PARM1(ctx);
+	if (n_args > 1)
+		e->args[1] = PT_REGS_PARM2(ctx);
+	if (n_args > 2)
+		e->args[2] = PT_REGS_PARM3(ctx);
+	if (n_args > 3)
+		e->args[3] = PT_REGS_PARM4(ctx);
+	if (n_args > 4)
+		e->args[4] = PT_REGS_PARM5(ctx);
+	if (n_args > 5)
+		e->args[5] = ctx->r9; /* libbpf 1.1 has no PT_REGS_PARM6 */
 	bpf_ringbuf_submit(e, submit_flags());
 	return 0;
 }
 
-static __always_inline void account(u32 tgid, u32 tid, u32 func, u64 dur, u64 self)
+/* The func_stats entry of (tgid, tid, func), created if need be. */
+static __always_inline struct collector_func_stats *hash_stats(u32 tgid, u32 tid, u32 func)
 {
 	struct collector_func_key key = { .tgid = tgid, .tid = tid, .func = func };
-	struct collector_func_stats *fs;
-	u32 zero = 0, b;
+	struct collector_func_stats *fs, *z;
+	u32 zero = 0;
 
 	fs = bpf_map_lookup_elem(&func_stats, &key);
-	if (!fs) {
-		struct collector_func_stats *z = bpf_map_lookup_elem(&zero_stats, &zero);
+	if (fs)
+		return fs;
+	z = bpf_map_lookup_elem(&zero_stats, &zero);
+	if (!z)
+		return NULL;
+	bpf_map_update_elem(&func_stats, &key, z, BPF_NOEXIST);
+	fs = bpf_map_lookup_elem(&func_stats, &key);
+	if (!fs)
+		count(COLLECTOR_TCNT_STATS_FULL);
+	return fs;
+}
 
-		if (!z)
-			return;
-		bpf_map_update_elem(&func_stats, &key, z, BPF_NOEXIST);
-		fs = bpf_map_lookup_elem(&func_stats, &key);
-		if (!fs) {
-			count(COLLECTOR_TCNT_STATS_FULL);
-			return;
-		}
-	}
-	/* one thread updates its own keys: no atomics needed */
+/* One thread updates its own stats (slot or key): no atomics needed. */
+static __always_inline void add_call(struct collector_func_stats *fs, u64 dur, u64 self)
+{
+	u32 b = log2_bucket(dur);
+
 	fs->calls++;
 	fs->total_ns += dur;
 	fs->self_ns += self;
-	b = log2_bucket(dur);
 	if (b < COLLECTOR_HIST_BUCKETS)
 		fs->hist[b]++;
+}
+
+/*
+ * A call's aggregates go to the thread's slot for the function, already in
+ * hand with the shadow stack: a hash lookup per call cost about as much as
+ * the rest of the bookkeeping.  Past COLLECTOR_TRACE_SLOTS functions in a
+ * thread (or on a slot taken by another function), func_stats directly.
+ */
+static __always_inline void account(struct collector_shadow_stack *st, u32 tgid, u32 tid,
+				    u32 func, u64 dur, u64 self)
+{
+	struct collector_trace_slot *s = &st->slot[func & slot_mask & (COLLECTOR_TRACE_SLOTS - 1)];
+	struct collector_func_stats *fs;
+
+	if (s->func_plus_1 == func + 1) {
+		add_call(&s->stats, dur, self);
+		return;
+	}
+	if (s->func_plus_1 == 0) {
+		/* free slots are zero: never used, or merged and cleared */
+		s->func_plus_1 = func + 1;
+		add_call(&s->stats, dur, self);
+		return;
+	}
+	count(COLLECTOR_TCNT_SLOT_TAKEN);
+	fs = hash_stats(tgid, tid, func);
+	if (fs)
+		add_call(fs, dur, self);
 }
 
 SEC("uretprobe")
@@ -243,7 +292,7 @@ int trace_exit(struct pt_regs *ctx)
 	st->depth = match;
 	if (match > 0)
 		st->child_ns[(match - 1) & (COLLECTOR_TRACE_DEPTH - 1)] += dur;
-	account(tgid, tid, func, dur, self);
+	account(st, tgid, tid, func, dur, self);
 
 	if (!stream_events)
 		return 0;
@@ -258,5 +307,132 @@ int trace_exit(struct pt_regs *ctx)
 	e->n_args = 0;
 	e->pad = 0;
 	bpf_ringbuf_submit(e, submit_flags());
+	return 0;
+}
+
+/* Threads whose slots are being merged or were reported, by tid: the
+ * first of the exit tracepoint and the end-of-run iterator to insert a
+ * thread's tid handles its slots, the other leaves them alone (a thread
+ * can exit while the iterator walks the tasks). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1 << 16);
+	__type(key, u32);
+	__type(value, u8);
+} claimed SEC(".maps");
+
+enum collector_trace_claimant {
+	COLLECTOR_CLAIM_EXIT = 1,
+	COLLECTOR_CLAIM_ITER = 2,
+};
+
+/* Whether the caller handles tid's slots.  The iterator may be asked to
+ * show a task again (its output did not fit in the read buffer): its own
+ * claim lets it. */
+static __always_inline bool claim(u32 tid, u8 who, u64 calls)
+{
+	long err = bpf_map_update_elem(&claimed, &tid, &who, BPF_NOEXIST);
+	u8 *prev;
+
+	if (!err)
+		return true;
+	if (err == -EEXIST) {
+		prev = bpf_map_lookup_elem(&claimed, &tid);
+		return prev && *prev == who && who == COLLECTOR_CLAIM_ITER;
+	}
+	count_n(COLLECTOR_TCNT_CLAIM_FULL, calls);
+	return false;
+}
+
+/* calls held in a thread's slots */
+static __always_inline u64 slot_calls(struct collector_shadow_stack *st)
+{
+	u64 n = 0;
+	u32 i;
+
+	for (i = 0; i < COLLECTOR_TRACE_SLOTS; i++)
+		n += st->slot[i].stats.calls;
+	return n;
+}
+
+/* A thread's storage goes with it: its slots move to func_stats first. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(trace_thread_exit, struct task_struct *p)
+{
+	struct collector_shadow_stack *st;
+	u32 tgid, tid, i, k;
+
+	st = bpf_task_storage_get(&shadow, p, NULL, 0);
+	if (!st)
+		return 0;
+	tgid = p->tgid;
+	tid = p->pid;
+	if (!claim(tid, COLLECTOR_CLAIM_EXIT, slot_calls(st)))
+		return 0;
+	for (i = 0; i < COLLECTOR_TRACE_SLOTS; i++) {
+		struct collector_trace_slot *s = &st->slot[i];
+		struct collector_func_stats *fs;
+
+		if (!s->func_plus_1)
+			continue;
+		fs = hash_stats(tgid, tid, s->func_plus_1 - 1);
+		if (!fs) {
+			/* counted once above; these calls are lost too */
+			count_n(COLLECTOR_TCNT_STATS_FULL, s->stats.calls - 1);
+			continue;
+		}
+		fs->calls += s->stats.calls;
+		fs->total_ns += s->stats.total_ns;
+		fs->self_ns += s->stats.self_ns;
+		for (k = 0; k < COLLECTOR_HIST_BUCKETS; k++) {
+			fs->hist[k] += s->stats.hist[k];
+			s->stats.hist[k] = 0;
+		}
+		/* the storage outlives the tracepoint: a later iterator must
+		 * find the slot free, and free slots are zero */
+		s->stats.calls = 0;
+		s->stats.total_ns = 0;
+		s->stats.self_ns = 0;
+		s->func_plus_1 = 0;
+	}
+	bpf_map_delete_elem(&claimed, &tid);
+	return 0;
+}
+
+/*
+ * End of the run: the threads still alive report their slots as
+ * (collector_func_key, collector_func_stats) records.  Read only: the
+ * probes stay attached (detaching entries and returns cannot be done at
+ * one instant, and a gap in between mismatches calls), and the claim,
+ * kept, stops the exit tracepoint from merging the same slots again.
+ */
+SEC("iter/task")
+int trace_report_slots(struct bpf_iter__task *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	struct task_struct *task = ctx->task;
+	struct collector_shadow_stack *st;
+	struct collector_func_key key = {};
+	u32 i;
+
+	if (!task)
+		return 0;
+	st = bpf_task_storage_get(&shadow, task, NULL, 0);
+	if (!st)
+		return 0;
+	key.tgid = task->tgid;
+	key.tid = task->pid;
+	if (!claim(key.tid, COLLECTOR_CLAIM_ITER, slot_calls(st)))
+		return 0;
+	for (i = 0; i < COLLECTOR_TRACE_SLOTS; i++) {
+		struct collector_trace_slot *s = &st->slot[i];
+
+		if (!s->func_plus_1)
+			continue;
+		key.func = s->func_plus_1 - 1;
+		bpf_seq_write(seq, &key, sizeof(key));
+		bpf_seq_write(seq, &s->stats, sizeof(s->stats));
+	}
 	return 0;
 }

@@ -65,6 +65,7 @@ struct tracing {
 	size_t n_link_fds;
 	struct bpf_link **links; /* single uprobes */
 	size_t n_links, cap_links;
+	struct bpf_link *exit_link; /* merges a thread's aggregates as it exits */
 	double attach_seconds;
 	size_t skipped;         /* functions the kernel cannot probe */
 	int pid_index;          /* the target being attached */
@@ -399,6 +400,19 @@ static int own_offset(uint64_t *offset);
 
 /* ---- loading and attaching --------------------------------------------- */
 
+/* COLLECTOR_TRACE_SLOTS=N (a power of two, at most COLLECTOR_TRACE_SLOTS)
+ * makes threads keep fewer functions in their own storage, so that the
+ * tests reach the func_stats path with a couple of functions. */
+static uint32_t thread_slots(void)
+{
+	const char *env = getenv("COLLECTOR_TRACE_SLOTS");
+	unsigned long n = env ? strtoul(env, NULL, 10) : 0;
+
+	if (n && n <= COLLECTOR_TRACE_SLOTS && !(n & (n - 1)))
+		return n;
+	return COLLECTOR_TRACE_SLOTS;
+}
+
 static int load(struct tracing *t, bool multi, struct trace_bpf **out)
 {
 	struct trace_bpf *skel = trace_bpf__open();
@@ -412,6 +426,7 @@ static int load(struct tracing *t, bool multi, struct trace_bpf **out)
 	skel->rodata->stream_events = t->cfg.stream_events;
 	skel->rodata->n_args = t->cfg.n_args;
 	skel->rodata->wakeup_bytes = bpf_session_ring_bytes(t->session) / 4;
+	skel->rodata->slot_mask = thread_slots() - 1;
 	err = bpf_map__reuse_fd(skel->maps.targets, bpf_session_map_fd(t->session, "targets"));
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.events, bpf_session_map_fd(t->session, "events"));
@@ -621,6 +636,13 @@ int tracing_attach(struct tracing *t, const pid_t *pids, int n_pids)
 		if (t->cfg.verbose)
 			fprintf(stderr, "collector: no multi-uprobe link; attaching single uprobes\n");
 	}
+	/* before the probes: no thread may exit with unmerged aggregates */
+	t->exit_link = bpf_program__attach(t->skel->progs.trace_thread_exit);
+	if (!t->exit_link) {
+		err = -errno;
+		fprintf(stderr, "collector: cannot attach to thread exits: %s\n", strerror(-err));
+		return err;
+	}
 	/* Probes go only into the targets' address spaces (the processes
 	 * themselves, not children they fork later), as bpftrace and perf do:
 	 * a breakpoint in a shared library traps every process that maps it. */
@@ -783,12 +805,14 @@ static const char *const trace_lost_names[COLLECTOR_TCNT_MAX] = {
 	[COLLECTOR_TCNT_DEPTH_OVERFLOW] = "traced calls nested too deep",
 	[COLLECTOR_TCNT_STATS_FULL] = "per-function map full",
 	[COLLECTOR_TCNT_SHADOW_FULL] = "per-thread call stack map full",
+	[COLLECTOR_TCNT_CLAIM_FULL] = "per-thread call aggregates not merged (claim map full)",
 };
 
 static const char *const trace_stat_names[COLLECTOR_TCNT_MAX] = {
 	[COLLECTOR_TCNT_EXIT_NO_ENTRY] = "traced_exits_without_entry",
 	[COLLECTOR_TCNT_FRAMES_DROPPED] = "traced_entries_without_exit",
 	[COLLECTOR_TCNT_WAKEUPS] = "trace_ring_wakeups",
+	[COLLECTOR_TCNT_SLOT_TAKEN] = "traced_calls_past_thread_slots",
 };
 
 /* model thread of (tgid, tid): the newest thread entry with that tid */
@@ -804,14 +828,84 @@ static uint32_t find_thread(const struct model *m, uint32_t tgid, uint32_t tid)
 	return MODEL_NONE;
 }
 
+static void add_stats(struct tracing *t, const struct collector_func_key *key,
+		      const struct collector_func_stats *fs)
+{
+	struct model_func_stats *ms;
+	uint32_t thread;
+
+	if (key->tgid == (uint32_t)getpid() || key->func >= t->m->traced.len)
+		return; /* the calibration's calls */
+	thread = find_thread(t->m, key->tgid, key->tid);
+	if (thread == MODEL_NONE) {
+		model_count_stat(t->m, "traced_stats_unknown_thread", 1);
+		return;
+	}
+	ms = model_add_func_stats(t->m);
+	ms->func = key->func;
+	ms->thread = thread;
+	ms->process = t->m->threads.items[thread].process;
+	ms->calls = fs->calls;
+	ms->total_ns = fs->total_ns;
+	ms->self_ns = fs->self_ns;
+	memcpy(ms->hist, fs->hist, sizeof(ms->hist));
+}
+
+/*
+ * The threads still alive keep most of their aggregates in their own
+ * storage: a task iterator reports them as (key, stats) records.  Run
+ * before func_stats is read: a thread exiting meanwhile is either
+ * reported here or merged into func_stats, never both (see claim()).
+ */
+static int report_live_threads(struct tracing *t)
+{
+	struct {
+		struct collector_func_key key;
+		struct collector_func_stats fs;
+	} rec;
+	struct bpf_link *link;
+	size_t have = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	link = bpf_program__attach_iter(t->skel->progs.trace_report_slots, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	while ((n = read(fd, (char *)&rec + have, sizeof(rec) - have)) > 0) {
+		have += n;
+		if (have < sizeof(rec))
+			continue;
+		add_stats(t, &rec.key, &rec.fs);
+		have = 0;
+	}
+	if (n < 0)
+		err = -errno;
+	else if (have)
+		err = -EPROTO;
+	close(fd);
+cleanup:
+	bpf_link__destroy(link);
+	return err;
+}
+
 int tracing_collect(struct tracing *t)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	struct collector_func_key key, next, *prev = NULL;
 	struct collector_func_stats fs;
-	uint64_t *vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(*vals));
-	uint32_t self = getpid();
+	uint64_t *vals;
+	int err;
 
+	err = report_live_threads(t);
+	if (err)
+		fprintf(stderr, "collector: cannot read the call aggregates of the threads still "
+			"running; their calls are missing from the summary: %s\n", strerror(-err));
+	vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
 	for (uint32_t k = 0; k < COLLECTOR_TCNT_MAX; k++) {
@@ -830,28 +924,9 @@ int tracing_collect(struct tracing *t)
 	while (bpf_map__get_next_key(t->skel->maps.func_stats, prev, &next, sizeof(next)) == 0) {
 		key = next;
 		prev = &key;
-		if (key.tgid == self || key.func >= t->m->traced.len)
-			continue; /* the calibration's calls */
 		if (bpf_map__lookup_elem(t->skel->maps.func_stats, &key, sizeof(key), &fs,
-					 sizeof(fs), 0) != 0)
-			continue;
-		{
-			uint32_t thread = find_thread(t->m, key.tgid, key.tid);
-			struct model_func_stats *ms;
-
-			if (thread == MODEL_NONE) {
-				model_count_stat(t->m, "traced_stats_unknown_thread", 1);
-				continue;
-			}
-			ms = model_add_func_stats(t->m);
-			ms->func = key.func;
-			ms->thread = thread;
-			ms->process = t->m->threads.items[thread].process;
-			ms->calls = fs.calls;
-			ms->total_ns = fs.total_ns;
-			ms->self_ns = fs.self_ns;
-			memcpy(ms->hist, fs.hist, sizeof(ms->hist));
-		}
+					 sizeof(fs), 0) == 0)
+			add_stats(t, &key, &fs);
 	}
 	return 0;
 }
@@ -864,6 +939,7 @@ void tracing_close(struct tracing *t)
 		close(t->link_fds[i]);
 	for (size_t i = 0; i < t->n_links; i++)
 		bpf_link__destroy(t->links[i]);
+	bpf_link__destroy(t->exit_link);
 	free(t->link_fds);
 	free(t->links);
 	trace_bpf__destroy(t->skel);

@@ -58,6 +58,20 @@ COLLECTOR_SINGLE_UPROBES=1 "$COLLECTOR" -o "$TMP/single" -f xray --trace "$WL/ca
 	"$WL/calls" >"$TMP/summary1" 2>&1 || { cat "$TMP/summary1"; fail "single uprobes: exit $?"; }
 [ "$(calls_of "$TMP/summary1" traced_g)" = 100000 ] || fail "single uprobes: traced_g not 100000 calls"
 
+# one aggregate slot per thread: traced_f and traced_g share it, and the one
+# that comes second is aggregated in the func_stats hash map instead
+COLLECTOR_TRACE_SLOTS=1 "$COLLECTOR" -o "$TMP/oneslot" -f dcpi --trace "$WL/calls:traced_*" -- \
+	"$WL/calls" >"$TMP/summary3" 2>&1 || { cat "$TMP/summary3"; fail "one slot: exit $?"; }
+[ "$(calls_of "$TMP/summary3" traced_f)" = 1000 ] || fail "one slot: traced_f not 1000 calls"
+[ "$(calls_of "$TMP/summary3" traced_g)" = 100000 ] || fail "one slot: traced_g not 100000 calls"
+
+# threads that exit before the process: each one's aggregates are merged as
+# it exits
+"$COLLECTOR" -o "$TMP/threads" -f dcpi --trace "$WL/calls:traced_*" -- "$WL/calls" 1 3 \
+	>"$TMP/summary4" 2>&1 || { cat "$TMP/summary4"; fail "threads: exit $?"; }
+[ "$(calls_of "$TMP/summary4" traced_f)" = 3000 ] || fail "threads: traced_f not 3000 calls"
+[ "$(calls_of "$TMP/summary4" traced_g)" = 300000 ] || fail "threads: traced_g not 300000 calls"
+
 # -p on a running process: attach in mid-run; exits whose entry came before
 # the attach are counted and dropped, never corrupting the counts
 "$WL/calls" 1000000 >/dev/null &

@@ -184,7 +184,6 @@ enum collector_counter {
 	COLLECTOR_CNT_RB_FULL_SAMPLE = 0, /* ring full: sample record lost */
 	COLLECTOR_CNT_RB_FULL_TASK,       /* ring full: fork/exec/exit record lost */
 	COLLECTOR_CNT_RB_FULL_SWITCH,     /* ring full: switch record lost */
-	COLLECTOR_CNT_USTACK_FAIL,        /* user stack walk failed */
 	COLLECTOR_CNT_KSTACK_FAIL,        /* kernel stack walk failed */
 	COLLECTOR_CNT_AGG_FULL,           /* ip_counts was full: a sample not counted there */
 	COLLECTOR_CNT_TARGETS_FULL,       /* a child could not be followed */

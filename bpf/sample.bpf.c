@@ -28,6 +28,7 @@ const volatile bool trace_switches = false;
 const volatile u64 wakeup_bytes = 1 << 20; /* force a wakeup past this fill */
 const volatile bool dwarf_mode = false;    /* copy registers and stack */
 const volatile u32 stack_bytes = 8192;     /* <= COLLECTOR_MAX_STACK_COPY */
+const volatile bool kernel_fp_walk = false; /* bpf_get_stack for every sample */
 
 /* The first target (-p's first PID, or the command), which is also in
  * targets: most samples are its own, and comparing with it costs less than
@@ -66,11 +67,17 @@ struct {
 	__type(value, u64);
 } counters SEC(".maps");
 
+/* Bytes of user stack copied from sp for the frame-pointer walk: frames
+ * within them cost a load each, frames beyond one 16-byte read each. */
+#define FP_STACK_COPY 4096
+
 /* Where a sample record and its stacks are put together before they are
  * copied to the ring with their real length. */
 struct sample_scratch {
 	struct collector_sample_event e;
-	u64 frames[2 * COLLECTOR_MAX_STACK_DEPTH];
+	u64 frames[256];        /* kernel then user: 2 * 127, a power of two for masks */
+	/* the copy, with room past it the verifier can see a read ends in */
+	u64 stack[2 * FP_STACK_COPY / 8];
 };
 
 struct {
@@ -175,6 +182,109 @@ static __always_inline void read_user_regs(struct collector_user_regs *r, struct
 	r->r13 = BPF_CORE_READ(regs, r13);
 	r->r14 = BPF_CORE_READ(regs, r14);
 	r->r15 = BPF_CORE_READ(regs, r15);
+}
+
+/* The state of a frame-pointer walk, for bpf_loop's callback. */
+struct fp_walk {
+	struct sample_scratch *sc;
+	u64 sp, len, fp;
+	u32 first;      /* index in sc->frames of the user PC */
+	u32 n;
+};
+
+/* One frame: the return address and the caller's frame pointer, from the
+ * copy when the frame lies in it, else read from the target. */
+static long fp_walk_step(u32 i, void *data)
+{
+	struct fp_walk *w = data;
+	u64 fp = w->fp, off = fp - w->sp, next, ret, pair[2];
+	u32 k = i + 1;
+
+	if (k >= COLLECTOR_MAX_STACK_DEPTH)
+		return 1;
+	/* user space only, as the kernel's valid_user_frame() */
+	if (!fp || fp >= 0x00007ffffffff000ULL - 16)
+		return 1;
+	/* frames are 16-byte aligned by the ABI, sp 8-byte: an odd frame
+	 * pointer is read from the target like one outside the copy */
+	if (fp >= w->sp && !(off & 7) && w->len >= 16 && off <= w->len - 16) {
+		off = (off / 8) & (FP_STACK_COPY / 8 - 1);
+		next = w->sc->stack[off];
+		ret = w->sc->stack[off + 1];
+	} else {
+		if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp) != 0)
+			return 1;
+		next = pair[0];
+		ret = pair[1];
+	}
+	if (!ret)
+		return 1;
+	/* first + k <= 127 + 126: the mask keeps the verifier sure of it */
+	w->sc->frames[(w->first + k) & 255] = ret;
+	w->n = k + 1;
+	w->fp = next;
+	return 0;
+}
+
+/*
+ * The user call stack by frame pointers, as the kernel's perf walker does it
+ * (the PC, then the return address of each frame, following saved rbp until
+ * a frame cannot be read), but over one copy of the top of the stack: the
+ * kernel's walker (bpf_get_stack) copies 16 bytes per frame with a fault
+ * handler set up each time, about 60 ns a frame here.  The target is stopped
+ * while this runs, so the copy and the per-frame reads see the same stack.
+ * Returns the number of frames written to frames[0..COLLECTOR_MAX_STACK_DEPTH).
+ */
+static __always_inline u32 user_frames_fp(struct sample_scratch *sc, u32 first, u64 ip, u64 sp,
+					  u64 fp)
+{
+	struct fp_walk w = { .sc = sc, .first = first, .sp = sp, .fp = fp, .n = 1 };
+	u64 addr = sp;
+	u32 i;
+
+	if (!ip)
+		return 0;
+	sc->frames[first & 255] = ip;
+	/* the copy: from sp to the end of its page, then on into the next */
+	for (i = 0; i < 2 && addr; i++) {
+		u64 chunk = 4096 - (addr & 4095);
+
+		if (chunk > FP_STACK_COPY - w.len)
+			chunk = FP_STACK_COPY - w.len;
+		if (!chunk || chunk > 4096 || w.len >= FP_STACK_COPY)
+			break;
+		if (bpf_probe_read_user((u8 *)sc->stack + (w.len & (FP_STACK_COPY - 1)), chunk,
+					(void *)addr) != 0)
+			break;
+		w.len += chunk;
+		addr += chunk;
+	}
+	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, fp_walk_step, &w, 0);
+	return w.n;
+}
+
+/* The user registers a frame-pointer walk starts from: the sample's own in
+ * user mode, those saved at kernel entry in kernel mode (none for a kernel
+ * thread). */
+static __always_inline bool user_walk_regs(struct bpf_perf_event_data *ctx,
+					   struct task_struct *task, bool kernel_mode,
+					   u64 *ip, u64 *sp, u64 *bp)
+{
+	struct pt_regs *regs;
+
+	if (!kernel_mode) {
+		*ip = ctx->regs.ip;
+		*sp = ctx->regs.sp;
+		*bp = ctx->regs.bp;
+		return true;
+	}
+	if (!task->mm)
+		return false;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	*ip = BPF_CORE_READ(regs, ip);
+	*sp = BPF_CORE_READ(regs, sp);
+	*bp = BPF_CORE_READ(regs, bp);
+	return true;
 }
 
 /* Walks the kernel stack of a kernel-mode sample into frames (room for
@@ -285,11 +395,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	u64 id = bpf_get_current_pid_tgid();
 	u32 tgid = id >> 32, tid = (u32)id, zero = 0, nk = 0, nu = 0;
 	struct collector_ip_key ipk = {};
-	u64 ip = PT_REGS_IP(&ctx->regs);
+	u64 ip = PT_REGS_IP(&ctx->regs), uip, usp, ubp, n;
 	struct sample_scratch *sc;
 	struct task_struct *task;
 	bool kernel_mode;
-	long r;
 
 	/* Samples are counted by ip_counts below (or as AGG_FULL): no counter
 	 * of their own, one cache line less for a program that runs cold. */
@@ -313,25 +422,35 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (!sc)
 		return 0;
 	fill_sample(&sc->e, ctx, task, COLLECTOR_EV_SAMPLE, tgid, tid, ip, kernel_mode);
-	sc->e.user_ip = kernel_mode ? task_user_ip(task) : ip;
 	if (kernel_mode)
 		nk = kernel_frames(ctx, sc->frames);
 	if (nk > COLLECTOR_MAX_STACK_DEPTH)
 		nk = COLLECTOR_MAX_STACK_DEPTH;
-	/* the frame-pointer walk; from kernel mode it starts at the
-	 * registers saved at kernel entry */
-	r = bpf_get_stack(ctx, &sc->frames[nk], COLLECTOR_MAX_STACK_DEPTH * sizeof(u64),
-			  BPF_F_USER_STACK);
-	if (r >= 0)
-		nu = r / sizeof(u64);
-	else if (task->mm)
-		count(COLLECTOR_CNT_USTACK_FAIL);
+	if (!user_walk_regs(ctx, task, kernel_mode, &uip, &usp, &ubp)) {
+		/* a kernel thread: no user stack */
+	} else if (kernel_fp_walk || BPF_CORE_READ(task, utask, return_instances)) {
+		/* Calls under a uretprobe (--trace) return through the
+		 * kernel's trampoline: the kernel's walker puts the real
+		 * return addresses back, this one could not. */
+		long r = bpf_get_stack(ctx, &sc->frames[nk], COLLECTOR_MAX_STACK_DEPTH * sizeof(u64),
+				       BPF_F_USER_STACK);
+
+		sc->e.user_ip = uip;
+		nu = r > 0 ? r / sizeof(u64) : 0;
+	} else {
+		sc->e.user_ip = uip;
+		nu = user_frames_fp(sc, nk, uip, usp, ubp);
+	}
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
 		nu = COLLECTOR_MAX_STACK_DEPTH;
 	sc->e.n_kernel = nk;
 	sc->e.n_user = nu;
-	if (bpf_ringbuf_output(&events, sc, sizeof(sc->e) + (nk + nu) * sizeof(u64),
-			       submit_flags()) != 0)
+	n = nk + nu;
+	/* n <= 254: the mask changes nothing but shows the verifier, and the
+	 * empty asm keeps the compiler from dropping it as useless */
+	asm volatile("" : "+r"(n));
+	n &= 255;
+	if (bpf_ringbuf_output(&events, sc, sizeof(sc->e) + n * sizeof(u64), submit_flags()) != 0)
 		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
 	return 0;
 }

@@ -34,13 +34,18 @@ $(WL)/threads: tests/workloads/threads.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WL_CFLAGS) -o $@ $< -lpthread
 
+# 24 frames of 1 KiB: a stack deeper than the sampler's copy
+$(WL)/bigframes: tests/workloads/bigframes.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WL_CFLAGS) -o $@ $<
+
 # the way most code is built: -O2, no frame pointers
 $(WL)/deep: tests/workloads/deep.c
 	@mkdir -p $(dir $@)
 	$(CC) -g -O2 -fomit-frame-pointer -o $@ $<
 
 WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls $(WL)/pie_lib \
-	$(WL)/threads $(WL)/deep
+	$(WL)/threads $(WL)/deep $(WL)/bigframes
 INTEGRATION_DEPS += $(WORKLOADS)
 DEMO_DEPS += $(WL)/demo
 UNIT_DEPS += $(WL)/split $(WL)/split-nofp

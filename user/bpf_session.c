@@ -74,6 +74,9 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	s->skel->rodata->wakeup_bytes = (uint64_t)cfg->ring_bytes / 4;
 	s->skel->rodata->dwarf_mode = cfg->dwarf;
 	s->skel->rodata->stack_bytes = cfg->stack_bytes;
+	/* the kernel's own frame-pointer walker instead of the program's,
+	 * for the tests that compare the two */
+	s->skel->rodata->kernel_fp_walk = getenv("COLLECTOR_KERNEL_FP_WALK") != NULL;
 	bpf_map__set_max_entries(s->skel->maps.events, cfg->ring_bytes);
 	/* dwarf mode builds records in a slot per CPU; 1 entry when unused */
 	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf ? s->n_cpus : 1);

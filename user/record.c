@@ -487,7 +487,6 @@ static const char *const counter_names[COLLECTOR_CNT_MAX] = {
 	[COLLECTOR_CNT_RB_FULL_SAMPLE] = "ring buffer full (samples)",
 	[COLLECTOR_CNT_RB_FULL_TASK] = "ring buffer full (fork/exec/exit)",
 	[COLLECTOR_CNT_RB_FULL_SWITCH] = "ring buffer full (switches)",
-	[COLLECTOR_CNT_USTACK_FAIL] = "user stack walk failed",
 	[COLLECTOR_CNT_KSTACK_FAIL] = "kernel stack walk failed",
 	[COLLECTOR_CNT_AGG_FULL] = "aggregation map full",
 	[COLLECTOR_CNT_TARGETS_FULL] = "children not followed",

@@ -1,0 +1,60 @@
+# The sampler's own frame-pointer walk (over a copy of the top of the user
+# stack, frames past it read one by one) against the kernel's walker
+# (bpf_get_stack, COLLECTOR_KERNEL_FP_WALK=1): on a chain of 24 frames of
+# 1 KiB each, both must see every frame from the hot loop to main on every
+# sample, so the two runs' shares agree.
+. tests/integration/lib.sh
+need_root
+
+for walker in program kernel; do
+	if [ $walker = kernel ]; then
+		export COLLECTOR_KERNEL_FP_WALK=1
+	else
+		unset COLLECTOR_KERNEL_FP_WALK
+	fi
+	"$COLLECTOR" -o "$TMP/out-$walker" -f callgrind --call-graph fp -- "$WL/bigframes" 1 \
+		>"$TMP/summary-$walker" 2>"$TMP/err-$walker" ||
+		{ cat "$TMP/err-$walker"; fail "collector ($walker walk) exited $?"; }
+	cat "$TMP/summary-$walker"
+	spin=$(share "$TMP/summary-$walker" self spin)
+	within "$spin" 90 100 || fail "$walker walk: spin self share '$spin' is not ~100"
+	# the summary lists 20 functions: the innermost frames (the deeper
+	# ones, past the copy, are checked through Callgrind below)
+	for i in 23 20 17 14 11 8; do
+		i=$(printf %02d $i)
+		t=$(share "$TMP/summary-$walker" total frame_$i)
+		within "$t" 90 100 || fail "$walker walk: frame_$i total share '$t' is not ~100"
+	done
+	pct=$(awk '$1 == "truncated" && $2 == "stacks" { sub("%", "", $3); print $3; exit }' \
+		"$TMP/summary-$walker")
+	within "$pct" 0 2 || fail "$walker walk: $pct% of stacks truncated"
+done
+
+# every call edge main -> frame_00 -> ... -> frame_23 -> spin in both
+# Callgrind profiles (names are compressed: "fn=(id) name" defines an id
+# that later fn= and cfn= lines use alone)
+edges() {
+	awk '
+	function name(s,   id) {
+		id = s; sub(/\).*/, "", id); sub(/^\(/, "", id)
+		if (s ~ /\) /) { n = s; sub(/^\([0-9]+\) /, "", n); names[id] = n }
+		return names[id]
+	}
+	/^fn=/ { fn = name(substr($0, 4)) }
+	/^cfn=/ { print fn " -> " name(substr($0, 5)) }
+	' "$1" | sort -u
+}
+for walker in program kernel; do
+	edges "$TMP/out-$walker"/callgrind.out.* | grep -E '^(main|frame_[0-9]+) -> (frame_[0-9]+|spin)$' >"$TMP/edges-$walker"
+	cat "$TMP/edges-$walker"
+done
+grep -qx 'main -> frame_00' "$TMP/edges-program" || fail "program walk: no main -> frame_00"
+grep -qx 'frame_23 -> spin' "$TMP/edges-program" || fail "program walk: no frame_23 -> spin"
+for i in $(seq 0 22); do
+	a=$(printf frame_%02d "$i")
+	b=$(printf frame_%02d $((i + 1)))
+	grep -qx "$a -> $b" "$TMP/edges-program" || fail "program walk: no $a -> $b"
+done
+cmp -s "$TMP/edges-program" "$TMP/edges-kernel" ||
+	fail "the two walks give different call edges: $(diff "$TMP/edges-program" "$TMP/edges-kernel")"
+echo ok

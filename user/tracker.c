@@ -359,7 +359,6 @@ static uint32_t get_thread(struct tracker *t, pid_t tgid, pid_t tid, uint64_t kt
 
 int tracker_add_process(struct tracker *t, pid_t pid, uint64_t now_ktime)
 {
-	t->last_task_ktime = now_ktime;
 	char path[64];
 	struct dirent *d;
 	uint32_t process;

@@ -46,7 +46,8 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size);
  * are still alive. */
 void tracker_finish(struct tracker *t, uint64_t end_ktime);
 
-/* When a target process last forked, exec'd or was added (ktime ns). */
+/* When a target process last forked or exec'd, or the command was let go
+ * (ktime ns); 0 before any of that. */
 uint64_t tracker_last_task_ktime(const struct tracker *t);
 /* Samples handled so far. */
 uint64_t tracker_sample_count(const struct tracker *t);

@@ -10,6 +10,7 @@
  */
 #include "callgrind_reader.h"
 #include "exporter.h"
+#include "hashmix.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -33,15 +34,6 @@ struct u64map {
 	size_t cap, len;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static int u64map_grow(struct u64map *m)
 {
@@ -60,7 +52,7 @@ static int u64map_grow(struct u64map *m)
 
 		if (m->vals[i] == UINT32_MAX)
 			continue;
-		for (j = mix64(m->keys[i]) & (ncap - 1); vals[j] != UINT32_MAX; j = (j + 1) & (ncap - 1))
+		for (j = hash_mix64(m->keys[i]) & (ncap - 1); vals[j] != UINT32_MAX; j = (j + 1) & (ncap - 1))
 			;
 		keys[j] = m->keys[i];
 		vals[j] = m->vals[i];
@@ -84,7 +76,7 @@ static int u64map_slot(struct u64map *m, uint64_t key, size_t *slot)
 		if (err)
 			return err;
 	}
-	for (j = mix64(key) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1))
+	for (j = hash_mix64(key) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1))
 		if (m->keys[j] == key)
 			break;
 	*slot = j;
@@ -95,7 +87,7 @@ static uint32_t u64map_get(const struct u64map *m, uint64_t key)
 {
 	if (!m->cap)
 		return UINT32_MAX;
-	for (size_t j = mix64(key) & (m->cap - 1); m->vals[j] != UINT32_MAX;
+	for (size_t j = hash_mix64(key) & (m->cap - 1); m->vals[j] != UINT32_MAX;
 	     j = (j + 1) & (m->cap - 1))
 		if (m->keys[j] == key)
 			return m->vals[j];

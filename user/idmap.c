@@ -1,19 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A hash map from 64-bit keys to 32-bit ids. */
 #include "idmap.h"
+#include "hashmix.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
 static size_t slot_of(uint64_t key, size_t cap)
 {
-	/* splitmix64 finalizer: pids and addresses are far from random */
-	key ^= key >> 30;
-	key *= 0xbf58476d1ce4e5b9ULL;
-	key ^= key >> 27;
-	key *= 0x94d049bb133111ebULL;
-	key ^= key >> 31;
-	return key & (cap - 1);
+	return hash_mix64(key) & (cap - 1);
 }
 
 uint32_t idmap_get(const struct idmap *m, uint64_t key)

@@ -1,20 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Raw call stacks interned by a 128-bit fingerprint of their content. */
 #include "stackcache.h"
+#include "hashmix.h"
 
 #include <errno.h>
 #include <stdlib.h>
-
-static uint64_t mix64(uint64_t x)
-{
-	/* splitmix64's finalizer */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
 
 static uint64_t rotl64(uint64_t x, int r)
 {
@@ -36,8 +26,8 @@ struct stackcache_key stackcache_key(uint32_t domain, const uint64_t *ips, uint3
 		h1 = rotl64(h1 ^ (ips[i] * 0x87c37b91114253d5ULL), 31) * 0x4cf5ad432745937fULL;
 		h2 = rotl64(h2 + ips[i], 27) * 0x9fb21c651e98df25ULL + 0x52dce729;
 	}
-	k.h1 = mix64(h1);
-	k.h2 = mix64(h2 ^ (h2 >> 17));
+	k.h1 = hash_mix64(h1);
+	k.h2 = hash_mix64(h2 ^ (h2 >> 17));
 	k.domain = domain;
 	return k;
 }

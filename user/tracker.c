@@ -67,6 +67,7 @@ struct tracker {
 	MODEL_VEC(struct proc_state) procs;     /* by model process id */
 	MODEL_VEC(struct thread_state) threads; /* by model thread id */
 	uint32_t unknown_image;
+	uint32_t empty_part;            /* the part of samples with no user stack */
 	pid_t awaiting_exec;            /* launched, not exec'd yet */
 	uint64_t exec_allowed_ktime;    /* when it was let go */
 	pid_t ignored_tgid;             /* the collector itself */
@@ -451,31 +452,47 @@ static uint32_t walked_frames(const uint64_t *ips, uint32_t n)
 	return i;
 }
 
+/* How a user stack's completeness is known. */
+enum walk_end {
+	WALK_END_BY_ROOT = -1,  /* frame pointers: complete if it ends in a thread's start */
+	WALK_END_TRUNCATED = 0, /* the unwinder stopped early */
+	WALK_END_COMPLETE = 1,  /* the CFI says the outermost frame has no caller */
+};
+
 /* Caller frames are return addresses: resolve them at address - 1, the
  * call instruction, or every call site lands on the next statement. */
 static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *ips, uint32_t n,
-			  uint64_t user_ip, uint64_t ktime)
+			  uint64_t user_ip, uint64_t ktime, enum walk_end end)
 {
 	uint32_t locs[COLLECTOR_MAX_STACK_DEPTH];
 	struct stackcache_key key;
 	uint32_t part;
+	bool truncated;
 
 	n = walked_frames(ips, n);
-	if (!n) {
-		/* no walk: only the PC is known */
-		if (!user_ip)
-			return add_part(t, NULL, 0, false);
-		locs[0] = user_location(t, process, user_ip, ktime);
-		return add_part(t, locs, 1, !is_root(t->m, locs[0]));
+	if (!n && !user_ip) {
+		/* no user stack at all (a kernel thread): one shared part */
+		if (t->empty_part == UINT32_MAX)
+			t->empty_part = add_part(t, NULL, 0, false);
+		return t->empty_part;
 	}
-	key = stackcache_key(process, ips, n);
+	if (!n) {
+		/* no walk: only the PC is known, a stack of one frame */
+		ips = &user_ip;
+		n = 1;
+	}
+	/* the same frames found complete and truncated are two parts */
+	key = stackcache_key(end == WALK_END_TRUNCATED ? process | 0x80000000u : process, ips, n);
 	part = stackcache_get(&t->part_cache, &key);
 	if (part != UINT32_MAX)
 		return part;
 	for (uint32_t i = 0; i < n; i++)
 		locs[i] = user_location(t, process, i ? ips[i] - 1 : ips[i], ktime);
-	part = add_part(t, locs, n,
-			n >= COLLECTOR_MAX_STACK_DEPTH || !is_root(t->m, locs[n - 1]));
+	if (end == WALK_END_BY_ROOT)
+		truncated = n >= COLLECTOR_MAX_STACK_DEPTH || !is_root(t->m, locs[n - 1]);
+	else
+		truncated = end == WALK_END_TRUNCATED;
+	part = add_part(t, locs, n, truncated);
 	stackcache_put(&t->part_cache, &key, part);
 	return part;
 }
@@ -539,48 +556,20 @@ static void store_sample(struct tracker *t, const struct collector_sample_event 
 	t->samples++;
 }
 
-/* Adds a sample whose user frames are known: the kernel part comes from
- * the frames that follow the record, as in either call-graph mode. */
+/* The sample's whole stack from its user part and the kernel frames that
+ * follow the record (either kind): both parts come from caches keyed by
+ * the raw frames, and the stack they make from a cache keyed by the two
+ * parts, so a stack seen before costs two fingerprints and three look-ups. */
 static void add_sample(struct tracker *t, const struct collector_sample_event *e, uint32_t thread,
-		      const uint32_t *user, uint32_t n_user, bool truncated)
+		       uint32_t upart)
 {
-	uint32_t frames[2 * COLLECTOR_MAX_STACK_DEPTH];
-	uint32_t n = 0, n_kernel = 0;
-
-	if (e->kernel_mode) {
-		uint32_t k = kernel_part(t, sample_kernel_frames(e), e->n_kernel, e->ip);
-		const struct stack_part *kp = &t->parts.items[k];
-
-		memcpy(frames, t->pool.items + kp->first, kp->n * sizeof(uint32_t));
-		n = n_kernel = kp->n;
-	}
-	if (n_user > COLLECTOR_MAX_STACK_DEPTH)
-		n_user = COLLECTOR_MAX_STACK_DEPTH;
-	if (n_user)
-		memcpy(frames + n, user, n_user * sizeof(uint32_t));
-	n += n_user;
-	if (truncated)
-		model_count_stat(t->m, "truncated_stacks", 1);
-	store_sample(t, e, thread, model_intern_stack(t->m, frames, n, n_kernel, truncated));
-}
-
-/* A frame-pointer sample: both parts come from caches keyed by the raw
- * frames, and the stack they make from a cache keyed by the two parts, so
- * a stack seen before costs two fingerprints and three look-ups. */
-static void handle_sample(struct tracker *t, const struct collector_sample_event *e)
-{
-	uint32_t thread = get_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
-	uint32_t process = t->m->threads.items[thread].process;
-	const uint64_t *frames = (const uint64_t *)(e + 1);
-	uint32_t upart, kpart = UINT32_MAX, stack, n = 0, n_kernel = 0;
+	uint32_t kpart = UINT32_MAX, stack, n = 0, n_kernel = 0;
 	uint32_t locs[2 * COLLECTOR_MAX_STACK_DEPTH];
 	const struct stack_part *up, *kp;
 	uint64_t key;
 
-	upart = user_part(t, process, frames + e->n_kernel, e->n_user, e->user_ip,
-			  e->hdr.ktime_ns);
 	if (e->kernel_mode)
-		kpart = kernel_part(t, frames, e->n_kernel, e->ip);
+		kpart = kernel_part(t, sample_kernel_frames(e), e->n_kernel, e->ip);
 	up = &t->parts.items[upart];
 	if (up->truncated)
 		model_count_stat(t->m, "truncated_stacks", 1);
@@ -601,6 +590,18 @@ static void handle_sample(struct tracker *t, const struct collector_sample_event
 	store_sample(t, e, thread, stack);
 }
 
+/* A frame-pointer sample: the user frames follow the kernel ones. */
+static void handle_sample(struct tracker *t, const struct collector_sample_event *e)
+{
+	uint32_t thread = get_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
+	uint32_t process = t->m->threads.items[thread].process;
+	const uint64_t *frames = (const uint64_t *)(e + 1);
+
+	add_sample(t, e, thread,
+		   user_part(t, process, frames + e->n_kernel, e->n_user, e->user_ip,
+			     e->hdr.ktime_ns, WALK_END_BY_ROOT));
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -618,7 +619,6 @@ static void handle_stack_sample(struct tracker *t, const struct collector_stack_
 	uint32_t process = t->m->threads.items[thread].process;
 	struct proc_state *ps = &t->procs.items[process];
 	uint64_t ips[COLLECTOR_MAX_STACK_DEPTH];
-	uint32_t user[COLLECTOR_MAX_STACK_DEPTH];
 	struct unwind_regs regs = {
 		.ip = se->regs.ip, .sp = se->regs.sp, .bp = se->regs.bp, .bx = se->regs.bx,
 		.r12 = se->regs.r12, .r13 = se->regs.r13, .r14 = se->regs.r14, .r15 = se->regs.r15,
@@ -628,13 +628,14 @@ static void handle_stack_sample(struct tracker *t, const struct collector_stack_
 	int n;
 
 	t->stack_record_bytes += sizeof(*se) + se->stack_len;
-	if (!regs.ip) {
-		add_sample(t, e, thread, user, 0, false); /* a kernel thread */
+	if (!regs.ip) { /* a kernel thread */
+		add_sample(t, e, thread, user_part(t, process, ips, 0, 0, e->hdr.ktime_ns,
+						   WALK_END_TRUNCATED));
 		return;
 	}
 	if (!t->unwinder) {
-		user[0] = user_location(t, process, regs.ip, e->hdr.ktime_ns);
-		add_sample(t, e, thread, user, 1, true);
+		add_sample(t, e, thread, user_part(t, process, ips, 0, regs.ip, e->hdr.ktime_ns,
+						   WALK_END_TRUNCATED));
 		return;
 	}
 	t0 = now_ns();
@@ -649,9 +650,10 @@ static void handle_stack_sample(struct tracker *t, const struct collector_stack_
 		n = 1;
 		complete = false;
 	}
-	for (int i = 0; i < n; i++)
-		user[i] = user_location(t, process, i ? ips[i] - 1 : ips[i], e->hdr.ktime_ns);
-	add_sample(t, e, thread, user, n, !complete);
+	/* the unwound frames are interned like frame-pointer ones: a stack
+	 * seen before is not resolved again */
+	add_sample(t, e, thread, user_part(t, process, ips, n, regs.ip, e->hdr.ktime_ns,
+					   complete ? WALK_END_COMPLETE : WALK_END_TRUNCATED));
 }
 
 static void end_process(struct tracker *t, uint32_t process, uint64_t ktime)
@@ -983,6 +985,7 @@ struct tracker *tracker_new(struct model *m, struct symbolizer *sym)
 	t->m = m;
 	t->sym = sym;
 	t->unknown_image = MODEL_NONE;
+	t->empty_part = UINT32_MAX;
 	return t;
 }
 

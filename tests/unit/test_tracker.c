@@ -281,6 +281,24 @@ static void test_kernel_frames_first(void **state)
 	assert_int_equal(f->m.samples.len, 4);
 }
 
+/* A sample whose walk gave nothing keeps its PC as a one-frame stack, the
+ * same stack a one-frame walk gives. */
+static void test_pc_only_sample(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t user[1] = { (uint64_t)tt_middle + 4 };
+	const struct model_stack *s;
+
+	feed_sample(f, NULL, 0, user, 0, 0);
+	feed_sample(f, NULL, 0, user, 1, 0);
+	assert_int_equal(f->m.samples.len, 2);
+	assert_int_equal(f->m.samples.items[0].stack, f->m.samples.items[1].stack);
+	s = last_stack(f);
+	assert_int_equal(s->n_frames, 1);
+	assert_true(s->truncated);
+	assert_string_equal(frame_name(f, s, 0), "tt_middle");
+}
+
 static void test_short_record_rejected(void **state)
 {
 	struct fixture *f = *state;
@@ -302,6 +320,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_identical_stacks_shared, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_root_completes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_frames_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pc_only_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_record_rejected, setup, teardown),
 	};
 

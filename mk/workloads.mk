@@ -48,4 +48,4 @@ WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls 
 	$(WL)/threads $(WL)/deep $(WL)/bigframes
 INTEGRATION_DEPS += $(WORKLOADS)
 DEMO_DEPS += $(WL)/demo
-UNIT_DEPS += $(WL)/split $(WL)/split-nofp
+UNIT_DEPS += $(WL)/split $(WL)/split-nofp $(WL)/bigframes

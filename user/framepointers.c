@@ -31,19 +31,26 @@ static const unsigned char endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static const unsigned char push_rbp[] = { 0x55 };
 static const unsigned char mov_rsp_rbp[] = { 0x48, 0x89, 0xe5 };
 
-/* push %rbp first, then mov %rsp,%rbp within the next few instructions:
- * gcc -O2 schedules other work between the two. */
+/* push %rbp, then mov %rsp,%rbp within the next few instructions: gcc -O2
+ * schedules other work between the two, and sometimes before the push
+ * (a constant loaded for a memset, say).  Bytes are not decoded, so a 0x55
+ * inside an earlier instruction can be taken for the push; the mov must
+ * follow it all the same, which chance alone rarely gives. */
 static bool has_prologue(const unsigned char *p, size_t n)
 {
+	const size_t push_within = 16, mov_within = 48;
+
 	if (n >= 4 && memcmp(p, endbr64, 4) == 0) {
 		p += 4;
 		n -= 4;
 	}
-	if (n < 4 || p[0] != push_rbp[0])
-		return false;
-	for (size_t i = 1; i + 3 <= n; i++)
-		if (memcmp(p + i, mov_rsp_rbp, 3) == 0)
-			return true;
+	for (size_t k = 0; k < push_within && k < n; k++) {
+		if (p[k] != push_rbp[0])
+			continue;
+		for (size_t i = k + 1; i + 3 <= n && i <= k + mov_within; i++)
+			if (memcmp(p + i, mov_rsp_rbp, 3) == 0)
+				return true;
+	}
 	return false;
 }
 

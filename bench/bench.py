@@ -915,11 +915,14 @@ def exporters():
 def soak():
     tmp = tempfile.mkdtemp(prefix="bench-soak-")
     secs = SOAK_MINUTES * 60
-    argv = [COLLECTOR, "-a", "-d", str(secs), "-o", os.path.join(tmp, "out")]
+    # a few seconds past the last minute's reading, so that it is taken
+    # while the collector still runs
+    argv = [COLLECTOR, "-a", "-d", str(secs + 5), "-o", os.path.join(tmp, "out")]
     soak_steady()
     log(f"bench: soak: {' '.join(argv)} ({SOAK_MINUTES} min)")
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     rows = []
+    hwm_before_export = None
     # minute 0: once sampling is live, not at exec
     wait_until(lambda: p.poll() is not None or perf_fds(p.pid) >= NCPUS, 60,
                "collector to open its perf events")
@@ -936,13 +939,14 @@ def soak():
         if p.poll() is not None:
             break
         rss, anon, mapped = status("VmRSS"), status("RssAnon"), status("RssFile")
+        hwm_before_export = status("VmHWM") or hwm_before_export
         cpu = tool_cpu_ns(p.pid)
         rows.append([minute, fmt(rss / 1024 if rss else None, 1),
                      fmt(anon / 1024 if anon else None, 1),
                      fmt(mapped / 1024 if mapped else None, 1),
                      fmt((cpu - cpu0) / 1e9, 2)])
         log(f"bench: soak minute {minute}: RSS {rss} kB")
-    hwm_before_export = status("VmHWM")
+    hwm_before_export = status("VmHWM") or hwm_before_export
     t1 = time.monotonic()
     out, err = p.communicate()
     s = collector_summary(out + err)
@@ -952,7 +956,7 @@ def soak():
           ["minute", "RSS MiB", "of which anonymous", "of which mapped files",
            "collector CPU s (cumulative)"], rows,
           f"Peak RSS at the end of collection: {fmt((hwm_before_export or 0) / 1024, 1)} MiB; "
-          f"writing every format afterwards took {time.monotonic() - t1:.1f} s. Lost by cause: "
+          f"its last 5 s and writing every format took {time.monotonic() - t1:.1f} s. Lost by cause: "
           + (", ".join(f"{k} {v:,}" for k, v in s.get("lost_causes", {}).items()) or "none"))
 
 

@@ -159,17 +159,21 @@ static __always_inline void add_count(void *map, void *key)
 	}
 }
 
-/* The user-mode PC of a task: its saved registers at kernel entry. */
+/* A task's user registers as saved at kernel entry; NULL for a kernel
+ * thread, which has none. */
+static __always_inline struct pt_regs *task_user_regs(struct task_struct *task)
+{
+	if (!BPF_CORE_READ(task, mm))
+		return NULL;
+	return (struct pt_regs *)bpf_task_pt_regs(task);
+}
+
+/* The user-mode PC of a task, 0 for a kernel thread. */
 static __always_inline u64 task_user_ip(struct task_struct *task)
 {
-	struct pt_regs *regs;
+	struct pt_regs *regs = task_user_regs(task);
 
-	if (!BPF_CORE_READ(task, mm))
-		return 0; /* kernel thread */
-	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	if (!regs)
-		return 0;
-	return BPF_CORE_READ(regs, ip);
+	return regs ? BPF_CORE_READ(regs, ip) : 0;
 }
 
 static __always_inline void read_user_regs(struct collector_user_regs *r, struct pt_regs *regs)
@@ -278,9 +282,9 @@ static __always_inline bool user_walk_regs(struct bpf_perf_event_data *ctx,
 		*bp = ctx->regs.bp;
 		return true;
 	}
-	if (!task->mm)
+	regs = task_user_regs(task);
+	if (!regs)
 		return false;
-	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	*ip = BPF_CORE_READ(regs, ip);
 	*sp = BPF_CORE_READ(regs, sp);
 	*bp = BPF_CORE_READ(regs, bp);
@@ -292,12 +296,15 @@ static __always_inline bool user_walk_regs(struct bpf_perf_event_data *ctx,
 static __always_inline u32 kernel_frames(struct bpf_perf_event_data *ctx, u64 *frames)
 {
 	long r = bpf_get_stack(ctx, frames, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), 0);
+	u32 n;
 
 	if (r < 0) {
 		count(COLLECTOR_CNT_KSTACK_FAIL);
 		return 0;
 	}
-	return r / sizeof(u64);
+	n = r / sizeof(u64);
+	/* never more than asked for: the bound is for the verifier */
+	return n > COLLECTOR_MAX_STACK_DEPTH ? COLLECTOR_MAX_STACK_DEPTH : n;
 }
 
 static __always_inline void fill_sample(struct collector_sample_event *e,
@@ -335,8 +342,6 @@ static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct 
 	e->pad = 0;
 	if (kernel_mode)
 		nk = kernel_frames(ctx, (u64 *)sc->data);
-	if (nk > COLLECTOR_MAX_STACK_DEPTH)
-		nk = COLLECTOR_MAX_STACK_DEPTH;
 	e->sample.n_kernel = nk;
 	if (!BPF_CORE_READ(task, mm)) {
 		__builtin_memset(&e->regs, 0, sizeof(e->regs));
@@ -424,22 +429,20 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	fill_sample(&sc->e, ctx, task, COLLECTOR_EV_SAMPLE, tgid, tid, ip, kernel_mode);
 	if (kernel_mode)
 		nk = kernel_frames(ctx, sc->frames);
-	if (nk > COLLECTOR_MAX_STACK_DEPTH)
-		nk = COLLECTOR_MAX_STACK_DEPTH;
-	if (!user_walk_regs(ctx, task, kernel_mode, &uip, &usp, &ubp)) {
-		/* a kernel thread: no user stack */
-	} else if (kernel_fp_walk || BPF_CORE_READ(task, utask, return_instances)) {
-		/* Calls under a uretprobe (--trace) return through the
-		 * kernel's trampoline: the kernel's walker puts the real
-		 * return addresses back, this one could not. */
-		long r = bpf_get_stack(ctx, &sc->frames[nk], COLLECTOR_MAX_STACK_DEPTH * sizeof(u64),
-				       BPF_F_USER_STACK);
+	/* no user registers: a kernel thread, no user stack */
+	if (user_walk_regs(ctx, task, kernel_mode, &uip, &usp, &ubp)) {
+		sc->e.user_ip = uip;
+		if (kernel_fp_walk || BPF_CORE_READ(task, utask, return_instances)) {
+			/* Calls under a uretprobe (--trace) return through the
+			 * kernel's trampoline: the kernel's walker puts the
+			 * real return addresses back, this one could not. */
+			long r = bpf_get_stack(ctx, &sc->frames[nk],
+					       COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), BPF_F_USER_STACK);
 
-		sc->e.user_ip = uip;
-		nu = r > 0 ? r / sizeof(u64) : 0;
-	} else {
-		sc->e.user_ip = uip;
-		nu = user_frames_fp(sc, nk, uip, usp, ubp);
+			nu = r > 0 ? r / sizeof(u64) : 0;
+		} else {
+			nu = user_frames_fp(sc, nk, uip, usp, ubp);
+		}
 	}
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
 		nu = COLLECTOR_MAX_STACK_DEPTH;

@@ -22,8 +22,10 @@
  * outside every known mapping (the process may have exited meanwhile). */
 #define MAPS_REREAD_NS 50000000ULL
 #define EXEC_GRACE_NS 50000000ULL
-/* The part cache's domain for kernel stacks (processes are 0, 1, ...). */
+/* The part cache's domain for kernel stacks (processes are 0, 1, ...), and
+ * the bit that sets a process's unwound-but-truncated stacks apart. */
 #define KERNEL_DOMAIN UINT32_MAX
+#define TRUNCATED_DOMAIN 0x80000000u
 
 /* Functions that start a thread: a user stack that ends in one of them is
  * complete; any other ending means the walk stopped early. */
@@ -482,7 +484,7 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 		n = 1;
 	}
 	/* the same frames found complete and truncated are two parts */
-	key = stackcache_key(end == WALK_END_TRUNCATED ? process | 0x80000000u : process, ips, n);
+	key = stackcache_key(end == WALK_END_TRUNCATED ? process | TRUNCATED_DOMAIN : process, ips, n);
 	part = stackcache_get(&t->part_cache, &key);
 	if (part != UINT32_MAX)
 		return part;

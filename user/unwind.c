@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hashmix.h"
 #include "idmap.h"
 
 /* Live Dwfls kept at once: each holds its images open, so a system-wide run
@@ -788,9 +789,8 @@ static void compute_rule(Dwfl *dwfl, uint64_t pc, struct frame_rule *r)
 
 static size_t rule_slot(uint64_t pc, size_t cap)
 {
-	/* Fibonacci hashing: the product brings the high bits in, so that
-	 * PCs of several images that share their low bits spread too */
-	return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 40) & (cap - 1);
+	/* the high bits mixed in too: PCs of several images share low bits */
+	return hash_mix64(pc) & (cap - 1);
 }
 
 static int grow_rules(struct unwind_proc *p)

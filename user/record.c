@@ -673,6 +673,7 @@ int record_run(const struct collector_options *opts)
 
 	m.run.start_ktime_ns = clock_ns(CLOCK_MONOTONIC);
 	m.run.start_ns = m.run.start_ktime_ns + m.run.ktime_to_epoch_ns;
+	tracker_begin_window(tracker);
 	err = bpf_session_start_sampling(bpf);
 	if (err) {
 		rc = EXIT_BPF;
@@ -738,10 +739,14 @@ int record_run(const struct collector_options *opts)
 	writing = 1;
 	status_update(&status, 0, 0, 0, true);
 
-	/* Stop sampling first, then drain everything that was queued. */
+	/* Stop sampling and tracing first, then drain everything that was
+	 * queued: with the probes still attached, a target that runs on
+	 * would fill the ring as fast as the drain empties it. */
 	m.run.end_ktime_ns = clock_ns(CLOCK_MONOTONIC);
 	m.run.end_ns = m.run.end_ktime_ns + m.run.ktime_to_epoch_ns;
 	bpf_session_stop_sampling(bpf);
+	tracing_stop(tracing);
+	tracker_end_window(tracker);
 	read_energy(&powercap, &m, true);
 	while (bpf_session_drain(bpf) > 0)
 		;

@@ -931,14 +931,23 @@ int tracing_collect(struct tracing *t)
 	return 0;
 }
 
-void tracing_close(struct tracing *t)
+void tracing_stop(struct tracing *t)
 {
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->n_link_fds; i++)
 		close(t->link_fds[i]);
+	t->n_link_fds = 0;
 	for (size_t i = 0; i < t->n_links; i++)
 		bpf_link__destroy(t->links[i]);
+	t->n_links = 0;
+}
+
+void tracing_close(struct tracing *t)
+{
+	if (!t)
+		return;
+	tracing_stop(t);
 	bpf_link__destroy(t->exit_link);
 	free(t->link_fds);
 	free(t->links);

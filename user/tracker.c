@@ -54,6 +54,7 @@ struct proc_state {
 struct thread_state {
 	uint64_t first_cputime;
 	bool first_known;
+	bool last_read;    /* final CPU time read at the end of the window */
 };
 
 struct tracker {
@@ -898,6 +899,47 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 	return 0;
 }
 
+/* The CPU time of the live threads not read yet: at the end of the window,
+ * before the last drain (which takes long with a target that runs on). */
+static void read_final_cpu_times(struct tracker *t)
+{
+	for (size_t i = 0; i < t->m->threads.len; i++) {
+		struct model_thread *th = &t->m->threads.items[i];
+		const struct model_process *p = &t->m->processes.items[th->process];
+		uint64_t now;
+
+		if (th->end_ns || p->end_ns || t->threads.items[i].last_read)
+			continue;
+		now = read_schedstat_cputime(p->pid, th->tid);
+		if (now > th->cputime_ns)
+			th->cputime_ns = now;
+		t->threads.items[i].last_read = true;
+	}
+}
+
+void tracker_begin_window(struct tracker *t)
+{
+	for (size_t i = 0; i < t->m->threads.len; i++) {
+		struct model_thread *th = &t->m->threads.items[i];
+		const struct model_process *p = &t->m->processes.items[th->process];
+		struct thread_state *ts = &t->threads.items[i];
+		uint64_t now;
+
+		if (!ts->first_known || th->end_ns || p->end_ns)
+			continue;
+		now = read_schedstat_cputime(p->pid, th->tid);
+		if (now > ts->first_cputime)
+			ts->first_cputime = now;
+		if (now > th->cputime_ns)
+			th->cputime_ns = now;
+	}
+}
+
+void tracker_end_window(struct tracker *t)
+{
+	read_final_cpu_times(t);
+}
+
 void tracker_finish(struct tracker *t, uint64_t end_ktime)
 {
 	if (t->unwinder) {
@@ -913,17 +955,8 @@ void tracker_finish(struct tracker *t, uint64_t end_ktime)
 		model_count_stat(t->m, "unwinder_cached_walks", us.cached);
 		model_count_stat(t->m, "unwinder_rules", us.rules);
 	}
-	for (size_t i = 0; i < t->m->threads.len; i++) {
-		struct model_thread *th = &t->m->threads.items[i];
-		const struct model_process *p = &t->m->processes.items[th->process];
-		uint64_t now;
-
-		if (th->end_ns || p->end_ns)
-			continue;
-		now = read_schedstat_cputime(p->pid, th->tid);
-		if (now > th->cputime_ns)
-			th->cputime_ns = now;
-	}
+	/* threads first seen in the last drain */
+	read_final_cpu_times(t);
 	(void)end_ktime;
 }
 

@@ -42,8 +42,14 @@ void tracker_ignore_process(struct tracker *t, pid_t pid);
  * in the model's stats, never fatal). */
 int tracker_handle_record(struct tracker *t, const void *data, size_t size);
 
+/* The window starts: the CPU time the targets of -p used so far (while the
+ * probes were attached, say) is not the window's. */
+void tracker_begin_window(struct tracker *t);
+/* The window ends (sampling stopped): reads the CPU time of the threads
+ * still alive, which run on while the last records are drained. */
+void tracker_end_window(struct tracker *t);
 /* Closes the run at ktime `end`: reads the final CPU time of threads that
- * are still alive. */
+ * are still alive and were not read by tracker_end_window(). */
 void tracker_finish(struct tracker *t, uint64_t end_ktime);
 
 /* When a target process last forked or exec'd, or the command was let go

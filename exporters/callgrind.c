@@ -582,8 +582,11 @@ static int aggregate_trace(const struct model *m, struct aggregates *ag)
 		if (err)
 			goto out;
 	}
-	qsort(ag->pairs.items, ag->pairs.len, sizeof(struct trace_pair), cmp_trace_pair);
-	qsort(ag->selfs.items, ag->selfs.len, sizeof(struct trace_self), cmp_trace_self);
+	/* no traced call may have completed: qsort() takes no NULL array */
+	if (ag->pairs.len)
+		qsort(ag->pairs.items, ag->pairs.len, sizeof(struct trace_pair), cmp_trace_pair);
+	if (ag->selfs.len)
+		qsort(ag->selfs.items, ag->selfs.len, sizeof(struct trace_self), cmp_trace_self);
 out:
 	for (size_t t = 0; t < m->threads.len; t++)
 		free(threads[t].items);

@@ -138,12 +138,15 @@ struct collector_trace_slot {
 };
 
 /* Per-thread shadow stack of traced calls, for self time and to survive
- * exits without entries (longjmp, tail calls, attach in mid-call), and the
- * thread's aggregates of up to COLLECTOR_TRACE_SLOTS functions (slot
- * func % SLOTS; a function whose slot is taken goes to func_stats). */
+ * exits without entries and entries without exits (longjmp, tail calls,
+ * attach in mid-call), and the thread's aggregates of up to
+ * COLLECTOR_TRACE_SLOTS functions (slot func % SLOTS; a function whose slot
+ * is taken goes to func_stats).  Each call keeps its stack pointer at entry:
+ * the frames of the real stack tell which shadow entries are gone. */
 struct collector_shadow_stack {
-	u32 depth;
+	u32 depth;        /* at most COLLECTOR_TRACE_DEPTH */
 	u32 func[COLLECTOR_TRACE_DEPTH];
+	u64 sp[COLLECTOR_TRACE_DEPTH];
 	u64 start_ns[COLLECTOR_TRACE_DEPTH];
 	u64 child_ns[COLLECTOR_TRACE_DEPTH];
 	struct collector_trace_slot slot[COLLECTOR_TRACE_SLOTS];

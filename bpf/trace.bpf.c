@@ -27,6 +27,12 @@ const volatile u64 wakeup_bytes = 1 << 20;
 /* slots a thread uses, minus one: fewer only to test the func_stats path */
 const volatile u32 slot_mask = COLLECTOR_TRACE_SLOTS - 1;
 
+/* Set by the loader when the run ends: from then on no call is counted or
+ * streamed, entry or exit.  The calls complete by then are whole (a caller
+ * with all its callees), which detaching the probes could not give: the
+ * entry and return probes come off at two different instants. */
+bool stopped = false;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
@@ -123,17 +129,58 @@ static __always_inline void fill_header(struct collector_event_header *h, u32 tg
 	h->tid = tid;
 }
 
+/* Entries of an equal stack pointer scanned for an earlier call of the
+ * same function: the tail callers above it are few. */
+#define TAIL_SCAN 4
+
+/*
+ * Drops the shadow entries of calls that returned without their exit (a
+ * longjmp over them, their return probe attached after their entry probe,
+ * the kernel's limit on nested return probes): a call at stack pointer sp
+ * is made from frames above sp, so entries at lower addresses are gone.
+ * At the same address, an entry of another function is a caller that
+ * tail-called this one (its exit comes with ours); one of the same function
+ * is an earlier call from that very frame.  Returns the new depth.
+ */
+static __always_inline u32 drop_returned(struct collector_shadow_stack *st, u32 func, u64 sp)
+{
+	u32 d = st->depth, top, i;
+
+	if (d > COLLECTOR_TRACE_DEPTH)
+		d = COLLECTOR_TRACE_DEPTH;
+	top = d;
+	for (i = 0; i < COLLECTOR_TRACE_DEPTH && d > 0; i++) {
+		if (st->sp[(d - 1) & (COLLECTOR_TRACE_DEPTH - 1)] >= sp)
+			break;
+		d--;
+	}
+	for (i = 0; i < TAIL_SCAN && i < d; i++) {
+		u32 k = (d - 1 - i) & (COLLECTOR_TRACE_DEPTH - 1);
+
+		if (st->sp[k] != sp)
+			break;
+		if (st->func[k] == func) {
+			d = k;
+			break;
+		}
+	}
+	if (d < top)
+		count_n(COLLECTOR_TCNT_FRAMES_DROPPED, top - d);
+	return d;
+}
+
 SEC("uprobe")
 int trace_entry(struct pt_regs *ctx)
 {
 	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	u32 tgid = id >> 32, tid = (u32)id;
 	u32 func = (u32)bpf_get_attach_cookie(ctx);
+	u64 sp = PT_REGS_SP(ctx);
 	struct collector_shadow_stack *st;
 	struct collector_trace_event *e;
 	u32 d;
 
-	if (!is_target(tgid))
+	if (stopped || !is_target(tgid))
 		return 0;
 	st = bpf_task_storage_get(&shadow, bpf_get_current_task_btf(), NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -141,13 +188,18 @@ int trace_entry(struct pt_regs *ctx)
 		count(COLLECTOR_TCNT_SHADOW_FULL);
 		return 0;
 	}
-	d = st->depth;
+	d = drop_returned(st, func, sp);
+	st->depth = d;
 	if (d >= COLLECTOR_TRACE_DEPTH) {
+		/* its exit finds no entry at its frame, and is left out too */
 		count(COLLECTOR_TCNT_DEPTH_OVERFLOW);
-		st->depth = d + 1; /* keep counting so the exits pair up */
 		return 0;
 	}
+	/* keep the mask below: the check above does not bound d for the
+	 * verifier once the compiler has narrowed it */
+	barrier_var(d);
 	st->func[d & (COLLECTOR_TRACE_DEPTH - 1)] = func;
+	st->sp[d & (COLLECTOR_TRACE_DEPTH - 1)] = sp;
 	st->start_ns[d & (COLLECTOR_TRACE_DEPTH - 1)] = now;
 	st->child_ns[d & (COLLECTOR_TRACE_DEPTH - 1)] = 0;
 	st->depth = d + 1;
@@ -248,12 +300,13 @@ int trace_exit(struct pt_regs *ctx)
 	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	u32 tgid = id >> 32, tid = (u32)id;
 	u32 func = (u32)bpf_get_attach_cookie(ctx);
+	u64 sp = PT_REGS_SP(ctx); /* the returning call's entry sp + 8 */
 	struct collector_shadow_stack *st;
 	struct collector_trace_event *e;
 	u32 d, i, match = COLLECTOR_TRACE_DEPTH;
 	u64 dur, self;
 
-	if (!is_target(tgid))
+	if (stopped || !is_target(tgid))
 		return 0;
 	st = bpf_task_storage_get(&shadow, bpf_get_current_task_btf(), NULL, 0);
 	if (!st || st->depth == 0) {
@@ -261,19 +314,17 @@ int trace_exit(struct pt_regs *ctx)
 		return 0;
 	}
 	d = st->depth;
-	if (d > COLLECTOR_TRACE_DEPTH) {
-		/* past the tracked depth: this exit pairs with an untracked entry */
-		st->depth = d - 1;
-		return 0;
-	}
-	/* The innermost open call of this function: normally the top. Frames
-	 * above it never returned through their uretprobe (longjmp, or
-	 * attached mid-call) and are dropped.  Indexes are masked with
-	 * DEPTH - 1 (a power of two) so the verifier sees them bounded. */
+	if (d > COLLECTOR_TRACE_DEPTH)
+		d = COLLECTOR_TRACE_DEPTH;
+	/* The innermost open call of this function below this frame: normally
+	 * the top.  Entries above it never returned through their exit probe
+	 * and are dropped; entries at or above sp are callers, still running.
+	 * Indexes are masked with DEPTH - 1 (a power of two) so the verifier
+	 * sees them bounded. */
 	for (i = 0; i < COLLECTOR_TRACE_DEPTH; i++) {
 		u32 k = (d - 1 - i) & (COLLECTOR_TRACE_DEPTH - 1);
 
-		if (i >= d)
+		if (i >= d || st->sp[k] >= sp)
 			break;
 		if (st->func[k] == func) {
 			match = k;
@@ -281,11 +332,19 @@ int trace_exit(struct pt_regs *ctx)
 		}
 	}
 	if (match >= COLLECTOR_TRACE_DEPTH) {
-		count(COLLECTOR_TCNT_EXIT_NO_ENTRY);
+		/* the i entries above this frame are gone all the same; a call
+		 * past the depth limit returns beneath the top (i == 0), and
+		 * its entry was counted as an overflow */
+		if (i > 0 || d < COLLECTOR_TRACE_DEPTH)
+			count(COLLECTOR_TCNT_EXIT_NO_ENTRY);
+		if (i > 0 && i <= d) {
+			count_n(COLLECTOR_TCNT_FRAMES_DROPPED, i);
+			st->depth = d - i;
+		}
 		return 0;
 	}
-	for (i = match + 1; i < d && i < COLLECTOR_TRACE_DEPTH; i++)
-		count(COLLECTOR_TCNT_FRAMES_DROPPED);
+	if (match + 1 < d)
+		count_n(COLLECTOR_TCNT_FRAMES_DROPPED, d - match - 1);
 	match &= COLLECTOR_TRACE_DEPTH - 1;
 	dur = now - st->start_ns[match];
 	self = dur > st->child_ns[match] ? dur - st->child_ns[match] : 0;
@@ -401,11 +460,10 @@ int BPF_PROG(trace_thread_exit, struct task_struct *p)
 }
 
 /*
- * End of the run: the threads still alive report their slots as
+ * End of the run (stopped): the threads still alive report their slots as
  * (collector_func_key, collector_func_stats) records.  Read only: the
- * probes stay attached (detaching entries and returns cannot be done at
- * one instant, and a gap in between mismatches calls), and the claim,
- * kept, stops the exit tracepoint from merging the same slots again.
+ * claim, kept, stops the exit tracepoint from merging the same slots
+ * again.
  */
 SEC("iter/task")
 int trace_report_slots(struct bpf_iter__task *ctx)

@@ -34,6 +34,10 @@ $(WL)/threads: tests/workloads/threads.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WL_CFLAGS) -o $@ $< -lpthread
 
+$(WL)/escapes: tests/workloads/escapes.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WL_CFLAGS) -o $@ $<
+
 # 24 frames of 1 KiB: a stack deeper than the sampler's copy
 $(WL)/bigframes: tests/workloads/bigframes.c
 	@mkdir -p $(dir $@)
@@ -45,7 +49,7 @@ $(WL)/deep: tests/workloads/deep.c
 	$(CC) -g -O2 -fomit-frame-pointer -o $@ $<
 
 WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls $(WL)/pie_lib \
-	$(WL)/threads $(WL)/deep $(WL)/bigframes
+	$(WL)/threads $(WL)/deep $(WL)/bigframes $(WL)/escapes
 INTEGRATION_DEPS += $(WORKLOADS)
 DEMO_DEPS += $(WL)/demo
 UNIT_DEPS += $(WL)/split $(WL)/split-nofp $(WL)/bigframes

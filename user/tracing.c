@@ -547,21 +547,25 @@ static int attach_multi_range(struct tracing *t, struct traced_file *f, size_t f
 {
 	int entry, ret, err;
 
-	entry = create_multi(t->skel->progs.trace_entry, f->path, f->offsets + first,
-			     f->cookies + first, n, false, pid);
-	ret = entry < 0 ? entry : create_multi(t->skel->progs.trace_exit, f->path,
-					       f->offsets + first, f->cookies + first, n, true,
-					       pid);
-	if (ret >= 0) {
-		err = keep_fd(t, entry);
-		return err ? err : keep_fd(t, ret);
+	/* return probes first: in a running target, a call entered between
+	 * the two attaches would have no exit */
+	ret = create_multi(t->skel->progs.trace_exit, f->path, f->offsets + first,
+			   f->cookies + first, n, true, pid);
+	entry = ret < 0 ? ret : create_multi(t->skel->progs.trace_entry, f->path,
+					     f->offsets + first, f->cookies + first, n, false,
+					     pid);
+	if (entry >= 0) {
+		err = keep_fd(t, ret);
+		if (err)
+			close(entry);
+		return err ? err : keep_fd(t, entry);
 	}
-	if (entry >= 0)
-		close(entry);
-	if (fatal(ret))
-		return ret;
+	if (ret >= 0)
+		close(ret);
+	if (fatal(entry))
+		return entry;
 	if (n == 1) {
-		skip_function(t, f, first, ret);
+		skip_function(t, f, first, entry);
 		return 0;
 	}
 	err = attach_multi_range(t, f, first, n / 2, pid);
@@ -664,11 +668,12 @@ int tracing_attach(struct tracing *t, const pid_t *pids, int n_pids)
 			for (size_t k = 0; k < f->n; k++) {
 				size_t before = t->n_links;
 
-				err = link_single(t, t->skel->progs.trace_entry, f->path,
-						  f->offsets[k], f->cookies[k], false, pid);
+				/* the return probe first, as above */
+				err = link_single(t, t->skel->progs.trace_exit, f->path,
+						  f->offsets[k], f->cookies[k], true, pid);
 				if (!err)
-					err = link_single(t, t->skel->progs.trace_exit, f->path,
-							  f->offsets[k], f->cookies[k], true, pid);
+					err = link_single(t, t->skel->progs.trace_entry, f->path,
+							  f->offsets[k], f->cookies[k], false, pid);
 				if (err && fatal(err)) {
 					fprintf(stderr, "collector: cannot attach uprobes to %s: %s\n",
 						f->path, strerror(-err));
@@ -933,21 +938,18 @@ int tracing_collect(struct tracing *t)
 
 void tracing_stop(struct tracing *t)
 {
-	if (!t)
-		return;
-	for (size_t i = 0; i < t->n_link_fds; i++)
-		close(t->link_fds[i]);
-	t->n_link_fds = 0;
-	for (size_t i = 0; i < t->n_links; i++)
-		bpf_link__destroy(t->links[i]);
-	t->n_links = 0;
+	if (t && t->skel)
+		t->skel->bss->stopped = true;
 }
 
 void tracing_close(struct tracing *t)
 {
 	if (!t)
 		return;
-	tracing_stop(t);
+	for (size_t i = 0; i < t->n_link_fds; i++)
+		close(t->link_fds[i]);
+	for (size_t i = 0; i < t->n_links; i++)
+		bpf_link__destroy(t->links[i]);
 	bpf_link__destroy(t->exit_link);
 	free(t->link_fds);
 	free(t->links);

@@ -47,10 +47,9 @@ int tracing_attach(struct tracing *t, const pid_t *pids, int n_pids);
 /* Measures the probes' cost per call on a function of the collector's own;
  * returns ns per call (entry + return), or a negative errno. */
 double tracing_calibrate(struct tracing *t);
-/* Detaches the entry and return probes: a target that runs on (-p, -a)
- * stops producing events, so the last drain ends.  Calls in flight lose
- * their exits, as calls in flight at the attach lose their entries.  The
- * thread-exit merge stays until tracing_close(). */
+/* Ends the counting: from now on the probes neither count nor stream
+ * calls, so a target that runs on (-p, -a) stops filling the ring and the
+ * last drain ends.  Calls in flight are left out whole, as at the attach. */
 void tracing_stop(struct tracing *t);
 /* Reads the aggregates and counters into the model (after the drain). */
 int tracing_collect(struct tracing *t);

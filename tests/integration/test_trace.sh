@@ -90,6 +90,41 @@ within "$g" $((f * 100 - 200)) $((f * 100 + 200)) || fail "with -p: $g traced_g 
 "$XRAY" account -m "$TMP"/pid/xray/calls.*.map.elf "$TMP"/pid/xray/calls.*.xray >/dev/null 2>&1 ||
 	fail "llvm-xray account (without -k) rejects a trace attached mid-call"
 
+# -p with only the in-kernel aggregates (no event stream): the probes run
+# faster, so more calls fall between the attaches; none may cost the rest
+"$WL/calls" 1000000 >/dev/null &
+pid=$!
+sleep 0.3
+"$COLLECTOR" -p "$pid" -d 1 -o "$TMP/pidagg" -f dcpi --trace "$WL/calls:traced_*" >"$TMP/summary5" 2>&1
+rc=$?
+kill "$pid"
+wait "$pid" 2>/dev/null
+[ $rc -eq 0 ] || { cat "$TMP/summary5"; fail "collector -p --trace -f dcpi exited $rc"; }
+f=$(calls_of "$TMP/summary5" traced_f)
+g=$(calls_of "$TMP/summary5" traced_g)
+[ -n "$f" ] && [ "$f" -gt 1000 ] || { cat "$TMP/summary5"; fail "-p -f dcpi: $f traced_f calls in 1 s"; }
+within "$g" $((f * 100 - 200)) $((f * 100 + 200)) ||
+	{ cat "$TMP/summary5"; fail "-p -f dcpi: $g traced_g calls for $f traced_f"; }
+
+# calls that leave by longjmp (no exit) or by a tail call (two exits at
+# once), more of them than the shadow stack is deep
+objdump -d --no-show-raw-insn "$WL/escapes" | awk '/<traced_tail>:/ { on = 1 } on && /^$/ { exit }
+	on && /jmp .*<traced_leaf>/ { found = 1 } END { exit !found }' ||
+	fail "escapes: traced_tail does not end in a jump to traced_leaf (no tail call to test)"
+"$COLLECTOR" -o "$TMP/escapes" -f callgrind,xray --trace "$WL/escapes:traced_*" -- "$WL/escapes" 5000 \
+	>"$TMP/summary6" 2>&1 || { cat "$TMP/summary6"; fail "escapes: exit $?"; }
+[ "$(calls_of "$TMP/summary6" traced_tail)" = 5000 ] ||
+	{ cat "$TMP/summary6"; fail "escapes: traced_tail not called 5000 times"; }
+[ "$(calls_of "$TMP/summary6" traced_leaf)" = 10000 ] ||
+	{ cat "$TMP/summary6"; fail "escapes: traced_leaf not called 10000 times"; }
+[ -z "$(calls_of "$TMP/summary6" traced_escape)" ] ||
+	fail "escapes: traced_escape never returns, yet has calls"
+"$XRAY" account -m "$TMP"/escapes/xray/escapes.*.map.elf -format=csv \
+	"$TMP"/escapes/xray/escapes.*.xray >"$TMP/account6" 2>&1 ||
+	{ cat "$TMP/account6"; fail "llvm-xray account rejects the escapes trace"; }
+grep -q ",10000,.*traced_leaf" "$TMP/account6" ||
+	{ cat "$TMP/account6"; fail "llvm-xray account: traced_leaf not 10000 calls"; }
+
 # a library by name, as the targets map it
 "$COLLECTOR" -q -o "$TMP/libc" --trace libc:getpid -- sh -c 'for i in 1 2 3; do :; done; echo' \
 	>/dev/null 2>"$TMP/err" || { cat "$TMP/err"; fail "--trace libc:getpid"; }

@@ -740,7 +740,7 @@ int record_run(const struct collector_options *opts)
 	status_update(&status, 0, 0, 0, true);
 
 	/* Stop sampling and tracing first, then drain everything that was
-	 * queued: with the probes still attached, a target that runs on
+	 * queued: with the probes still counting, a target that runs on
 	 * would fill the ring as fast as the drain empties it. */
 	m.run.end_ktime_ns = clock_ns(CLOCK_MONOTONIC);
 	m.run.end_ns = m.run.end_ktime_ns + m.run.ktime_to_epoch_ns;

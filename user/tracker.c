@@ -899,45 +899,43 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 	return 0;
 }
 
-/* The CPU time of the live threads not read yet: at the end of the window,
- * before the last drain (which takes long with a target that runs on). */
-static void read_final_cpu_times(struct tracker *t)
+/* Thread i's CPU time so far, or 0 once it or its process has ended. */
+static uint64_t live_cputime(const struct tracker *t, size_t i)
 {
-	for (size_t i = 0; i < t->m->threads.len; i++) {
-		struct model_thread *th = &t->m->threads.items[i];
-		const struct model_process *p = &t->m->processes.items[th->process];
-		uint64_t now;
+	const struct model_thread *th = &t->m->threads.items[i];
+	const struct model_process *p = &t->m->processes.items[th->process];
 
-		if (th->end_ns || p->end_ns || t->threads.items[i].last_read)
-			continue;
-		now = read_schedstat_cputime(p->pid, th->tid);
-		if (now > th->cputime_ns)
-			th->cputime_ns = now;
-		t->threads.items[i].last_read = true;
-	}
+	if (th->end_ns || p->end_ns)
+		return 0;
+	return read_schedstat_cputime(p->pid, th->tid);
 }
 
 void tracker_begin_window(struct tracker *t)
 {
 	for (size_t i = 0; i < t->m->threads.len; i++) {
-		struct model_thread *th = &t->m->threads.items[i];
-		const struct model_process *p = &t->m->processes.items[th->process];
 		struct thread_state *ts = &t->threads.items[i];
-		uint64_t now;
+		uint64_t now = ts->first_known ? live_cputime(t, i) : 0;
 
-		if (!ts->first_known || th->end_ns || p->end_ns)
-			continue;
-		now = read_schedstat_cputime(p->pid, th->tid);
 		if (now > ts->first_cputime)
 			ts->first_cputime = now;
-		if (now > th->cputime_ns)
-			th->cputime_ns = now;
+		if (now > t->m->threads.items[i].cputime_ns)
+			t->m->threads.items[i].cputime_ns = now;
 	}
 }
 
 void tracker_end_window(struct tracker *t)
 {
-	read_final_cpu_times(t);
+	for (size_t i = 0; i < t->m->threads.len; i++) {
+		struct thread_state *ts = &t->threads.items[i];
+		uint64_t now;
+
+		if (ts->last_read)
+			continue;
+		now = live_cputime(t, i);
+		if (now > t->m->threads.items[i].cputime_ns)
+			t->m->threads.items[i].cputime_ns = now;
+		ts->last_read = true;
+	}
 }
 
 void tracker_finish(struct tracker *t, uint64_t end_ktime)
@@ -956,7 +954,7 @@ void tracker_finish(struct tracker *t, uint64_t end_ktime)
 		model_count_stat(t->m, "unwinder_rules", us.rules);
 	}
 	/* threads first seen in the last drain */
-	read_final_cpu_times(t);
+	tracker_end_window(t);
 	(void)end_ktime;
 }
 

@@ -72,18 +72,28 @@ COLLECTOR_TRACE_SLOTS=1 "$COLLECTOR" -o "$TMP/oneslot" -f dcpi --trace "$WL/call
 [ "$(calls_of "$TMP/summary4" traced_f)" = 3000 ] || fail "threads: traced_f not 3000 calls"
 [ "$(calls_of "$TMP/summary4" traced_g)" = 300000 ] || fail "threads: traced_g not 300000 calls"
 
+# trace_running NAME ARGS...: collector -p ARGS for 1 s on calls, which runs
+# on, output in $TMP/NAME, summary in $TMP/NAME.summary; sets f and g to the
+# traced_f and traced_g calls in the summary
+trace_running() {
+	name=$1
+	shift
+	"$WL/calls" 1000000 >/dev/null &
+	pid=$!
+	sleep 0.3
+	"$COLLECTOR" -p "$pid" -d 1 -o "$TMP/$name" "$@" --trace "$WL/calls:traced_*" \
+		>"$TMP/$name.summary" 2>&1
+	rc=$?
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	[ $rc -eq 0 ] || { cat "$TMP/$name.summary"; fail "collector -p --trace $* exited $rc"; }
+	f=$(calls_of "$TMP/$name.summary" traced_f)
+	g=$(calls_of "$TMP/$name.summary" traced_g)
+}
+
 # -p on a running process: attach in mid-run; exits whose entry came before
 # the attach are counted and dropped, never corrupting the counts
-"$WL/calls" 1000000 >/dev/null &
-pid=$!
-sleep 0.3
-"$COLLECTOR" -p "$pid" -d 1 -o "$TMP/pid" --trace "$WL/calls:traced_*" >"$TMP/summary2" 2>&1
-rc=$?
-kill "$pid"
-wait "$pid" 2>/dev/null
-[ $rc -eq 0 ] || { cat "$TMP/summary2"; fail "collector -p --trace exited $rc"; }
-f=$(calls_of "$TMP/summary2" traced_f)
-g=$(calls_of "$TMP/summary2" traced_g)
+trace_running pid
 [ -n "$f" ] && [ "$f" -gt 0 ] || fail "no traced_f calls with -p"
 # every complete traced_f call made 100 traced_g calls; the ends may be cut
 within "$g" $((f * 100 - 200)) $((f * 100 + 200)) || fail "with -p: $g traced_g calls for $f traced_f"
@@ -92,19 +102,10 @@ within "$g" $((f * 100 - 200)) $((f * 100 + 200)) || fail "with -p: $g traced_g 
 
 # -p with only the in-kernel aggregates (no event stream): the probes run
 # faster, so more calls fall between the attaches; none may cost the rest
-"$WL/calls" 1000000 >/dev/null &
-pid=$!
-sleep 0.3
-"$COLLECTOR" -p "$pid" -d 1 -o "$TMP/pidagg" -f dcpi --trace "$WL/calls:traced_*" >"$TMP/summary5" 2>&1
-rc=$?
-kill "$pid"
-wait "$pid" 2>/dev/null
-[ $rc -eq 0 ] || { cat "$TMP/summary5"; fail "collector -p --trace -f dcpi exited $rc"; }
-f=$(calls_of "$TMP/summary5" traced_f)
-g=$(calls_of "$TMP/summary5" traced_g)
-[ -n "$f" ] && [ "$f" -gt 1000 ] || { cat "$TMP/summary5"; fail "-p -f dcpi: $f traced_f calls in 1 s"; }
+trace_running pidagg -f dcpi
+[ -n "$f" ] && [ "$f" -gt 1000 ] || { cat "$TMP/pidagg.summary"; fail "-p -f dcpi: $f traced_f calls in 1 s"; }
 within "$g" $((f * 100 - 200)) $((f * 100 + 200)) ||
-	{ cat "$TMP/summary5"; fail "-p -f dcpi: $g traced_g calls for $f traced_f"; }
+	{ cat "$TMP/pidagg.summary"; fail "-p -f dcpi: $g traced_g calls for $f traced_f"; }
 
 # calls that leave by longjmp (no exit) or by a tail call (two exits at
 # once), more of them than the shadow stack is deep

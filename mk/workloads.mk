@@ -14,14 +14,6 @@ $(WL)/split-nofp: tests/workloads/split.c
 $(WL)/demo: $(WL)/split
 	cp $< $@
 
-$(WL)/forkexec: tests/workloads/forkexec.c
-	@mkdir -p $(dir $@)
-	$(CC) $(WL_CFLAGS) -o $@ $<
-
-$(WL)/calls: tests/workloads/calls.c
-	@mkdir -p $(dir $@)
-	$(CC) $(WL_CFLAGS) -o $@ $<
-
 $(WL)/libhot.so: tests/workloads/libhot.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WL_CFLAGS) -fPIC -shared -o $@ $<
@@ -34,12 +26,11 @@ $(WL)/threads: tests/workloads/threads.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WL_CFLAGS) -o $@ $< -lpthread
 
-$(WL)/escapes: tests/workloads/escapes.c
-	@mkdir -p $(dir $@)
-	$(CC) $(WL_CFLAGS) -o $@ $<
-
-# 24 frames of 1 KiB: a stack deeper than the sampler's copy
-$(WL)/bigframes: tests/workloads/bigframes.c
+# programs built alike (frame pointers, libc only): fork and exec (forkexec),
+# known call counts (calls), calls that longjmp out or tail-call (escapes),
+# 24 frames of 1 KiB, a stack deeper than the sampler's copy (bigframes)
+PLAIN_WORKLOADS := $(WL)/forkexec $(WL)/calls $(WL)/escapes $(WL)/bigframes
+$(PLAIN_WORKLOADS): $(WL)/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WL_CFLAGS) -o $@ $<
 

@@ -144,11 +144,8 @@ static __always_inline void fill_header(struct collector_event_header *h, u32 tg
  */
 static __always_inline u32 drop_returned(struct collector_shadow_stack *st, u32 func, u64 sp)
 {
-	u32 d = st->depth, top, i;
+	u32 d = st->depth, top = d, i;
 
-	if (d > COLLECTOR_TRACE_DEPTH)
-		d = COLLECTOR_TRACE_DEPTH;
-	top = d;
 	for (i = 0; i < COLLECTOR_TRACE_DEPTH && d > 0; i++) {
 		if (st->sp[(d - 1) & (COLLECTOR_TRACE_DEPTH - 1)] >= sp)
 			break;
@@ -314,8 +311,6 @@ int trace_exit(struct pt_regs *ctx)
 		return 0;
 	}
 	d = st->depth;
-	if (d > COLLECTOR_TRACE_DEPTH)
-		d = COLLECTOR_TRACE_DEPTH;
 	/* The innermost open call of this function below this frame: normally
 	 * the top.  Entries above it never returned through their exit probe
 	 * and are dropped; entries at or above sp are callers, still running.

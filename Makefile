@@ -15,29 +15,34 @@ SUDO     := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 VERSION  := 0.1.0
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -DCOLLECTOR_VERSION='"$(VERSION)"' \
-	    -I$(BUILD) -Iuser -Iexporters -Ibpf
+# Includes are spelled with their folder ("model/model.h") from the top of
+# the tree; `make layering` checks that each folder includes only the
+# folders below it (scripts/check-layering.sh).
+CFLAGS   += -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -DCOLLECTOR_VERSION='"$(VERSION)"' -I. \
+	    -MMD -MP
 LDLIBS   := -lbpf -lelf -ldw -lz -lpthread -lm
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 ARCH     := x86
-BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall -I$(BUILD) -Ivmlinux -Ibpf
+BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall -Ivmlinux
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS    := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
-USER_SRCS := $(wildcard user/*.c)
-EXP_SRCS  := $(wildcard exporters/*.c)
-LIB_SRCS  := $(filter-out user/main.c,$(USER_SRCS)) $(EXP_SRCS)
+# The layers, lowest first: lib, model, symbols, formats, decode, loader,
+# cli.  Only loader/ sees libbpf and the skeletons.
+LAYERS    := lib model symbols formats decode loader cli
+SRCS      := $(foreach d,$(LAYERS),$(wildcard $(d)/*.c $(d)/*/*.c))
+LIB_SRCS  := $(filter-out cli/main.c,$(SRCS))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 SAN_OBJS  := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRCS))
-HEADERS   := $(wildcard user/*.h exporters/*.h bpf/*.h)
+HEADERS   := $(foreach d,$(LAYERS) bpf,$(wildcard $(d)/*.h $(d)/*/*.h))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps demo check unit integration integration-san clean
+.PHONY: all deps demo check unit integration integration-san layering clean
 .DEFAULT_GOAL := all
 
 all: collector
@@ -59,13 +64,22 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 $(BUILD):
 	mkdir -p $@
 
-$(BUILD)/obj/%.o: %.c $(HEADERS) $(SKELS)
+# Header dependencies come from the compiler (-MMD); only the loader's
+# objects see the skeletons, so only they are rebuilt when a BPF program
+# changes.
+$(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/san/%.o: %.c $(HEADERS) $(SKELS)
+$(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+
+LOADER_OBJS := $(filter $(BUILD)/obj/loader/% $(BUILD)/san/loader/%,$(LIB_OBJS) $(SAN_OBJS))
+$(LOADER_OBJS): CFLAGS += -I$(BUILD)
+$(LOADER_OBJS): $(SKELS)
+
+-include $(LIB_OBJS:.o=.d) $(SAN_OBJS:.o=.d) $(BUILD)/obj/cli/main.d $(BUILD)/san/cli/main.d
 
 $(BUILD)/libcollector.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -73,22 +87,29 @@ $(BUILD)/libcollector.a: $(LIB_OBJS)
 $(BUILD)/libcollector-san.a: $(SAN_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-collector: $(BUILD)/obj/user/main.o $(BUILD)/libcollector.a
+collector: $(BUILD)/obj/cli/main.o $(BUILD)/libcollector.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The same collector with AddressSanitizer and UBSan, for the integration
 # suite's second pass.
-$(BUILD)/collector-san: $(BUILD)/san/user/main.o $(BUILD)/libcollector-san.a
+$(BUILD)/collector-san: $(BUILD)/san/cli/main.o $(BUILD)/libcollector-san.a
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
+# Fails when a file includes from a folder above its own, or when anything
+# outside loader/ includes libbpf or a skeleton.
+layering:
+	@./tests/run-layering.sh
+
 # Unit tests (cmocka) are built with AddressSanitizer and UBSan.
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcollector-san.a $(HEADERS)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcollector-san.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit -o $@ $< $(BUILD)/libcollector-san.a \
 		$(LDLIBS) -lcmocka
 
+-include $(patsubst %,%.d,$(UNIT_BINS))
+
 # Suites `make check` runs, in order; mk/ fragments may add their own.
-CHECK_SUITES := unit integration integration-san
+CHECK_SUITES := layering unit integration integration-san
 
 # Extra rules (test ELF files, workloads, fuzzers, benchmarks) live in mk/.
 include $(wildcard mk/*.mk)

@@ -32,9 +32,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elfinfo.h"
-#include "exporter.h"
-#include "model.h"
+#include "symbols/elfinfo.h"
+#include "formats/format.h"
+#include "formats/xray/xray.h"
+#include "formats/hpctoolkit/hpctoolkit.h"
+#include "formats/sampler/sampler.h"
+#include "formats/dcpi/dcpi.h"
+#include "formats/callgrind/callgrind.h"
+#include "model/model.h"
 
 #define N_THREADS 4
 #define N_FUNCTIONS 2000

@@ -119,6 +119,10 @@ struct collector_trace_event {
 
 #define COLLECTOR_TRACE_EXIT_SIZE 32 /* offsetof(struct collector_trace_event, args) */
 
+/* The cookie of the probes the loader puts on its own function to measure
+ * the probe cost: no traced function has it. */
+#define COLLECTOR_CALIBRATION_COOKIE 0xfffffff0u
+
 #define COLLECTOR_TRACE_SLOTS 16   /* functions aggregated in a thread's own storage */
 
 struct collector_func_stats {

@@ -73,7 +73,7 @@ $(BENCH)/funcs10k.c: bench/workloads/gen-funcs.sh
 $(BENCH)/funcs10k: $(BENCH)/funcs10k.c
 	$(CC) -g -O1 -fno-omit-frame-pointer -o $@ $<
 
-$(BENCH)/exporters-bench: bench/exporters.c $(BUILD)/libcollector.a $(HEADERS)
+$(BENCH)/exporters-bench: bench/exporters.c $(BUILD)/libcollector.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcollector.a $(LDLIBS)
 

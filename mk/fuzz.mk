@@ -24,7 +24,7 @@ FUZZ_SECONDS   ?= 60
 FUZZ_SMOKE_SECONDS ?= 2
 FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 		  -fno-sanitize-recover=undefined -std=gnu11 -Wall -Wextra -D_GNU_SOURCE \
-		  -DCOLLECTOR_VERSION='"$(VERSION)"' -I$(BUILD) -Iuser -Iexporters -Ibpf -Itests/fuzz
+		  -DCOLLECTOR_VERSION='"$(VERSION)"' -I. -Itests/fuzz
 FUZZ_LDLIBS    := -lelf -ldw -lz
 
 FUZZ_ALL       := dcpi sampler callgrind xray hpctoolkit-meta hpctoolkit-profile \
@@ -33,15 +33,15 @@ FUZZ_HARNESSES ?= $(FUZZ_ALL)
 FUZZ_BINS      := $(patsubst %,$(FUZZ_DIR)/fuzz-%,$(FUZZ_HARNESSES))
 
 # Sources under test, per harness.
-FUZZ_SRCS_dcpi      := exporters/dcpi_reader.c
-FUZZ_SRCS_sampler   := exporters/sampler_reader.c
-FUZZ_SRCS_callgrind := exporters/callgrind_reader.c
-FUZZ_SRCS_xray      := exporters/xray_reader.c
-FUZZ_SRCS_hpctoolkit := exporters/hpctoolkit_reader.c exporters/hpctoolkit_dump.c
-FUZZ_SRCS_elf       := user/symbolize.c user/elfinfo.c user/kallsyms.c user/procmaps.c user/model.c
-FUZZ_SRCS_procmaps  := user/procmaps.c
+FUZZ_SRCS_dcpi      := formats/dcpi/dcpi_reader.c
+FUZZ_SRCS_sampler   := formats/sampler/sampler_reader.c
+FUZZ_SRCS_callgrind := formats/callgrind/callgrind_reader.c
+FUZZ_SRCS_xray      := formats/xray/xray_reader.c
+FUZZ_SRCS_hpctoolkit := formats/hpctoolkit/hpctoolkit_reader.c formats/hpctoolkit/hpctoolkit_dump.c
+FUZZ_SRCS_elf       := symbols/symbolize.c symbols/elfinfo.c symbols/kallsyms.c lib/procmaps.c model/model.c
+FUZZ_SRCS_procmaps  := lib/procmaps.c
 # (read_whole_file, where the tree has it: linked into every harness)
-FUZZ_SRCS_common    := $(wildcard exporters/infile.c)
+FUZZ_SRCS_common    := formats/infile.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS_$(1)) $(FUZZ_SRCS_common))
 
 # The format tag (bytes 10-13 of the file) of each HPCToolkit harness.

@@ -26,6 +26,6 @@ $(BUILD)/tests/test_unwind: $(UNWIND_PROGS) tests/unwind/capture.h
 # The same tests without sanitizers, for the unwinding cost a real build
 # has: make build/unwind/test_unwind-optimized && ./build/unwind/test_unwind-optimized
 $(UNWIND_DIR)/test_unwind-optimized: tests/unit/test_unwind.c tests/unwind/capture.h \
-		$(BUILD)/libcollector.a $(HEADERS) $(UNWIND_PROGS)
+		$(BUILD)/libcollector.a $(UNWIND_PROGS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libcollector.a $(LDLIBS) -lcmocka

@@ -7,8 +7,9 @@
  */
 #include <stdint.h>
 
-#include "callgrind_reader.h"
-#include "exporter.h"
+#include "formats/callgrind/callgrind_reader.h"
+#include "formats/format.h"
+#include "formats/callgrind/callgrind.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -20,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (callgrind_parse((const char *)data, size, &p, &err) == 0)
 		callgrind_profile_free(&p);
 	path = fuzz_input_path(data, size);
-	callgrind_dump_format.recognize(path, data, size);
-	callgrind_dump_format.dump(path, fuzz_devnull(), false);
+	callgrind_recognize(path, data, size);
+	callgrind_dump(path, fuzz_devnull(), false);
 	return 0;
 }

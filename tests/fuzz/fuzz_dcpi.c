@@ -2,7 +2,7 @@
 /* libFuzzer harness: the DCPI profile reader and its printer. */
 #include <stdint.h>
 
-#include "dcpi_reader.h"
+#include "formats/dcpi/dcpi_reader.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

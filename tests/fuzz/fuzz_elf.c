@@ -21,9 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfinfo.h"
-#include "model.h"
-#include "symbolize.h"
+#include "symbols/elfinfo.h"
+#include "model/model.h"
+#include "symbols/symbolize.h"
 
 #define MAX_ADDRS 40
 

@@ -9,9 +9,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "exporter.h"
+#include "formats/format.h"
+#include "formats/hpctoolkit/hpctoolkit.h"
 #include "fuzz_common.h"
-#include "hpctoolkit_reader.h"
+#include "formats/hpctoolkit/hpctoolkit_reader.h"
 
 #ifndef HKR_TAG
 #error "build with -DHKR_TAG='\"meta\"' (or prof, ctxt, trce)"
@@ -50,8 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		const char *path = fuzz_input_path(copy, size);
 
-		hpctoolkit_dump_format.recognize(path, copy, size);
-		hpctoolkit_dump_format.dump(path, fuzz_devnull(), false);
+		hpctoolkit_recognize(path, copy, size);
+		hpctoolkit_dump(path, fuzz_devnull(), false);
 	}
 	free(copy);
 	return 0;

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "procmaps.h"
+#include "lib/procmaps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "fuzz_common.h"
-#include "sampler_reader.h"
+#include "formats/sampler/sampler_reader.h"
 
 static void one(const uint8_t *data, size_t size, enum sampler_layout layout)
 {

@@ -7,9 +7,10 @@
  */
 #include <stdint.h>
 
-#include "exporter.h"
+#include "formats/format.h"
+#include "formats/xray/xray.h"
 #include "fuzz_common.h"
-#include "xray_reader.h"
+#include "formats/xray/xray_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -23,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		xray_trace_free(&t);
 	}
 	path = fuzz_input_path(data, size);
-	xray_dump_format.recognize(path, data, size);
-	xray_dump_format.dump(path, fuzz_devnull(), false);
+	xray_recognize(path, data, size);
+	xray_dump(path, fuzz_devnull(), false);
 	return 0;
 }

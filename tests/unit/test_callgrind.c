@@ -20,9 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "callgrind_reader.h"
-#include "exporter.h"
-#include "model.h"
+#include "formats/callgrind/callgrind_reader.h"
+#include "formats/format.h"
+#include "formats/callgrind/callgrind.h"
+#include "model/model.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -1198,8 +1199,8 @@ static void test_reader_valgrind_file(void **state)
 		assert_non_null(f);
 		n = fread(head, 1, sizeof(head), f);
 		fclose(f);
-		assert_true(callgrind_dump_format.recognize(path, (unsigned char *)head, n));
-		assert_int_equal(callgrind_dump_format.dump(path, stdout, true), 0);
+		assert_true(callgrind_recognize(path, (unsigned char *)head, n));
+		assert_int_equal(callgrind_dump(path, stdout, true), 0);
 	}
 	callgrind_profile_free(&p);
 	unlink(path);
@@ -1219,16 +1220,16 @@ static void test_dump(void **state)
 	tmpdir_make(&t);
 	write_and_path(&fx, &t, "callgrind.out.4242", path, sizeof(path));
 	text = slurp(path, &n);
-	assert_true(callgrind_dump_format.recognize(path, (unsigned char *)text, n));
-	assert_false(callgrind_dump_format.recognize(path, (unsigned char *)"\x7f" "ELF", 4));
-	assert_false(callgrind_dump_format.recognize(path, (unsigned char *)"hello\nworld\n", 12));
-	assert_true(callgrind_dump_format.recognize(path, (unsigned char *)"cmd: x\nevents: Ir\n", 18));
+	assert_true(callgrind_recognize(path, (unsigned char *)text, n));
+	assert_false(callgrind_recognize(path, (unsigned char *)"\x7f" "ELF", 4));
+	assert_false(callgrind_recognize(path, (unsigned char *)"hello\nworld\n", 12));
+	assert_true(callgrind_recognize(path, (unsigned char *)"cmd: x\nevents: Ir\n", 18));
 	/* check: nothing printed */
 	out = tmpfile();
-	assert_int_equal(callgrind_dump_format.dump(path, out, true), 0);
+	assert_int_equal(callgrind_dump(path, out, true), 0);
 	assert_int_equal(ftell(out), 0);
 	/* dump: header then records */
-	assert_int_equal(callgrind_dump_format.dump(path, out, false), 0);
+	assert_int_equal(callgrind_dump(path, out, false), 0);
 	n = (size_t)ftell(out);
 	rewind(out);
 	dumped = malloc(n + 1);
@@ -1250,7 +1251,7 @@ static void test_dump(void **state)
 		fseek(f, (long)(strstr(text, "\nfn=") - text) + 1, SEEK_SET);
 		fputs("xx", f);
 		fclose(f);
-		assert_int_equal(callgrind_dump_format.dump(path, stdout, true), -EINVAL);
+		assert_int_equal(callgrind_dump(path, stdout, true), -EINVAL);
 	}
 	free(dumped);
 	free(text);

@@ -19,9 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exporter.h"
-#include "dcpi_reader.h"
-#include "model.h"
+#include "formats/format.h"
+#include "formats/dcpi/dcpi.h"
+#include "formats/dcpi/dcpi_reader.h"
+#include "model/model.h"
 
 #define T0_SEC 1700000000ULL  /* 2023-11-14 22:13:20 UTC (date -u -d @1700000000) */
 
@@ -540,13 +541,13 @@ static void test_dump(void **state)
 	assert_int_equal(dcpi_write(&fx->m, &fx->opts), 0);
 	profile_path(path, sizeof(path), fx, "work.prof");
 	b = read_all(path, &flen);
-	assert_true(dcpi_dump_format.recognize(path, b, flen));
-	assert_false(dcpi_dump_format.recognize(path, (const unsigned char *)"# callgrind", 11));
-	assert_false(dcpi_dump_format.recognize(path, (const unsigned char *)"\0\0\0\0", 4));
-	assert_string_equal(dcpi_dump_format.name, "dcpi");
+	assert_true(dcpi_recognize(path, b, flen));
+	assert_false(dcpi_recognize(path, (const unsigned char *)"# callgrind", 11));
+	assert_false(dcpi_recognize(path, (const unsigned char *)"\0\0\0\0", 4));
+	assert_string_equal(dcpi_format.name, "dcpi");
 
 	fp = open_memstream(&out, &len);
-	assert_int_equal(dcpi_dump_format.dump(path, fp, false), 0);
+	assert_int_equal(dcpi_dump(path, fp, false), 0);
 	fclose(fp);
 	assert_non_null(strstr(out, "image 20231114221320abcdef\n"));
 	assert_non_null(strstr(out, "\nsamples\nchunk offset 0x10 number 3\n"
@@ -556,7 +557,7 @@ static void test_dump(void **state)
 
 	out = NULL;
 	fp = open_memstream(&out, &len);
-	assert_int_equal(dcpi_dump_format.dump(path, fp, true), 0);
+	assert_int_equal(dcpi_dump(path, fp, true), 0);
 	fclose(fp);
 	assert_int_equal(len, 0);
 	free(out);
@@ -568,7 +569,7 @@ static void test_dump(void **state)
 	assert_int_equal(write(fd, b, flen), (ssize_t)flen);
 	close(fd);
 	fp = fopen("/dev/null", "w");
-	assert_int_equal(dcpi_dump_format.dump(path, fp, true), -EINVAL);
+	assert_int_equal(dcpi_dump(path, fp, true), -EINVAL);
 	fclose(fp);
 	free(b);
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "framepointers.h"
+#include "symbols/framepointers.h"
 
 static void test_built_with_frame_pointers(void **state)
 {

@@ -21,9 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exporter.h"
-#include "hpctoolkit_reader.h"
-#include "model.h"
+#include "formats/format.h"
+#include "formats/hpctoolkit/hpctoolkit.h"
+#include "formats/hpctoolkit/hpctoolkit_reader.h"
+#include "model/model.h"
 
 #define MS 1000000ull
 #define T0_NS 1700000000000000000ull
@@ -704,8 +705,8 @@ static void test_round_trip_released(void **state)
 		size_t len = 0;
 		FILE *f = open_memstream(&out, &len);
 
-		assert_true(hpctoolkit_dump_format.recognize(dbdir, NULL, 0));
-		assert_int_equal(hpctoolkit_dump_format.dump(dbdir, f, false), 0);
+		assert_true(hpctoolkit_recognize(dbdir, NULL, 0));
+		assert_int_equal(hpctoolkit_dump(dbdir, f, false), 0);
 		fclose(f);
 		assert_non_null(strstr(out, "-call-> [function] work"));
 		assert_non_null(strstr(out, "-lexical-> [instruction] /usr/bin/app+0x1110"));
@@ -713,7 +714,7 @@ static void test_round_trip_released(void **state)
 		assert_non_null(strstr(out, "{NODE 0 [0x11ac0300] / RANK 0 / THREAD 1}"));
 		free(out);
 		f = open_memstream(&out, &len);
-		assert_int_equal(hpctoolkit_dump_format.dump(dbdir, f, true), 0);
+		assert_int_equal(hpctoolkit_dump(dbdir, f, true), 0);
 		fclose(f);
 		assert_int_equal(len, 0);
 		free(out);

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "model.h"
+#include "model/model.h"
 
 static void test_intern_dedupes(void **state)
 {

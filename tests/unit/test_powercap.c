@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "powercap.h"
+#include "lib/powercap.h"
 
 static char root[64];
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "procmaps.h"
+#include "lib/procmaps.h"
 
 static int parse(const char *text, struct procmaps *out, size_t *bad)
 {

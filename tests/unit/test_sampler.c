@@ -22,9 +22,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exporter.h"
-#include "model.h"
-#include "sampler_reader.h"
+#include "formats/format.h"
+#include "formats/sampler/sampler.h"
+#include "model/model.h"
+#include "formats/sampler/sampler_reader.h"
 
 #define S0 (1700000000ULL * 1000000000ULL)
 #define MS 1000000ULL
@@ -529,17 +530,17 @@ static void test_dump(void **state)
 	assert_int_equal(sampler_write(&fx->m, &fx->opts), 0);
 	snprintf(path, sizeof(path), "%s/sampler/work.4242.prof", fx->dir);
 	b = read_all(path, &flen);
-	assert_true(sampler_dump_format.recognize(path, b, flen));
-	assert_false(sampler_dump_format.recognize(path, (const unsigned char *)
+	assert_true(sampler_recognize(path, b, flen));
+	assert_false(sampler_recognize(path, (const unsigned char *)
 			"image 20231114221320abcdef\nepoch 2311142213\n", 44));
 	/* an XRay FDR header: u16 version 1, u16 type 1 */
-	assert_false(sampler_dump_format.recognize(path, (const unsigned char *)
+	assert_false(sampler_recognize(path, (const unsigned char *)
 			"\x01\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
 			"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00", 32));
-	assert_string_equal(sampler_dump_format.name, "sampler");
+	assert_string_equal(sampler_format.name, "sampler");
 
 	fp = open_memstream(&out, &len);
-	assert_int_equal(sampler_dump_format.dump(path, fp, false), 0);
+	assert_int_equal(sampler_dump(path, fp, false), 0);
 	fclose(fp);
 	assert_non_null(strstr(out, "magic 0 (custom)\nwall_time_us 3500\nlatency_us 2500\n"
 				    "samples 4\nvmmaps 2\nlayout reference\n"
@@ -551,7 +552,7 @@ static void test_dump(void **state)
 
 	out = NULL;
 	fp = open_memstream(&out, &len);
-	assert_int_equal(sampler_dump_format.dump(path, fp, true), 0);
+	assert_int_equal(sampler_dump(path, fp, true), 0);
 	fclose(fp);
 	assert_int_equal(len, 0);
 	free(out);

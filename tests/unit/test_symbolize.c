@@ -25,10 +25,10 @@
 #include <zlib.h>
 #include <cmocka.h>
 
-#include "kallsyms.h"
-#include "model.h"
-#include "procmaps.h"
-#include "symbolize.h"
+#include "symbols/kallsyms.h"
+#include "model/model.h"
+#include "lib/procmaps.h"
+#include "symbols/symbolize.h"
 
 #define SYMTEST "build/symtest"
 #define DEBUG_ROOT SYMTEST "/debug"

@@ -18,11 +18,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "collector.h"
-#include "model.h"
-#include "stackcache.h"
-#include "symbolize.h"
-#include "tracker.h"
+#include "bpf/collector.h"
+#include "model/model.h"
+#include "lib/stackcache.h"
+#include "symbols/symbolize.h"
+#include "decode/tracker.h"
 
 /* ---- stackcache ---------------------------------------------------------- */
 

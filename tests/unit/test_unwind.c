@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "unwind.h"
+#include "symbols/unwind.h"
 #include "../unwind/capture.h"
 
 #define MAX_FRAMES 128

@@ -24,11 +24,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exporter.h"
-#include "model.h"
-#include "xray.h"
-#include "xray_format.h"
-#include "xray_reader.h"
+#include "formats/format.h"
+#include "model/model.h"
+#include "formats/xray/xray.h"
+#include "formats/xray/xray_format.h"
+#include "formats/xray/xray_reader.h"
 
 #define LLVM_XRAY "llvm-xray-14"
 #define CALLS_BIN "build/xray/calls"
@@ -1091,16 +1091,16 @@ static void test_dump_format(void **state)
 	text = (char *)slurp(path, &n);
 	memcpy(head, text, sizeof(head));
 	free(text);
-	assert_true(xray_dump_format.recognize(path, head, sizeof(head)));
-	assert_false(xray_dump_format.recognize(path, head, 16));
+	assert_true(xray_recognize(path, head, sizeof(head)));
+	assert_false(xray_recognize(path, head, 16));
 	head[2] = 0; /* type 0: not FDR */
-	assert_false(xray_dump_format.recognize(path, head, sizeof(head)));
-	assert_false(xray_dump_format.recognize(path, (const unsigned char *)"\177ELF\2\1\1\0"
+	assert_false(xray_recognize(path, head, sizeof(head)));
+	assert_false(xray_recognize(path, (const unsigned char *)"\177ELF\2\1\1\0"
 						"\0\0\0\0\0\0\0\0\3\0>\0\1\0\0\0\0\0\0\0\0\0\0\0", 32));
 
 	out = tmpfile();
 	assert_non_null(out);
-	assert_int_equal(xray_dump_format.dump(path, out, false), 0);
+	assert_int_equal(xray_dump(path, out, false), 0);
 	n = (size_t)ftell(out);
 	rewind(out);
 	text = calloc(1, n + 1);
@@ -1115,9 +1115,9 @@ static void test_dump_format(void **state)
 	free(text);
 
 	out = tmpfile();
-	assert_int_equal(xray_dump_format.dump(path, out, true), 0);
+	assert_int_equal(xray_dump(path, out, true), 0);
 	assert_int_equal(ftell(out), 0);
-	assert_int_equal(xray_dump_format.dump(fixture, out, true), 0);
+	assert_int_equal(xray_dump(fixture, out, true), 0);
 	assert_int_equal(ftell(out), 0);
 	fclose(out);
 
@@ -1128,7 +1128,7 @@ static void test_dump_format(void **state)
 	assert_int_equal(fwrite("\1\0\1\0\3\0\0\0", 1, 8, out), 8);
 	fclose(out);
 	out = tmpfile();
-	assert_int_equal(xray_dump_format.dump(bad, out, false), -EINVAL);
+	assert_int_equal(xray_dump(bad, out, false), -EINVAL);
 	assert_int_equal(ftell(out), 0);
 	fclose(out);
 	model_free(&c.m);

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * collector: a Linux profiler that samples and traces programs with
+ * perf_event and eBPF, and writes what it sees in the formats of
+ * established performance tools.
+ *
+ *   collector [OPTION...] [-- COMMAND [ARG...]]   profile
+ *   collector dump [--check] FILE|DIR...          read what it wrote
+ */
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/dump.h"
+#include "formats/registry.h"
+#include "cli/options.h"
+#include "cli/record.h"
+#include "lib/proc.h"
+
+const char *argp_program_version = "collector " COLLECTOR_VERSION;
+const char *argp_program_bug_address = "the project's issue tracker";
+
+static const char doc[] =
+	"Profile programs with perf_event and eBPF and write the profile in the "
+	"formats of established tools (LLVM XRay FDR, sampler, DCPI, HPCToolkit, "
+	"Callgrind).\v"
+	"Examples:\n"
+	"  sudo collector -- ./app arg        profile a command (run as you, not root)\n"
+	"  sudo collector -p 1234 -d 10       sample a running process for 10 s\n"
+	"  sudo collector -a -F 99            sample the whole system until Ctrl-C\n"
+	"  collector dump collector-*/callgrind.out.*   print what was written\n"
+	"\n"
+	"Exit codes: 0 ok, 1 collection or writing failed, 2 bad command line, "
+	"3 not enough privileges, 4 target cannot be profiled, 5 output directory "
+	"unusable, 6 BPF programs failed to load or attach, 7 (dump) malformed or "
+	"unknown file.";
+
+static const char args_doc[] = "[-- COMMAND [ARG...]]";
+
+enum {
+	OPT_RUN_AS_ROOT = 1000,
+	OPT_SAMPLER_LAYOUT,
+	OPT_HPCTOOLKIT_LAYOUT,
+	OPT_RING_SIZE,
+	OPT_NO_SWITCHES,
+	OPT_ARGS,
+	OPT_CALL_GRAPH,
+	OPT_STACK_SIZE,
+};
+
+static const struct argp_option options[] = {
+	{ "pid", 'p', "PID[,PID...]", 0, "Sample these running processes (all threads)", 0 },
+	{ "all-cpus", 'a', NULL, 0, "Sample the whole system", 0 },
+	{ "freq", 'F', "HZ", 0, "Sampling frequency per CPU (default 999)", 0 },
+	{ "duration", 'd', "SEC", 0,
+	  "Stop after SEC seconds (default: Ctrl-C, or when the command or every target exits)", 0 },
+	{ "output", 'o', "DIR", 0, "Output directory (default collector-YYYYMMDD-HHMMSS)", 0 },
+	{ "format", 'f', "LIST", 0,
+	  "Formats to write: xray,sampler,dcpi,hpctoolkit,callgrind (default: every one that "
+	  "applies)", 0 },
+	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
+	{ "verbose", 'v', NULL, 0, "More messages, libbpf's included", 0 },
+	{ "run-as-root", OPT_RUN_AS_ROOT, NULL, 0,
+	  "Under sudo, run COMMAND as root instead of the invoking user", 0 },
+	{ "sampler-layout", OPT_SAMPLER_LAYOUT, "tool|spec", 0,
+	  "sampler files: the reference tool's layout (default) or the spec's literal one", 0 },
+	{ "hpctoolkit-layout", OPT_HPCTOOLKIT_LAYOUT, "released|draft", 0,
+	  "HPCToolkit database: the released v4.0 layout (default) or the draft", 0 },
+	{ "ring-size", OPT_RING_SIZE, "SIZE", 0,
+	  "Ring buffer size, a power of two with K, M or G (default 16M)", 0 },
+	{ "trace", 't', "BIN:PATTERN", 0,
+	  "Trace entry and exit of the functions of BIN (a path, or a library name such as "
+	  "libc) whose names match the glob PATTERN, through uprobes (repeatable)", 0 },
+	{ "args", OPT_ARGS, "N", 0, "With --trace: record the first N integer arguments (0-6)", 0 },
+	{ "call-graph", OPT_CALL_GRAPH, "fp|dwarf|auto", 0,
+	  "How user stacks are walked: frame pointers in the kernel, or CFI unwinding in user "
+	  "space from a copy of the stack (default auto: dwarf for targets built without frame "
+	  "pointers)", 0 },
+	{ "stack-size", OPT_STACK_SIZE, "BYTES", 0,
+	  "With --call-graph dwarf: user stack bytes copied per sample (default 8192, at most "
+	  "65536)", 0 },
+	{ "no-switches", OPT_NO_SWITCHES, NULL, 0,
+	  "Do not record context switches (off-CPU times in sampler and HPCToolkit traces)", 0 },
+	{ 0 },
+};
+
+static int parse_uint(const char *what, const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	if (errno || !*s || *end || s[0] == '-' || *out > max) {
+		fprintf(stderr, "collector: %s '%s' is not a whole number from 1 to %lu\n", what, s,
+			max);
+		return -EINVAL;
+	}
+	if (*out == 0) {
+		fprintf(stderr, "collector: %s must be at least 1\n", what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static unsigned long max_sample_rate(void)
+{
+	return proc_sysctl_ulong("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
+}
+
+static int parse_pids(struct collector_options *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	unsigned long v;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (parse_uint("PID", tok, INT_MAX, &v)) {
+			err = -EINVAL;
+			break;
+		}
+		if (o->n_pids == COLLECTOR_MAX_PIDS) {
+			fprintf(stderr, "collector: at most %d PIDs\n", COLLECTOR_MAX_PIDS);
+			err = -EINVAL;
+			break;
+		}
+		o->pids[o->n_pids++] = v;
+	}
+	free(copy);
+	if (!err && !o->n_pids) {
+		fprintf(stderr, "collector: -p needs a PID\n");
+		err = -EINVAL;
+	}
+	return err;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct collector_options *o = state->input;
+	unsigned long v;
+	char *end;
+
+	switch (key) {
+	case 'p':
+		if (parse_pids(o, arg))
+			return EINVAL;
+		break;
+	case 'a':
+		o->all_cpus = true;
+		break;
+	case 'F':
+		if (parse_uint("frequency", arg, ULONG_MAX, &v))
+			return EINVAL;
+		if (v > max_sample_rate()) {
+			fprintf(stderr, "collector: -F %lu is above the kernel's limit of %lu Hz "
+				"(/proc/sys/kernel/perf_event_max_sample_rate)\n", v,
+				max_sample_rate());
+			return EINVAL;
+		}
+		o->freq = v;
+		break;
+	case 'd':
+		errno = 0;
+		o->duration = strtod(arg, &end);
+		if (errno || !*arg || *end || !(o->duration > 0) || o->duration > 1e7) {
+			fprintf(stderr, "collector: duration '%s' is not a positive number of "
+				"seconds\n", arg);
+			return EINVAL;
+		}
+		break;
+	case 'o':
+		if (!*arg) {
+			fprintf(stderr, "collector: -o needs a directory name\n");
+			return EINVAL;
+		}
+		o->output = arg;
+		break;
+	case 'f':
+		if (formats_parse(arg, &o->formats))
+			return EINVAL;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case OPT_RUN_AS_ROOT:
+		o->run_as_root = true;
+		break;
+	case OPT_SAMPLER_LAYOUT:
+		if (strcmp(arg, "tool") && strcmp(arg, "spec")) {
+			fprintf(stderr, "collector: --sampler-layout takes 'tool' or 'spec'\n");
+			return EINVAL;
+		}
+		o->sampler_layout_spec = !strcmp(arg, "spec");
+		break;
+	case OPT_HPCTOOLKIT_LAYOUT:
+		if (strcmp(arg, "released") && strcmp(arg, "draft")) {
+			fprintf(stderr, "collector: --hpctoolkit-layout takes 'released' or 'draft'\n");
+			return EINVAL;
+		}
+		o->hpctoolkit_draft = !strcmp(arg, "draft");
+		break;
+	case OPT_RING_SIZE: {
+		unsigned long long bytes;
+
+		errno = 0;
+		bytes = strtoull(arg, &end, 10);
+		if (*end == 'K' || *end == 'k')
+			bytes <<= 10, end++;
+		else if (*end == 'M' || *end == 'm')
+			bytes <<= 20, end++;
+		else if (*end == 'G' || *end == 'g')
+			bytes <<= 30, end++;
+		if (errno || *end || arg[0] == '-' || bytes < 4096 || bytes > (1ULL << 30) ||
+		    (bytes & (bytes - 1))) {
+			fprintf(stderr, "collector: --ring-size '%s' is not a power of two from 4K to "
+				"1G (a number with K, M or G)\n", arg);
+			return EINVAL;
+		}
+		o->ring_bytes = bytes;
+		break;
+	}
+	case 't':
+		if (o->n_trace_specs == COLLECTOR_MAX_TRACE_SPECS) {
+			fprintf(stderr, "collector: at most %d --trace options\n",
+				COLLECTOR_MAX_TRACE_SPECS);
+			return EINVAL;
+		}
+		if (!strchr(arg, ':') || arg[0] == ':' || !strchr(arg, ':')[1]) {
+			fprintf(stderr, "collector: --trace '%s': expected BIN:PATTERN, e.g. "
+				"--trace ./app:'*' or --trace libc:malloc\n", arg);
+			return EINVAL;
+		}
+		o->trace_specs[o->n_trace_specs++] = arg;
+		break;
+	case OPT_ARGS:
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || !*arg || *end || arg[0] == '-' || v > 6) {
+			fprintf(stderr, "collector: --args takes a number from 0 to 6\n");
+			return EINVAL;
+		}
+		o->trace_args = v;
+		break;
+	case OPT_CALL_GRAPH:
+		if (!strcmp(arg, "fp"))
+			o->call_graph = CALL_GRAPH_FP;
+		else if (!strcmp(arg, "dwarf"))
+			o->call_graph = CALL_GRAPH_DWARF;
+		else if (!strcmp(arg, "auto"))
+			o->call_graph = CALL_GRAPH_AUTO;
+		else {
+			fprintf(stderr, "collector: --call-graph takes fp, dwarf or auto\n");
+			return EINVAL;
+		}
+		break;
+	case OPT_STACK_SIZE:
+		if (parse_uint("stack size", arg, 65536, &v))
+			return EINVAL;
+		if (v % 8 || v < 64) {
+			fprintf(stderr, "collector: --stack-size must be a multiple of 8 from 64 to "
+				"65536\n");
+			return EINVAL;
+		}
+		o->stack_size = v;
+		break;
+	case OPT_NO_SWITCHES:
+		o->no_switches = true;
+		break;
+	case ARGP_KEY_ARGS:
+		o->command = state->argv + state->next;
+		break;
+	case ARGP_KEY_END: {
+		int kinds = !!o->n_pids + o->all_cpus + !!o->command;
+
+		if (kinds == 0) {
+			fprintf(stderr, "collector: say what to profile: -p PID, -a, or -- COMMAND\n");
+			argp_usage(state);
+		}
+		if (o->trace_args && !o->n_trace_specs) {
+			fprintf(stderr, "collector: --args goes with --trace\n");
+			return EINVAL;
+		}
+		if (kinds > 1) {
+			fprintf(stderr, "collector: choose one of -p, -a and -- COMMAND\n");
+			return EINVAL;
+		}
+		break;
+	}
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct collector_options opts = {
+		.freq = 999,
+		.ring_bytes = 16 << 20,
+		.stack_size = 8192,
+	};
+	const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+
+	if (argc > 1 && strcmp(argv[1], "dump") == 0)
+		return cmd_dump(argc - 1, argv + 1);
+	/* argp exits with EX_USAGE (64) on a bad option: ours is 2 */
+	argp_err_exit_status = EXIT_USAGE;
+	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &opts))
+		return EXIT_USAGE;
+	return record_run(&opts);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the command line asks for. */
+#ifndef COLLECTOR_OPTIONS_H
+#define COLLECTOR_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define COLLECTOR_MAX_PIDS 256
+#define COLLECTOR_MAX_TRACE_SPECS 64
+
+/* Exit codes, documented in README.md. */
+enum collector_exit {
+	EXIT_OK = 0,
+	EXIT_FAILURE_RUN = 1,   /* a failure while collecting or writing */
+	EXIT_USAGE = 2,         /* bad command line */
+	EXIT_NO_PRIVILEGE = 3,  /* neither root nor CAP_BPF+CAP_PERFMON */
+	EXIT_NO_TARGET = 4,     /* a PID or command that cannot be profiled */
+	EXIT_OUTPUT = 5,        /* the output directory cannot be written */
+	EXIT_BPF = 6,           /* BPF programs failed to load or attach */
+	EXIT_BAD_FILE = 7,      /* collector dump: malformed or unknown file */
+};
+
+enum collector_call_graph {
+	CALL_GRAPH_AUTO = 0,  /* dwarf for targets built without frame pointers */
+	CALL_GRAPH_FP,
+	CALL_GRAPH_DWARF,
+};
+
+struct collector_options {
+	pid_t pids[COLLECTOR_MAX_PIDS];
+	int n_pids;
+	bool all_cpus;
+	char **command;         /* argv of the command to launch, or NULL */
+	unsigned int freq;      /* -F */
+	double duration;        /* -d seconds, 0: until stopped */
+	const char *output;     /* -o, NULL: collector-YYYYMMDD-HHMMSS */
+	unsigned int formats;   /* -f, a mask of formats/registry.h; 0: every one that applies */
+	bool quiet;
+	bool verbose;
+	bool run_as_root;
+	bool sampler_layout_spec;
+	bool hpctoolkit_draft;
+	unsigned int ring_bytes; /* ring buffer size */
+	bool no_switches;       /* do not record context switches */
+	char *trace_specs[COLLECTOR_MAX_TRACE_SPECS]; /* --trace BIN:PATTERN */
+	int n_trace_specs;
+	unsigned int trace_args; /* --args */
+	enum collector_call_graph call_graph;
+	unsigned int stack_size; /* --stack-size bytes (dwarf) */
+};
+
+#endif /* COLLECTOR_OPTIONS_H */

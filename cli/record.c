@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `collector [OPTION...] [-- COMMAND]`: one profiling run.
+ *
+ * Check everything that can be checked before loading BPF (privileges,
+ * targets, output directory), load and attach, start or find the targets,
+ * drain the ring buffer until told to stop, then drain what is left, read
+ * the kernel's counters, write every output and print the summary.
+ *
+ * This file only orders the steps: the loader talks to the kernel, decode
+ * writes what comes back into the model, the formats write the model out.
+ */
+#include "cli/record.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/outdir.h"
+#include "cli/status.h"
+#include "cli/summary.h"
+#include "cli/targets.h"
+#include "decode/kernel_counters.h"
+#include "decode/run.h"
+#include "decode/trace_specs.h"
+#include "decode/tracker.h"
+#include "formats/registry.h"
+#include "lib/powercap.h"
+#include "loader/bpf_session.h"
+#include "loader/launch.h"
+#include "loader/privileges.h"
+#include "loader/uprobes.h"
+#include "loader/waiter.h"
+#include "model/model.h"
+#include "symbols/symbolize.h"
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t writing;
+
+/* Everything one run holds; cleaned up in one place. */
+struct record {
+	const struct collector_options *opts;
+	struct invoking_user user;
+	char outdir[4096];
+	struct model m;
+	bool model_ready;
+	struct symbolizer *sym;
+	struct tracker *tracker;
+	struct bpf_session *bpf;
+	struct uprobes *uprobes;
+	struct trace_files trace_files;
+	struct launch launch;
+	struct waiter waiter;
+	struct powercap powercap;
+	struct status status;
+	struct summary_figures fig;
+	unsigned int formats;   /* what -f asked for, 0: every one that applies */
+	uint64_t cpu0;          /* the collector's own CPU time at start */
+};
+
+static void on_signal(int sig)
+{
+	static const char msg[] = "\ncollector: finishing: writing the outputs, please wait\n";
+
+	(void)sig;
+	if (writing) {
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+			return;
+	}
+	stop_requested = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a signal must end the poll at once */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static uint64_t own_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+static char *join_argv(char *const argv[])
+{
+	size_t n = 1;
+	char *s;
+
+	for (int i = 0; argv[i]; i++)
+		n += strlen(argv[i]) + 1;
+	s = calloc(1, n);
+	if (!s)
+		return NULL;
+	for (int i = 0; argv[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+/* Privileges, targets and the output directory, before anything is loaded.
+ * Returns 0 or the exit code. */
+static int check_and_prepare_output(struct record *r)
+{
+	const struct collector_options *opts = r->opts;
+	int rc;
+
+	if (invoking_user_get(&r->user) != 0)
+		return EXIT_USAGE;
+	if (privileges_check() != 0) {
+		fprintf(stderr, "collector: loading BPF programs needs root or CAP_BPF and "
+			"CAP_PERFMON: run it as 'sudo collector ...'\n");
+		return EXIT_NO_PRIVILEGE;
+	}
+	rc = targets_check(opts);
+	if (rc)
+		return rc;
+	if (opts->output)
+		snprintf(r->outdir, sizeof(r->outdir), "%s", opts->output);
+	else
+		outdir_default_name(r->outdir, sizeof(r->outdir));
+	if (outdir_make(r->outdir, &r->user) != 0)
+		return EXIT_OUTPUT;
+	return 0;
+}
+
+/* The model, with the run's facts, spilling its events to the output
+ * directory; and the symbolizer that fills it. */
+static int open_model(struct record *r)
+{
+	const struct collector_options *opts = r->opts;
+	struct run_setup setup = {
+		.system_wide = opts->all_cpus,
+		.freq_hz = opts->freq,
+		.trace_nargs = opts->trace_args,
+	};
+	char *cmd = opts->command ? join_argv(opts->command) : NULL;
+	int err;
+
+	model_init(&r->m);
+	r->model_ready = true;
+	/* events go to disk as they come, so memory stays flat however long
+	 * the run; where the directory cannot hold such files, they stay in
+	 * memory */
+	err = model_spill_events(&r->m, r->outdir);
+	if (err && opts->verbose)
+		fprintf(stderr, "collector: keeping events in memory (no O_TMPFILE in %s: %s)\n",
+			r->outdir, strerror(-err));
+	install_signals();
+	setup.command_line = cmd;
+	decode_run_setup(&r->m, &setup);
+	free(cmd);
+	r->sym = symbolizer_new(&r->m);
+	if (!r->sym) {
+		fprintf(stderr, "collector: out of memory\n");
+		return EXIT_FAILURE_RUN;
+	}
+	return 0;
+}
+
+/* --trace: the functions to probe, resolved before anything is loaded. */
+static int resolve_tracing(struct record *r)
+{
+	const struct collector_options *opts = r->opts;
+	struct trace_specs_config cfg = {
+		.specs = opts->trace_specs,
+		.n_specs = opts->n_trace_specs,
+		.pids = opts->pids,
+		.n_pids = opts->n_pids,
+		.command = opts->command,
+		.verbose = opts->verbose,
+	};
+
+	if (!opts->n_trace_specs)
+		return 0;
+	if (trace_specs_resolve(&r->m, r->sym, &cfg, &r->trace_files) != 0)
+		return EXIT_NO_TARGET;
+	return 0;
+}
+
+static int on_record(void *ctx, const void *data, size_t size)
+{
+	return tracker_handle_record(ctx, data, size);
+}
+
+/* The sampling programs and the tracker their records go to. */
+static int open_sampling(struct record *r)
+{
+	const struct collector_options *opts = r->opts;
+	struct bpf_session_config cfg = {
+		.system_wide = opts->all_cpus,
+		.trace_switches = !opts->no_switches,
+		.freq = opts->freq,
+		.ring_bytes = opts->ring_bytes,
+		.dwarf = targets_want_dwarf(opts),
+		.stack_bytes = opts->stack_size,
+		.verbose = opts->verbose,
+		.on_record = on_record,
+	};
+
+	decode_run_call_graph(&r->m, cfg.dwarf ? "dwarf" : "fp");
+	if (bpf_session_open(&r->bpf, &cfg))
+		return EXIT_BPF;
+	r->tracker = tracker_new(&r->m, r->sym);
+	if (!r->tracker || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0)) {
+		fprintf(stderr, "collector: out of memory\n");
+		return EXIT_FAILURE_RUN;
+	}
+	if (!opts->all_cpus)
+		tracker_ignore_process(r->tracker, getpid());
+	/* the ring callback needs the tracker: set it before any record */
+	bpf_session_set_context(r->bpf, r->tracker);
+	return 0;
+}
+
+/* The -p processes, or the command forked and held before its exec. */
+static int add_targets(struct record *r)
+{
+	const struct collector_options *opts = r->opts;
+	int err;
+
+	for (int i = 0; i < opts->n_pids; i++) {
+		bpf_session_add_target(r->bpf, opts->pids[i]);
+		if (tracker_add_process(r->tracker, opts->pids[i], run_clock_ns(true)) != 0) {
+			fprintf(stderr, "collector: PID %d exited during start-up\n", opts->pids[i]);
+			return EXIT_NO_TARGET;
+		}
+	}
+	if (!opts->command)
+		return 0;
+	err = launch_prepare(&r->launch, opts->command,
+			     r->user.set && !opts->run_as_root ? &r->user : NULL);
+	if (err) {
+		fprintf(stderr, "collector: cannot start '%s': %s\n", opts->command[0],
+			strerror(-err));
+		return EXIT_NO_TARGET;
+	}
+	tracker_expect_exec(r->tracker, r->launch.pid);
+	bpf_session_add_target(r->bpf, r->launch.pid);
+	return 0;
+}
+
+/* Entry and return probes, after the targets exist: they go into the
+ * targets' address spaces. */
+static int attach_tracing(struct record *r)
+{
+	const struct collector_options *opts = r->opts;
+	struct uprobes_config cfg = {
+		/* the event stream feeds XRay traces and Callgrind's exact calls */
+		.stream_events = !r->formats || formats_need(r->formats, FORMAT_NEEDS_TRACE_EVENTS),
+		.n_args = opts->trace_args,
+		.verbose = opts->verbose,
+	};
+	struct uprobe_file *files;
+	size_t skipped = 0;
+	double overhead;
+	int err;
+
+	if (!opts->n_trace_specs)
+		return 0;
+	if (uprobes_open(&r->uprobes, r->bpf, &cfg) != 0)
+		return EXIT_BPF;
+	overhead = uprobes_calibrate(r->uprobes);
+	if (overhead < 0 && opts->verbose)
+		fprintf(stderr, "collector: probe cost calibration failed: %s\n",
+			strerror((int)-overhead));
+	files = calloc(r->trace_files.len + 1, sizeof(*files));
+	if (!files)
+		return EXIT_FAILURE_RUN;
+	for (size_t i = 0; i < r->trace_files.len; i++) {
+		const struct trace_file *tf = &r->trace_files.items[i];
+
+		files[i] = (struct uprobe_file){ tf->path, tf->offsets, tf->cookies, tf->names, tf->n };
+	}
+	if (opts->command)
+		err = uprobes_attach(r->uprobes, files, r->trace_files.len, &r->launch.pid, 1,
+				     &skipped);
+	else
+		err = uprobes_attach(r->uprobes, files, r->trace_files.len, opts->pids,
+				     opts->n_pids, &skipped);
+	free(files);
+	if (err)
+		return EXIT_BPF;
+	decode_trace_attach(&r->m, skipped, uprobes_attach_seconds(r->uprobes), overhead);
+	if (!opts->quiet)
+		fprintf(stderr, "collector: tracing %zu functions (attached in %.3f s)\n",
+			r->m.traced.len, uprobes_attach_seconds(r->uprobes));
+	return 0;
+}
+
+/* Sampling starts, then the command is let go to exec. */
+static int start(struct record *r)
+{
+	const struct collector_options *opts = r->opts;
+	int err;
+
+	/* One-off work before the targets run, not in their window. */
+	targets_warm_symbols(r->sym, &r->m, opts->command);
+	decode_window_start(&r->m);
+	tracker_begin_window(r->tracker);
+	if (bpf_session_start_sampling(r->bpf))
+		return EXIT_BPF;
+	powercap_open(&r->powercap, NULL);
+	decode_energy(&r->m, &r->powercap, true);
+	if (opts->command && stop_requested) {
+		/* interrupted while attaching: the command never starts */
+		fprintf(stderr, "collector: interrupted before '%s' started\n", opts->command[0]);
+		launch_abort(&r->launch);
+		r->launch.pid = -1;
+	} else if (opts->command) {
+		tracker_exec_allowed(r->tracker, run_clock_ns(true));
+		err = launch_start(&r->launch);
+		if (err) {
+			fprintf(stderr, "collector: cannot run '%s': %s\n", opts->command[0],
+				strerror(-err));
+			r->launch.pid = -1;
+			return EXIT_NO_TARGET;
+		}
+	}
+	err = opts->command ? waiter_open(&r->waiter, bpf_session_epoll_fd(r->bpf),
+					  &r->launch.pid, 1)
+			    : waiter_open(&r->waiter, bpf_session_epoll_fd(r->bpf), opts->pids,
+					  opts->n_pids);
+	if (err) {
+		fprintf(stderr, "collector: cannot wait for the ring buffer: %s\n", strerror(-err));
+		return EXIT_FAILURE_RUN; /* the command, if any, is stopped by the caller */
+	}
+	status_init(&r->status, opts->quiet, r->m.run.start_ktime_ns);
+	return 0;
+}
+
+/*
+ * How long the loop sleeps when nothing wakes it.  Samples reach user space
+ * only then, and a process's samples are best resolved while it is alive
+ * (a library it mapped since it started is read from its /proc maps): short
+ * while processes come and go, longer once the targets have settled, where
+ * each wakeup would cost more than the samples it drains.
+ */
+static int drain_interval_ms(const struct record *r)
+{
+	if (r->opts->all_cpus ||
+	    run_clock_ns(true) < tracker_last_task_ktime(r->tracker) + 1000000000ULL)
+		return 100;
+	return 500;
+}
+
+static void show_status(struct record *r)
+{
+	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 };
+
+	if (!r->status.enabled)
+		return;
+	bpf_session_counters(r->bpf, counters);
+	status_update(&r->status, tracker_sample_count(r->tracker),
+		      counters[COLLECTOR_CNT_RB_FULL_SAMPLE] + counters[COLLECTOR_CNT_RB_FULL_TASK] +
+		      counters[COLLECTOR_CNT_RB_FULL_SWITCH],
+		      model_trace_event_count(&r->m));
+}
+
+/* Drains the ring until a signal, the duration, or the targets' exit. */
+static void drain_until_stopped(struct record *r)
+{
+	const struct collector_options *opts = r->opts;
+
+	while (!stop_requested) {
+		int err;
+
+		waiter_wait(&r->waiter, drain_interval_ms(r));
+		err = bpf_session_drain(r->bpf);
+		if (err < 0) {
+			fprintf(stderr, "collector: reading the ring buffer failed: %s\n",
+				strerror(-err));
+			break;
+		}
+		decode_energy(&r->m, &r->powercap, false);
+		if (opts->duration > 0 &&
+		    run_clock_ns(true) - r->m.run.start_ktime_ns >= opts->duration * 1e9)
+			break;
+		if (opts->command && waitpid(r->launch.pid, NULL, WNOHANG) == r->launch.pid)
+			break;
+		if (!opts->command && waiter_targets_gone(&r->waiter))
+			break;
+		show_status(r);
+	}
+}
+
+/*
+ * Stop sampling and tracing first, then drain everything that was queued:
+ * with the probes still counting, a target that runs on would fill the
+ * ring as fast as the drain empties it.  Then the kernel's counters and
+ * aggregates, and the events in time order.
+ */
+static void finish(struct record *r)
+{
+	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 }, by_ip;
+
+	writing = 1;
+	status_clear(&r->status);
+	decode_window_end(&r->m);
+	bpf_session_stop_sampling(r->bpf);
+	uprobes_stop(r->uprobes);
+	tracker_end_window(r->tracker);
+	decode_energy(&r->m, &r->powercap, true);
+	while (bpf_session_drain(r->bpf) > 0)
+		;
+	bpf_session_counters(r->bpf, counters);
+	decode_sampler_counters(&r->m, counters);
+	/* every sample the kernel saw is in ip_counts, or counted as not
+	 * fitting there */
+	if (bpf_session_aggregate_total(r->bpf, &by_ip) != 0)
+		by_ip = 0;
+	r->fig.kernel_samples = decode_kernel_samples(&r->m, by_ip,
+						      counters[COLLECTOR_CNT_AGG_FULL]);
+	if (r->uprobes) {
+		uint64_t tcounters[COLLECTOR_TCNT_MAX] = { 0 };
+
+		uprobes_read_stats(r->uprobes, decode_func_stats, &r->m);
+		uprobes_counters(r->uprobes, tcounters);
+		decode_trace_counters(&r->m, tcounters);
+	}
+	tracker_finish(r->tracker, r->m.run.end_ktime_ns);
+	decode_run_costs(&r->m, own_cpu_ns() - r->cpu0, bpf_session_run_time_ns(r->bpf));
+	model_seal_events(&r->m); /* an I/O error there is counted as lost events */
+	model_sort_by_time(&r->m);
+	r->fig.duration_s = (r->m.run.end_ktime_ns - r->m.run.start_ktime_ns) / 1e9;
+	r->fig.target_cpu_ns = tracker_target_cpu_ns(r->tracker);
+	r->fig.cpus = bpf_session_online_cpus(r->bpf);
+}
+
+/* Every format asked for (or that applies), then the summary. */
+static int write_outputs(struct record *r)
+{
+	const struct collector_options *opts = r->opts;
+	struct export_options eo = {
+		.dir = r->outdir,
+		.chown_files = r->user.set,
+		.uid = r->user.uid,
+		.gid = r->user.gid,
+		.sampler_layout_spec = opts->sampler_layout_spec,
+		.hpctoolkit_draft = opts->hpctoolkit_draft,
+		.quiet = opts->quiet,
+	};
+	unsigned int formats = r->formats ? r->formats : formats_applicable(&r->m);
+	int rc;
+
+	rc = formats_write(&r->m, formats, &eo) ? EXIT_FAILURE_RUN : EXIT_OK;
+	if (!opts->quiet)
+		summary_print(stdout, &r->m, &r->fig);
+	if (!formats && !opts->quiet)
+		fprintf(stderr, "collector: nothing was collected, so no file was written\n");
+	return rc;
+}
+
+static void cleanup(struct record *r, int rc)
+{
+	if (r->launch.pid > 0 && rc != EXIT_OK && !writing)
+		launch_abort(&r->launch);
+	waiter_close(&r->waiter);
+	uprobes_close(r->uprobes);
+	trace_files_free(&r->trace_files);
+	tracker_free(r->tracker);
+	bpf_session_close(r->bpf);
+	symbolizer_free(r->sym);
+	if (r->model_ready)
+		model_free(&r->m);
+}
+
+int record_run(const struct collector_options *opts)
+{
+	struct record r = {
+		.opts = opts,
+		.formats = opts->formats,
+		.launch = { .pid = -1, .go_fd = -1, .err_fd = -1 },
+		.waiter = { .epfd = -1 },
+		.cpu0 = own_cpu_ns(),
+	};
+	int rc;
+
+	rc = check_and_prepare_output(&r);
+	if (rc)
+		return rc;
+	/* from here on every exit goes through cleanup */
+	if (!(rc = open_model(&r)) && !(rc = resolve_tracing(&r)) && !(rc = open_sampling(&r)) &&
+	    !(rc = add_targets(&r)) && !(rc = attach_tracing(&r)) && !(rc = start(&r))) {
+		drain_until_stopped(&r);
+		finish(&r);
+		rc = write_outputs(&r);
+	}
+	cleanup(&r, rc);
+	return rc;
+}

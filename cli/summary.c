@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The end-of-run summary. */
+#include "cli/summary.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/idmap.h"
+
+#define TOP_N 20
+
+static uint64_t key_of(const struct model *m, uint32_t loc)
+{
+	uint32_t f = m->locations.items[loc].function;
+
+	return f != MODEL_NONE ? f : (1ULL << 32 | loc);
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+void summary_entry_name(const struct model *m, uint64_t key, char *buf, size_t size)
+{
+	if (key >> 32) {
+		const struct model_location *l = &m->locations.items[(uint32_t)key];
+		const struct model_image *img = &m->images.items[l->image];
+
+		snprintf(buf, size, "[unknown] %s+0x%llx", basename_of(img->path),
+			 (unsigned long long)l->addr);
+	} else {
+		snprintf(buf, size, "%s", m->functions.items[key].name);
+	}
+}
+
+static const char *entry_image(const struct model *m, uint64_t key)
+{
+	uint32_t img = key >> 32 ? m->locations.items[(uint32_t)key].image
+				 : m->functions.items[key].image;
+
+	return basename_of(m->images.items[img].path);
+}
+
+long summary_function_counts(const struct model *m, struct summary_entry **out)
+{
+	uint64_t *per_stack = calloc(m->stacks.len ? m->stacks.len : 1, sizeof(*per_stack));
+	MODEL_VEC(struct summary_entry) entries = { 0 };
+	struct idmap index = { 0 };
+	uint64_t seen[2 * 128];
+	size_t i;
+
+	if (!per_stack)
+		return -ENOMEM;
+	for (i = 0; i < m->samples.len; i++)
+		per_stack[m->samples.items[i].stack]++;
+	for (i = 0; i < m->stacks.len; i++) {
+		const struct model_stack *s = &m->stacks.items[i];
+		const uint32_t *frames = model_stack_frames(m, s);
+		size_t n_seen = 0;
+
+		if (!per_stack[i] || !s->n_frames)
+			continue;
+		for (uint32_t f = 0; f < s->n_frames; f++) {
+			uint64_t key = key_of(m, frames[f]);
+			uint32_t e = idmap_get(&index, key);
+			bool dup = false;
+
+			if (e == UINT32_MAX) {
+				struct summary_entry *ne = MODEL_VEC_PUSH(entries);
+
+				ne->key = key;
+				e = entries.len - 1;
+				idmap_put(&index, key, e);
+			}
+			if (f == 0)
+				entries.items[e].self += per_stack[i];
+			/* a recursive function counts once per stack */
+			for (size_t k = 0; k < n_seen; k++)
+				dup |= seen[k] == key;
+			if (!dup) {
+				entries.items[e].total += per_stack[i];
+				if (n_seen < sizeof(seen) / sizeof(seen[0]))
+					seen[n_seen++] = key;
+			}
+		}
+	}
+	free(per_stack);
+	idmap_free(&index);
+	*out = entries.items;
+	return entries.len;
+}
+
+static int by_self(const void *a, const void *b)
+{
+	const struct summary_entry *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct summary_entry *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static void print_top(FILE *out, const struct model *m, struct summary_entry *e, long n,
+		      bool self)
+{
+	uint64_t total = m->samples.len;
+	char name[256];
+
+	qsort(e, n, sizeof(*e), self ? by_self : by_total);
+	fprintf(out, "\nTop functions by %s samples:\n", self ? "self" : "total");
+	fprintf(out, "  %6s %10s  %-40s %s\n", self ? "self%" : "total%", "samples", "function",
+		"image");
+	for (long i = 0; i < n && i < TOP_N; i++) {
+		uint64_t v = self ? e[i].self : e[i].total;
+
+		if (!v)
+			break;
+		summary_entry_name(m, e[i].key, name, sizeof(name));
+		fprintf(out, "  %5.1f%% %10llu  %-40s %s\n", 100.0 * v / total,
+			(unsigned long long)v, name, entry_image(m, e[i].key));
+	}
+}
+
+struct traced_total {
+	uint32_t func;
+	uint64_t calls, total_ns, self_ns;
+	uint64_t hist[MODEL_HIST_BUCKETS];
+};
+
+static int by_traced_total(const void *a, const void *b)
+{
+	const struct traced_total *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+/* The histogram counts calls by floor(log2(ns)): a percentile is reported
+ * as the upper bound of its bucket. */
+static uint64_t hist_percentile(const uint64_t *hist, uint64_t calls, double p)
+{
+	uint64_t want = (uint64_t)(calls * p + 0.999999), seen = 0;
+
+	for (int b = 0; b < MODEL_HIST_BUCKETS; b++) {
+		seen += hist[b];
+		if (seen >= want && seen)
+			return b >= 63 ? UINT64_MAX : (2ULL << b) - 1;
+	}
+	return 0;
+}
+
+static void print_traced(FILE *out, const struct model *m)
+{
+	struct traced_total *t = calloc(m->traced.len, sizeof(*t));
+	uint64_t overhead = model_counter_value(m, 0, "probe_overhead_ns");
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < m->traced.len; i++)
+		t[i].func = i;
+	for (i = 0; i < m->func_stats.len; i++) {
+		const struct model_func_stats *fs = &m->func_stats.items[i];
+		struct traced_total *tt = &t[fs->func];
+
+		tt->calls += fs->calls;
+		tt->total_ns += fs->total_ns;
+		tt->self_ns += fs->self_ns;
+		for (int b = 0; b < MODEL_HIST_BUCKETS; b++)
+			tt->hist[b] += fs->hist[b];
+	}
+	qsort(t, m->traced.len, sizeof(*t), by_traced_total);
+	fprintf(out, "\nTraced functions (wall-clock time between entry and return, probes "
+		"included):\n");
+	fprintf(out, "  %-32s %10s %12s %12s %10s %10s %10s\n", "function", "calls", "total ms",
+		"self ms", "mean ns", "p50 ns<=", "p99 ns<=");
+	for (i = 0; i < m->traced.len && i < TOP_N; i++) {
+		const struct model_traced_function *tf = &m->traced.items[t[i].func];
+
+		if (!t[i].calls)
+			break;
+		fprintf(out, "  %-32s %10llu %12.3f %12.3f %10.0f %10llu %10llu\n",
+			m->functions.items[tf->function].name, (unsigned long long)t[i].calls,
+			t[i].total_ns / 1e6, t[i].self_ns / 1e6, (double)t[i].total_ns / t[i].calls,
+			(unsigned long long)hist_percentile(t[i].hist, t[i].calls, 0.5),
+			(unsigned long long)hist_percentile(t[i].hist, t[i].calls, 0.99));
+	}
+	if (overhead)
+		fprintf(out, "  measured probe cost: about %llu ns per call (entry + return), "
+			"included in the times above\n", (unsigned long long)overhead);
+	free(t);
+}
+
+void summary_print(FILE *out, const struct model *m, const struct summary_figures *f)
+{
+	uint64_t samples = m->samples.len, lost = model_total_lost(m);
+	uint64_t truncated = 0, user_stacks = 0;
+	struct summary_entry *entries = NULL;
+	long n;
+	size_t i;
+
+	for (i = 0; i < m->samples.len; i++) {
+		const struct model_stack *s = &m->stacks.items[m->samples.items[i].stack];
+
+		if (s->n_frames > s->n_kernel) {
+			user_stacks++;
+			truncated += s->truncated;
+		}
+	}
+	fprintf(out, "\ncollector: %s\n", m->run.command_line ? m->run.command_line
+		: m->run.system_wide ? "system-wide" : "processes");
+	fprintf(out, "  duration        %.3f s\n", f->duration_s);
+	fprintf(out, "  samples         %llu (%s at %u Hz on %d CPUs)\n",
+		(unsigned long long)samples, m->run.event, m->run.freq_hz, f->cpus);
+	if (f->target_cpu_ns && !m->run.system_wide)
+		fprintf(out, "  rate            %.0f samples per CPU-second of the targets "
+			"(requested %u Hz; targets used %.3f CPU-s)\n",
+			samples / (f->target_cpu_ns / 1e9), m->run.freq_hz,
+			f->target_cpu_ns / 1e9);
+	else if (f->duration_s > 0)
+		fprintf(out, "  rate            %.0f samples/s over %d CPUs (requested %u Hz per CPU)\n",
+			samples / f->duration_s, f->cpus, m->run.freq_hz);
+	fprintf(out, "  processes       %zu, threads %zu\n", m->processes.len, m->threads.len);
+	fprintf(out, "  lost events     %llu\n", (unsigned long long)lost);
+	for (i = 0; i < m->lost.len; i++)
+		if (m->lost.items[i].value)
+			fprintf(out, "    %-28s %llu\n", m->lost.items[i].name,
+				(unsigned long long)m->lost.items[i].value);
+	if (user_stacks) {
+		fprintf(out, "  truncated stacks %.1f%% (%llu of %llu user stacks end before a "
+			"thread's start; call graph: %s)\n", 100.0 * truncated / user_stacks,
+			(unsigned long long)truncated, (unsigned long long)user_stacks,
+			m->run.call_graph[0] ? m->run.call_graph : "fp");
+		if (truncated * 10 > user_stacks && strcmp(m->run.call_graph, "dwarf") != 0)
+			fprintf(out, "    the kernel walks frame pointers: use --call-graph dwarf, or "
+				"rebuild the target with -fno-omit-frame-pointer, for whole call "
+				"chains\n");
+	}
+	if (model_counter_value(m, 0, "unwound_samples")) {
+		uint64_t n = model_counter_value(m, 0, "unwound_samples");
+
+		fprintf(out, "  unwinding       %.1f us per sample in user space (%llu samples, "
+			"%llu bytes per sample through the ring)\n",
+			model_counter_value(m, 0, "unwind_ns_total") / 1e3 / n, (unsigned long long)n,
+			(unsigned long long)(model_counter_value(m, 0, "stack_record_bytes") / n));
+	}
+	if (m->traced.len)
+		print_traced(out, m);
+	if (!samples) {
+		fprintf(out, "\nNo samples: the targets did not run on a CPU while sampled.\n");
+		return;
+	}
+	n = summary_function_counts(m, &entries);
+	if (n > 0) {
+		print_top(out, m, entries, n, true);
+		print_top(out, m, entries, n, false);
+	}
+	free(entries);
+}

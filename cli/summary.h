@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The end-of-run summary: figures, lost events, top functions. */
+#ifndef COLLECTOR_SUMMARY_H
+#define COLLECTOR_SUMMARY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/model.h"
+
+struct summary_figures {
+	double duration_s;
+	uint64_t kernel_samples;   /* samples the BPF program counted */
+	uint64_t target_cpu_ns;    /* CPU time the targets used, 0 if unknown */
+	int cpus;                  /* CPUs sampled */
+};
+
+/* Per-function sample counts, sorted by self (or total) count. */
+struct summary_entry {
+	uint64_t key;          /* function id, or 1 << 32 | location id */
+	uint64_t self;
+	uint64_t total;
+};
+
+/* Counts self and total samples per function over every sample; returns
+ * the number of entries in *out (caller frees) or a negative errno. */
+long summary_function_counts(const struct model *m, struct summary_entry **out);
+/* Name of an entry: the function, or "[unknown] image+0xoffset". */
+void summary_entry_name(const struct model *m, uint64_t key, char *buf, size_t size);
+
+void summary_print(FILE *out, const struct model *m, const struct summary_figures *f);
+
+#endif /* COLLECTOR_SUMMARY_H */

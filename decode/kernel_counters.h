@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the kernel side counted, into the model: the sampler's and the
+ * tracer's per-CPU counters (events lost by cause, and statistics), and the
+ * per-thread, per-function call aggregates of traced functions.
+ */
+#ifndef COLLECTOR_KERNEL_COUNTERS_H
+#define COLLECTOR_KERNEL_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/collector.h"
+#include "model/model.h"
+
+/* The sampler's counters (enum collector_counter), summed over CPUs. */
+void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX]);
+/* The tracer's counters (enum collector_trace_counter). */
+void decode_trace_counters(struct model *m, const uint64_t c[COLLECTOR_TCNT_MAX]);
+/* Samples the kernel counted by instruction, plus those that did not fit
+ * its map: every sample it saw.  Returns that total. */
+uint64_t decode_kernel_samples(struct model *m, uint64_t by_ip, uint64_t not_counted);
+/* The uprobes' attach: functions skipped, time taken; and the probe cost
+ * per call measured at start (ns, negative when not measured). */
+void decode_trace_attach(struct model *m, size_t skipped, double attach_seconds,
+			 double probe_overhead_ns);
+/* One (thread, function) aggregate; ctx is the struct model.  Records of
+ * the collector's own calibration calls are left out. */
+void decode_func_stats(void *ctx, const struct collector_func_key *key,
+		       const struct collector_func_stats *fs);
+
+#endif /* COLLECTOR_KERNEL_COUNTERS_H */

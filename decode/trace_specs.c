@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --trace BIN:PATTERN into traced functions and the files to probe. */
+#include "decode/trace_specs.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/path.h"
+#include "symbols/elfinfo.h"
+#include "lib/procmaps.h"
+
+static bool regular_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* "libc" matches libc.so.6, libc-2.36.so, libc.so */
+static bool library_name_matches(const char *base, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strcmp(base, name) == 0)
+		return true;
+	if (strncmp(base, name, n) != 0)
+		return false;
+	return strncmp(base + n, ".so", 3) == 0 || base[n] == '-';
+}
+
+static bool find_in_maps(pid_t pid, const char *name, char *out, size_t size)
+{
+	struct procmaps maps;
+	bool found = false;
+
+	if (procmaps_read(pid, &maps) != 0)
+		return false;
+	for (size_t i = 0; !found && i < maps.n; i++) {
+		const char *file = maps.entries[i].path;
+
+		if (!procmap_is_file(&maps.entries[i]) ||
+		    !library_name_matches(strrchr(file, '/') + 1, name))
+			continue;
+		snprintf(out, size, "%s", file);
+		found = regular_file(out);
+	}
+	procmaps_free(&maps);
+	return found;
+}
+
+static const char *const library_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+	"/lib", "/usr/lib", "/usr/local/lib",
+};
+
+struct needed_ctx {
+	const char *name;
+	char *out;
+	size_t size;
+};
+
+static int needed_found(void *vctx, const char *needed)
+{
+	struct needed_ctx *c = vctx;
+
+	if (!library_name_matches(needed, c->name))
+		return 0;
+	for (size_t d = 0; d < sizeof(library_dirs) / sizeof(*library_dirs); d++) {
+		snprintf(c->out, c->size, "%s/%s", library_dirs[d], needed);
+		if (regular_file(c->out))
+			return 1;
+	}
+	return 0;
+}
+
+/* A library that COMMAND's binary needs, by its DT_NEEDED name. */
+static bool find_needed(const char *binary, const char *name, char *out, size_t size)
+{
+	struct needed_ctx c = { name, out, size };
+	struct elf_file f;
+	bool found;
+
+	if (elf_file_open(&f, binary) != 0)
+		return false;
+	found = elf_file_for_each_needed(&f, needed_found, &c) == 1;
+	elf_file_close(&f);
+	return found;
+}
+
+static bool find_in_library_dirs(const char *name, char *out, size_t size)
+{
+	static const char *const suffixes[] = { ".so.6", ".so.1", ".so.0", ".so" };
+
+	for (size_t d = 0; d < sizeof(library_dirs) / sizeof(*library_dirs); d++)
+		for (size_t s = 0; s < sizeof(suffixes) / sizeof(*suffixes); s++) {
+			snprintf(out, size, "%s/%s%s", library_dirs[d], name, suffixes[s]);
+			if (regular_file(out))
+				return true;
+		}
+	return false;
+}
+
+/* COMMAND's executable as execvp finds it, resolved to a real path. */
+static char *which(const char *cmd)
+{
+	char *found = path_find_command(cmd), *real;
+
+	if (!found)
+		return NULL;
+	real = realpath(found, NULL);
+	free(found);
+	return real;
+}
+
+/* BIN: a path, or a library name found in the targets' mappings, in
+ * what COMMAND needs, or in the library directories. */
+static int resolve_binary(const struct trace_specs_config *cfg, const char *bin, char *out,
+			  size_t size)
+{
+	char *cmd_path = NULL, *real;
+
+	if (strchr(bin, '/')) {
+		if (!regular_file(bin)) {
+			fprintf(stderr, "collector: --trace %s: no such file\n", bin);
+			return -ENOENT;
+		}
+		real = realpath(bin, NULL);
+		snprintf(out, size, "%s", real ? real : bin);
+		free(real);
+		return 0;
+	}
+	for (int i = 0; i < cfg->n_pids; i++)
+		if (find_in_maps(cfg->pids[i], bin, out, size))
+			return 0;
+	if (cfg->command) {
+		cmd_path = which(cfg->command[0]);
+		if (cmd_path) {
+			const char *base = strrchr(cmd_path, '/') + 1;
+
+			if (strcmp(base, bin) == 0) {
+				snprintf(out, size, "%s", cmd_path);
+				free(cmd_path);
+				return 0;
+			}
+			if (find_needed(cmd_path, bin, out, size)) {
+				free(cmd_path);
+				return 0;
+			}
+		}
+		free(cmd_path);
+	}
+	if (find_in_library_dirs(bin, out, size))
+		return 0;
+	if (strncmp(bin, "lib", 3) != 0 && strlen(bin) < 200) {
+		char lib[256];
+
+		snprintf(lib, sizeof(lib), "lib%.200s", bin);
+		if (find_in_library_dirs(lib, out, size))
+			return 0;
+	}
+	fprintf(stderr, "collector: --trace %s: no such file, and no library of that name in "
+		"the targets' mappings or the library directories; give a path\n", bin);
+	return -ENOENT;
+}
+
+struct match_ctx {
+	struct model *m;
+	struct symbolizer *sym;
+	uint32_t image;
+	struct trace_file *file;
+	size_t matched, skipped;
+	uint64_t last_addr;
+	bool verbose;
+};
+
+static int on_match(void *vctx, const struct symbolizer_symbol *sym)
+{
+	struct match_ctx *c = vctx;
+	struct trace_file *f = c->file;
+	uint32_t fn, id;
+
+	if (!sym->file_offset || !sym->addr) {
+		c->skipped++;
+		if (c->verbose)
+			fprintf(stderr, "collector: skipping %s: not in a loaded segment\n", sym->name);
+		return 0;
+	}
+	/* aliases share an address: one probe, one name */
+	for (size_t i = 0; i < f->n; i++) {
+		if (f->offsets[i] == sym->file_offset) {
+			c->skipped++;
+			return 0;
+		}
+	}
+	/* The symbol names the function; its source file and line arrive when
+	 * a sample resolves into it.  Reading DWARF here for each of 10 000
+	 * matches made the attach take half a minute. */
+	fn = model_intern_function(c->m, c->image, sym->name, sym->addr, sym->size, MODEL_NONE, 0);
+	id = model_add_traced_function(c->m, c->image, sym->addr, fn);
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 64;
+		f->offsets = realloc(f->offsets, f->cap * sizeof(*f->offsets));
+		f->cookies = realloc(f->cookies, f->cap * sizeof(*f->cookies));
+		f->names = realloc(f->names, f->cap * sizeof(*f->names));
+		if (!f->offsets || !f->cookies || !f->names)
+			return -ENOMEM;
+	}
+	f->offsets[f->n] = sym->file_offset;
+	f->cookies[f->n] = id;
+	f->names[f->n] = c->m->functions.items[fn].name;
+	f->n++;
+	c->matched++;
+	return 0;
+}
+
+void trace_files_free(struct trace_files *files)
+{
+	for (size_t i = 0; i < files->len; i++) {
+		free(files->items[i].path);
+		free(files->items[i].offsets);
+		free(files->items[i].cookies);
+		free(files->items[i].names);
+	}
+	free(files->items);
+	files->items = NULL;
+	files->len = 0;
+}
+
+/* The file of `path` in the list, added when new. */
+static struct trace_file *file_of(struct trace_files *files, const char *path)
+{
+	struct trace_file *grown;
+
+	for (size_t k = 0; k < files->len; k++)
+		if (strcmp(files->items[k].path, path) == 0)
+			return &files->items[k];
+	grown = realloc(files->items, (files->len + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	files->items = grown;
+	memset(&grown[files->len], 0, sizeof(*grown));
+	grown[files->len].path = strdup(path);
+	if (!grown[files->len].path)
+		return NULL;
+	return &grown[files->len++];
+}
+
+static int resolve_specs(struct model *m, struct symbolizer *sym,
+			 const struct trace_specs_config *cfg, struct trace_files *files)
+{
+	for (int i = 0; i < cfg->n_specs; i++) {
+		const char *spec = cfg->specs[i], *colon = strchr(spec, ':');
+		char bin[PATH_MAX], path[PATH_MAX];
+		struct match_ctx c = { .m = m, .sym = sym, .verbose = cfg->verbose };
+		struct trace_file *f = NULL;
+		struct stat st;
+		int n, err;
+
+		if (!colon || colon == spec || !colon[1]) {
+			fprintf(stderr, "collector: --trace '%s': expected BIN:PATTERN, e.g. "
+				"--trace ./app:'*' or --trace libc:malloc\n", spec);
+			return -EINVAL;
+		}
+		snprintf(bin, sizeof(bin), "%.*s", (int)(colon - spec), spec);
+		err = resolve_binary(cfg, bin, path, sizeof(path));
+		if (err)
+			return err;
+		f = file_of(files, path);
+		if (!f)
+			return -ENOMEM;
+		stat(path, &st);
+		c.image = symbolizer_image(sym, path, NULL, st.st_dev, st.st_ino);
+		c.file = f;
+		n = symbolizer_match_functions(sym, c.image, colon + 1, on_match, &c);
+		if (n < 0) {
+			fprintf(stderr, "collector: --trace %s: cannot read its symbols: %s\n", path,
+				strerror(-n));
+			return n;
+		}
+		if (!m->images.items[c.image].has_symbols) {
+			fprintf(stderr, "collector: --trace %s: the file has no symbols (stripped?) "
+				"and no separate debug file was found\n", path);
+			return -ENOENT;
+		}
+		if (!c.matched) {
+			fprintf(stderr, "collector: --trace %s: no function matches '%s'%s\n", path,
+				colon + 1, c.skipped ? " that can be probed" : "");
+			return -ENOENT;
+		}
+		if (!cfg->verbose)
+			continue;
+		fprintf(stderr, "collector: tracing %zu functions of %s (%zu skipped)\n",
+			c.matched, path, c.skipped);
+	}
+	return 0;
+}
+
+int trace_specs_resolve(struct model *m, struct symbolizer *sym,
+			const struct trace_specs_config *cfg, struct trace_files *out)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = resolve_specs(m, sym, cfg, out);
+	if (err)
+		trace_files_free(out);
+	return err;
+}

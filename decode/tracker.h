@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracker turns kernel records into the model: it follows processes,
+ * threads and their mappings, and resolves each sample's stack into model
+ * locations.  It knows the record layouts (bpf/collector.h) but not libbpf:
+ * every record carries its own stacks.
+ */
+#ifndef COLLECTOR_TRACKER_H
+#define COLLECTOR_TRACKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model/model.h"
+#include "symbols/symbolize.h"
+
+struct tracker;
+
+struct tracker *tracker_new(struct model *m, struct symbolizer *sym);
+
+/* Registers a process that is already running (-p), with its threads, as
+ * of ktime `now`.  Returns 0 or a negative errno (-ESRCH: gone). */
+int tracker_add_process(struct tracker *t, pid_t pid, uint64_t now_ktime);
+
+/* The launched command's pid: its records before its first exec are the
+ * profiler's own forked copy, not the command, and are left out. */
+void tracker_expect_exec(struct tracker *t, pid_t pid);
+/* The launched command was let go to exec at ktime. */
+void tracker_exec_allowed(struct tracker *t, uint64_t ktime);
+
+/* --call-graph dwarf: unwind stack-copy samples with the CFI of the
+ * mapped images.  Call before any record.  0 or -ENOMEM. */
+int tracker_enable_unwinding(struct tracker *t);
+
+/* Leaves out the records of one process: the collector's own, which the
+ * probe-cost calibration makes a target for a moment. */
+void tracker_ignore_process(struct tracker *t, pid_t pid);
+
+/* Handles one ring-buffer record.  Returns 0 (malformed records are counted
+ * in the model's stats, never fatal). */
+int tracker_handle_record(struct tracker *t, const void *data, size_t size);
+
+/* The window starts: the CPU time the targets of -p used so far (while the
+ * probes were attached, say) is not the window's. */
+void tracker_begin_window(struct tracker *t);
+/* The window ends (sampling stopped): reads the CPU time of the threads
+ * still alive, which run on while the last records are drained. */
+void tracker_end_window(struct tracker *t);
+/* Closes the run at ktime `end`: reads the final CPU time of threads that
+ * are still alive and were not read by tracker_end_window(). */
+void tracker_finish(struct tracker *t, uint64_t end_ktime);
+
+/* When a target process last forked or exec'd, or the command was let go
+ * (ktime ns); 0 before any of that. */
+uint64_t tracker_last_task_ktime(const struct tracker *t);
+/* Samples handled so far. */
+uint64_t tracker_sample_count(const struct tracker *t);
+/* Target processes (tgids) still alive as far as the records tell. */
+size_t tracker_live_processes(const struct tracker *t);
+/* CPU time of the target threads during the run (ns), from the cputime
+ * they had when first seen and when last seen. */
+uint64_t tracker_target_cpu_ns(const struct tracker *t);
+
+void tracker_free(struct tracker *t);
+
+#endif /* COLLECTOR_TRACKER_H */

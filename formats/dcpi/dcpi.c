@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DCPI per-image profiles (dcpiformat(4), binary version 0.07).
+ *
+ * One file per image that got samples, under OUT/dcpi/, holding the sample
+ * count of every sampled byte address of the image, relative to the start
+ * of its text segment (tstart).  Addresses are file-relative, so the counts
+ * of every process that maps the same file merge into one profile, as DCPI
+ * did for system-wide sampling.  Kernel samples go to kernel.kallsyms.prof,
+ * relative to _stext.
+ *
+ * Header lines written, in this order:
+ *   image     14 digits of the file's mtime (UTC yyyymmddhhmmss), then the
+ *             low 6 hex digits of its CRC-32 (all zero when unknown)
+ *   epoch     UTC start of the run, YYMMDDHHMM (the form readers accept)
+ *   platform  linux-<arch>
+ *   event     the perf event and its unit ("cpu-clock ns")
+ *   period    event units per sample (the sampling period in ns)
+ *   tsize     text segment size, decimal
+ *   tstart    text segment start, file-relative, hex without "0x"
+ *   cpuspeed  MHz, 0 when unknown;  cpucount;  path (the image as mapped)
+ *   version   0.07, the binary layout that follows
+ *   clamped N (only when needed) N counts or footer totals clamped to
+ *             UINT32_MAX instead of wrapping
+ *   outside N (only when needed) N samples at addresses below tstart or
+ *             more than 4 GiB above it, which a u32 offset cannot hold
+ *   lost N    (only when needed) events the whole run lost (ring buffer
+ *             full, stack walks failed): these counts are a lower bound
+ *   samples   padded with spaces to a header length multiple of 4
+ * The sampled instruction is frame 0 of the sample's stack, or its user PC
+ * through the process's mappings when it has no stack.
+ */
+#include "formats/format.h"
+#include "formats/dcpi/dcpi.h"
+#include "formats/dcpi/dcpi_reader.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__)
+#define DCPI_PLATFORM "linux-x86_64"
+#elif defined(__aarch64__)
+#define DCPI_PLATFORM "linux-aarch64"
+#else
+#define DCPI_PLATFORM "linux"
+#endif
+
+/*
+ * Chunk split.  A chunk costs 8 bytes of {offset, number} plus 4 bytes per
+ * address; joining two sampled addresses separated by g unsampled ones
+ * costs 4*g bytes of zero counts, starting a new chunk costs 8.  The choice
+ * at each gap is independent of the others, so joining exactly when
+ * 4*g <= 8 gives the smallest file; at g == 2 both cost the same and
+ * joining wins for having fewer chunks to read.
+ */
+#define DCPI_MAX_JOINED_GAP 2
+
+/* ---- header fields ---------------------------------------------------- */
+
+void dcpi_image_field(char buf[21], int64_t mtime, uint32_t crc32)
+{
+	struct tm tm;
+	time_t t = (time_t)mtime;
+
+	/* yyyymmddhhmmss needs a four-digit year; anything else is unknown */
+	if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999) {
+		snprintf(buf, 21, "00000000000000%06" PRIx32, crc32 & 0xffffff);
+		return;
+	}
+	strftime(buf, 15, "%Y%m%d%H%M%S", &tm);
+	snprintf(buf + 14, 7, "%06" PRIx32, crc32 & 0xffffff);
+}
+
+void dcpi_epoch_field(char buf[11], uint64_t epoch_ns)
+{
+	time_t t = (time_t)(epoch_ns / 1000000000ULL);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm)) {
+		t = 0;
+		gmtime_r(&t, &tm);
+	}
+	strftime(buf, 11, "%y%m%d%H%M", &tm);
+}
+
+/* A <rest_of_line> value: no newline inside, no blank first. */
+static size_t put_rest(FILE *fp, const char *key, const char *v)
+{
+	size_t n = fprintf(fp, "%s ", key) + 1;
+
+	if (!v || !*v)
+		v = "?";
+	for (const char *c = v; *c; c++, n++)
+		fputc(*c == '\n' || ((*c == ' ' || *c == '\t') && c == v) ? '?' : *c, fp);
+	fputc('\n', fp);
+	return n;
+}
+
+static int put_le32(FILE *fp, uint32_t v)
+{
+	uint32_t le = htole32(v);
+
+	return fwrite(&le, 4, 1, fp) == 1 ? 0 : -EIO;
+}
+
+static bool encodable(const struct dcpi_image_info *info, uint64_t addr)
+{
+	return addr >= info->tstart && addr - info->tstart <= UINT32_MAX;
+}
+
+static uint32_t clamp32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+int dcpi_encode(FILE *fp, const struct dcpi_image_info *info,
+		const struct dcpi_addr_count *counts, size_t n, struct dcpi_encode_stats *st)
+{
+	uint64_t nonzero = 0, sum = 0;
+	char image[21], epoch[11];
+	size_t hlen = 0;
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	/* Everything the header says is known before the first byte is written. */
+	for (i = 0; i < n; i++) {
+		if (!encodable(info, counts[i].addr)) {
+			st->outside += counts[i].count;
+			continue;
+		}
+		if (counts[i].count > UINT32_MAX)
+			st->clamped++;
+		nonzero++;
+		sum += clamp32(counts[i].count);
+	}
+	if (sum > UINT32_MAX)
+		st->clamped++;
+	if (nonzero > UINT32_MAX)
+		st->clamped++;
+
+	dcpi_image_field(image, info->mtime, info->crc32);
+	dcpi_epoch_field(epoch, info->run_start_ns);
+	hlen += fprintf(fp, "image %s\n", image);
+	hlen += fprintf(fp, "epoch %s\n", epoch);
+	hlen += fprintf(fp, "platform %s\n", DCPI_PLATFORM);
+	/* the event's unit: one sample stands for `period` ns of CPU time */
+	hlen += fprintf(fp, "event %s ns\n",
+			info->event && *info->event ? info->event : "cpu-clock");
+	hlen += fprintf(fp, "period %" PRIu64 "\n", info->period);
+	hlen += fprintf(fp, "tsize %" PRIu64 "\n", info->tsize);
+	hlen += fprintf(fp, "tstart %" PRIx64 "\n", info->tstart);
+	hlen += fprintf(fp, "cpuspeed %" PRIu32 "\n", info->cpu_mhz);
+	hlen += fprintf(fp, "cpucount %" PRIu32 "\n", info->ncpus);
+	hlen += put_rest(fp, "path", info->path);
+	hlen += fprintf(fp, "version 0.07\n");
+	if (st->clamped)
+		hlen += fprintf(fp, "clamped %" PRIu64 "\n", st->clamped);
+	if (st->outside)
+		hlen += fprintf(fp, "outside %" PRIu64 "\n", st->outside);
+	if (info->lost)
+		hlen += fprintf(fp, "lost %" PRIu64 "\n", info->lost);
+	/* Spaces after "samples" (the terminator allows them) so that the
+	 * header, newline included, is a multiple of 4 bytes long and the
+	 * binary part 32-bit aligned, as the spec recommends. */
+	hlen += fprintf(fp, "samples");
+	while ((hlen + 1) % 4) {
+		fputc(' ', fp);
+		hlen++;
+	}
+	fputc('\n', fp);
+
+	i = 0;
+	while (i < n) {
+		size_t first, last;
+		uint64_t base;
+
+		if (!encodable(info, counts[i].addr)) {
+			i++;
+			continue;
+		}
+		first = last = i;
+		for (i++; i < n && encodable(info, counts[i].addr) &&
+			  counts[i].addr - counts[last].addr - 1 <= DCPI_MAX_JOINED_GAP; i++)
+			last = i;
+		base = counts[first].addr;
+		if (put_le32(fp, (uint32_t)(base - info->tstart)) ||
+		    put_le32(fp, (uint32_t)(counts[last].addr - base + 1)))
+			return -EIO;
+		for (size_t k = first; k <= last; k++) {
+			/* the zero counts of the gap before this address */
+			if (k > first)
+				for (uint64_t a = counts[k - 1].addr + 1; a < counts[k].addr; a++)
+					if (put_le32(fp, 0))
+						return -EIO;
+			if (put_le32(fp, clamp32(counts[k].count)))
+				return -EIO;
+		}
+		st->chunks++;
+	}
+	if (put_le32(fp, clamp32(nonzero)) || put_le32(fp, clamp32(sum)))
+		return -EIO;
+	return ferror(fp) ? -EIO : 0;
+}
+
+/* ---- counting --------------------------------------------------------- */
+
+struct addr_slot {
+	uint64_t addr;
+	uint64_t count;       /* 0: empty slot */
+	uint32_t image;
+};
+
+struct addr_table {
+	struct addr_slot *slots;
+	size_t cap, len;
+};
+
+static size_t slot_hash(uint32_t image, uint64_t addr)
+{
+	uint64_t h = (addr ^ ((uint64_t)image << 40)) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h ^ (h >> 29));
+}
+
+static int table_add(struct addr_table *t, uint32_t image, uint64_t addr)
+{
+	size_t mask, i;
+
+	if ((t->len + 1) * 2 > t->cap) {
+		struct addr_table n = { .cap = t->cap ? t->cap * 2 : 1024 };
+
+		n.slots = calloc(n.cap, sizeof(*n.slots));
+		if (!n.slots)
+			return -ENOMEM;
+		for (size_t k = 0; k < t->cap; k++) {
+			struct addr_slot *s = &t->slots[k];
+
+			if (!s->count)
+				continue;
+			for (i = slot_hash(s->image, s->addr) & (n.cap - 1); n.slots[i].count;
+			     i = (i + 1) & (n.cap - 1))
+				;
+			n.slots[i] = *s;
+		}
+		n.len = t->len;
+		free(t->slots);
+		*t = n;
+	}
+	mask = t->cap - 1;
+	for (i = slot_hash(image, addr) & mask; t->slots[i].count; i = (i + 1) & mask) {
+		if (t->slots[i].image == image && t->slots[i].addr == addr) {
+			t->slots[i].count++;
+			return 0;
+		}
+	}
+	t->slots[i] = (struct addr_slot){ .addr = addr, .count = 1, .image = image };
+	t->len++;
+	return 0;
+}
+
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct addr_slot *x = a, *y = b;
+
+	if (x->image != y->image)
+		return x->image < y->image ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * The image and file-relative address of a sample's sampled instruction:
+ * frame 0 of its stack, else its user PC through the process's mappings.
+ * A kernel-mode sample without kernel frames has no known instruction.
+ */
+static bool sample_address(const struct model *m, const struct model_sample *s,
+			   uint32_t *image, uint64_t *addr)
+{
+	if (s->stack < m->stacks.len && m->stacks.items[s->stack].n_frames) {
+		const struct model_stack *st = &m->stacks.items[s->stack];
+		uint32_t loc = model_stack_frames(m, st)[0];
+
+		if (s->kernel_mode && !st->n_kernel)
+			return false;
+		if (loc >= m->locations.len)
+			return false;
+		*image = m->locations.items[loc].image;
+		*addr = m->locations.items[loc].addr;
+	} else {
+		const struct model_mapping *mp;
+
+		if (s->kernel_mode || !s->user_pc || s->process >= m->processes.len)
+			return false;
+		mp = model_find_mapping(m, s->process, s->user_pc);
+		if (!mp)
+			return false;
+		*image = mp->image;
+		*addr = s->user_pc - mp->bias;
+	}
+	if (*image >= m->images.len)
+		return false;
+	/* JIT code and other anonymous text has no file to profile against */
+	return m->images.items[*image].kind != MODEL_IMAGE_ANON;
+}
+
+/* ---- file names ------------------------------------------------------- */
+
+struct names {
+	char **v;
+	size_t n;
+};
+
+static bool name_taken(const struct names *nm, const char *s)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		if (!strcmp(nm->v[i], s))
+			return true;
+	return false;
+}
+
+/*
+ * The image's base name, brackets removed ("[kernel.kallsyms]" ->
+ * "kernel.kallsyms"), every byte outside [A-Za-z0-9._+-] replaced by '_'
+ * and a leading dot too (no hidden files, no "." or ".."), then ".prof";
+ * when another image already took that name, "~2", "~3"... before ".prof".
+ */
+static char *profile_name(struct names *nm, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char clean[201], *name;
+	size_t n = 0, blen;
+	char **nv;
+
+	base = base ? base + 1 : path;
+	blen = strlen(base);
+	if (blen >= 2 && base[0] == '[' && base[blen - 1] == ']') {
+		base++;
+		blen -= 2;
+	}
+	for (size_t i = 0; i < blen && n < sizeof(clean) - 1; i++) {
+		char c = base[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '+' || c == '-' ||
+			  (c == '.' && n > 0);
+
+		clean[n++] = ok ? c : '_';
+	}
+	clean[n] = '\0';
+	if (!n)
+		strcpy(clean, "image");
+	name = malloc(n + 32);
+	if (!name)
+		return NULL;
+	sprintf(name, "%s.prof", clean);
+	for (unsigned k = 2; name_taken(nm, name); k++)
+		sprintf(name, "%s~%u.prof", clean, k);
+	nv = realloc(nm->v, (nm->n + 1) * sizeof(*nv));
+	if (!nv) {
+		free(name);
+		return NULL;
+	}
+	nm->v = nv;
+	nm->v[nm->n++] = name;
+	return name;
+}
+
+/* ---- writer ------------------------------------------------------------ */
+
+static int write_image(const struct model *m, const struct export_options *opts,
+		       struct names *nm, uint32_t image, const struct dcpi_addr_count *counts,
+		       size_t n)
+{
+	const struct model_image *img = &m->images.items[image];
+	struct dcpi_image_info info = {
+		.path = img->path,
+		.mtime = img->mtime,
+		.crc32 = img->crc32,
+		.tstart = img->text_start,
+		.tsize = img->text_size,
+		.run_start_ns = m->run.start_ns,
+		.lost = model_total_lost(m),
+		.event = m->run.event,
+		.period = m->run.period_ns ? m->run.period_ns :
+			  m->run.freq_hz ? 1000000000ULL / m->run.freq_hz : 0,
+		.cpu_mhz = m->run.cpu_mhz,
+		.ncpus = m->run.ncpus,
+	};
+	struct dcpi_encode_stats st;
+	struct outfile f;
+	char rel[300];
+	const char *name;
+	int rc;
+
+	name = profile_name(nm, img->path);
+	if (!name)
+		return -ENOMEM;
+	snprintf(rel, sizeof(rel), "dcpi/%s", name);
+	rc = outfile_open(&f, opts, rel);
+	if (rc)
+		return rc;
+	rc = dcpi_encode(f.fp, &info, counts, n, &st);
+	if (rc) {
+		fprintf(stderr, "collector: cannot write %s/%s\n", opts->dir, rel);
+		outfile_abort(&f);
+		return rc;
+	}
+	if (!opts->quiet && (st.clamped || st.outside))
+		fprintf(stderr, "collector: %s/%s: %" PRIu64 " counts clamped, %" PRIu64
+			" samples outside the text segment\n", opts->dir, rel, st.clamped,
+			st.outside);
+	return outfile_commit(&f);
+}
+
+int dcpi_write(const struct model *m, const struct export_options *opts)
+{
+	struct addr_table t = { 0 };
+	struct dcpi_addr_count *counts = NULL;
+	struct names nm = { 0 };
+	size_t n = 0, i, unplaced = 0;
+	int rc = 0;
+
+	for (i = 0; i < m->samples.len; i++) {
+		uint32_t image;
+		uint64_t addr;
+
+		if (!sample_address(m, &m->samples.items[i], &image, &addr)) {
+			unplaced++;
+			continue;
+		}
+		rc = table_add(&t, image, addr);
+		if (rc)
+			goto cleanup;
+	}
+	if (unplaced && !opts->quiet)
+		fprintf(stderr, "collector: dcpi: %zu of %zu samples have no instruction in a "
+			"file-backed or kernel image; left out\n", unplaced, m->samples.len);
+	if (!t.len)
+		goto cleanup;
+	/* compact the table into (image, addr) order */
+	for (i = 0; i < t.cap; i++)
+		if (t.slots[i].count)
+			t.slots[n++] = t.slots[i];
+	qsort(t.slots, n, sizeof(*t.slots), cmp_slot);
+	counts = malloc(n * sizeof(*counts));
+	if (!counts) {
+		rc = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++)
+		counts[i] = (struct dcpi_addr_count){ t.slots[i].addr, t.slots[i].count };
+	rc = export_mkdir(opts, "dcpi");
+	if (rc)
+		goto cleanup;
+	for (i = 0; i < n && !rc;) {
+		size_t first = i;
+
+		while (i < n && t.slots[i].image == t.slots[first].image)
+			i++;
+		rc = write_image(m, opts, &nm, t.slots[first].image, counts + first, i - first);
+	}
+cleanup:
+	for (i = 0; i < nm.n; i++)
+		free(nm.v[i]);
+	free(nm.v);
+	free(counts);
+	free(t.slots);
+	return rc;
+}
+
+/* ---- collector dump ---------------------------------------------------- */
+
+/* A DCPI profile starts with a header line whose keyword is one of the
+ * grammar's (or the ones collector writes), followed by a blank. */
+bool dcpi_recognize(const char *path, const unsigned char *head, size_t n)
+{
+	static const char *const first_words[] = {
+		"image", "epoch", "platform", "event", "period", "tsize", "cpuspeed",
+		"cpuamask", "cpuimplv", "cpucount", "path", "tstart", "version",
+	};
+
+	(void)path;
+	for (size_t i = 0; i < sizeof(first_words) / sizeof(first_words[0]); i++) {
+		size_t w = strlen(first_words[i]);
+
+		if (n > w && !memcmp(head, first_words[i], w) &&
+		    (head[w] == ' ' || head[w] == '\t'))
+			return true;
+	}
+	return false;
+}
+
+int dcpi_dump(const char *path, FILE *out, bool check)
+{
+	struct dcpi_profile p;
+	struct dcpi_error err;
+	int rc;
+
+	rc = dcpi_read_file(path, &p, &err);
+	if (rc) {
+		if (rc == -EINVAL)
+			fprintf(stderr, "%s: offset %zu: %s\n", path, err.offset, err.reason);
+		else
+			fprintf(stderr, "%s: %s\n", path, strerror(-rc));
+		return rc;
+	}
+	if (!check)
+		dcpi_print(&p, out);
+	dcpi_profile_free(&p);
+	return 0;
+}
+
+const struct format dcpi_format = {
+	.name = "dcpi",
+	.needs = FORMAT_NEEDS_SAMPLES,
+	.write = dcpi_write,
+	.recognize = dcpi_recognize,
+	.dump = dcpi_dump,
+};

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every format shares: options, safe output files, and struct format,
+ * the entry points `collector` and `collector dump` call.
+ *
+ * Writers take the model (model/model.h) and write under opts->dir.  Readers
+ * parse a file into plain structs and reject malformed input with the byte
+ * offset and the reason.  Formats know nothing of BPF.
+ */
+#ifndef COLLECTOR_FORMAT_H
+#define COLLECTOR_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "model/model.h"
+
+struct export_options {
+	const char *dir;          /* output directory, already created */
+	bool chown_files;         /* give files to uid:gid (under sudo) */
+	uid_t uid;
+	gid_t gid;
+	bool sampler_layout_spec; /* --sampler-layout=spec */
+	bool hpctoolkit_draft;    /* --hpctoolkit-layout=draft */
+	bool quiet;
+};
+
+/*
+ * An output file written under a temporary name in the same directory and
+ * renamed to its final name only when complete, so that no partial file
+ * ever stands under a final name.  Created with O_EXCL|O_NOFOLLOW, mode
+ * 0644, owned by the invoking user under sudo.
+ */
+struct outfile {
+	FILE *fp;
+	char *tmp_path;
+	char *final_path;
+	const struct export_options *opts;
+};
+
+/* relpath is relative to opts->dir; its parent directories must exist
+ * (see export_mkdir).  Returns 0 or a negative errno, with a message on
+ * stderr naming the file. */
+int outfile_open(struct outfile *f, const struct export_options *opts, const char *relpath);
+/* Flushes, checks every write (ENOSPC included), closes and renames.
+ * Returns 0 or a negative errno; on error the temporary file is removed. */
+int outfile_commit(struct outfile *f);
+/* Closes and removes the temporary file. */
+void outfile_abort(struct outfile *f);
+/* Creates opts->dir/relpath (one level) with mode 0755, owned like files.
+ * An existing directory is accepted. */
+int export_mkdir(const struct export_options *opts, const char *relpath);
+
+/* Little helpers for binary writers (little-endian host, as on x86-64). */
+int outfile_write(struct outfile *f, const void *data, size_t n);
+
+/* Reads a whole file into a malloc'd buffer: 0 or a negative errno. */
+int read_whole_file(const char *path, unsigned char **buf, size_t *len);
+
+/*
+ * One output format: a folder under formats/ and one line in the registry
+ * (formats/registry.c).  write() takes the finished model and writes under
+ * opts->dir (0 or a negative errno, after a message naming the file).
+ * recognize() looks at the first bytes of a file (or, for a directory
+ * format, at the path) and says whether it is this format; dump() prints
+ * the file as readable text (or, with check, validates only) and returns
+ * 0, or a negative errno / -EINVAL after printing "PATH: offset N: reason"
+ * on stderr.
+ */
+enum format_needs {
+	FORMAT_NEEDS_SAMPLES = 1 << 0,      /* applies when the run has samples */
+	FORMAT_NEEDS_TRACE_EVENTS = 1 << 1, /* applies to, and wants, the traced calls'
+					     * entry and exit events */
+};
+
+struct format {
+	const char *name;
+	unsigned int needs;    /* enum format_needs: it applies when any is there */
+	int (*write)(const struct model *m, const struct export_options *opts);
+	bool (*recognize)(const char *path, const unsigned char *head, size_t n);
+	int (*dump)(const char *path, FILE *out, bool check);
+};
+
+#endif /* COLLECTOR_FORMAT_H */

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HPCToolkit database exporter: OUT/hpctoolkit/ with meta.db, profile.db,
+ * cct.db, trace.db, metrics/default.yaml and src/ (copies of the source
+ * files the samples resolved to).  The layouts and the choices made where
+ * the specs are vague are described in hpctoolkit_internal.h.
+ */
+#include "formats/hpctoolkit/hpctoolkit_internal.h"
+#include "formats/hpctoolkit/hpctoolkit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The database is written under DB_DIR's staging name and renamed whole
+ * when every file is in place: a database is several files, and none may
+ * stand under the final name while another is missing. */
+#define DB_FINAL "hpctoolkit"
+#define DB_DIR "hpctoolkit.tmp"
+#define MAX_SOURCE_SIZE (64u << 20)
+
+/* The metric taxonomy hpcviewer reads its columns from (METRICS.yaml
+ * format), in the shape hpcprof writes it, with Min and Max variants for
+ * the summary statistics meta.db also lists. */
+static int write_taxonomy(const struct export_options *opts)
+{
+	static const char *const combines[] = { "sum", "min", "max" };
+	static const char *const variants[] = { "Sum", "Min", "Max" };
+	static const char *const scopes[] = { "execution", "lex_aware", "function" };
+	struct outfile f;
+	int err = outfile_open(&f, opts, DB_DIR "/metrics/default.yaml");
+
+	if (err)
+		return err;
+	fprintf(f.fp, "version: 0\ninputs:\n");
+	for (int c = 0; c < 3; c++)
+		for (int s = 0; s < 3; s++)
+			fprintf(f.fp, "  - &CPUTIME-%s-%s\n    metric: CPUTIME (sec)\n"
+				"    scope: %s\n    formula: $$\n    combine: %s\n",
+				combines[c], scopes[s], scopes[s], combines[c]);
+	fprintf(f.fp, "roots:\n  - name: CPUTIME (sec)\n"
+		"    description: CPU time in seconds, from the sampled cpu-clock\n"
+		"    variants:\n");
+	for (int c = 0; c < 3; c++)
+		fprintf(f.fp, "      %s:\n        render: [number%s]\n        formula:\n"
+			"          inclusive:\n            standard: *CPUTIME-%s-execution\n"
+			"          exclusive:\n            custom: *CPUTIME-%s-lex_aware\n"
+			"            standard: *CPUTIME-%s-function\n",
+			variants[c], c == 0 ? ", percent" : "", combines[c], combines[c],
+			combines[c]);
+	return outfile_commit(&f);
+}
+
+/* Could the invoking user read this file himself?  Under sudo the
+ * collector is root; it must not hand him a copy of a file he could not
+ * read (a binary's debug info can name any path). */
+static bool user_may_read(const struct export_options *opts, const struct stat *st)
+{
+	if (!opts->chown_files)
+		return true;
+	if (st->st_uid == opts->uid)
+		return st->st_mode & S_IRUSR;
+	if (st->st_gid == opts->gid)
+		return st->st_mode & S_IRGRP;
+	return st->st_mode & S_IROTH;
+}
+
+/* Creates DB_DIR/src/<dirs of path> one level at a time. */
+static int make_parents(const struct export_options *opts, const char *rel)
+{
+	char buf[PATH_MAX];
+	size_t skip = strlen(DB_DIR "/src/");
+	int err = 0;
+
+	if (strlen(rel) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, rel);
+	for (char *p = buf + skip; (p = strchr(p, '/')) && !err; p++) {
+		*p = 0;
+		err = export_mkdir(opts, buf);
+		*p = '/';
+	}
+	return err;
+}
+
+/*
+ * Copies a source file into DB_DIR/src/<canonical path>; returns the path
+ * relative to the database ("src/..."), or NULL when not copied (missing,
+ * not a regular file, unreadable, too big).  The canonical path has no
+ * symlink and no "..", so the copy stays under src/.
+ */
+static char *copy_source(const struct export_options *opts, const char *path)
+{
+	char *real = NULL, *rel = NULL, *ret = NULL;
+	struct outfile f;
+	struct stat st;
+	char buf[65536];
+	ssize_t n;
+	int fd = -1;
+
+	if (path[0] != '/' || !(real = realpath(path, NULL)))
+		goto out;
+	fd = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > MAX_SOURCE_SIZE || !user_may_read(opts, &st))
+		goto out;
+	if (asprintf(&rel, DB_DIR "/src%s", real) < 0) {
+		rel = NULL;
+		goto out;
+	}
+	if (make_parents(opts, rel) != 0 || outfile_open(&f, opts, rel) != 0)
+		goto out;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (outfile_write(&f, buf, n) != 0)
+			break;
+	if (n != 0) {
+		outfile_abort(&f);
+		goto out;
+	}
+	if (outfile_commit(&f) == 0)
+		ret = strdup(rel + strlen(DB_DIR "/"));
+out:
+	if (fd >= 0)
+		close(fd);
+	free(real);
+	free(rel);
+	return ret;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* A failed write leaves no half database behind. */
+static void remove_stage(const struct export_options *opts)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", opts->dir, DB_DIR);
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int publish(const struct export_options *opts)
+{
+	char from[4096], to[4096];
+	int err;
+
+	snprintf(from, sizeof(from), "%s/%s", opts->dir, DB_DIR);
+	snprintf(to, sizeof(to), "%s/%s", opts->dir, DB_FINAL);
+	if (rename(from, to) == 0)
+		return 0;
+	/* a database written before into the same output is replaced, as files are */
+	if ((errno == ENOTEMPTY || errno == EEXIST) &&
+	    nftw(to, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 && rename(from, to) == 0)
+		return 0;
+	err = -errno;
+	fprintf(stderr, "collector: cannot rename %s to %s: %s\n", from, to, strerror(errno));
+	return err;
+}
+
+int hpctoolkit_write(const struct model *m, const struct export_options *opts)
+{
+	struct hk_tree t;
+	char **src = NULL;
+	uint8_t *tried = NULL;
+	int err;
+
+	if (!m->samples.len || !m->threads.len)
+		return 0;
+	err = hk_tree_build(&t, m, opts->hpctoolkit_draft);
+	if (err)
+		goto out;
+	if (!t.n_samples)
+		goto out; /* no sample of a known thread */
+	err = export_mkdir(opts, DB_DIR);
+	if (!err)
+		err = export_mkdir(opts, DB_DIR "/metrics");
+	if (!err)
+		err = export_mkdir(opts, DB_DIR "/src");
+	if (err)
+		goto out;
+	src = calloc(m->files.len + 1, sizeof(*src));
+	tried = calloc(m->files.len + 1, 1);
+	if (!src || !tried) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* the files the samples resolved to: those of line contexts */
+	for (size_t i = 1; i < t.n_nodes; i++) {
+		uint32_t file = t.nodes[i].file;
+
+		if (t.nodes[i].kind == HK_NODE_LINE && file < m->files.len && !tried[file]) {
+			tried[file] = 1;
+			src[file] = copy_source(opts, m->files.items[file].path);
+		}
+	}
+	err = hk_write_meta(&t, opts, DB_DIR "/meta.db", src);
+	if (!err)
+		err = hk_write_profile(&t, opts, DB_DIR "/profile.db");
+	if (!err)
+		err = hk_write_cct(&t, opts, DB_DIR "/cct.db");
+	if (!err)
+		err = hk_write_trace(&t, opts, DB_DIR "/trace.db");
+	if (!err)
+		err = write_taxonomy(opts);
+	if (!err)
+		err = publish(opts);
+out:
+	if (err)
+		remove_stage(opts);
+	if (src)
+		for (size_t i = 0; i < m->files.len; i++)
+			free(src[i]);
+	free(src);
+	free(tried);
+	hk_tree_free(&t);
+	return err;
+}
+
+const struct format hpctoolkit_format = {
+	.name = "hpctoolkit",
+	.needs = FORMAT_NEEDS_SAMPLES,
+	.write = hpctoolkit_write,
+	.recognize = hpctoolkit_recognize,
+	.dump = hpctoolkit_dump,
+};

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * HPCToolkit database writer: what its four files share.
+ *
+ * The context tree is built once from the model's stacks (hpctoolkit_tree.c)
+ * and the per-thread metric values are computed once from it; meta.db,
+ * profile.db, cct.db and trace.db are then written from these.
+ *
+ * Two layouts (see the specs in ../shared/specs/):
+ *   released  HPCToolkit 4.0 as hpcprof writes it and hpcviewer reads it
+ *             (the default; the sizes follow the real writer).
+ *   draft     the pre-release text given to this project
+ *             (--hpctoolkit-layout=draft).  It contradicts itself; we decide:
+ *             - every sz* field holds the END size of its table: {CI} 0x20,
+ *               {TH} 0x18, {PI} 0x28 (the text says 22, 22 and 16);
+ *             - profile.db's nProfiles is a u32 at 0x08 and szProfile a u8 at
+ *               0x0c (the text puts szProfile at 0x0a, inside nProfiles);
+ *             - the context tree has the draft's szRoots/pRoots and no entry
+ *               points: the entry points become root contexts of lexical type
+ *               function whose function has only a name ("main thread",
+ *               "application thread", "unknown entry"), so every ctxId that
+ *               carries values is still in the tree;
+ *             - {Ctx} has no propagation field (flex starts at 0x18), {PI} no
+ *               flags, the trace header no min/max timestamps, and the
+ *               summary profile points at an empty identifier tuple (the
+ *               draft makes no exception for it).
+ */
+#ifndef COLLECTOR_HPCTOOLKIT_INTERNAL_H
+#define COLLECTOR_HPCTOOLKIT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/format.h"
+
+/* ---- constants shared by the writer and the reader -------------------- */
+
+#define HK_MAGIC "HPCTOOLKIT"
+#define HK_MAJOR 4
+#define HK_MINOR 0
+
+/* identifier kinds, in the order hpcprof names them */
+enum { HK_KIND_SUMMARY, HK_KIND_NODE, HK_KIND_RANK, HK_KIND_THREAD, HK_KIND_GPUDEVICE,
+       HK_KIND_GPUCONTEXT, HK_KIND_GPUSTREAM, HK_KIND_CORE, HK_N_KINDS };
+
+/* propagation scopes, in hpcprof's order; propMetricId = scope index */
+enum { HK_SCOPE_POINT, HK_SCOPE_FUNCTION, HK_SCOPE_LEX_AWARE, HK_SCOPE_EXECUTION, HK_N_SCOPES };
+/* {PS}.type */
+enum { HK_PS_CUSTOM = 0, HK_PS_POINT = 1, HK_PS_EXECUTION = 2, HK_PS_TRANSITIVE = 3 };
+/* summary combine functions; statMetricId = combine * HK_N_SCOPES + scope,
+ * so that the sums have the ids hpcprof gives them (0..3) */
+enum { HK_COMBINE_SUM, HK_COMBINE_MIN, HK_COMBINE_MAX, HK_N_COMBINES };
+#define HK_N_STATS (HK_N_SCOPES * HK_N_COMBINES)
+
+/* {Ctx}.relation and .lexicalType */
+enum { HK_REL_LEXICAL = 0, HK_REL_CALL = 1, HK_REL_INLINED = 2 };
+enum { HK_LEX_FUNCTION = 0, HK_LEX_LOOP = 1, HK_LEX_LINE = 2, HK_LEX_INSTRUCTION = 3 };
+/* {Ctx}.flags */
+#define HK_CTX_HAS_FUNCTION 0x1
+#define HK_CTX_HAS_SRCLOC 0x2
+#define HK_CTX_HAS_POINT 0x4
+/* {Entry}.entryPoint */
+enum { HK_ENTRY_UNKNOWN = 0, HK_ENTRY_MAIN = 1, HK_ENTRY_THREAD = 2, HK_N_ENTRIES };
+
+/* structure sizes, released layout (hpcprof's) */
+#define HK_SZ_METRIC 32
+#define HK_SZ_SCOPE_INST 16
+#define HK_SZ_SUMMARY 24
+#define HK_SZ_SCOPE 16
+#define HK_SZ_MODULE 16
+#define HK_SZ_FILE 16
+#define HK_SZ_FUNCTION 40
+#define HK_SZ_ENTRY 32
+#define HK_SZ_PROFILE 48
+#define HK_SZ_CTXINFO 32
+#define HK_SZ_TRACE 24
+/* draft layout sizes (END rows of its tables) */
+#define HK_DRAFT_SZ_METRIC 24
+#define HK_DRAFT_SZ_SCOPE 24
+#define HK_DRAFT_SZ_SUMMARY 16
+#define HK_DRAFT_SZ_PROFILE 40
+
+#define HK_CTX_HEAD 0x20       /* {Ctx} before flex, released */
+#define HK_DRAFT_CTX_HEAD 0x18 /* draft: no propagation field */
+
+const char *hk_kind_name(unsigned kind);
+const char *hk_scope_name(unsigned scope);
+const char *hk_entry_name(unsigned entry);
+
+/* ---- a growable byte buffer for building sections --------------------- */
+
+struct hk_buf {
+	uint8_t *p;
+	size_t len, cap;
+	int err; /* first error (-ENOMEM), sticky */
+};
+
+void hk_buf_free(struct hk_buf *b);
+/* Appends n bytes (zeros when data is NULL); returns the offset or 0 with
+ * b->err set. */
+size_t hk_buf_put(struct hk_buf *b, const void *data, size_t n);
+size_t hk_buf_zero(struct hk_buf *b, size_t n);
+void hk_buf_align(struct hk_buf *b, size_t a);
+size_t hk_buf_str(struct hk_buf *b, const char *s);
+void hk_buf_set(struct hk_buf *b, size_t off, const void *data, size_t n);
+void hk_buf_set_u8(struct hk_buf *b, size_t off, uint8_t v);
+void hk_buf_set_u16(struct hk_buf *b, size_t off, uint16_t v);
+void hk_buf_set_u32(struct hk_buf *b, size_t off, uint32_t v);
+void hk_buf_set_u64(struct hk_buf *b, size_t off, uint64_t v);
+void hk_buf_set_f64(struct hk_buf *b, size_t off, double v);
+
+/* ---- the context tree and values (hpctoolkit_tree.c) ------------------ */
+
+enum hk_node_kind { HK_NODE_ROOT, HK_NODE_ENTRY, HK_NODE_FUNCTION, HK_NODE_LINE, HK_NODE_INSN };
+
+/* One context; its ctxId is its index in hk_tree.nodes (0 = global root). */
+struct hk_node {
+	uint32_t parent;
+	uint8_t kind;       /* enum hk_node_kind */
+	uint8_t relation;   /* HK_REL_* to the parent */
+	uint16_t entry;     /* HK_ENTRY_* for HK_NODE_ENTRY */
+	uint32_t function;  /* model function id, or MODEL_NONE */
+	uint32_t file;      /* model file id, or MODEL_NONE */
+	uint32_t line;
+	uint32_t image;     /* model image id, or MODEL_NONE */
+	uint64_t addr;      /* file-relative */
+};
+
+/* (context, location) -> context of the frame's callee (0: empty slot) */
+struct hk_frame_memo {
+	uint64_t key;
+	uint32_t ctx;
+};
+
+/* One thread's profile: profile index = position in hk_tree.threads + 1. */
+struct hk_thread {
+	uint32_t thread;    /* model thread id */
+	uint32_t rank;      /* dense process index */
+	uint32_t index;     /* thread index within its process */
+	size_t first_value; /* into hk_tree.values */
+	size_t n_values;    /* value records (contexts with a value) */
+	uint64_t n_trace;   /* trace elements */
+	uint64_t trace_off; /* file offset of its trace line */
+};
+
+/* The values of one context in one thread, ns (0 = none) of the point,
+ * function and execution scopes: lex_aware equals function without loop
+ * contexts, and a copy of it would be a fifth of the writer's largest
+ * table.  Read them with hk_value_ns(). */
+struct hk_value {
+	uint32_t ctx;
+	uint32_t prof;
+	uint64_t ns[3];
+};
+
+static inline unsigned hk_value_slot(unsigned scope)
+{
+	return scope == HK_SCOPE_POINT ? 0 : scope == HK_SCOPE_EXECUTION ? 2 : 1;
+}
+
+static inline uint64_t hk_value_ns(const struct hk_value *v, unsigned scope)
+{
+	return v->ns[hk_value_slot(scope)];
+}
+
+/* Summary statistics of one context over threads (ns; min/max over the
+ * threads that have a non-zero value, as hpcprof does). */
+struct hk_stat {
+	uint64_t ns[HK_N_COMBINES][HK_N_SCOPES];
+};
+
+struct hk_tree {
+	const struct model *m;
+	bool draft;
+	struct hk_node *nodes;
+	size_t n_nodes, cap_nodes;
+	uint32_t entry_ctx[HK_N_ENTRIES]; /* 0 when unused */
+
+	/* dedup index: (parent, key) -> node; hash << 32 | node id */
+	uint64_t *index;
+	size_t index_cap;
+	/* call_frame()'s memo */
+	struct hk_frame_memo *memo;
+	size_t memo_cap, n_memo;
+
+	/* leaf context of (stack, entry point), 0 until computed */
+	uint32_t *leaf;
+	size_t n_stacks;
+
+	struct hk_thread *threads;
+	size_t n_threads;
+	uint32_t n_ranks;
+	uint32_t *thread_prof; /* model thread id -> profile index */
+	uint8_t *thread_entry; /* model thread id -> its stacks' HK_ENTRY_* */
+
+	struct hk_value *values; /* grouped by thread, then sorted by ctx */
+	size_t n_values;
+	/* values by context: ctx c's are values[ctx_values[ctx_first[c] ..
+	 * ctx_first[c + 1])], in profile order */
+	uint32_t *ctx_first;     /* n_nodes + 1 */
+	uint32_t *ctx_values;    /* n_values */
+
+	/* per-node child lists (CSR), built after the tree is complete */
+	uint32_t *child_start; /* n_nodes + 1 */
+	uint32_t *children;
+
+	uint64_t total_ns;
+	uint64_t n_samples;
+};
+
+int hk_tree_build(struct hk_tree *t, const struct model *m, bool draft);
+void hk_tree_free(struct hk_tree *t);
+/* summary statistics of a context over the threads (computed: a table of
+ * them would be 96 bytes per context) */
+void hk_ctx_stat(const struct hk_tree *t, uint32_t ctx, struct hk_stat *st);
+/* context of a sample's stack in its thread */
+uint32_t hk_sample_ctx(struct hk_tree *t, const struct model_sample *s);
+/* propagation bitmask of a context (bit 0: the function scope passes) */
+static inline uint16_t hk_node_propagation(const struct hk_node *n)
+{
+	return (n->kind == HK_NODE_LINE || n->kind == HK_NODE_INSN) &&
+	       n->relation == HK_REL_LEXICAL;
+}
+
+/* ---- the files ---------------------------------------------------------- */
+
+/* src_paths[file id]: path of the copy relative to the database, or NULL */
+int hk_write_meta(const struct hk_tree *t, const struct export_options *opts,
+		  const char *relpath, char *const *src_paths);
+int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
+		     const char *relpath);
+int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
+		 const char *relpath);
+int hk_write_trace(struct hk_tree *t, const struct export_options *opts, const char *relpath);
+
+/* write the common file header and section table */
+void hk_file_header(uint8_t *hdr, const char *format);
+
+#endif /* COLLECTOR_HPCTOOLKIT_INTERNAL_H */

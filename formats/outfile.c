@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Output files that appear under their final name only when complete. */
+#include "formats/format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *join(const char *dir, const char *rel, const char *suffix)
+{
+	size_t n = strlen(dir) + strlen(rel) + strlen(suffix) + 2;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s%s", dir, rel, suffix);
+	return p;
+}
+
+int outfile_open(struct outfile *f, const struct export_options *opts, const char *relpath)
+{
+	int fd, err;
+
+	memset(f, 0, sizeof(*f));
+	f->opts = opts;
+	f->final_path = join(opts->dir, relpath, "");
+	f->tmp_path = join(opts->dir, relpath, ".tmp");
+	if (!f->final_path || !f->tmp_path) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* A stale temporary file from an interrupted run is ours to replace,
+	 * but never through a symlink: unlink removes the link itself. */
+	unlink(f->tmp_path);
+	fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+		fprintf(stderr, "collector: cannot create %s: %s\n", f->tmp_path, strerror(errno));
+		goto fail;
+	}
+	fchmod(fd, 0644); /* whatever the umask */
+	if (opts->chown_files && fchown(fd, opts->uid, opts->gid) < 0) {
+		err = -errno;
+		fprintf(stderr, "collector: cannot give %s to uid %u: %s\n", f->tmp_path,
+			(unsigned)opts->uid, strerror(errno));
+		close(fd);
+		unlink(f->tmp_path);
+		goto fail;
+	}
+	f->fp = fdopen(fd, "wb");
+	if (!f->fp) {
+		err = -errno;
+		close(fd);
+		unlink(f->tmp_path);
+		goto fail;
+	}
+	/* big buffer: exporters write many small records */
+	setvbuf(f->fp, NULL, _IOFBF, 1 << 20);
+	return 0;
+fail:
+	free(f->final_path);
+	free(f->tmp_path);
+	memset(f, 0, sizeof(*f));
+	return err;
+}
+
+int outfile_write(struct outfile *f, const void *data, size_t n)
+{
+	if (n && fwrite(data, 1, n, f->fp) != n)
+		return -errno ? -errno : -EIO;
+	return 0;
+}
+
+static void release(struct outfile *f)
+{
+	free(f->final_path);
+	free(f->tmp_path);
+	memset(f, 0, sizeof(*f));
+}
+
+int outfile_commit(struct outfile *f)
+{
+	int err = 0;
+
+	if (!f->fp)
+		return -EBADF;
+	if (ferror(f->fp) || fflush(f->fp) != 0)
+		err = errno ? -errno : -EIO;
+	if (fclose(f->fp) != 0 && !err)
+		err = errno ? -errno : -EIO;
+	f->fp = NULL;
+	if (!err && rename(f->tmp_path, f->final_path) != 0)
+		err = -errno;
+	if (err) {
+		fprintf(stderr, "collector: cannot write %s: %s\n", f->final_path, strerror(-err));
+		unlink(f->tmp_path);
+	}
+	release(f);
+	return err;
+}
+
+void outfile_abort(struct outfile *f)
+{
+	if (f->fp) {
+		fclose(f->fp);
+		unlink(f->tmp_path);
+	}
+	release(f);
+}
+
+int export_mkdir(const struct export_options *opts, const char *relpath)
+{
+	char *path = join(opts->dir, relpath, "");
+	struct stat st;
+	int err = 0;
+
+	if (!path)
+		return -ENOMEM;
+	if (mkdir(path, 0755) != 0) {
+		err = -errno;
+		/* an existing real directory (not a symlink to one) is fine */
+		if (err == -EEXIST && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			err = 0;
+		else
+			fprintf(stderr, "collector: cannot create directory %s: %s\n", path,
+				strerror(-err));
+	} else {
+		chmod(path, 0755);
+		if (opts->chown_files && chown(path, opts->uid, opts->gid) != 0) {
+			err = -errno;
+			fprintf(stderr, "collector: cannot give %s to uid %u: %s\n", path,
+				(unsigned)opts->uid, strerror(errno));
+		}
+	}
+	free(path);
+	return err;
+}

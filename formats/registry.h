@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The formats collector writes and reads, in the order they are written and
+ * tried: a new format is a folder under formats/ and one line in the list
+ * in registry.c.  A set of formats is a mask with bit i for the i-th.
+ */
+#ifndef COLLECTOR_REGISTRY_H
+#define COLLECTOR_REGISTRY_H
+
+#include "formats/format.h"
+
+size_t formats_count(void);
+const struct format *formats_get(size_t i);
+/* The format named `name`, or NULL. */
+const struct format *formats_by_name(const char *name);
+/* The formats that apply to what the model holds. */
+unsigned int formats_applicable(const struct model *m);
+/* True when a format of `mask` needs something of `needs` (FORMAT_NEEDS_*). */
+bool formats_need(unsigned int mask, unsigned int needs);
+/* Parses "xray,sampler,..." into a mask; -EINVAL after a message naming
+ * the unknown format and listing the known ones. */
+int formats_parse(const char *list, unsigned int *mask);
+/* "xray,sampler,..." (every format), for messages. */
+const char *formats_names(void);
+/* Writes every format in `mask`; returns 0 or the first error, having
+ * tried every format. */
+int formats_write(const struct model *m, unsigned int mask, const struct export_options *opts);
+/* The format of a file (its first n bytes in head) or directory, or NULL. */
+const struct format *formats_recognize(const char *path, const unsigned char *head, size_t n);
+
+#endif /* COLLECTOR_REGISTRY_H */

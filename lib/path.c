@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Finding a command the way execvp(3) does. */
+#include "lib/path.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int path_check_executable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (access(path, X_OK) != 0)
+		return -EACCES;
+	return 0;
+}
+
+char *path_find_command(const char *argv0)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(argv0, '/'))
+		return path_check_executable(argv0) ? NULL : strdup(argv0);
+	for (path = path ? path : "/usr/local/bin:/usr/bin:/bin"; *path;) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", argv0);
+		if (!path_check_executable(buf))
+			return strdup(buf);
+		path += n + (path[n] == ':');
+	}
+	return NULL;
+}

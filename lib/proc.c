@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading /proc files about processes and the machine. */
+#include "lib/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int proc_read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)total < size - 1 &&
+	       (n = read(fd, buf + total, size - 1 - total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = 0;
+	return total;
+}
+
+void proc_comm(pid_t pid, pid_t tid, char comm[16])
+{
+	char path[96], buf[64];
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	comm[0] = 0;
+	if (proc_read_file(path, buf, sizeof(buf)) > 0) {
+		buf[strcspn(buf, "\n")] = 0;
+		snprintf(comm, 16, "%.15s", buf);
+	}
+}
+
+int proc_stat(pid_t pid, struct proc_stat *st)
+{
+	char path[64], buf[1024], *p;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	n = proc_read_file(path, buf, sizeof(buf));
+	if (n <= 0)
+		return n == -ENOENT || n == 0 ? -ESRCH : n;
+	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
+	if (!p || sscanf(p + 2, "%c %d %*d %*d %*d %*d %lu", &st->state, &st->ppid,
+			 &st->flags) != 3)
+		return -EINVAL;
+	return 0;
+}
+
+uint64_t proc_thread_cputime(pid_t pid, pid_t tid)
+{
+	char path[96], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	if (proc_read_file(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+int proc_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	int len;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	len = proc_read_file(path, buf, size);
+	for (int i = 0; i < len; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	while (len > 0 && buf[len - 1] == ' ')
+		buf[--len] = 0;
+	return len;
+}
+
+int proc_exe(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, buf, size - 1);
+	if (n < 0) {
+		buf[0] = 0;
+		return -errno;
+	}
+	buf[n] = 0;
+	if (n > 10 && strcmp(buf + n - 10, " (deleted)") == 0)
+		buf[n -= 10] = 0;
+	return n;
+}
+
+unsigned long proc_sysctl_ulong(const char *path, unsigned long def)
+{
+	char buf[64], *end;
+	unsigned long v;
+
+	if (proc_read_file(path, buf, sizeof(buf)) <= 0)
+		return def;
+	v = strtoul(buf, &end, 10);
+	return end == buf ? def : v;
+}
+
+unsigned int proc_cpu_mhz(void)
+{
+	char line[256];
+	double mhz = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "cpu MHz : %lf", &mhz) == 1)
+			break;
+	fclose(f);
+	return (unsigned int)(mhz + 0.5);
+}

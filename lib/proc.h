@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one reader of /proc files about processes and the machine (the maps
+ * files have theirs, lib/procmaps.h).  Every function reads the file fresh;
+ * a process that is gone reads as empty or -ENOENT/-ESRCH.
+ */
+#ifndef COLLECTOR_PROC_H
+#define COLLECTOR_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROC_PF_KTHREAD 0x00200000 /* task flags: a kernel thread */
+
+/* Reads a whole (small) file into buf, NUL-terminated.  Returns the length
+ * or a negative errno. */
+int proc_read_file(const char *path, char *buf, size_t size);
+
+/* The process's (tid 0) or thread's comm, at most 15 characters; "" when
+ * it cannot be read. */
+void proc_comm(pid_t pid, pid_t tid, char comm[16]);
+
+/* The fields of /proc/PID/stat that collector uses. */
+struct proc_stat {
+	char state;           /* R, S, D, Z, X, ... */
+	pid_t ppid;
+	unsigned long flags;  /* PF_* */
+};
+/* 0, -ESRCH when there is no such process, -EINVAL when unreadable. */
+int proc_stat(pid_t pid, struct proc_stat *st);
+
+/* A thread's cumulative on-CPU time (ns) from its schedstat; 0 if gone. */
+uint64_t proc_thread_cputime(pid_t pid, pid_t tid);
+
+/* The command line, arguments joined by spaces.  Returns its length (0:
+ * none, a kernel thread or a zombie) or a negative errno. */
+int proc_cmdline(pid_t pid, char *buf, size_t size);
+
+/* The executable's path, without " (deleted)".  Returns its length (0:
+ * unknown) or a negative errno. */
+int proc_exe(pid_t pid, char *buf, size_t size);
+
+/* The first number in a /proc/sys file, or def when it cannot be read. */
+unsigned long proc_sysctl_ulong(const char *path, unsigned long def);
+
+/* The first "cpu MHz" of /proc/cpuinfo, rounded; 0 if unknown. */
+unsigned int proc_cpu_mhz(void);
+
+#endif /* COLLECTOR_PROC_H */

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/PID/maps parsing.  The kernel prints each mapping as
+ *
+ *   START-END PERMS PGOFF MAJOR:MINOR INODE [padding] PATH
+ *
+ * with hexadecimal START, END, PGOFF, MAJOR and MINOR, decimal INODE, and a
+ * PATH that runs to the end of the line: it may contain spaces, may end in
+ * " (deleted)", may be a pseudo name ("[vdso]", "[anon:name]") or absent.
+ */
+#include "lib/procmaps.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DELETED_SUFFIX " (deleted)"
+
+/* Parses hex digits at *p (at least one); false on none or on overflow of
+ * 64 bits. */
+static bool parse_hex(const char **p, const char *end, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	int n = 0;
+
+	while (s < end) {
+		int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			break;
+		if (v >> 60)
+			return false;
+		v = v << 4 | (uint64_t)d;
+		s++;
+		n++;
+	}
+	if (!n)
+		return false;
+	*p = s;
+	*out = v;
+	return true;
+}
+
+static bool parse_dec(const char **p, const char *end, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+
+	if (s >= end || *s < '0' || *s > '9')
+		return false;
+	while (s < end && *s >= '0' && *s <= '9') {
+		uint64_t d = (uint64_t)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+		s++;
+	}
+	*p = s;
+	*out = v;
+	return true;
+}
+
+static bool expect(const char **p, const char *end, char c)
+{
+	if (*p >= end || **p != c)
+		return false;
+	(*p)++;
+	return true;
+}
+
+static bool parse_flag(const char **p, const char *end, char yes, char no, bool *out)
+{
+	if (*p >= end || (**p != yes && **p != no))
+		return false;
+	*out = **p == yes;
+	(*p)++;
+	return true;
+}
+
+/* Parses one line [p, end) (without its newline) into e. */
+static int parse_line(const char *p, const char *end, struct procmap_entry *e)
+{
+	uint64_t major, minor;
+	size_t plen;
+
+	memset(e, 0, sizeof(*e));
+	if (memchr(p, '\0', (size_t)(end - p)))
+		return -EINVAL;
+	if (!parse_hex(&p, end, &e->start) || !expect(&p, end, '-') ||
+	    !parse_hex(&p, end, &e->end) || !expect(&p, end, ' '))
+		return -EINVAL;
+	if (e->end < e->start)
+		return -EINVAL;
+	if (!parse_flag(&p, end, 'r', '-', &e->read) || !parse_flag(&p, end, 'w', '-', &e->write) ||
+	    !parse_flag(&p, end, 'x', '-', &e->exec) || !parse_flag(&p, end, 's', 'p', &e->shared) ||
+	    !expect(&p, end, ' '))
+		return -EINVAL;
+	if (!parse_hex(&p, end, &e->pgoff) || !expect(&p, end, ' '))
+		return -EINVAL;
+	if (!parse_hex(&p, end, &major) || !expect(&p, end, ':') || !parse_hex(&p, end, &minor) ||
+	    !expect(&p, end, ' '))
+		return -EINVAL;
+	if (major > UINT32_MAX || minor > UINT32_MAX)
+		return -EINVAL;
+	e->dev_major = (uint32_t)major;
+	e->dev_minor = (uint32_t)minor;
+	if (!parse_dec(&p, end, &e->inode))
+		return -EINVAL;
+	/* The path is separated by padding; no path at all is allowed. */
+	if (p < end && *p != ' ')
+		return -EINVAL;
+	while (p < end && *p == ' ')
+		p++;
+	plen = (size_t)(end - p);
+	if (plen >= sizeof(DELETED_SUFFIX) - 1 &&
+	    !memcmp(end - (sizeof(DELETED_SUFFIX) - 1), DELETED_SUFFIX, sizeof(DELETED_SUFFIX) - 1)) {
+		e->deleted = true;
+		plen -= sizeof(DELETED_SUFFIX) - 1;
+	}
+	e->path = strndup(p, plen);
+	if (!e->path)
+		return -ENOMEM;
+	return 0;
+}
+
+int procmaps_parse(const char *text, size_t len, struct procmaps *out, size_t *bad_line)
+{
+	const char *p = text, *end = text + len;
+	size_t cap = 0, line = 0;
+	int err = 0;
+
+	out->entries = NULL;
+	out->n = 0;
+	if (bad_line)
+		*bad_line = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		struct procmap_entry *e;
+
+		line++;
+		if (out->n == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			void *n = realloc(out->entries, ncap * sizeof(*out->entries));
+
+			if (!n) {
+				err = -ENOMEM;
+				goto fail;
+			}
+			out->entries = n;
+			cap = ncap;
+		}
+		e = &out->entries[out->n];
+		err = parse_line(p, eol, e);
+		if (err) {
+			if (err == -EINVAL && bad_line)
+				*bad_line = line;
+			goto fail;
+		}
+		out->n++;
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+fail:
+	procmaps_free(out);
+	return err;
+}
+
+int procmaps_read(pid_t pid, struct procmaps *out)
+{
+	char path[64], *buf = NULL;
+	size_t len = 0, cap = 0;
+	int fd, err = 0;
+
+	out->entries = NULL;
+	out->n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4096) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			char *nb = realloc(buf, ncap);
+
+			if (!nb) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			/* a process that exits while we read gives ESRCH */
+			err = errno == ENOENT ? -ESRCH : -errno;
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	err = procmaps_parse(buf ? buf : "", len, out, NULL);
+cleanup:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+void procmaps_free(struct procmaps *maps)
+{
+	for (size_t i = 0; i < maps->n; i++)
+		free(maps->entries[i].path);
+	free(maps->entries);
+	maps->entries = NULL;
+	maps->n = 0;
+}
+
+const struct procmap_entry *procmaps_find(const struct procmaps *maps, uint64_t addr)
+{
+	size_t lo = 0, hi = maps->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct procmap_entry *e = &maps->entries[mid];
+
+		if (addr < e->start)
+			hi = mid;
+		else if (addr >= e->end)
+			lo = mid + 1;
+		else
+			return e;
+	}
+	return NULL;
+}
+
+int procmaps_open_path(pid_t pid, const struct procmap_entry *e, char *buf, size_t size)
+{
+	int n;
+
+	if (!procmap_is_file(e))
+		return -EINVAL;
+	n = snprintf(buf, size, "/proc/%d/map_files/%llx-%llx", (int)pid,
+		     (unsigned long long)e->start, (unsigned long long)e->end);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	if (access(buf, R_OK) == 0)
+		return 0;
+	n = snprintf(buf, size, "/proc/%d/root%s", (int)pid, e->path);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}

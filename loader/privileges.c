@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Privilege checks and dropping to the invoking user. */
+#include "loader/privileges.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static bool has_effective_cap(const struct __user_cap_data_struct data[2], int cap)
+{
+	return data[cap / 32].effective & (1u << (cap % 32));
+}
+
+int privileges_check(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data) != 0)
+		return geteuid() == 0 ? 0 : -EPERM;
+	if (has_effective_cap(data, CAP_SYS_ADMIN))
+		return 0;
+	if (has_effective_cap(data, CAP_BPF) && has_effective_cap(data, CAP_PERFMON))
+		return 0;
+	return -EPERM;
+}
+
+static int parse_id(const char *name, const char *s, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	if (errno || !*s || *end || *out > UINT32_MAX - 1) {
+		fprintf(stderr, "collector: %s='%s' is not a user or group id; "
+			"unset it or run collector through sudo\n", name, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int invoking_user_get(struct invoking_user *u)
+{
+	const char *uid = getenv("SUDO_UID"), *gid = getenv("SUDO_GID");
+	const char *name = getenv("SUDO_USER");
+	unsigned long v;
+
+	memset(u, 0, sizeof(*u));
+	if (!uid && !gid)
+		return 0;
+	if (!uid || !gid) {
+		fprintf(stderr, "collector: SUDO_UID and SUDO_GID must be set together\n");
+		return -EINVAL;
+	}
+	if (parse_id("SUDO_UID", uid, &v))
+		return -EINVAL;
+	u->uid = v;
+	if (parse_id("SUDO_GID", gid, &v))
+		return -EINVAL;
+	u->gid = v;
+	if (name)
+		snprintf(u->name, sizeof(u->name), "%s", name);
+	u->set = true;
+	return 0;
+}
+
+int invoking_user_become(const struct invoking_user *u)
+{
+	struct passwd *pw = u->name[0] ? getpwnam(u->name) : NULL;
+
+	/* The user's own groups when the name is known and matches the uid;
+	 * otherwise only the primary group: never keep root's groups. */
+	if (pw && pw->pw_uid == u->uid) {
+		if (initgroups(u->name, u->gid) != 0)
+			return -errno;
+	} else if (setgroups(1, &u->gid) != 0) {
+		return -errno;
+	}
+	if (setresgid(u->gid, u->gid, u->gid) != 0)
+		return -errno;
+	if (setresuid(u->uid, u->uid, u->uid) != 0)
+		return -errno;
+	/* make sure root cannot be regained */
+	if (u->uid != 0 && (setuid(0) == 0 || seteuid(0) == 0))
+		return -EPERM;
+	return 0;
+}

@@ -1,0 +1,74 @@
+#!/bin/sh
+# The folders of collector are layers: a file includes only from its own
+# folder and the folders below it, and only loader/ sees libbpf and the BPF
+# skeletons.  Data flows bpf -> loader -> decode -> model -> formats; the
+# includes run the other way round:
+#
+#   lib      one hash table, /proc readers, byte and allocation helpers
+#   model    the run's model (lib)
+#   symbols  ELF, symbolizer, kallsyms, /proc maps, unwinding (model, lib)
+#   formats  one folder per format, and their registry (symbols, model, lib)
+#   decode   ring records into the model (bpf's ABI header, symbols, model, lib)
+#   loader   the only libbpf user (bpf's ABI header, lib)
+#   cli      main, options, record, dump, summary (everything)
+#
+# Usage: check-layering.sh [DIR]   (default: the tree this script is in)
+# Prints each violation as FILE:LINE: what is wrong; exit 1 if any.
+top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$top" || exit 2
+
+allowed() {
+	case $1 in
+	lib) echo "lib" ;;
+	model) echo "lib model" ;;
+	symbols) echo "lib model symbols" ;;
+	formats) echo "lib model symbols formats" ;;
+	decode) echo "lib bpf model symbols decode" ;;
+	loader) echo "lib bpf loader" ;;
+	cli) echo "lib bpf model symbols formats decode loader cli" ;;
+	esac
+}
+
+bad=0
+for layer in lib model symbols formats decode loader cli; do
+	[ -d "$layer" ] || continue
+	ok=$(allowed "$layer")
+	for f in $(find "$layer" -name '*.[ch]' | sort); do
+		# quoted includes must be spelled with their folder
+		out=$(awk -v ok=" $ok " -v layer="$layer" -v file="$f" '
+			/^[ \t]*#[ \t]*include[ \t]*"/ {
+				match($0, /"[^"]+"/)
+				inc = substr($0, RSTART + 1, RLENGTH - 2)
+				if (inc ~ /\.skel\.h$/) {
+					if (layer != "loader")
+						printf "%s:%d: includes the skeleton %s: only loader/ may\n", file, FNR, inc
+					next
+				}
+				n = index(inc, "/")
+				if (!n) {
+					printf "%s:%d: \"%s\": spell includes with their folder (\"%s/%s\")\n", file, FNR, inc, layer, inc
+					next
+				}
+				dir = substr(inc, 1, n - 1)
+				if (index(ok, " " dir " ") == 0)
+					printf "%s:%d: %s/ includes %s: %s/ may include only from%s\n", file, FNR, layer, inc, layer, ok
+			}
+			/^[ \t]*#[ \t]*include[ \t]*<bpf\// {
+				if (layer != "loader")
+					printf "%s:%d: includes libbpf (%s): only loader/ may\n", file, FNR, $0
+			}' "$f")
+		if [ -n "$out" ]; then
+			echo "$out"
+			bad=1
+		fi
+	done
+done
+# every object goes into one archive, which keeps members by base name:
+# two sources of one name would replace each other there
+dups=$(find lib model symbols formats decode loader cli -name '*.c' 2>/dev/null |
+	sed 's|.*/||' | sort | uniq -d)
+for d in $dups; do
+	echo "$(find lib model symbols formats decode loader cli -name "$d" | tr '\n' ' '): one base name for two sources (the archive keeps one)"
+	bad=1
+done
+exit $bad

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/kallsyms: "ADDRESS TYPE NAME[\t[MODULE]]" per line, in no useful
+ * order.  We keep text symbols, sorted, with each one reaching to the next
+ * (kallsyms gives no sizes).
+ */
+#include "symbols/kallsyms.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* How far past the highest symbol an address still belongs to it. */
+#define LAST_SYMBOL_REACH 4096
+/* Largest file we read (kallsyms is ~20 MB with many modules). */
+#define MAX_FILE_SIZE (1u << 30)
+
+static int read_whole_file(const char *path, char **out, size_t *out_len)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 65536) {
+			size_t ncap = cap ? cap * 2 : 1 << 20;
+			char *nb;
+
+			if (ncap > MAX_FILE_SIZE) {
+				err = -EFBIG;
+				break;
+			}
+			nb = realloc(buf, ncap + 1);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	if (!buf) {
+		buf = malloc(1);
+		if (!buf)
+			return -ENOMEM;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+static int type_rank(char type)
+{
+	switch (type) {
+	case 'T':
+		return 0;
+	case 't':
+		return 1;
+	case 'W':
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+struct parsed {
+	struct ksym sym;
+	char type;
+};
+
+static int cmp_parsed(const void *a, const void *b)
+{
+	const struct parsed *x = a, *y = b;
+
+	if (x->sym.addr != y->sym.addr)
+		return x->sym.addr < y->sym.addr ? -1 : 1;
+	if (type_rank(x->type) != type_rank(y->type))
+		return type_rank(x->type) - type_rank(y->type);
+	return strcmp(x->sym.name, y->sym.name);
+}
+
+/* Parses one line in place (NUL-terminating its fields). */
+static int parse_line(char *p, char *end, uint64_t *addr, char *type, char **name, char **module)
+{
+	uint64_t v = 0;
+	int digits = 0;
+	char *tab;
+
+	while (p < end && *p != ' ') {
+		char c = *p++;
+		int d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -EINVAL;
+		if (++digits > 16)
+			return -EINVAL;
+		v = v << 4 | (uint64_t)d;
+	}
+	if (!digits || end - p < 4 || p[0] != ' ' || p[2] != ' ' || p[3] == '\0' ||
+	    p[3] == '\t')
+		return -EINVAL;
+	*addr = v;
+	*type = p[1];
+	p += 3;
+	*end = '\0';
+	if (memchr(p, '\0', (size_t)(end - p)))
+		return -EINVAL;
+	*name = p;
+	*module = end; /* "" */
+	tab = strchr(p, '\t');
+	if (tab) {
+		size_t mlen;
+
+		*tab = '\0';
+		p = tab + 1;
+		mlen = strlen(p);
+		if (mlen < 2 || p[0] != '[' || p[mlen - 1] != ']')
+			return -EINVAL;
+		p[mlen - 1] = '\0';
+		*module = p + 1;
+	}
+	return 0;
+}
+
+/* Takes ownership of text (len + 1 bytes, NUL-terminated). */
+static int kallsyms_parse_owned(struct kallsyms *k, char *text, size_t len, size_t *bad_line)
+{
+	struct parsed *all = NULL;
+	size_t n = 0, cap = 0, line = 0, out = 0;
+	bool any_nonzero = false;
+	char *p = text, *end = text + len;
+	int err = 0;
+
+	memset(k, 0, sizeof(*k));
+	if (bad_line)
+		*bad_line = 0;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *eol = nl ? nl : end;
+		char type, *name, *module;
+		uint64_t addr;
+
+		line++;
+		err = parse_line(p, eol, &addr, &type, &name, &module);
+		if (err) {
+			if (bad_line)
+				*bad_line = line;
+			goto fail;
+		}
+		p = nl ? nl + 1 : end;
+		if (!*module && !strcmp(name, "_stext"))
+			k->stext = addr;
+		else if (!*module && !strcmp(name, "_etext"))
+			k->etext = addr;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (addr)
+			any_nonzero = true;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 4096;
+			void *nb = realloc(all, ncap * sizeof(*all));
+
+			if (!nb) {
+				err = -ENOMEM;
+				goto fail;
+			}
+			all = nb;
+			cap = ncap;
+		}
+		all[n].sym.addr = addr;
+		all[n].sym.name = name;
+		all[n].sym.module = module;
+		all[n].sym.function = UINT32_MAX;
+		all[n].type = type;
+		n++;
+	}
+	k->names = text;
+	if (!any_nonzero) {
+		/* kptr_restrict (or no permission): nothing can be resolved */
+		k->restricted = true;
+		k->stext = k->etext = 0;
+		free(all);
+		return 0;
+	}
+	qsort(all, n, sizeof(*all), cmp_parsed);
+	k->syms = malloc((n ? n : 1) * sizeof(*k->syms));
+	if (!k->syms) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (out && k->syms[out - 1].addr == all[i].sym.addr)
+			continue; /* alias: the preferred one came first */
+		k->syms[out++] = all[i].sym;
+	}
+	k->n = out;
+	for (size_t i = 0; i < out; i++)
+		k->syms[i].end = i + 1 < out ? k->syms[i + 1].addr :
+					       k->syms[i].addr + LAST_SYMBOL_REACH;
+	free(all);
+	return 0;
+fail:
+	free(all);
+	k->names = text;
+	kallsyms_free(k);
+	return err;
+}
+
+int kallsyms_parse(struct kallsyms *k, const char *text, size_t len, size_t *bad_line)
+{
+	char *copy = malloc(len + 1);
+
+	memset(k, 0, sizeof(*k));
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	return kallsyms_parse_owned(k, copy, len, bad_line);
+}
+
+int kallsyms_read(struct kallsyms *k, const char *path)
+{
+	size_t len;
+	char *text;
+	int err;
+
+	memset(k, 0, sizeof(*k));
+	err = read_whole_file(path, &text, &len);
+	if (err)
+		return err;
+	return kallsyms_parse_owned(k, text, len, NULL);
+}
+
+void kallsyms_free(struct kallsyms *k)
+{
+	free(k->syms);
+	free(k->names);
+	memset(k, 0, sizeof(*k));
+}
+
+struct ksym *kallsyms_lookup(const struct kallsyms *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= k->syms[lo - 1].end)
+		return NULL;
+	return &k->syms[lo - 1];
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v)); /* notes are in the host's byte order */
+	return v;
+}
+
+size_t kallsyms_notes_build_id(const void *notes, size_t len, char *out, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = notes;
+	size_t off = 0;
+
+	if (size)
+		out[0] = '\0';
+	/* Elf{32,64}_Nhdr: namesz, descsz, type; name and desc 4-aligned. */
+	while (len - off >= 12) {
+		uint32_t namesz = get_u32(p + off), descsz = get_u32(p + off + 4);
+		uint32_t type = get_u32(p + off + 8);
+		size_t name_off = off + 12;
+		size_t name_span = ((size_t)namesz + 3) & ~(size_t)3;
+		size_t desc_off, desc_span = ((size_t)descsz + 3) & ~(size_t)3;
+
+		if (name_span > len - name_off)
+			return 0;
+		desc_off = name_off + name_span;
+		if (desc_span > len - desc_off)
+			return 0;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 &&
+		    !memcmp(p + name_off, "GNU", 4) && descsz > 0 && 2 * (size_t)descsz < size) {
+			for (size_t i = 0; i < descsz; i++) {
+				out[2 * i] = hex[p[desc_off + i] >> 4];
+				out[2 * i + 1] = hex[p[desc_off + i] & 15];
+			}
+			out[2 * (size_t)descsz] = '\0';
+			return descsz;
+		}
+		off = desc_off + desc_span;
+	}
+	return 0;
+}
+
+size_t kallsyms_read_build_id(const char *path, char *out, size_t size)
+{
+	size_t len, n;
+	char *buf;
+
+	if (size)
+		out[0] = '\0';
+	if (read_whole_file(path, &buf, &len))
+		return 0;
+	n = kallsyms_notes_build_id(buf, len, out, size);
+	free(buf);
+	return n;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Symbolizer: turns (image, file-relative address) into model locations
+ * with function, source file:line and inlined frames.
+ *
+ * ELF .symtab and .dynsym through libelf (separate debug files found by
+ * build-id under /usr/lib/debug/.build-id/xx/rest.debug or through
+ * .gnu_debuglink), source lines and inlined frames through libdw, kernel
+ * addresses through /proc/kallsyms.  Everything is cached per image (by
+ * build-id, else device+inode, else path), never per process.
+ */
+#ifndef COLLECTOR_SYMBOLIZE_H
+#define COLLECTOR_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+/* Not thread-safe: it writes into the model; one thread uses it. */
+struct symbolizer;
+
+struct symbolizer *symbolizer_new(struct model *m);
+void symbolizer_free(struct symbolizer *s);
+
+/* Where separate debug files live (default /usr/lib/debug): build-id
+ * links under DIR/.build-id/, debuglink targets under DIR/<file's dir>/.
+ * Call before the first symbolizer_image(). */
+void symbolizer_set_debug_root(struct symbolizer *s, const char *dir);
+/* The kallsyms file to read (default /proc/kallsyms), for tests.  Call
+ * before the first symbolizer_kernel_image(). */
+void symbolizer_set_kallsyms_path(struct symbolizer *s, const char *path);
+
+/*
+ * The model image for a mapped file, created (and its ELF facts read:
+ * build-id, ET_EXEC, text segment, mtime, CRC-32, symbols) on first use.
+ * `path` is the name to record (as /proc/PID/maps shows it); `open_path`
+ * is where to read it from (/proc/PID/map_files/..., /proc/PID/root/...),
+ * or NULL to open `path`.  dev/inode identify the file (0 if unknown).
+ * Never fails: a file that cannot be read becomes an image without symbols.
+ */
+uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *open_path,
+			  uint64_t dev, uint64_t inode);
+
+/* The kernel image ([kernel.kallsyms]), created on first use. */
+uint32_t symbolizer_kernel_image(struct symbolizer *s);
+
+/*
+ * An anonymous or special mapping ("[vdso]", "[anon]", JIT), by name.
+ * "[vdso]" gets the symbols of the collector's own vDSO (the same image in
+ * every 64-bit process; wrong for 32-bit ones): symbolizer_bias() gives
+ * the mapping's start, and addresses are offsets into the vDSO image.
+ * Other special images resolve nothing.
+ */
+uint32_t symbolizer_special_image(struct symbolizer *s, const char *name);
+
+/*
+ * Load bias of a mapping of `image` at runtime address `start` with file
+ * offset `pgoff`: runtime address - file-relative address, from the
+ * program header whose file range contains pgoff.  0 for ET_EXEC and for
+ * images whose headers cannot be read.
+ *
+ * Exact for executable mappings and for the first mapping (pgoff 0).  A
+ * non-executable mapping can be ambiguous: two segments may start in the
+ * same file page (.rodata and the RELRO data typically do), and then the
+ * executable segment, else the first, is assumed.  Every mapping of one
+ * load shares one bias, so take it from the executable mapping.
+ */
+uint64_t symbolizer_bias(struct symbolizer *s, uint32_t image, uint64_t start, uint64_t pgoff);
+
+/*
+ * The model location of file-relative address `addr` in `image`, interning
+ * its function, source file and inlined frames in the model.  An address
+ * that resolves to nothing still gets a location (function MODEL_NONE).
+ */
+uint32_t symbolizer_location(struct symbolizer *s, uint32_t image, uint64_t addr);
+
+/* Symbol lookup by name for --trace: calls fn for every FUNC symbol of the
+ * image's file (symtab, else dynsym) whose name matches the glob pattern.
+ * Returns the number of matches or a negative errno. */
+struct symbolizer_symbol {
+	const char *name;
+	uint64_t addr;       /* file-relative */
+	uint64_t size;
+	uint64_t file_offset; /* offset in the file, for uprobes */
+};
+int symbolizer_match_functions(struct symbolizer *s, uint32_t image, const char *glob,
+			       int (*fn)(void *ctx, const struct symbolizer_symbol *sym),
+			       void *ctx);
+
+#endif /* COLLECTOR_SYMBOLIZE_H */

@@ -12,28 +12,66 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/hashtab.h"
+
 struct stackcache_key {
 	uint64_t h1, h2;
 	uint32_t domain;
 };
 
-struct stackcache_slot {
+/* 24 bytes: the key's fields and the value, without the key's padding */
+struct stackcache_entry {
 	uint64_t h1, h2;
 	uint32_t domain;
-	uint32_t val;        /* UINT32_MAX: empty */
+	uint32_t val;
 };
 
-struct stackcache {
-	struct stackcache_slot *slots;
-	size_t cap, len;
-};
+static inline uint64_t stackcache_key_hash(const struct stackcache_key *k)
+{
+	return k->h1 ^ k->domain;
+}
+
+static inline uint64_t stackcache_entry_hash(const struct stackcache_entry *e)
+{
+	return e->h1 ^ e->domain;
+}
+
+static inline bool stackcache_match(const struct stackcache_entry *e,
+				    const struct stackcache_key *k)
+{
+	return e->h1 == k->h1 && e->h2 == k->h2 && e->domain == k->domain;
+}
+
+HASHTAB_DEFINE(stackcache, struct stackcache_entry, struct stackcache_key, stackcache_entry_hash,
+	       stackcache_key_hash, stackcache_match)
 
 /* The key of n addresses in a domain (a process, or the kernel). */
 struct stackcache_key stackcache_key(uint32_t domain, const uint64_t *ips, uint32_t n);
 /* The value stored under key, or UINT32_MAX. */
-uint32_t stackcache_get(const struct stackcache *c, const struct stackcache_key *key);
-/* Stores key -> val (val < UINT32_MAX).  Returns 0 or -ENOMEM. */
-int stackcache_put(struct stackcache *c, const struct stackcache_key *key, uint32_t val);
-void stackcache_free(struct stackcache *c);
+static inline uint32_t stackcache_get(const struct stackcache *c, const struct stackcache_key *key)
+{
+	const struct stackcache_entry *e = stackcache_find(c, key);
+
+	return e ? e->val : UINT32_MAX;
+}
+
+/* Stores key -> val (val < UINT32_MAX).  Returns 0, -EINVAL or -ENOMEM. */
+static inline int stackcache_put(struct stackcache *c, const struct stackcache_key *key,
+				 uint32_t val)
+{
+	struct stackcache_entry *e;
+	bool fresh;
+
+	if (val == UINT32_MAX)
+		return -EINVAL;
+	e = stackcache_upsert(c, key, &fresh);
+	if (!e)
+		return -ENOMEM;
+	e->h1 = key->h1;
+	e->h2 = key->h2;
+	e->domain = key->domain;
+	e->val = val;
+	return 0;
+}
 
 #endif /* COLLECTOR_STACKCACHE_H */

@@ -8,11 +8,11 @@
  *   HASHTAB_DEFINE(name, entry_t, key_t, entry_hash, key_hash, match)
  *
  * defines struct name and name_find(), name_find_hashed(), name_upsert(),
- * name_insert_hashed(), name_reserve(), name_free().  Several function sets
- * may share one table type (one struct model_index, looked up by file, by
- * function...): HASHTAB_STRUCT(name, entry_t) declares the type, and
- * HASHTAB_FUNCS(prefix, struct name, entry_t, key_t, ...) the functions,
- * where
+ * name_insert_hashed(), name_reserve(), name_prefetch(), name_free().
+ * Several function sets may share one table type (one struct model_index,
+ * looked up by file, by function...): HASHTAB_STRUCT(name, entry_t)
+ * declares the type, and HASHTAB_FUNCS(prefix, struct name, entry_t, key_t,
+ * ...) the functions, where
  *
  *   uint64_t entry_hash(const entry_t *e)    the hash of a stored entry
  *   uint64_t key_hash(const key_t *k)        the hash of a key looked up
@@ -29,6 +29,11 @@
  * are never removed; a value may be replaced in place.
  *
  * Iterate with HASHTAB_FOR_EACH(table, entry pointer).
+ *
+ * Hot paths whose tables are far larger than the cache can hide the misses:
+ * name_prefetch(t, h) starts loading the control byte and the entry where
+ * hash h is looked for first, some work before the lookup (the table must
+ * not grow in between for the prefetch to be of use: reserve first).
  */
 #ifndef COLLECTOR_HASHTAB_H
 #define COLLECTOR_HASHTAB_H
@@ -95,6 +100,20 @@ static inline uint8_t hashtab_ctrl(uint64_t h)
 		for (i = h & mask; t->ctrl[i]; i = (i + 1) & mask)                 \
 			;                                                          \
 		return i;                                                          \
+	}                                                                          \
+                                                                                   \
+	/* Starts loading the first slot hash h probes (nothing happens to the \
+	 * table). */                                                              \
+	static inline __attribute__((unused)) void                                 \
+	name##_prefetch(const table_t *t, uint64_t h)                          \
+	{                                                                          \
+		size_t i;                                                          \
+                                                                                   \
+		if (!t->cap)                                                       \
+			return;                                                    \
+		i = h & (t->cap - 1);                                              \
+		__builtin_prefetch(&t->ctrl[i]);                                   \
+		__builtin_prefetch(&t->entries[i]);                                \
 	}                                                                          \
                                                                                    \
 	/* Room for n entries without growing: 0 or -ENOMEM (the table is      \

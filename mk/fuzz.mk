@@ -35,7 +35,8 @@ FUZZ_BINS      := $(patsubst %,$(FUZZ_DIR)/fuzz-%,$(FUZZ_HARNESSES))
 # Sources under test, per harness.
 FUZZ_SRCS_dcpi      := formats/dcpi/dcpi_reader.c
 FUZZ_SRCS_sampler   := formats/sampler/sampler_reader.c
-FUZZ_SRCS_callgrind := formats/callgrind/callgrind_reader.c
+FUZZ_SRCS_callgrind := formats/callgrind/callgrind_reader.c formats/callgrind/callgrind_tokens.c \
+		       formats/callgrind/callgrind_dump.c
 FUZZ_SRCS_xray      := formats/xray/xray_reader.c
 FUZZ_SRCS_hpctoolkit := formats/hpctoolkit/hpctoolkit_reader.c formats/hpctoolkit/hpctoolkit_dump.c
 FUZZ_SRCS_elf       := symbols/symbolize.c symbols/elfinfo.c symbols/kallsyms.c lib/procmaps.c model/model.c

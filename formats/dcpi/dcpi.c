@@ -33,8 +33,9 @@
 #include "formats/format.h"
 #include "formats/dcpi/dcpi.h"
 #include "formats/dcpi/dcpi_reader.h"
+#include "lib/bytes.h"
+#include "lib/hashtab.h"
 
-#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -102,9 +103,10 @@ static size_t put_rest(FILE *fp, const char *key, const char *v)
 
 static int put_le32(FILE *fp, uint32_t v)
 {
-	uint32_t le = htole32(v);
+	unsigned char le[4];
 
-	return fwrite(&le, 4, 1, fp) == 1 ? 0 : -EIO;
+	le32_put(le, v);
+	return fwrite(le, 4, 1, fp) == 1 ? 0 : -EIO;
 }
 
 static bool encodable(const struct dcpi_image_info *info, uint64_t addr)
@@ -208,63 +210,56 @@ int dcpi_encode(FILE *fp, const struct dcpi_image_info *info,
 
 /* ---- counting --------------------------------------------------------- */
 
-struct addr_slot {
+/* (image, file-relative address) -> sample count */
+struct addr_key {
+	uint32_t image;
 	uint64_t addr;
-	uint64_t count;       /* 0: empty slot */
+};
+
+struct addr_count_entry {
+	uint64_t addr;
+	uint64_t count;
 	uint32_t image;
 };
 
-struct addr_table {
-	struct addr_slot *slots;
-	size_t cap, len;
-};
-
-static size_t slot_hash(uint32_t image, uint64_t addr)
+static inline uint64_t addr_key_hash(const struct addr_key *k)
 {
-	uint64_t h = (addr ^ ((uint64_t)image << 40)) * 0x9e3779b97f4a7c15ULL;
-
-	return (size_t)(h ^ (h >> 29));
+	return hash_mix2(k->addr, k->image);
 }
+
+static inline uint64_t addr_entry_hash(const struct addr_count_entry *e)
+{
+	return hash_mix2(e->addr, e->image);
+}
+
+static inline bool addr_match(const struct addr_count_entry *e, const struct addr_key *k)
+{
+	return e->addr == k->addr && e->image == k->image;
+}
+
+HASHTAB_DEFINE(addr_table, struct addr_count_entry, struct addr_key, addr_entry_hash,
+	       addr_key_hash, addr_match)
 
 static int table_add(struct addr_table *t, uint32_t image, uint64_t addr)
 {
-	size_t mask, i;
+	struct addr_key k = { image, addr };
+	struct addr_count_entry *e;
+	bool fresh;
 
-	if ((t->len + 1) * 2 > t->cap) {
-		struct addr_table n = { .cap = t->cap ? t->cap * 2 : 1024 };
-
-		n.slots = calloc(n.cap, sizeof(*n.slots));
-		if (!n.slots)
-			return -ENOMEM;
-		for (size_t k = 0; k < t->cap; k++) {
-			struct addr_slot *s = &t->slots[k];
-
-			if (!s->count)
-				continue;
-			for (i = slot_hash(s->image, s->addr) & (n.cap - 1); n.slots[i].count;
-			     i = (i + 1) & (n.cap - 1))
-				;
-			n.slots[i] = *s;
-		}
-		n.len = t->len;
-		free(t->slots);
-		*t = n;
+	e = addr_table_upsert(t, &k, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (fresh) {
+		e->addr = addr;
+		e->image = image;
 	}
-	mask = t->cap - 1;
-	for (i = slot_hash(image, addr) & mask; t->slots[i].count; i = (i + 1) & mask) {
-		if (t->slots[i].image == image && t->slots[i].addr == addr) {
-			t->slots[i].count++;
-			return 0;
-		}
-	}
-	t->slots[i] = (struct addr_slot){ .addr = addr, .count = 1, .image = image };
-	t->len++;
+	e->count++;
 	return 0;
 }
 
-static int cmp_slot(const void *a, const void *b)
+static int cmp_entry(const void *a, const void *b)
 {
-	const struct addr_slot *x = a, *y = b;
+	const struct addr_count_entry *x = a, *y = b;
 
 	if (x->image != y->image)
 		return x->image < y->image ? -1 : 1;
@@ -417,6 +412,7 @@ static int write_image(const struct model *m, const struct export_options *opts,
 int dcpi_write(const struct model *m, const struct export_options *opts)
 {
 	struct addr_table t = { 0 };
+	struct addr_count_entry *sorted = NULL, *e;
 	struct dcpi_addr_count *counts = NULL;
 	struct names nm = { 0 };
 	size_t n = 0, i, unplaced = 0;
@@ -439,34 +435,36 @@ int dcpi_write(const struct model *m, const struct export_options *opts)
 			"file-backed or kernel image; left out\n", unplaced, m->samples.len);
 	if (!t.len)
 		goto cleanup;
-	/* compact the table into (image, addr) order */
-	for (i = 0; i < t.cap; i++)
-		if (t.slots[i].count)
-			t.slots[n++] = t.slots[i];
-	qsort(t.slots, n, sizeof(*t.slots), cmp_slot);
-	counts = malloc(n * sizeof(*counts));
-	if (!counts) {
+	/* the counts in (image, addr) order */
+	sorted = malloc(t.len * sizeof(*sorted));
+	counts = malloc(t.len * sizeof(*counts));
+	if (!sorted || !counts) {
 		rc = -ENOMEM;
 		goto cleanup;
 	}
+	HASHTAB_FOR_EACH(&t, e)
+		sorted[n++] = *e;
+	addr_table_free(&t);
+	qsort(sorted, n, sizeof(*sorted), cmp_entry);
 	for (i = 0; i < n; i++)
-		counts[i] = (struct dcpi_addr_count){ t.slots[i].addr, t.slots[i].count };
+		counts[i] = (struct dcpi_addr_count){ sorted[i].addr, sorted[i].count };
 	rc = export_mkdir(opts, "dcpi");
 	if (rc)
 		goto cleanup;
 	for (i = 0; i < n && !rc;) {
 		size_t first = i;
 
-		while (i < n && t.slots[i].image == t.slots[first].image)
+		while (i < n && sorted[i].image == sorted[first].image)
 			i++;
-		rc = write_image(m, opts, &nm, t.slots[first].image, counts + first, i - first);
+		rc = write_image(m, opts, &nm, sorted[first].image, counts + first, i - first);
 	}
 cleanup:
 	for (i = 0; i < nm.n; i++)
 		free(nm.v[i]);
 	free(nm.v);
 	free(counts);
-	free(t.slots);
+	free(sorted);
+	addr_table_free(&t);
 	return rc;
 }
 

@@ -6,6 +6,7 @@
  */
 #include "formats/dcpi/dcpi_reader.h"
 #include "formats/format.h"
+#include "lib/bytes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,11 +29,6 @@ static int fail(struct dcpi_error *err, size_t offset, const char *fmt, ...)
 	vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
 	va_end(ap);
 	return -EINVAL;
-}
-
-static uint32_t get_le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static bool is_blank(unsigned char c)
@@ -337,8 +333,8 @@ static int parse_samples(const unsigned char *buf, size_t len, struct dcpi_profi
 		if (end - pos < 8)
 			return fail(err, pos, "truncated chunk: %zu bytes before the footer",
 				    end - pos);
-		off = get_le32(buf + pos);
-		num = get_le32(buf + pos + 4);
+		off = le32_get(buf + pos);
+		num = le32_get(buf + pos + 4);
 		if (num == 0)
 			return fail(err, pos + 4, "chunk with no addresses");
 		if (num > (end - pos - 8) / 4)
@@ -376,7 +372,7 @@ static int parse_samples(const unsigned char *buf, size_t len, struct dcpi_profi
 		c->file_offset = pos;
 		pos += 8;
 		for (uint32_t i = 0; i < num; i++, pos += 4) {
-			uint32_t v = get_le32(buf + pos);
+			uint32_t v = le32_get(buf + pos);
 
 			p->counts[p->n_counts++] = v;
 			nonzero += v != 0;
@@ -384,8 +380,8 @@ static int parse_samples(const unsigned char *buf, size_t len, struct dcpi_profi
 		}
 		next_free = (uint64_t)off + num;
 	}
-	p->total_offsets = get_le32(buf + end);
-	p->total_samples = get_le32(buf + end + 4);
+	p->total_offsets = le32_get(buf + end);
+	p->total_samples = le32_get(buf + end + 4);
 	if (p->total_offsets != (nonzero > UINT32_MAX ? UINT32_MAX : nonzero))
 		return fail(err, end, "footer says %" PRIu32 " sampled addresses, chunks hold %"
 			    PRIu64, p->total_offsets, nonzero);

@@ -3,8 +3,10 @@
  * HPCToolkit database writer: what its four files share.
  *
  * The context tree is built once from the model's stacks (hpctoolkit_tree.c)
- * and the per-thread metric values are computed once from it; meta.db,
- * profile.db, cct.db and trace.db are then written from these.
+ * and the per-thread metric values are computed once from it
+ * (hpctoolkit_values.c); meta.db (hpctoolkit_meta.c), profile.db and cct.db
+ * (hpctoolkit_profile.c) and trace.db (hpctoolkit_trace.c) are then written
+ * from these, through the byte buffer of hpctoolkit_buf.c.
  *
  * Two layouts (see the specs in ../shared/specs/):
  *   released  HPCToolkit 4.0 as hpcprof writes it and hpcviewer reads it
@@ -33,6 +35,7 @@
 #include <stdint.h>
 
 #include "formats/format.h"
+#include "lib/idmap.h"
 
 /* ---- constants shared by the writer and the reader -------------------- */
 
@@ -110,7 +113,7 @@ void hk_buf_set_u32(struct hk_buf *b, size_t off, uint32_t v);
 void hk_buf_set_u64(struct hk_buf *b, size_t off, uint64_t v);
 void hk_buf_set_f64(struct hk_buf *b, size_t off, double v);
 
-/* ---- the context tree and values (hpctoolkit_tree.c) ------------------ */
+/* ---- the context tree and values (hpctoolkit_tree.c, _values.c) ------- */
 
 enum hk_node_kind { HK_NODE_ROOT, HK_NODE_ENTRY, HK_NODE_FUNCTION, HK_NODE_LINE, HK_NODE_INSN };
 
@@ -127,11 +130,42 @@ struct hk_node {
 	uint64_t addr;      /* file-relative */
 };
 
-/* (context, location) -> context of the frame's callee (0: empty slot) */
-struct hk_frame_memo {
-	uint64_t key;
-	uint32_t ctx;
+/* The contexts by content: a node's id beside its full hash, so that a probe
+ * reads a node (tens of MB of them, each read a cache miss) only when the
+ * hashes agree, and growing the index reads none.  12 bytes a slot. */
+struct __attribute__((packed)) hk_node_slot {
+	uint64_t hash;
+	uint32_t id;
 };
+
+struct hk_node_key {
+	const struct hk_node *node;
+	uint64_t hash;
+	const struct hk_node *nodes; /* the tree's, for the comparison */
+};
+
+static inline uint64_t hk_node_key_hash(const struct hk_node_key *k)
+{
+	return k->hash;
+}
+
+static inline uint64_t hk_node_slot_hash(const struct hk_node_slot *e)
+{
+	return e->hash;
+}
+
+static inline bool hk_node_slot_match(const struct hk_node_slot *e, const struct hk_node_key *k)
+{
+	const struct hk_node *a = &k->nodes[e->id], *b = k->node;
+
+	return e->hash == k->hash && a->parent == b->parent && a->kind == b->kind &&
+	       a->relation == b->relation && a->entry == b->entry &&
+	       a->function == b->function && a->file == b->file && a->line == b->line &&
+	       a->image == b->image && a->addr == b->addr;
+}
+
+HASHTAB_DEFINE(hk_node_index, struct hk_node_slot, struct hk_node_key, hk_node_slot_hash,
+	       hk_node_key_hash, hk_node_slot_match)
 
 /* One thread's profile: profile index = position in hk_tree.threads + 1. */
 struct hk_thread {
@@ -170,6 +204,12 @@ struct hk_stat {
 	uint64_t ns[HK_N_COMBINES][HK_N_SCOPES];
 };
 
+/* The weight of one (profile, leaf context). */
+struct hk_leaf_weight {
+	uint32_t prof, ctx;
+	uint64_t ns;
+};
+
 struct hk_tree {
 	const struct model *m;
 	bool draft;
@@ -177,12 +217,10 @@ struct hk_tree {
 	size_t n_nodes, cap_nodes;
 	uint32_t entry_ctx[HK_N_ENTRIES]; /* 0 when unused */
 
-	/* dedup index: (parent, key) -> node; hash << 32 | node id */
-	uint64_t *index;
-	size_t index_cap;
-	/* call_frame()'s memo */
-	struct hk_frame_memo *memo;
-	size_t memo_cap, n_memo;
+	/* the contexts by content, and call_frame()'s memo: (context << 32 |
+	 * location) -> the context of the frame's callee */
+	struct hk_node_index index;
+	struct idmap memo;
 
 	/* leaf context of (stack, entry point), 0 until computed */
 	uint32_t *leaf;
@@ -211,6 +249,14 @@ struct hk_tree {
 
 int hk_tree_build(struct hk_tree *t, const struct model *m, bool draft);
 void hk_tree_free(struct hk_tree *t);
+/* The steps of hk_tree_build() that compute the values (hpctoolkit_values.c):
+ * profiles in (process, thread) order; the sample weights summed by
+ * (profile, leaf context), building the tree as stacks are met; the sums
+ * propagated up the tree; the values listed by context. */
+int hk_order_threads(struct hk_tree *t);
+int hk_collect_leaves(struct hk_tree *t, struct hk_leaf_weight **out, size_t *n_out);
+int hk_propagate(struct hk_tree *t, const struct hk_leaf_weight *lw, size_t n_lw);
+int hk_order_values(struct hk_tree *t);
 /* summary statistics of a context over the threads (computed: a table of
  * them would be 96 bytes per context) */
 void hk_ctx_stat(const struct hk_tree *t, uint32_t ctx, struct hk_stat *st);

@@ -8,6 +8,7 @@
  * table, modules, files, functions, context tree; each starts 8-aligned.
  */
 #include "formats/hpctoolkit/hpctoolkit_internal.h"
+#include "lib/bytes.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -32,8 +33,8 @@ static void section(struct meta *mt, int idx, size_t start)
 {
 	uint64_t sz = mt->b.len - start, p = start;
 
-	memcpy(mt->hdr + 0x10 + idx * 16, &sz, 8);
-	memcpy(mt->hdr + 0x18 + idx * 16, &p, 8);
+	le64_put(mt->hdr + 0x10 + idx * 16, sz);
+	le64_put(mt->hdr + 0x18 + idx * 16, p);
 }
 
 enum { SEC_GENERAL, SEC_IDNAMES, SEC_METRICS, SEC_CONTEXT, SEC_STRINGS, SEC_MODULES, SEC_FILES,
@@ -381,31 +382,31 @@ static size_t put_ctx(struct meta *mt, uint32_t id)
 	uint8_t flags = 0, lex = HK_LEX_FUNCTION;
 	uint64_t p = 0;
 
-	memcpy(rec + 0x10, &id, 4);
+	le32_put(rec + 0x10, id);
 	switch (n->kind) {
 	case HK_NODE_ENTRY: /* draft only: a root "function" named after it */
 		flags = HK_CTX_HAS_FUNCTION;
 		p = mt->p_entry_fn + n->entry * HK_SZ_FUNCTION;
-		memcpy(flex, &p, 8);
+		le64_put(flex, p);
 		break;
 	case HK_NODE_FUNCTION:
 		flags = HK_CTX_HAS_FUNCTION;
 		p = mt->p_functions + (uint64_t)mt->fn_of_function[n->function] * HK_SZ_FUNCTION;
-		memcpy(flex, &p, 8);
+		le64_put(flex, p);
 		break;
 	case HK_NODE_LINE:
 		flags = HK_CTX_HAS_SRCLOC;
 		lex = HK_LEX_LINE;
 		p = mt->p_files + (uint64_t)mt->file_of_file[n->file] * HK_SZ_FILE;
-		memcpy(flex, &p, 8);
-		memcpy(flex + 8, &n->line, 4);
+		le64_put(flex, p);
+		le32_put(flex + 8, n->line);
 		break;
 	case HK_NODE_INSN:
 		flags = HK_CTX_HAS_POINT;
 		lex = HK_LEX_INSTRUCTION;
 		p = mt->p_modules + (uint64_t)mt->mod_of_image[n->image] * HK_SZ_MODULE;
-		memcpy(flex, &p, 8);
-		memcpy(flex + 8, &n->addr, 8);
+		le64_put(flex, p);
+		le64_put(flex + 8, n->addr);
 		break;
 	}
 	rec[0x14] = flags;
@@ -415,7 +416,7 @@ static size_t put_ctx(struct meta *mt, uint32_t id)
 	if (!mt->t->draft) {
 		uint16_t prop = hk_node_propagation(n);
 
-		memcpy(rec + 0x18, &prop, 2);
+		le16_put(rec + 0x18, prop);
 	}
 	return hk_buf_put(&mt->b, rec, head + 8 * words);
 }

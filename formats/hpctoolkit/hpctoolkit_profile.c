@@ -7,6 +7,7 @@
  * the headers are written first and the blocks streamed after them.
  */
 #include "formats/hpctoolkit/hpctoolkit_internal.h"
+#include "lib/bytes.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -97,7 +98,7 @@ static void put_pval(struct hk_buf *b, uint16_t metric, double v)
 {
 	uint8_t rec[PVAL];
 
-	memcpy(rec, &metric, 2);
+	le16_put(rec, metric);
 	memcpy(rec + 2, &v, 8);
 	hk_buf_put(b, rec, PVAL);
 }
@@ -106,8 +107,8 @@ static void put_pidx(struct hk_buf *b, uint32_t ctx, uint64_t start)
 {
 	uint8_t rec[PIDX];
 
-	memcpy(rec, &ctx, 4);
-	memcpy(rec + 4, &start, 8);
+	le32_put(rec, ctx);
+	le64_put(rec + 4, start);
 	hk_buf_put(b, rec, PIDX);
 }
 
@@ -320,7 +321,7 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 
 				if (!hk_value_ns(hv, sc))
 					continue;
-				memcpy(rec, &hv->prof, 4);
+				le32_put(rec, hv->prof);
 				memcpy(rec + 4, &v, 8);
 				hk_buf_put(&vals, rec, CVAL);
 				start++;
@@ -329,8 +330,8 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 				uint8_t rec[CIDX];
 				uint16_t metric = sc;
 
-				memcpy(rec, &metric, 2);
-				memcpy(rec + 2, &before, 8);
+				le16_put(rec, metric);
+				le64_put(rec + 2, before);
 				hk_buf_put(&idx, rec, CIDX);
 			}
 		}

@@ -7,6 +7,7 @@
  */
 #include "formats/hpctoolkit/hpctoolkit_reader.h"
 #include "formats/hpctoolkit/hpctoolkit_internal.h"
+#include "lib/bytes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,26 +60,17 @@ static uint8_t u8(const struct rd *r, uint64_t off)
 
 static uint16_t u16(const struct rd *r, uint64_t off)
 {
-	uint16_t v;
-
-	memcpy(&v, r->p + off, 2);
-	return v;
+	return le16_get(r->p + off);
 }
 
 static uint32_t u32(const struct rd *r, uint64_t off)
 {
-	uint32_t v;
-
-	memcpy(&v, r->p + off, 4);
-	return v;
+	return le32_get(r->p + off);
 }
 
 static uint64_t u64(const struct rd *r, uint64_t off)
 {
-	uint64_t v;
-
-	memcpy(&v, r->p + off, 8);
-	return v;
+	return le64_get(r->p + off);
 }
 
 static double f64(const struct rd *r, uint64_t off)

@@ -17,6 +17,7 @@
  * threads, not in samples.
  */
 #include "formats/hpctoolkit/hpctoolkit_internal.h"
+#include "lib/bytes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -69,8 +70,8 @@ static void element(struct walk *w, uint32_t prof, uint64_t ts, uint32_t ctx)
 	l->count++;
 	if (!w->emit)
 		return;
-	memcpy(l->buf + l->n_buf * ELEM, &ts, 8);
-	memcpy(l->buf + l->n_buf * ELEM + 8, &ctx, 4);
+	le64_put(l->buf + l->n_buf * ELEM, ts);
+	le32_put(l->buf + l->n_buf * ELEM + 8, ctx);
 	if (++l->n_buf == BUF_ELEMS)
 		flush_line(w, &w->t->threads[prof - 1], l);
 }

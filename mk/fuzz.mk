@@ -38,7 +38,8 @@ FUZZ_SRCS_sampler   := formats/sampler/sampler_reader.c
 FUZZ_SRCS_callgrind := formats/callgrind/callgrind_reader.c formats/callgrind/callgrind_tokens.c \
 		       formats/callgrind/callgrind_dump.c
 FUZZ_SRCS_xray      := formats/xray/xray_reader.c
-FUZZ_SRCS_hpctoolkit := formats/hpctoolkit/hpctoolkit_reader.c formats/hpctoolkit/hpctoolkit_dump.c
+FUZZ_SRCS_hpctoolkit := formats/hpctoolkit/hpctoolkit_reader.c formats/hpctoolkit/hpctoolkit_read_meta.c \
+			formats/hpctoolkit/hpctoolkit_read_data.c formats/hpctoolkit/hpctoolkit_dump.c
 FUZZ_SRCS_elf       := symbols/symbolize.c symbols/elfinfo.c symbols/kallsyms.c lib/procmaps.c model/model.c
 FUZZ_SRCS_procmaps  := lib/procmaps.c
 # (read_whole_file, where the tree has it: linked into every harness)

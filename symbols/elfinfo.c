@@ -681,3 +681,28 @@ struct symtab_entry *symtab_find_unique(struct symtab *t, const char *name)
 		return NULL;
 	return &t->syms[t->by_name[lo]];
 }
+
+/* ---- reading the file itself ------------------------------------------------ */
+
+int elf_file_reopen(const struct elf_file *f)
+{
+	struct stat st;
+	int fd, err;
+
+	if (!f->path)
+		return -EINVAL;
+	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if ((uint64_t)st.st_dev != f->dev || (uint64_t)st.st_ino != f->inode ||
+	    (size_t)st.st_size != f->size) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}

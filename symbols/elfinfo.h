@@ -126,4 +126,16 @@ struct symtab_entry *symtab_lookup(const struct symtab *t, uint64_t addr);
 /* The only function named `name`, or NULL when none or several. */
 struct symtab_entry *symtab_find_unique(struct symtab *t, const char *name);
 
+/* ---- reading the file itself ---------------------------------------------- */
+
+/*
+ * A new read-only descriptor of the file f was opened from, for reading it
+ * with read(2) or pread(2) rather than through the mapping (reading a large
+ * file through the mapping makes every page of it resident in the
+ * collector).  -ESTALE when the path now names another file (device, inode
+ * or size differ), -EINVAL for a copy made from memory, or a negative errno.
+ * The caller closes it.
+ */
+int elf_file_reopen(const struct elf_file *f);
+
 #endif /* COLLECTOR_ELFINFO_H */

@@ -10,6 +10,7 @@
  */
 #include "formats/xray/xray.h"
 #include "formats/xray/xray_format.h"
+#include "lib/bytes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -44,15 +45,18 @@ static void put_metadata(struct thread_writer *w, enum xray_metadata_kind kind,
 
 static void put_u64_metadata(struct thread_writer *w, enum xray_metadata_kind kind, uint64_t v)
 {
-	put_metadata(w, kind, &v, sizeof(v));
+	unsigned char d[8];
+
+	le64_put(d, v);
+	put_metadata(w, kind, d, sizeof(d));
 }
 
 static void put_cpu(struct thread_writer *w, uint16_t cpu, uint64_t tsc)
 {
 	unsigned char d[10];
 
-	memcpy(d, &cpu, 2);
-	memcpy(d + 2, &tsc, 8);
+	le16_put(d, cpu);
+	le64_put(d + 2, tsc);
 	put_metadata(w, XRAY_MD_NEW_CPU_ID, d, sizeof(d));
 	w->cpu = cpu;
 	w->last_tsc = tsc;
@@ -76,16 +80,16 @@ static int flush_buffer(struct thread_writer *w)
 static int start_buffer(struct thread_writer *w, uint64_t epoch_ns, uint16_t cpu, uint64_t tsc)
 {
 	unsigned char d[12];
-	int32_t tid = w->tid;
 	uint64_t sec = epoch_ns / 1000000000u;
 	uint32_t usec = (uint32_t)(epoch_ns % 1000000000u / 1000u);
 
 	w->used = 0;
 	w->open = true;
 	w->st->buffers++;
-	put_metadata(w, XRAY_MD_NEW_BUFFER, &tid, sizeof(tid));
-	memcpy(d, &sec, 8);
-	memcpy(d + 8, &usec, 4);
+	le32_put(d, (uint32_t)w->tid);
+	put_metadata(w, XRAY_MD_NEW_BUFFER, d, 4);
+	le64_put(d, sec);
+	le32_put(d + 8, usec);
 	put_metadata(w, XRAY_MD_WALLTIME, d, sizeof(d));
 	put_cpu(w, cpu, tsc);
 	return 0;
@@ -130,8 +134,8 @@ static int put_function(struct thread_writer *w, const struct model_trace_event 
 	delta = (uint32_t)(tsc - w->last_tsc);
 	w->last_tsc = tsc;
 	word = (id << 4) | ((uint32_t)action << 1);
-	memcpy(w->buf + w->used, &word, 4);
-	memcpy(w->buf + w->used + 4, &delta, 4);
+	le32_put(w->buf + w->used, word);
+	le32_put(w->buf + w->used + 4, delta);
 	w->used += XRAY_FUNCTION_RECORD_SIZE;
 	w->st->function_records++;
 	for (unsigned i = 0; i < n_args; i++)
@@ -256,24 +260,16 @@ static uint64_t thread_bytes_bound(const struct xray_ctx *c, uint32_t t)
 	return bytes;
 }
 
-static int write_process(struct xray_ctx *c, uint32_t p)
+/* The traced functions process p used, and every other traced function of
+ * the images it used (called or not: the map then describes all that was
+ * traced in those files, and a function keeps its id across processes
+ * tracing the same file), in c->order sorted by (image, address); returns
+ * how many. */
+static size_t select_functions(struct xray_ctx *c, uint32_t p)
 {
 	const struct model *m = c->m;
-	const struct model_process *proc = &m->processes.items[p];
-	struct xray_write_stats before = *c->st;
-	struct xray_map_function *fns = NULL;
-	struct xray_map_info info = { 0 };
-	struct thread_writer w = { 0 };
-	struct outfile f = { 0 };
-	char comm[32], base[96], rel[128], comments[512];
-	unsigned char header[XRAY_HEADER_SIZE] = { 0 };
-	size_t n_fns = 0, n_unique = 0;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64;
-	int err;
+	size_t n_fns = 0;
 
-	/* which traced functions this process used, numbered by (image, address) */
 	for (size_t ti = c->tfirst[p]; ti < c->tfirst[p + 1]; ti++) {
 		uint32_t t = c->threads[ti];
 
@@ -290,9 +286,6 @@ static int write_process(struct xray_ctx *c, uint32_t p)
 	}
 	if (n_fns == 0)
 		return 0;
-	/* Every traced function of the images this process used, called or
-	 * not: the map then describes all that was traced in those files, and
-	 * a function keeps its id across processes tracing the same file. */
 	for (size_t i = 0, used = n_fns; i < m->traced.len; i++) {
 		bool same_image = false;
 
@@ -306,12 +299,16 @@ static int write_process(struct xray_ctx *c, uint32_t p)
 		}
 	}
 	qsort_r(c->order, n_fns, sizeof(*c->order), cmp_traced, (void *)m);
-	fns = calloc(n_fns, sizeof(*fns));
-	if (!fns) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	/* traced entries at the same address are one function to llvm-xray */
+	return n_fns;
+}
+
+/* The map's functions, numbered 1..n in c->fn_id: traced entries at the
+ * same address are one function to llvm-xray.  Returns how many. */
+static size_t number_functions(struct xray_ctx *c, size_t n_fns, struct xray_map_function *fns)
+{
+	const struct model *m = c->m;
+	size_t n_unique = 0;
+
 	for (size_t i = 0; i < n_fns; i++) {
 		const struct model_traced_function *tf = &m->traced.items[c->order[i]];
 		const struct model_function *fn = tf->function < m->functions.len ?
@@ -334,40 +331,39 @@ static int write_process(struct xray_ctx *c, uint32_t p)
 				m->images.items[tf->image].path : "";
 		x->log_args = c->fn_args[c->order[i]];
 	}
+	return n_unique;
+}
 
-	safe_comm(comm, sizeof(comm), proc->comm);
-	if (proc->generation)
-		snprintf(base, sizeof(base), "xray/%s.%d.%u", comm, (int)proc->pid,
-			 proc->generation);
-	else
-		snprintf(base, sizeof(base), "xray/%s.%d", comm, (int)proc->pid);
+/* The file header: version 1, FDR, constant and nonstop TSC in ns. */
+static int write_file_header(struct outfile *f, uint64_t buffer_size)
+{
+	unsigned char header[XRAY_HEADER_SIZE] = { 0 };
+
+	le16_put(header, 1); /* version */
+	le16_put(header + 2, XRAY_TYPE_FDR);
+	le32_put(header + 4, XRAY_BIT_CONSTANT_TSC | XRAY_BIT_NONSTOP_TSC);
+	le64_put(header + 8, 1000000000u); /* TSC ticks are nanoseconds */
+	le64_put(header + 16, buffer_size);
+	return outfile_write(f, header, sizeof(header));
+}
+
+/* The .xray file of process p: the header, then each thread's buffers. */
+static int write_trace(struct xray_ctx *c, uint32_t p, const char *base)
+{
+	const struct model *m = c->m;
+	struct thread_writer w = { .size = c->buffer_size, .st = c->st };
+	struct outfile f = { 0 };
+	char rel[128];
+	int err;
+
 	snprintf(rel, sizeof(rel), "%s.xray", base);
 	err = outfile_open(&f, c->opts, rel);
 	if (err)
-		goto cleanup;
-
-	u16 = 1; /* version */
-	memcpy(header, &u16, 2);
-	u16 = XRAY_TYPE_FDR;
-	memcpy(header + 2, &u16, 2);
-	u32 = XRAY_BIT_CONSTANT_TSC | XRAY_BIT_NONSTOP_TSC;
-	memcpy(header + 4, &u32, 4);
-	u64 = 1000000000u; /* TSC ticks are nanoseconds */
-	memcpy(header + 8, &u64, 8);
-	memcpy(header + 16, &c->buffer_size, 8);
-	err = outfile_write(&f, header, sizeof(header));
-	if (err)
-		goto fail;
-
+		return err;
 	w.f = &f;
-	w.size = c->buffer_size;
-	w.st = c->st;
 	w.buf = malloc(w.size);
-	if (!w.buf) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	for (size_t ti = c->tfirst[p]; ti < c->tfirst[p + 1]; ti++) {
+	err = w.buf ? write_file_header(&f, c->buffer_size) : -ENOMEM;
+	for (size_t ti = c->tfirst[p]; ti < c->tfirst[p + 1] && !err; ti++) {
 		uint32_t t = c->threads[ti];
 
 		if (c->first[t] == c->first[t + 1])
@@ -376,28 +372,62 @@ static int write_process(struct xray_ctx *c, uint32_t p)
 		w.depth = 0;
 		w.open = false;
 		w.last_tsc = 0;
-		for (size_t k = c->first[t]; k < c->first[t + 1]; k++) {
+		for (size_t k = c->first[t]; k < c->first[t + 1] && !err; k++) {
 			const struct model_trace_event *e = &m->trace.items[c->idx[k]];
 
 			err = put_event(&w, m, e, c->fn_id[e->func]);
-			if (err)
-				goto fail;
 		}
-		err = flush_buffer(&w);
-		if (err)
-			goto fail;
+		if (!err)
+			err = flush_buffer(&w);
+	}
+	free(w.buf);
+	free(w.stack);
+	if (err) {
+		outfile_abort(&f);
+		return err;
 	}
 	err = outfile_commit(&f);
+	if (!err)
+		c->st->files++;
+	return err;
+}
+
+static int write_process(struct xray_ctx *c, uint32_t p)
+{
+	const struct model *m = c->m;
+	const struct model_process *proc = &m->processes.items[p];
+	struct xray_write_stats before = *c->st;
+	struct xray_map_function *fns = NULL;
+	struct xray_map_info info = { 0 };
+	char comm[32], base[96], comments[512];
+	unsigned long long closed, dropped;
+	size_t n_fns, n_unique;
+	int err = 0;
+
+	n_fns = select_functions(c, p);
+	if (n_fns == 0)
+		return 0;
+	fns = calloc(n_fns, sizeof(*fns));
+	if (!fns) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	n_unique = number_functions(c, n_fns, fns);
+	safe_comm(comm, sizeof(comm), proc->comm);
+	if (proc->generation)
+		snprintf(base, sizeof(base), "xray/%s.%d.%u", comm, (int)proc->pid,
+			 proc->generation);
+	else
+		snprintf(base, sizeof(base), "xray/%s.%d", comm, (int)proc->pid);
+	err = write_trace(c, p, base);
 	if (err)
 		goto cleanup;
-	c->st->files++;
-
+	closed = c->st->exits_synthesized - before.exits_synthesized;
+	dropped = c->st->exits_dropped - before.exits_dropped;
 	snprintf(comments, sizeof(comments),
 		 "trace: %s.xray (FDR version 1; TSC = CLOCK_MONOTONIC ns, cycle_frequency 1e9)\n"
 		 "resynchronized after lost events: %llu exits closed whose exit was lost, "
-		 "%llu exits without an entry dropped\n",
-		 base + 5, (unsigned long long)(c->st->exits_synthesized - before.exits_synthesized),
-		 (unsigned long long)(c->st->exits_dropped - before.exits_dropped));
+		 "%llu exits without an entry dropped\n", base + 5, closed, dropped);
 	info.comm = proc->comm;
 	info.pid = proc->pid;
 	err = xray_write_maps(m, c->opts, base, fns, n_unique, &info, comments);
@@ -405,25 +435,16 @@ static int write_process(struct xray_ctx *c, uint32_t p)
 		goto cleanup;
 	if (info.synthetic)
 		c->st->synthetic_maps++;
-	if (!c->opts->quiet &&
-	    (c->st->exits_synthesized != before.exits_synthesized ||
-	     c->st->exits_dropped != before.exits_dropped))
+	if (!c->opts->quiet && (closed || dropped))
 		fprintf(stderr,
 			"collector: %s/%s.xray: lost trace events: closed %llu calls whose exit was "
-			"lost, dropped %llu exits without entry\n",
-			c->opts->dir, base,
-			(unsigned long long)(c->st->exits_synthesized - before.exits_synthesized),
-			(unsigned long long)(c->st->exits_dropped - before.exits_dropped));
-	goto cleanup;
-fail:
-	outfile_abort(&f);
+			"lost, dropped %llu exits without entry\n", c->opts->dir, base, closed,
+			dropped);
 cleanup:
 	for (size_t i = 0; i < n_fns; i++) {
 		c->fn_id[c->order[i]] = 0;
 		c->fn_args[c->order[i]] = false;
 	}
-	free(w.buf);
-	free(w.stack);
 	free(fns);
 	return err;
 }

@@ -5,13 +5,12 @@
  * (xray_reader.c).  See shared/specs/xray-fdr-format.rst and the XRay section
  * of shared/specs/README.md (what llvm-xray really reads).
  *
- * All fields are little-endian (x86-64, the only target here).
+ * All fields are little-endian: read and write them with lib/bytes.h.
  */
 #ifndef COLLECTOR_XRAY_FORMAT_H
 #define COLLECTOR_XRAY_FORMAT_H
 
 #include <stdint.h>
-#include <string.h>
 
 /* File header: u16 version, u16 type, u32 bitfield, u64 cycle_frequency,
  * then 16 free-form bytes whose first u64 is the thread buffer size. */
@@ -60,29 +59,5 @@ enum xray_sled_kind {
 	XRAY_SLED_TAIL = 2,
 	XRAY_SLED_LOG_ARGS_ENTER = 3,
 };
-
-static inline uint16_t xray_get16(const unsigned char *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint32_t xray_get32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint64_t xray_get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 #endif /* COLLECTOR_XRAY_FORMAT_H */

@@ -14,12 +14,11 @@
  */
 #include "formats/xray/xray.h"
 #include "formats/xray/xray_format.h"
+#include "lib/bytes.h"
+#include "symbols/elfinfo.h"
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +41,14 @@ static unsigned char *build_sleds(const struct xray_map_function *fns, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		uint64_t exit_addr = fns[i].map_addr + (fns[i].map_size ? fns[i].map_size - 1 : 0);
 
-		memcpy(p, &fns[i].map_addr, 8);
-		memcpy(p + 8, &fns[i].map_addr, 8);
+		le64_put(p, fns[i].map_addr);
+		le64_put(p + 8, fns[i].map_addr);
 		p[16] = fns[i].log_args ? XRAY_SLED_LOG_ARGS_ENTER : XRAY_SLED_ENTRY;
 		p[17] = 1; /* always_instrument: chosen by the user, not a heuristic */
 		p[18] = 0; /* version 0: absolute addresses */
 		p += XRAY_SLED_ENTRY_SIZE;
-		memcpy(p, &exit_addr, 8);
-		memcpy(p + 8, &fns[i].map_addr, 8);
+		le64_put(p, exit_addr);
+		le64_put(p + 8, fns[i].map_addr);
 		p[16] = XRAY_SLED_EXIT;
 		p[17] = 1;
 		p += XRAY_SLED_ENTRY_SIZE;
@@ -78,114 +77,132 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 }
 
 /*
- * Checks that `path` can be copied into a map (a readable 64-bit
- * little-endian ELF file, unchanged since the run) and reads what the copy
- * needs.  Returns 0, or a positive value with *why set when a synthetic map
- * must be used instead.
+ * What copying the traced file into a map needs: its ELF header, section
+ * headers and section-name table (read through symbols/elfinfo.h, the one
+ * ELF opener), the highest address it uses, and a descriptor to copy its
+ * bytes with pread(2) (not through the mapping, which would make the whole
+ * file resident in the collector).
  */
 struct elf_facts {
+	struct elf_file file;
 	int fd;
 	uint64_t size;
 	unsigned char ehdr[sizeof(Elf64_Ehdr)];
 	Elf64_Shdr *shdrs;
 	size_t shnum, shstrndx;
-	unsigned char *shstrtab;
+	const unsigned char *shstrtab; /* in file.map */
 	uint64_t shstrtab_size;
 	uint64_t max_vaddr;
 };
 
+/* Section headers, their name table and the highest address they or the
+ * PT_LOAD segments use: 0, 1 (cannot be done) or -ENOMEM. */
+static int read_sections(struct elf_facts *ef)
+{
+	Elf *elf = ef->file.elf;
+	const Elf64_Shdr *ss;
+
+	ef->shdrs = calloc(ef->shnum, sizeof(*ef->shdrs));
+	if (!ef->shdrs)
+		return -ENOMEM;
+	for (size_t i = 0; i < ef->shnum; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		GElf_Shdr sh;
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			return 1;
+		ef->shdrs[i] = sh;
+		if ((sh.sh_flags & SHF_ALLOC) && sh.sh_addr + sh.sh_size > ef->max_vaddr)
+			ef->max_vaddr = sh.sh_addr + sh.sh_size;
+	}
+	for (size_t i = 0; i < ef->file.n_loads; i++) {
+		const struct elf_segment *seg = &ef->file.loads[i];
+
+		if (seg->vaddr + seg->memsz > ef->max_vaddr)
+			ef->max_vaddr = seg->vaddr + seg->memsz;
+	}
+	ss = &ef->shdrs[ef->shstrndx];
+	if (ss->sh_type != SHT_STRTAB || ss->sh_offset > ef->size ||
+	    ss->sh_size > ef->size - ss->sh_offset || ss->sh_size > (1u << 30))
+		return 1;
+	ef->shstrtab_size = ss->sh_size;
+	ef->shstrtab = (const unsigned char *)ef->file.map + ss->sh_offset;
+	return 0;
+}
+
+/* The ELF header's checks: a 64-bit little-endian file of a machine
+ * llvm-xray reads maps for, whose section headers can be extended. */
+static int check_header(struct elf_facts *ef, const char **why)
+{
+	Elf *elf = ef->file.elf;
+	GElf_Ehdr eh;
+
+	*why = "the traced file is not a 64-bit little-endian ELF file";
+	if (gelf_getclass(elf) != ELFCLASS64 || !gelf_getehdr(elf, &eh) ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB)
+		return 1;
+	*why = "llvm-xray reads no maps for this machine";
+	if (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64 && eh.e_machine != EM_PPC64)
+		return 1;
+	*why = "the traced file's section headers cannot be extended";
+	if (eh.e_shentsize != sizeof(Elf64_Shdr) || elf_getshdrnum(elf, &ef->shnum) != 0 ||
+	    ef->shnum == 0 || ef->shnum >= SHN_LORESERVE - 1 ||
+	    elf_getshdrstrndx(elf, &ef->shstrndx) != 0 || ef->shstrndx == SHN_UNDEF ||
+	    ef->shstrndx >= ef->shnum || eh.e_shstrndx != ef->shstrndx)
+		return 1;
+	memcpy(ef->ehdr, ef->file.map, sizeof(ef->ehdr));
+	return 0;
+}
+
+/*
+ * Checks that the image's file can be copied into a map (a readable 64-bit
+ * little-endian ELF file, unchanged since the run) and reads what the copy
+ * needs.  Returns 0, or a positive value with *why set when a synthetic map
+ * must be used instead, or -ENOMEM.
+ */
 static int inspect_elf(const struct model_image *img, struct elf_facts *ef, const char **why)
 {
-	Elf *elf = NULL;
-	GElf_Ehdr eh;
 	struct stat st;
-	size_t phnum;
-	int ret = 1;
+	int ret;
 
 	memset(ef, 0, sizeof(*ef));
 	ef->fd = -1;
 	*why = "the traced file cannot be read";
 	if (img->kind != MODEL_IMAGE_ELF || !img->path)
 		return 1;
-	ef->fd = open(img->path, O_RDONLY | O_CLOEXEC);
-	if (ef->fd < 0 || fstat(ef->fd, &st) != 0 || !S_ISREG(st.st_mode))
+	if (stat(img->path, &st) != 0 || !S_ISREG(st.st_mode))
 		return 1;
 	*why = "the traced file changed since the run";
 	if ((img->file_size && (uint64_t)st.st_size != img->file_size) ||
 	    (img->mtime && st.st_mtime != img->mtime))
 		return 1;
-	ef->size = (uint64_t)st.st_size;
-	*why = "the traced file is not a 64-bit little-endian ELF file";
-	elf_version(EV_CURRENT);
-	elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
-	    !gelf_getehdr(elf, &eh) || eh.e_ident[EI_DATA] != ELFDATA2LSB)
-		goto out;
-	*why = "llvm-xray reads no maps for this machine";
-	if (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64 && eh.e_machine != EM_PPC64)
-		goto out;
-	*why = "the traced file's section headers cannot be extended";
-	if (eh.e_shentsize != sizeof(Elf64_Shdr) || elf_getshdrnum(elf, &ef->shnum) != 0 ||
-	    ef->shnum == 0 || ef->shnum >= SHN_LORESERVE - 1 ||
-	    elf_getshdrstrndx(elf, &ef->shstrndx) != 0 || ef->shstrndx == SHN_UNDEF ||
-	    ef->shstrndx >= ef->shnum || eh.e_shstrndx != ef->shstrndx)
-		goto out;
-	if (pread(ef->fd, ef->ehdr, sizeof(ef->ehdr), 0) != (ssize_t)sizeof(ef->ehdr))
-		goto out;
-	ef->shdrs = calloc(ef->shnum, sizeof(*ef->shdrs));
-	if (!ef->shdrs) {
-		ret = -ENOMEM;
-		goto out;
+	ret = elf_file_open(&ef->file, img->path);
+	if (ret) {
+		*why = ret == -ENOEXEC ? "the traced file is not a 64-bit little-endian ELF file"
+				       : "the traced file cannot be read";
+		return ret == -ENOMEM ? -ENOMEM : 1;
 	}
-	for (size_t i = 0; i < ef->shnum; i++) {
-		Elf_Scn *scn = elf_getscn(elf, i);
-		GElf_Shdr sh;
-
-		if (!scn || !gelf_getshdr(scn, &sh))
-			goto out;
-		ef->shdrs[i] = sh;
-		if ((sh.sh_flags & SHF_ALLOC) && sh.sh_addr + sh.sh_size > ef->max_vaddr)
-			ef->max_vaddr = sh.sh_addr + sh.sh_size;
-	}
-	if (elf_getphdrnum(elf, &phnum) == 0) {
-		for (size_t i = 0; i < phnum; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    ph.p_vaddr + ph.p_memsz > ef->max_vaddr)
-				ef->max_vaddr = ph.p_vaddr + ph.p_memsz;
-		}
-	}
-	{
-		const Elf64_Shdr *ss = &ef->shdrs[ef->shstrndx];
-
-		if (ss->sh_type != SHT_STRTAB || ss->sh_offset > ef->size ||
-		    ss->sh_size > ef->size - ss->sh_offset || ss->sh_size > (1u << 30))
-			goto out;
-		ef->shstrtab_size = ss->sh_size;
-		ef->shstrtab = malloc(ss->sh_size + 1);
-		if (!ef->shstrtab) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (pread(ef->fd, ef->shstrtab, ss->sh_size, (off_t)ss->sh_offset) !=
-		    (ssize_t)ss->sh_size)
-			goto out;
-		ef->shstrtab[ss->sh_size] = '\0';
-	}
-	ret = 0;
-out:
-	if (elf)
-		elf_end(elf);
-	return ret;
+	*why = "the traced file changed since the run";
+	ef->size = ef->file.size;
+	if ((img->file_size && ef->size != img->file_size) ||
+	    (img->mtime && ef->file.mtime != img->mtime))
+		return 1;
+	ret = check_header(ef, why);
+	if (!ret)
+		ret = read_sections(ef);
+	if (ret)
+		return ret;
+	*why = "the traced file cannot be read";
+	ef->fd = elf_file_reopen(&ef->file);
+	return ef->fd < 0 ? 1 : 0;
 }
 
 static void release_elf(struct elf_facts *ef)
 {
 	if (ef->fd >= 0)
 		close(ef->fd);
+	elf_file_close(&ef->file);
 	free(ef->shdrs);
-	free(ef->shstrtab);
 	memset(ef, 0, sizeof(*ef));
 	ef->fd = -1;
 }
@@ -210,9 +227,9 @@ static int copy_elf_with_map(struct outfile *f, struct elf_facts *ef, const unsi
 	map_addr = align_up(ef->max_vaddr, 4096);
 
 	memcpy(ehdr, ef->ehdr, sizeof(ehdr));
-	memcpy(ehdr + offsetof(Elf64_Ehdr, e_shoff), &sh_off, 8);
+	le64_put(ehdr + offsetof(Elf64_Ehdr, e_shoff), sh_off);
 	shnum = (uint16_t)(ef->shnum + 1);
-	memcpy(ehdr + offsetof(Elf64_Ehdr, e_shnum), &shnum, 2);
+	le16_put(ehdr + offsetof(Elf64_Ehdr, e_shnum), shnum);
 	err = outfile_write(f, ehdr, sizeof(ehdr));
 	if (err)
 		return err;

@@ -3,6 +3,7 @@
 #include "formats/xray/xray_reader.h"
 #include "formats/xray/xray.h"
 #include "formats/format.h"
+#include "lib/bytes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,12 +60,12 @@ static int parse_header(const unsigned char *data, size_t n, struct xray_file_he
 	if (n < XRAY_HEADER_SIZE)
 		return fail(err, 0, "file of %zu bytes is shorter than the %d-byte header", n,
 			    XRAY_HEADER_SIZE);
-	h->version = xray_get16(data);
-	h->type = xray_get16(data + 2);
-	h->bitfield = xray_get32(data + 4);
-	h->cycle_frequency = xray_get64(data + 8);
-	h->buffer_size = xray_get64(data + 16);
-	h->reserved = xray_get64(data + 24);
+	h->version = le16_get(data);
+	h->type = le16_get(data + 2);
+	h->bitfield = le32_get(data + 4);
+	h->cycle_frequency = le64_get(data + 8);
+	h->buffer_size = le64_get(data + 16);
+	h->reserved = le64_get(data + 24);
 	if (h->version < XRAY_MIN_VERSION || h->version > XRAY_MAX_VERSION)
 		return fail(err, 0, "version %u is not an FDR version (1 to 5)", h->version);
 	if (h->type != XRAY_TYPE_FDR)
@@ -84,7 +85,7 @@ static int parse_metadata(const unsigned char *data, size_t n, uint64_t off,
 	r->type = (uint8_t)kind;
 	switch (kind) {
 	case XRAY_MD_NEW_BUFFER:
-		r->value32 = (int32_t)xray_get32(p);
+		r->value32 = (int32_t)le32_get(p);
 		break;
 	case XRAY_MD_END_OF_BUFFER:
 		if (h->version >= 2)
@@ -92,32 +93,32 @@ static int parse_metadata(const unsigned char *data, size_t n, uint64_t off,
 				    "(only version 1 has them)", h->version);
 		break;
 	case XRAY_MD_NEW_CPU_ID:
-		r->cpu = xray_get16(p);
-		r->value = xray_get64(p + 2);
+		r->cpu = le16_get(p);
+		r->value = le64_get(p + 2);
 		break;
 	case XRAY_MD_TSC_WRAP:
 	case XRAY_MD_CALL_ARGUMENT:
 	case XRAY_MD_BUFFER_EXTENTS:
-		r->value = xray_get64(p);
+		r->value = le64_get(p);
 		break;
 	case XRAY_MD_WALLTIME:
-		r->value = xray_get64(p);
-		r->micros = xray_get32(p + 8);
+		r->value = le64_get(p);
+		r->micros = le32_get(p + 8);
 		break;
 	case XRAY_MD_PID:
-		r->value32 = (int32_t)xray_get32(p);
+		r->value32 = (int32_t)le32_get(p);
 		break;
 	case XRAY_MD_CUSTOM_EVENT:
 	case XRAY_MD_TYPED_EVENT:
-		r->value32 = (int32_t)xray_get32(p);
+		r->value32 = (int32_t)le32_get(p);
 		if (kind == XRAY_MD_TYPED_EVENT || h->version >= 5) {
-			r->delta = xray_get32(p + 4);
+			r->delta = le32_get(p + 4);
 			if (kind == XRAY_MD_TYPED_EVENT)
-				r->event_type = xray_get16(p + 8);
+				r->event_type = le16_get(p + 8);
 		} else {
-			r->value = xray_get64(p + 4);
+			r->value = le64_get(p + 4);
 			if (h->version >= 4)
-				r->cpu = xray_get16(p + 12);
+				r->cpu = le16_get(p + 12);
 		}
 		if (r->value32 < 0)
 			return fail(err, off + 1, "%s with negative size %d",
@@ -251,11 +252,11 @@ int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 				return fail(err, off, "function record truncated by the end of the "
 					    "file (%llu bytes left)",
 					    (unsigned long long)(n - off));
-			word = xray_get32(data + off);
+			word = le32_get(data + off);
 			r.type = XRAY_REC_FUNCTION;
 			r.action = (word >> 1) & 7;
 			r.func_id = word >> 4;
-			r.delta = xray_get32(data + off + 4);
+			r.delta = le32_get(data + off + 4);
 			size = XRAY_FUNCTION_RECORD_SIZE;
 			if (r.action > XRAY_FN_ENTER_ARGS && !s.ignoring)
 				return fail(err, off, "function record with unknown action %u",
@@ -425,11 +426,11 @@ bool xray_recognize(const char *path, const unsigned char *head, size_t n)
 	(void)path;
 	if (n < XRAY_HEADER_SIZE)
 		return false;
-	version = xray_get16(head);
-	type = xray_get16(head + 2);
+	version = le16_get(head);
+	type = le16_get(head + 2);
 	/* the 30 reserved bits of the bitfield are zero in every known writer */
 	return version >= XRAY_MIN_VERSION && version <= XRAY_MAX_VERSION &&
-	       type == XRAY_TYPE_FDR && (xray_get32(head + 4) & ~3u) == 0;
+	       type == XRAY_TYPE_FDR && (le32_get(head + 4) & ~3u) == 0;
 }
 
 static const char *const action_names[] = { "Enter", "Exit", "TailExit", "EnterArgs" };

@@ -28,6 +28,7 @@
 #include "model/model.h"
 #include "formats/xray/xray.h"
 #include "formats/xray/xray_format.h"
+#include "lib/bytes.h"
 #include "formats/xray/xray_reader.h"
 
 #define LLVM_XRAY "llvm-xray-14"
@@ -361,31 +362,31 @@ static void test_layout_against_spec(void **state)
 	b = slurp(path, &n);
 	assert_int_equal(n, XRAY_HEADER_SIZE + 4096);
 	/* header */
-	assert_int_equal(xray_get16(b), 1);
-	assert_int_equal(xray_get16(b + 2), 1);
-	assert_int_equal(xray_get32(b + 4), 3); /* constant and nonstop tsc */
-	assert_int_equal(xray_get64(b + 8), 1000000000);
-	assert_int_equal(xray_get64(b + 16), 4096);
-	assert_int_equal(xray_get64(b + 24), 0);
+	assert_int_equal(le16_get(b), 1);
+	assert_int_equal(le16_get(b + 2), 1);
+	assert_int_equal(le32_get(b + 4), 3); /* constant and nonstop tsc */
+	assert_int_equal(le64_get(b + 8), 1000000000);
+	assert_int_equal(le64_get(b + 16), 4096);
+	assert_int_equal(le64_get(b + 24), 0);
 	/* NewBuffer: kind 0, the tid as 32 bits (70000 > 65535) */
 	assert_int_equal(b[32], 0x01);
-	assert_int_equal(xray_get32(b + 33), 70000);
+	assert_int_equal(le32_get(b + 33), 70000);
 	for (int i = 37; i < 48; i++)
 		assert_int_equal(b[i], 0);
 	/* WallTimeMarker: kind 4, u64 seconds, u32 microseconds */
 	assert_int_equal(b[48], (4 << 1) | 1);
-	assert_int_equal(xray_get64(b + 49), epoch / 1000000000);
-	assert_int_equal(xray_get32(b + 57), epoch % 1000000000 / 1000);
+	assert_int_equal(le64_get(b + 49), epoch / 1000000000);
+	assert_int_equal(le32_get(b + 57), epoch % 1000000000 / 1000);
 	/* NewCPUId: kind 2, u16 cpu, u64 absolute tsc */
 	assert_int_equal(b[64], (2 << 1) | 1);
-	assert_int_equal(xray_get16(b + 65), 3);
-	assert_int_equal(xray_get64(b + 67), K0 + t_entry);
+	assert_int_equal(le16_get(b + 65), 3);
+	assert_int_equal(le64_get(b + 67), K0 + t_entry);
 	/* f has the higher address of f and g in calls: id 2; entry then exit */
 	assert_true(c.f_addr > c.g_addr);
-	assert_int_equal(xray_get32(b + 80), (2 << 4) | (XRAY_FN_ENTER << 1));
-	assert_int_equal(xray_get32(b + 84), 0);
-	assert_int_equal(xray_get32(b + 88), (2 << 4) | (XRAY_FN_EXIT << 1));
-	assert_int_equal(xray_get32(b + 92), 500);
+	assert_int_equal(le32_get(b + 80), (2 << 4) | (XRAY_FN_ENTER << 1));
+	assert_int_equal(le32_get(b + 84), 0);
+	assert_int_equal(le32_get(b + 88), (2 << 4) | (XRAY_FN_EXIT << 1));
+	assert_int_equal(le32_get(b + 92), 500);
 	/* EndOfBuffer, then zeros to the buffer size */
 	assert_int_equal(b[96], (1 << 1) | 1);
 	for (size_t i = 97; i < n; i++)

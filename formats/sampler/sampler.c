@@ -29,6 +29,7 @@
 #include "formats/format.h"
 #include "formats/sampler/sampler.h"
 #include "formats/sampler/sampler_reader.h"
+#include "lib/bytes.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -179,18 +180,6 @@ static char *profile_name(struct writer *w, const struct model_process *p)
 	return name;
 }
 
-static void put_u32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = v >> (8 * i);
-}
-
-static void put_u64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = v >> (8 * i);
-}
-
 /* Cumulative energy (µJ) at epoch time t, interpolated between the two
  * readings around it; constant before the first and after the last. */
 static double energy_at(const struct model *m, uint64_t t)
@@ -276,8 +265,8 @@ static int write_vmmaps(struct outfile *f, const struct model *m, const struct v
 		if (len > SAMPLER_LABEL_SIZE - 1)
 			len = SAMPLER_LABEL_SIZE - 1;
 		memset(rec, 0, sizeof(rec));
-		put_u64(rec, v[i].bias);
-		put_u64(rec + 8, v[i].end - v[i].bias);
+		le64_put(rec, v[i].bias);
+		le64_put(rec + 8, v[i].end - v[i].bias);
 		memcpy(rec + 16, path, len);
 		if (outfile_write(f, rec, sizeof(rec)))
 			return -EIO;
@@ -306,51 +295,183 @@ static int ensure_buf(struct writer *w, size_t n)
 	return 0;
 }
 
+/* One process's events and the periods its file covers. */
+struct process_events {
+	const uint32_t *si, *wi, *ti;  /* its samples, switches, threads */
+	size_t ns, nw, nt;
+	size_t a, b;                   /* the next sample and switch */
+	uint64_t origin, begin, end, k_lo, k_hi;
+};
+
+static void process_events(const struct writer *w, uint32_t p, struct process_events *pe)
+{
+	memset(pe, 0, sizeof(*pe));
+	pe->si = w->samples.items + w->samples.first[p];
+	pe->wi = w->switches.items + w->switches.first[p];
+	pe->ti = w->threads.items + w->threads.first[p];
+	pe->ns = w->samples.first[p + 1] - w->samples.first[p];
+	pe->nw = w->switches.first[p + 1] - w->switches.first[p];
+	pe->nt = w->threads.first[p + 1] - w->threads.first[p];
+}
+
+/* The periods: the run's, cut to the process's lifetime, stretched to
+ * hold every event of the process. */
+static void process_periods(const struct writer *w, const struct model_process *p,
+			    struct process_events *pe)
+{
+	const struct model *m = w->m;
+	uint64_t first_t = UINT64_MAX, last_t = 0;
+
+	if (pe->ns) {
+		first_t = m->samples.items[pe->si[0]].time_ns;
+		last_t = m->samples.items[pe->si[pe->ns - 1]].time_ns;
+	}
+	if (pe->nw) {
+		if (m->switches.items[pe->wi[0]].time_ns < first_t)
+			first_t = m->switches.items[pe->wi[0]].time_ns;
+		if (m->switches.items[pe->wi[pe->nw - 1]].time_ns > last_t)
+			last_t = m->switches.items[pe->wi[pe->nw - 1]].time_ns;
+	}
+	pe->origin = m->run.start_ns ? m->run.start_ns : first_t;
+	pe->begin = p->start_ns > pe->origin ? p->start_ns : pe->origin;
+	if (first_t < pe->begin)
+		pe->begin = first_t > pe->origin ? first_t : pe->origin;
+	pe->end = m->run.end_ns;
+	if (p->end_ns && (p->end_ns < pe->end || !pe->end))
+		pe->end = p->end_ns;
+	if (pe->end <= last_t)
+		pe->end = last_t + 1;
+	if (pe->end <= pe->begin)
+		pe->end = pe->begin + 1;
+	pe->k_lo = (pe->begin - pe->origin) / w->period;
+	pe->k_hi = (pe->end - pe->origin - 1) / w->period;
+}
+
+/* This period's samples and switches, merged in time order, into the
+ * threads' states; returns the CPU time the samples stand for. */
+static uint64_t replay_period(struct writer *w, struct process_events *pe, uint64_t k)
+{
+	const struct model *m = w->m;
+	uint64_t busy_ns = 0;
+
+	for (;;) {
+		const struct model_sample *s = pe->a < pe->ns ? &m->samples.items[pe->si[pe->a]] : NULL;
+		const struct model_switch *sw = pe->b < pe->nw ? &m->switches.items[pe->wi[pe->b]]
+							       : NULL;
+		struct thread_state *st;
+
+		if (s && period_of(w, pe->origin, pe->k_lo, pe->k_hi, s->time_ns) > k)
+			s = NULL;
+		if (sw && period_of(w, pe->origin, pe->k_lo, pe->k_hi, sw->time_ns) > k)
+			sw = NULL;
+		if (!s && !sw)
+			break;
+		if (s && (!sw || s->time_ns <= sw->time_ns)) {
+			st = &w->states[w->local[s->thread]];
+			busy_ns += s->weight_ns;
+			if (s->cputime_ns > st->cputime)
+				st->cputime = s->cputime_ns;
+			if (s->user_pc) {
+				st->period_pc = st->last_pc = s->user_pc;
+				st->sampled = k + 1;
+			}
+			pe->a++;
+		} else {
+			st = &w->states[w->local[sw->thread]];
+			if (sw->cputime_ns > st->cputime)
+				st->cputime = sw->cputime_ns;
+			if (sw->off && sw->user_pc)
+				st->last_pc = sw->user_pc;
+			pe->b++;
+		}
+		st->event_period = k + 1;
+	}
+	return busy_ns;
+}
+
+/* Sample k: its PMU value and every thread alive during it, encoded into
+ * w->buf; returns its length. */
+static size_t encode_period(struct writer *w, struct process_events *pe, uint64_t k)
+{
+	const struct model *m = w->m;
+	uint64_t p_start = pe->origin + k * w->period, p_end = p_start + w->period;
+	uint64_t busy_ns = replay_period(w, pe, k);
+	size_t pos = SAMPLER_SAMPLE_SIZE;
+	uint32_t n_live = 0;
+	double pmu;
+
+	for (size_t i = 0; i < pe->nt; i++) {
+		struct thread_state *st = &w->states[i];
+		const struct model_thread *t = &m->threads.items[st->thread];
+		bool live = (t->start_ns < p_end && (!t->end_ns || t->end_ns > p_start)) ||
+			    st->event_period == k + 1;
+		bool last = k == pe->k_hi || (t->end_ns && t->end_ns <= p_end);
+
+		if (!live)
+			continue;
+		if (last && t->cputime_ns > st->cputime)
+			st->cputime = t->cputime_ns;
+		le32_put(w->buf + pos, (uint32_t)t->tid);
+		le64_put(w->buf + pos + 4, st->sampled == k + 1 ? st->period_pc : st->last_pc);
+		le64_put(w->buf + pos + 12, st->cputime);
+		pos += SAMPLER_THREAD_SIZE;
+		n_live++;
+	}
+	if (m->energy.len >= 2)
+		pmu = (energy_at(m, p_end) - energy_at(m, p_start)) /
+		      ((double)w->period / 1e9) / 1e6;
+	else
+		pmu = (double)busy_ns / (double)w->period;
+	memcpy(w->buf, &pmu, sizeof(pmu));
+	le32_put(w->buf + 8, n_live);
+	return pos;
+}
+
+/* The header, the VMMaps in the spec layout, the samples, the VMMaps in
+ * the reference layout. */
+static int write_profile(struct writer *w, struct outfile *f, struct process_events *pe,
+			 const struct vmmap *vm, size_t n_vm)
+{
+	const struct model *m = w->m;
+	unsigned char hdr[SAMPLER_HEADER_SIZE];
+	int rc;
+
+	le32_put(hdr, m->energy.len >= 2 ? SAMPLER_MAGIC_POWER : SAMPLER_MAGIC_CUSTOM);
+	le64_put(hdr + 4, (pe->end - pe->begin) / 1000);
+	le64_put(hdr + 12, (m->run.collector_cpu_ns + m->run.bpf_run_ns) / 1000);
+	le64_put(hdr + 20, pe->k_hi - pe->k_lo + 1);
+	le32_put(hdr + 28, (uint32_t)n_vm);
+	rc = outfile_write(f, hdr, sizeof(hdr));
+	if (!rc && w->opts->sampler_layout_spec)
+		rc = write_vmmaps(f, m, vm, n_vm);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < pe->nt; i++) {
+		w->local[pe->ti[i]] = i;
+		w->states[i] = (struct thread_state){ .thread = pe->ti[i] };
+	}
+	rc = ensure_buf(w, SAMPLER_SAMPLE_SIZE + pe->nt * SAMPLER_THREAD_SIZE);
+	for (uint64_t k = pe->k_lo; k <= pe->k_hi && !rc; k++)
+		rc = outfile_write(f, w->buf, encode_period(w, pe, k));
+	if (!rc && !w->opts->sampler_layout_spec)
+		rc = write_vmmaps(f, m, vm, n_vm);
+	return rc;
+}
+
 static int write_process(struct writer *w, uint32_t pid_index)
 {
 	const struct model *m = w->m;
 	const struct model_process *p = &m->processes.items[pid_index];
-	const uint32_t *si = w->samples.items + w->samples.first[pid_index];
-	const uint32_t *wi = w->switches.items + w->switches.first[pid_index];
-	const uint32_t *ti = w->threads.items + w->threads.first[pid_index];
-	size_t ns = w->samples.first[pid_index + 1] - w->samples.first[pid_index];
-	size_t nw = w->switches.first[pid_index + 1] - w->switches.first[pid_index];
-	size_t nt = w->threads.first[pid_index + 1] - w->threads.first[pid_index];
-	uint64_t first_t = UINT64_MAX, last_t = 0, origin, begin, end, k_lo, k_hi;
-	unsigned char hdr[SAMPLER_HEADER_SIZE];
+	struct process_events pe;
 	struct vmmap *vm = NULL;
-	size_t n_vm = 0, a = 0, b = 0;
 	struct outfile f = { 0 };
+	size_t n_vm = 0;
 	char rel[128];
 	const char *name;
 	int rc;
 
-	if (ns) {
-		first_t = m->samples.items[si[0]].time_ns;
-		last_t = m->samples.items[si[ns - 1]].time_ns;
-	}
-	if (nw) {
-		if (m->switches.items[wi[0]].time_ns < first_t)
-			first_t = m->switches.items[wi[0]].time_ns;
-		if (m->switches.items[wi[nw - 1]].time_ns > last_t)
-			last_t = m->switches.items[wi[nw - 1]].time_ns;
-	}
-	/* The periods: the run's, cut to the process's lifetime, stretched to
-	 * hold every event of the process. */
-	origin = m->run.start_ns ? m->run.start_ns : first_t;
-	begin = p->start_ns > origin ? p->start_ns : origin;
-	if (first_t < begin)
-		begin = first_t > origin ? first_t : origin;
-	end = m->run.end_ns;
-	if (p->end_ns && (p->end_ns < end || !end))
-		end = p->end_ns;
-	if (end <= last_t)
-		end = last_t + 1;
-	if (end <= begin)
-		end = begin + 1;
-	k_lo = (begin - origin) / w->period;
-	k_hi = (end - origin - 1) / w->period;
-
+	process_events(w, pid_index, &pe);
+	process_periods(w, p, &pe);
 	rc = collect_vmmaps(m, p, &vm, &n_vm);
 	if (rc)
 		return rc;
@@ -363,96 +484,7 @@ static int write_process(struct writer *w, uint32_t pid_index)
 	rc = outfile_open(&f, w->opts, rel);
 	if (rc)
 		goto cleanup;
-
-	put_u32(hdr, m->energy.len >= 2 ? SAMPLER_MAGIC_POWER : SAMPLER_MAGIC_CUSTOM);
-	put_u64(hdr + 4, (end - begin) / 1000);
-	put_u64(hdr + 12, (m->run.collector_cpu_ns + m->run.bpf_run_ns) / 1000);
-	put_u64(hdr + 20, k_hi - k_lo + 1);
-	put_u32(hdr + 28, (uint32_t)n_vm);
-	rc = outfile_write(&f, hdr, sizeof(hdr));
-	if (!rc && w->opts->sampler_layout_spec)
-		rc = write_vmmaps(&f, m, vm, n_vm);
-	if (rc)
-		goto cleanup;
-
-	for (size_t i = 0; i < nt; i++) {
-		w->local[ti[i]] = i;
-		w->states[i] = (struct thread_state){ .thread = ti[i] };
-	}
-	rc = ensure_buf(w, SAMPLER_SAMPLE_SIZE + nt * SAMPLER_THREAD_SIZE);
-	if (rc)
-		goto cleanup;
-
-	for (uint64_t k = k_lo; k <= k_hi; k++) {
-		uint64_t p_start = origin + k * w->period, p_end = p_start + w->period;
-		uint64_t busy_ns = 0;
-		uint32_t n_live = 0;
-		size_t pos = SAMPLER_SAMPLE_SIZE;
-		double pmu;
-
-		/* this period's samples and switches, merged in time order */
-		for (;;) {
-			const struct model_sample *s = a < ns ? &m->samples.items[si[a]] : NULL;
-			const struct model_switch *sw = b < nw ? &m->switches.items[wi[b]] : NULL;
-			struct thread_state *st;
-
-			if (s && period_of(w, origin, k_lo, k_hi, s->time_ns) > k)
-				s = NULL;
-			if (sw && period_of(w, origin, k_lo, k_hi, sw->time_ns) > k)
-				sw = NULL;
-			if (!s && !sw)
-				break;
-			if (s && (!sw || s->time_ns <= sw->time_ns)) {
-				st = &w->states[w->local[s->thread]];
-				busy_ns += s->weight_ns;
-				if (s->cputime_ns > st->cputime)
-					st->cputime = s->cputime_ns;
-				if (s->user_pc) {
-					st->period_pc = st->last_pc = s->user_pc;
-					st->sampled = k + 1;
-				}
-				a++;
-			} else {
-				st = &w->states[w->local[sw->thread]];
-				if (sw->cputime_ns > st->cputime)
-					st->cputime = sw->cputime_ns;
-				if (sw->off && sw->user_pc)
-					st->last_pc = sw->user_pc;
-				b++;
-			}
-			st->event_period = k + 1;
-		}
-
-		for (size_t i = 0; i < nt; i++) {
-			struct thread_state *st = &w->states[i];
-			const struct model_thread *t = &m->threads.items[st->thread];
-			bool live = (t->start_ns < p_end && (!t->end_ns || t->end_ns > p_start)) ||
-				    st->event_period == k + 1;
-			bool last = k == k_hi || (t->end_ns && t->end_ns <= p_end);
-
-			if (!live)
-				continue;
-			if (last && t->cputime_ns > st->cputime)
-				st->cputime = t->cputime_ns;
-			put_u32(w->buf + pos, (uint32_t)t->tid);
-			put_u64(w->buf + pos + 4, st->sampled == k + 1 ? st->period_pc : st->last_pc);
-			put_u64(w->buf + pos + 12, st->cputime);
-			pos += SAMPLER_THREAD_SIZE;
-			n_live++;
-		}
-		if (m->energy.len >= 2)
-			pmu = (energy_at(m, p_end) - energy_at(m, p_start)) /
-			      ((double)w->period / 1e9) / 1e6;
-		else
-			pmu = (double)busy_ns / (double)w->period;
-		memcpy(w->buf, &pmu, sizeof(pmu));
-		put_u32(w->buf + 8, n_live);
-		rc = outfile_write(&f, w->buf, pos);
-		if (rc)
-			goto cleanup;
-	}
-	if (!w->opts->sampler_layout_spec)
-		rc = write_vmmaps(&f, m, vm, n_vm);
+	rc = write_profile(w, &f, &pe, vm, n_vm);
 	if (rc)
 		goto cleanup;
 	rc = outfile_commit(&f);
@@ -540,9 +572,9 @@ bool sampler_recognize(const char *path, const unsigned char *head, size_t n)
 
 	if (n < SAMPLER_HEADER_SIZE)
 		return false;
-	memcpy(&magic, head, 4);
-	memcpy(&n_samples, head + 20, 8);
-	memcpy(&n_vm, head + 28, 4);
+	magic = le32_get(head);
+	n_samples = le64_get(head + 20);
+	n_vm = le32_get(head + 28);
 	if (magic > SAMPLER_MAGIC_POWER)
 		return false;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))

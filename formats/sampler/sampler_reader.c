@@ -7,6 +7,7 @@
  */
 #include "formats/sampler/sampler_reader.h"
 #include "formats/format.h"
+#include "lib/bytes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,16 +33,6 @@ static int fail(struct sampler_error *err, size_t offset, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static uint32_t get_u32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
 void sampler_profile_free(struct sampler_profile *p)
 {
 	free(p->vmmaps);
@@ -58,8 +49,8 @@ static void parse_vmmaps(const unsigned char *buf, size_t pos, struct sampler_pr
 		const unsigned char *nul = memchr(label, '\0', SAMPLER_LABEL_SIZE);
 		size_t n = nul ? (size_t)(nul - label) : SAMPLER_LABEL_SIZE;
 
-		v->address = get_u64(buf + pos);
-		v->size = get_u64(buf + pos + 8);
+		v->address = le64_get(buf + pos);
+		v->size = le64_get(buf + pos + 8);
 		memcpy(v->label, label, n);
 		v->label[n] = '\0';
 		v->file_offset = pos;
@@ -80,7 +71,7 @@ static int parse_samples(const unsigned char *buf, size_t pos, size_t end,
 			return fail(err, pos, "sample %" PRIu64 " of %" PRIu64
 				    " truncated: %zu bytes left", i, p->n_samples, end - pos);
 		memcpy(&s->pmu, buf + pos, 8);
-		nt = get_u32(buf + pos + 8);
+		nt = le32_get(buf + pos + 8);
 		if (!isfinite(s->pmu))
 			return fail(err, pos, "sample %" PRIu64 ": PMU value is not a finite number",
 				    i);
@@ -107,9 +98,9 @@ static int parse_samples(const unsigned char *buf, size_t pos, size_t end,
 		for (uint32_t k = 0; k < nt; k++, pos += SAMPLER_THREAD_SIZE) {
 			struct sampler_thread *t = &p->threads[p->n_threads++];
 
-			t->tid = get_u32(buf + pos);
-			t->pc = get_u64(buf + pos + 4);
-			t->cputime = get_u64(buf + pos + 12);
+			t->tid = le32_get(buf + pos);
+			t->pc = le64_get(buf + pos + 4);
+			t->cputime = le64_get(buf + pos + 12);
 		}
 	}
 	if (pos != end)
@@ -130,11 +121,11 @@ static int parse_layout(const unsigned char *buf, size_t len, enum sampler_layou
 		return fail(err, len, "file of %zu bytes is shorter than the %d-byte header", len,
 			    SAMPLER_HEADER_SIZE);
 	p->layout = layout;
-	p->magic = get_u32(buf);
-	p->wall_us = get_u64(buf + 4);
-	p->latency_us = get_u64(buf + 12);
-	p->n_samples = get_u64(buf + 20);
-	p->n_vmmaps = get_u32(buf + 28);
+	p->magic = le32_get(buf);
+	p->wall_us = le64_get(buf + 4);
+	p->latency_us = le64_get(buf + 12);
+	p->n_samples = le64_get(buf + 20);
+	p->n_vmmaps = le32_get(buf + 28);
 	if (p->magic > SAMPLER_MAGIC_POWER)
 		return fail(err, 0, "unknown magic %" PRIu32 " (0 custom, 1 current, 2 voltage, "
 			    "3 power)", p->magic);

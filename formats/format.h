@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What every format shares: options, safe output files, and struct format,
- * the entry points `collector` and `collector dump` call.
+ * the entry points `collector` and `collector dump` call.  What the readers
+ * share is formats/infile.h.
  *
  * Writers take the model (model/model.h) and write under opts->dir.  Readers
  * parse a file into plain structs and reject malformed input with the byte
@@ -54,11 +55,17 @@ void outfile_abort(struct outfile *f);
  * An existing directory is accepted. */
 int export_mkdir(const struct export_options *opts, const char *relpath);
 
-/* Little helpers for binary writers (little-endian host, as on x86-64). */
+/* Writes n bytes (fields encoded by the caller, with lib/bytes.h): 0 or a
+ * negative errno. */
 int outfile_write(struct outfile *f, const void *data, size_t n);
 
-/* Reads a whole file into a malloc'd buffer: 0 or a negative errno. */
-int read_whole_file(const char *path, unsigned char **buf, size_t *len);
+/*
+ * A file name made from src[0..n) (stopping at a NUL) into dst[size]: every
+ * byte outside [A-Za-z0-9._+-] becomes '_', and so does a leading dot (no
+ * hidden files, no "." or ".."); fallback when nothing is left.  At most
+ * size - 1 bytes; returns the length.
+ */
+size_t export_file_name(char *dst, size_t size, const char *src, size_t n, const char *fallback);
 
 /*
  * One output format: a folder under formats/ and one line in the registry

@@ -1,12 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reading a whole input file for the readers. */
-#include "formats/format.h"
+/* Input files and errors for the readers (infile.h). */
+#include "formats/infile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+int format_vfail(struct format_error *err, size_t offset, const char *fmt, va_list ap)
+{
+	if (err) {
+		err->offset = offset;
+		vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
+	}
+	return -EINVAL;
+}
+
+int format_fail(struct format_error *err, size_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	format_vfail(err, offset, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
 
 /* The whole file in memory, so that every offset the reader computes is
  * checked against the real size; works on pipes too. */
@@ -57,4 +79,73 @@ out:
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+int format_read_file(const char *path, unsigned char **buf, size_t *len,
+		     struct format_error *err)
+{
+	int rc = read_whole_file(path, buf, len);
+
+	if (rc && err) {
+		err->offset = 0;
+		snprintf(err->reason, sizeof(err->reason), "cannot read: %s", strerror(-rc));
+	}
+	return rc;
+}
+
+int format_parse_file(const char *path, struct format_error *err,
+		      int (*parse)(const unsigned char *data, size_t n, void *ctx,
+				   struct format_error *err),
+		      void *ctx)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	memset(err, 0, sizeof(*err));
+	rc = format_read_file(path, &buf, &len, err);
+	if (rc)
+		return rc;
+	rc = parse(buf, len, ctx, err);
+	free(buf);
+	return rc;
+}
+
+int format_map_file(const char *path, const unsigned char **data, size_t *n)
+{
+	struct stat st;
+	void *p;
+	int fd, ret = 0;
+
+	*data = NULL;
+	*n = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (st.st_size == 0)
+		goto out;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	*data = p;
+	*n = (size_t)st.st_size;
+out:
+	close(fd);
+	return ret;
+}
+
+void format_unmap_file(const unsigned char *data, size_t n)
+{
+	if (data)
+		munmap((void *)data, n);
 }

@@ -137,3 +137,21 @@ int export_mkdir(const struct export_options *opts, const char *relpath)
 	free(path);
 	return err;
 }
+
+size_t export_file_name(char *dst, size_t size, const char *src, size_t n, const char *fallback)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < n && src[i] && len + 1 < size; i++) {
+		char c = src[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '+' || c == '-' ||
+			  (c == '.' && len > 0);
+
+		dst[len++] = ok ? c : '_';
+	}
+	if (!len)
+		return (size_t)snprintf(dst, size, "%s", fallback);
+	dst[len] = '\0';
+	return len;
+}

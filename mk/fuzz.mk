@@ -42,7 +42,7 @@ FUZZ_SRCS_hpctoolkit := formats/hpctoolkit/hpctoolkit_reader.c formats/hpctoolki
 			formats/hpctoolkit/hpctoolkit_read_data.c formats/hpctoolkit/hpctoolkit_dump.c
 FUZZ_SRCS_elf       := symbols/symbolize.c symbols/elfinfo.c symbols/kallsyms.c lib/procmaps.c model/model.c
 FUZZ_SRCS_procmaps  := lib/procmaps.c
-# (read_whole_file, where the tree has it: linked into every harness)
+# (the readers' shared input files and errors: linked into every harness)
 FUZZ_SRCS_common    := formats/infile.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS_$(1)) $(FUZZ_SRCS_common))
 

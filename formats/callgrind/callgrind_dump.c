@@ -38,7 +38,7 @@ static void print_costs(FILE *out, const struct callgrind_profile *p, const uint
 int callgrind_dump(const char *path, FILE *out, bool check)
 {
 	struct callgrind_profile p;
-	struct callgrind_error err;
+	struct format_error err;
 	int ret;
 
 	ret = callgrind_read_file(path, &p, &err);

@@ -70,7 +70,7 @@ struct parser {
 	const char *data;
 	size_t n;
 	struct callgrind_profile *p;
-	struct callgrind_error *err;
+	struct format_error *err;
 
 	size_t names_cap, records_cap, costs_cap;
 	struct name_index names;     /* name -> id */

@@ -14,11 +14,8 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- records ------------------------------------------------------------ */
 
@@ -612,7 +609,7 @@ static int parse_lines(struct parser *ps)
 }
 
 int callgrind_parse(const char *data, size_t n, struct callgrind_profile *p,
-		    struct callgrind_error *err)
+		    struct format_error *err)
 {
 	struct parser ps;
 	int ret;
@@ -671,57 +668,14 @@ void callgrind_profile_free(struct callgrind_profile *p)
 	free(p->cmd);
 	memset(p, 0, sizeof(*p));
 }
-int callgrind_read_file(const char *path, struct callgrind_profile *p,
-			struct callgrind_error *err)
+static int parse_cb(const unsigned char *data, size_t n, void *p, struct format_error *err)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t got = 0;
-	int fd, ret;
+	return callgrind_parse((const char *)data, n, p, err);
+}
 
+int callgrind_read_file(const char *path, struct callgrind_profile *p,
+			struct format_error *err)
+{
 	memset(p, 0, sizeof(*p));
-	memset(err, 0, sizeof(*err));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err->reason, sizeof(err->reason), "cannot open: %s", strerror(errno));
-		return ret;
-	}
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		snprintf(err->reason, sizeof(err->reason), "cannot stat: %s", strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		snprintf(err->reason, sizeof(err->reason), "not a regular file");
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		ret = -ENOMEM;
-		snprintf(err->reason, sizeof(err->reason), "out of memory");
-		goto out;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			err->offset = got;
-			snprintf(err->reason, sizeof(err->reason), "read error: %s",
-				 strerror(errno));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	ret = callgrind_parse(buf, got, p, err);
-out:
-	free(buf);
-	close(fd);
-	return ret;
+	return format_parse_file(path, err, parse_cb, p);
 }

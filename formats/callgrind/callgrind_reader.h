@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/infile.h"
+
 #define CALLGRIND_NO_NAME UINT32_MAX
 
 enum callgrind_record_kind {
@@ -75,17 +77,12 @@ struct callgrind_profile {
 	uint64_t *costs;       /* n_records * n_events */
 };
 
-struct callgrind_error {
-	size_t offset;
-	char reason[160];
-};
-
 /* Parses data[0..n).  Returns 0, -ENOMEM, or -EINVAL with err filled. */
 int callgrind_parse(const char *data, size_t n, struct callgrind_profile *p,
-		    struct callgrind_error *err);
+		    struct format_error *err);
 /* Reads and parses a file; -errno when it cannot be read. */
 int callgrind_read_file(const char *path, struct callgrind_profile *p,
-			struct callgrind_error *err);
+			struct format_error *err);
 void callgrind_profile_free(struct callgrind_profile *p);
 
 static inline const uint64_t *callgrind_record_costs(const struct callgrind_profile *p,

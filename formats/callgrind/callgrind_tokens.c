@@ -17,9 +17,8 @@ int cg_fail(struct parser *ps, size_t offset, const char *fmt, ...)
 {
 	va_list ap;
 
-	ps->err->offset = offset;
 	va_start(ap, fmt);
-	vsnprintf(ps->err->reason, sizeof(ps->err->reason), fmt, ap);
+	format_vfail(ps->err, offset, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }

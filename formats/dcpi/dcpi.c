@@ -326,7 +326,7 @@ static char *profile_name(struct names *nm, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	char clean[201], *name;
-	size_t n = 0, blen;
+	size_t n, blen;
 	char **nv;
 
 	base = base ? base + 1 : path;
@@ -335,17 +335,7 @@ static char *profile_name(struct names *nm, const char *path)
 		base++;
 		blen -= 2;
 	}
-	for (size_t i = 0; i < blen && n < sizeof(clean) - 1; i++) {
-		char c = base[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '_' || c == '+' || c == '-' ||
-			  (c == '.' && n > 0);
-
-		clean[n++] = ok ? c : '_';
-	}
-	clean[n] = '\0';
-	if (!n)
-		strcpy(clean, "image");
+	n = export_file_name(clean, sizeof(clean), base, blen, "image");
 	name = malloc(n + 32);
 	if (!name)
 		return NULL;
@@ -493,7 +483,7 @@ bool dcpi_recognize(const char *path, const unsigned char *head, size_t n)
 int dcpi_dump(const char *path, FILE *out, bool check)
 {
 	struct dcpi_profile p;
-	struct dcpi_error err;
+	struct format_error err;
 	int rc;
 
 	rc = dcpi_read_file(path, &p, &err);

@@ -17,20 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int fail(struct dcpi_error *err, size_t offset, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct dcpi_error *err, size_t offset, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->offset = offset;
-	va_start(ap, fmt);
-	vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static bool is_blank(unsigned char c)
 {
 	return c == ' ' || c == '\t';
@@ -228,7 +214,7 @@ static void set_field(struct dcpi_profile *p, const char *key, const char *v, ui
 }
 
 static int parse_header(const unsigned char *buf, size_t len, struct dcpi_profile *p,
-			struct dcpi_error *err)
+			struct format_error *err)
 {
 	size_t seen[N_KNOWN] = { 0 }, cap = 0, pos = 0;
 
@@ -242,11 +228,11 @@ static int parse_header(const unsigned char *buf, size_t len, struct dcpi_profil
 
 		nl = memchr(line, '\n', len - pos);
 		if (!nl)
-			return fail(err, pos, "header line without newline: no 'samples' terminator");
+			return format_fail(err, pos, "header line without newline: no 'samples' terminator");
 		n = nl - line;
 		nul = memchr(line, '\0', n);
 		if (nul)
-			return fail(err, nul - buf, "NUL byte in the header");
+			return format_fail(err, nul - buf, "NUL byte in the header");
 		/* <terminator>: "samples" <space>* "\n" */
 		if (n >= 7 && !memcmp(line, "samples", 7)) {
 			size_t i = 7;
@@ -261,13 +247,13 @@ static int parse_header(const unsigned char *buf, size_t len, struct dcpi_profil
 		for (w = 0; w < n && !is_blank(line[w]); w++)
 			;
 		if (w == 0)
-			return fail(err, pos, "header line does not start with a keyword");
+			return format_fail(err, pos, "header line does not start with a keyword");
 		for (v = w; v < n && is_blank(line[v]); v++)
 			;
 		if (v == w)
-			return fail(err, pos + w, "header keyword without blank and value");
+			return format_fail(err, pos + w, "header keyword without blank and value");
 		if (v == n)
-			return fail(err, pos + v, "header keyword without value");
+			return format_fail(err, pos + v, "header keyword without value");
 		if (p->n_lines == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
 			struct dcpi_line *nl2 = realloc(p->lines, ncap * sizeof(*nl2));
@@ -294,16 +280,16 @@ static int parse_header(const unsigned char *buf, size_t len, struct dcpi_profil
 			size_t ki = k - known_keys;
 
 			if (seen[ki]++ && k->kind)
-				return fail(err, pos, "header line '%s' appears more than once", k->name);
+				return format_fail(err, pos, "header line '%s' appears more than once", k->name);
 			rc = check_value(k, l->value, &num);
 			if (rc == -1)
-				return fail(err, pos + v, "malformed value of header line '%s'",
+				return format_fail(err, pos + v, "malformed value of header line '%s'",
 					    k->name);
 			if (rc == -2)
-				return fail(err, pos + v, "value of header line '%s' too large",
+				return format_fail(err, pos + v, "value of header line '%s' too large",
 					    k->name);
 			if (rc == -3)
-				return fail(err, pos + v, "unsupported binary version '%s'",
+				return format_fail(err, pos + v, "unsupported binary version '%s'",
 					    l->value);
 			set_field(p, l->key, l->value, num);
 		}
@@ -311,19 +297,19 @@ static int parse_header(const unsigned char *buf, size_t len, struct dcpi_profil
 	}
 	for (size_t i = 0; i < N_KNOWN; i++)
 		if (known_keys[i].kind == KEY_REQUIRED && !seen[i])
-			return fail(err, p->header_len - 1, "missing required header line '%s'",
+			return format_fail(err, p->header_len - 1, "missing required header line '%s'",
 				    known_keys[i].name);
 	return 0;
 }
 
 static int parse_samples(const unsigned char *buf, size_t len, struct dcpi_profile *p,
-			 struct dcpi_error *err)
+			 struct format_error *err)
 {
 	size_t pos = p->header_len, end, cap_chunks = 0, cap_counts = 0;
 	uint64_t next_free = 0, nonzero = 0, sum = 0;
 
 	if (len - pos < 8)
-		return fail(err, pos, "%zu bytes after the header: no room for the 8-byte footer",
+		return format_fail(err, pos, "%zu bytes after the header: no room for the 8-byte footer",
 			    len - pos);
 	end = len - 8;
 	while (pos < end) {
@@ -331,17 +317,17 @@ static int parse_samples(const unsigned char *buf, size_t len, struct dcpi_profi
 		uint32_t off, num;
 
 		if (end - pos < 8)
-			return fail(err, pos, "truncated chunk: %zu bytes before the footer",
+			return format_fail(err, pos, "truncated chunk: %zu bytes before the footer",
 				    end - pos);
 		off = le32_get(buf + pos);
 		num = le32_get(buf + pos + 4);
 		if (num == 0)
-			return fail(err, pos + 4, "chunk with no addresses");
+			return format_fail(err, pos + 4, "chunk with no addresses");
 		if (num > (end - pos - 8) / 4)
-			return fail(err, pos + 4, "chunk of %" PRIu32
+			return format_fail(err, pos + 4, "chunk of %" PRIu32
 				    " addresses runs past the footer", num);
 		if (p->n_chunks && off < next_free)
-			return fail(err, pos, "chunk offset 0x%" PRIx32
+			return format_fail(err, pos, "chunk offset 0x%" PRIx32
 				    " not after the previous chunk (which ends at 0x%" PRIx64 ")",
 				    off, next_free);
 		if (p->n_chunks == cap_chunks) {
@@ -383,22 +369,22 @@ static int parse_samples(const unsigned char *buf, size_t len, struct dcpi_profi
 	p->total_offsets = le32_get(buf + end);
 	p->total_samples = le32_get(buf + end + 4);
 	if (p->total_offsets != (nonzero > UINT32_MAX ? UINT32_MAX : nonzero))
-		return fail(err, end, "footer says %" PRIu32 " sampled addresses, chunks hold %"
+		return format_fail(err, end, "footer says %" PRIu32 " sampled addresses, chunks hold %"
 			    PRIu64, p->total_offsets, nonzero);
 	if (sum > UINT32_MAX) {
 		/* the writer clamps a total that does not fit and says so */
 		if (p->total_samples != UINT32_MAX || !p->clamped)
-			return fail(err, end + 4, "footer total %" PRIu32 " but chunks hold %"
+			return format_fail(err, end + 4, "footer total %" PRIu32 " but chunks hold %"
 				    PRIu64 " samples and no 'clamped' line", p->total_samples, sum);
 	} else if (p->total_samples != sum) {
-		return fail(err, end + 4, "footer says %" PRIu32 " samples, chunks hold %" PRIu64,
+		return format_fail(err, end + 4, "footer says %" PRIu32 " samples, chunks hold %" PRIu64,
 			    p->total_samples, sum);
 	}
 	return 0;
 }
 
 int dcpi_parse(const unsigned char *buf, size_t len, struct dcpi_profile *p,
-	       struct dcpi_error *err)
+	       struct format_error *err)
 {
 	int rc;
 
@@ -409,29 +395,21 @@ int dcpi_parse(const unsigned char *buf, size_t len, struct dcpi_profile *p,
 		rc = parse_samples(buf, len, p, err);
 	if (rc) {
 		if (rc == -ENOMEM)
-			fail(err, 0, "out of memory");
+			format_fail(err, 0, "out of memory");
 		dcpi_profile_free(p);
 	}
 	return rc;
 }
 
-
-int dcpi_read_file(const char *path, struct dcpi_profile *p, struct dcpi_error *err)
+static int parse_cb(const unsigned char *data, size_t n, void *p, struct format_error *err)
 {
-	unsigned char *buf = NULL;
-	size_t len = 0;
-	int rc;
+	return dcpi_parse(data, n, p, err);
+}
 
+int dcpi_read_file(const char *path, struct dcpi_profile *p, struct format_error *err)
+{
 	memset(p, 0, sizeof(*p));
-	memset(err, 0, sizeof(*err));
-	rc = read_whole_file(path, &buf, &len);
-	if (rc) {
-		snprintf(err->reason, sizeof(err->reason), "cannot read: %s", strerror(-rc));
-		return rc;
-	}
-	rc = dcpi_parse(buf, len, p, err);
-	free(buf);
-	return rc;
+	return format_parse_file(path, err, parse_cb, p);
 }
 
 void dcpi_print(const struct dcpi_profile *p, FILE *out)

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats/infile.h"
+
 /* One header line, split at the first run of blanks: "key value". */
 struct dcpi_line {
 	char *key;
@@ -58,17 +60,12 @@ struct dcpi_profile {
 };
 
 /* Where and why a file was rejected. */
-struct dcpi_error {
-	size_t offset;
-	char reason[160];
-};
-
 /* Parses buf[0..len).  Returns 0, or -EINVAL with *err filled (or -ENOMEM).
  * On failure *p holds nothing that needs freeing. */
 int dcpi_parse(const unsigned char *buf, size_t len, struct dcpi_profile *p,
-	       struct dcpi_error *err);
+	       struct format_error *err);
 /* Reads and parses a file; -errno when it cannot be read. */
-int dcpi_read_file(const char *path, struct dcpi_profile *p, struct dcpi_error *err);
+int dcpi_read_file(const char *path, struct dcpi_profile *p, struct format_error *err);
 void dcpi_profile_free(struct dcpi_profile *p);
 
 /* Prints a parsed profile as text: header lines, chunks with one

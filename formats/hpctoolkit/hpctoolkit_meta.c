@@ -125,10 +125,35 @@ static const uint8_t scope_type[HK_N_SCOPES] = {
 	HK_PS_POINT, HK_PS_TRANSITIVE, HK_PS_CUSTOM, HK_PS_EXECUTION,
 };
 
+/* The strings both layouts' metric sections hold: the metric's name, its
+ * formula, the scopes' names; and the section head's first fields. */
+struct metric_strings {
+	size_t name, formula, scope[HK_N_SCOPES];
+};
+
+static void put_metric_strings(struct hk_buf *b, struct metric_strings *ms)
+{
+	ms->name = hk_buf_str(b, "CPUTIME (sec)");
+	ms->formula = hk_buf_str(b, "$$");
+	for (int s = 0; s < HK_N_SCOPES; s++)
+		ms->scope[s] = hk_buf_str(b, hk_scope_name(s));
+}
+
+/* pMetrics, nMetrics = 1 and three structure sizes. */
+static void set_metrics_head(struct hk_buf *b, size_t start, size_t md, const uint8_t sizes[3])
+{
+	hk_buf_set_u64(b, start, md);
+	hk_buf_set_u32(b, start + 0x08, 1);
+	for (int i = 0; i < 3; i++)
+		hk_buf_set_u8(b, start + 0x0c + i, sizes[i]);
+}
+
 static void write_metrics_released(struct meta *mt)
 {
+	static const uint8_t sizes[3] = { HK_SZ_METRIC, HK_SZ_SCOPE_INST, HK_SZ_SUMMARY };
 	struct hk_buf *b = &mt->b;
-	size_t start, md, psi, ss, ps, name, formula, sname[HK_N_SCOPES];
+	struct metric_strings ms;
+	size_t start, md, psi, ss, ps;
 
 	hk_buf_align(b, 8);
 	start = hk_buf_zero(b, 0x20);
@@ -136,21 +161,14 @@ static void write_metrics_released(struct meta *mt)
 	psi = hk_buf_zero(b, HK_SZ_SCOPE_INST * HK_N_SCOPES);
 	ss = hk_buf_zero(b, HK_SZ_SUMMARY * HK_N_STATS);
 	ps = hk_buf_zero(b, HK_SZ_SCOPE * HK_N_SCOPES);
-	name = hk_buf_str(b, "CPUTIME (sec)");
-	formula = hk_buf_str(b, "$$");
-	for (int s = 0; s < HK_N_SCOPES; s++)
-		sname[s] = hk_buf_str(b, hk_scope_name(s));
+	put_metric_strings(b, &ms);
 
-	hk_buf_set_u64(b, start, md);
-	hk_buf_set_u32(b, start + 0x08, 1);
-	hk_buf_set_u8(b, start + 0x0c, HK_SZ_METRIC);
-	hk_buf_set_u8(b, start + 0x0d, HK_SZ_SCOPE_INST);
-	hk_buf_set_u8(b, start + 0x0e, HK_SZ_SUMMARY);
+	set_metrics_head(b, start, md, sizes);
 	hk_buf_set_u64(b, start + 0x10, ps);
 	hk_buf_set_u16(b, start + 0x18, HK_N_SCOPES);
 	hk_buf_set_u8(b, start + 0x1a, HK_SZ_SCOPE);
 
-	hk_buf_set_u64(b, md, name);
+	hk_buf_set_u64(b, md, ms.name);
 	hk_buf_set_u64(b, md + 0x08, psi);
 	hk_buf_set_u64(b, md + 0x10, ss);
 	hk_buf_set_u16(b, md + 0x18, HK_N_SCOPES);
@@ -158,7 +176,7 @@ static void write_metrics_released(struct meta *mt)
 	for (int s = 0; s < HK_N_SCOPES; s++) {
 		size_t o = ps + s * HK_SZ_SCOPE;
 
-		hk_buf_set_u64(b, o, sname[s]);
+		hk_buf_set_u64(b, o, ms.scope[s]);
 		hk_buf_set_u8(b, o + 8, scope_type[s]);
 		/* only the transitive scope has a propagation bit; hpcprof
 		 * writes 255 for the others */
@@ -172,7 +190,7 @@ static void write_metrics_released(struct meta *mt)
 			size_t o = ss + (c * HK_N_SCOPES + s) * HK_SZ_SUMMARY;
 
 			hk_buf_set_u64(b, o, ps + s * HK_SZ_SCOPE);
-			hk_buf_set_u64(b, o + 8, formula);
+			hk_buf_set_u64(b, o + 8, ms.formula);
 			hk_buf_set_u8(b, o + 0x10, c);
 			hk_buf_set_u16(b, o + 0x12, c * HK_N_SCOPES + s);
 		}
@@ -183,39 +201,35 @@ static void write_metrics_released(struct meta *mt)
 /* draft: {MD} -> {PS}[] -> {SS}[] per scope */
 static void write_metrics_draft(struct meta *mt)
 {
+	static const uint8_t sizes[3] = { HK_DRAFT_SZ_METRIC, HK_DRAFT_SZ_SCOPE,
+					  HK_DRAFT_SZ_SUMMARY };
 	struct hk_buf *b = &mt->b;
-	size_t start, md, ps, ss, name, formula, sname[HK_N_SCOPES];
+	struct metric_strings ms;
+	size_t start, md, ps, ss;
 
 	hk_buf_align(b, 8);
 	start = hk_buf_zero(b, 0x10);
 	md = hk_buf_zero(b, HK_DRAFT_SZ_METRIC);
 	ps = hk_buf_zero(b, HK_DRAFT_SZ_SCOPE * HK_N_SCOPES);
 	ss = hk_buf_zero(b, HK_DRAFT_SZ_SUMMARY * HK_N_STATS);
-	name = hk_buf_str(b, "CPUTIME (sec)");
-	formula = hk_buf_str(b, "$$");
-	for (int s = 0; s < HK_N_SCOPES; s++)
-		sname[s] = hk_buf_str(b, hk_scope_name(s));
+	put_metric_strings(b, &ms);
 
-	hk_buf_set_u64(b, start, md);
-	hk_buf_set_u32(b, start + 0x08, 1);
-	hk_buf_set_u8(b, start + 0x0c, HK_DRAFT_SZ_METRIC);
-	hk_buf_set_u8(b, start + 0x0d, HK_DRAFT_SZ_SCOPE);
-	hk_buf_set_u8(b, start + 0x0e, HK_DRAFT_SZ_SUMMARY);
-	hk_buf_set_u64(b, md, name);
+	set_metrics_head(b, start, md, sizes);
+	hk_buf_set_u64(b, md, ms.name);
 	hk_buf_set_u16(b, md + 8, HK_N_SCOPES);
 	hk_buf_set_u64(b, md + 0x10, ps);
 	for (int s = 0; s < HK_N_SCOPES; s++) {
 		size_t o = ps + s * HK_DRAFT_SZ_SCOPE;
 		size_t sums = ss + s * HK_N_COMBINES * HK_DRAFT_SZ_SUMMARY;
 
-		hk_buf_set_u64(b, o, sname[s]);
+		hk_buf_set_u64(b, o, ms.scope[s]);
 		hk_buf_set_u16(b, o + 8, HK_N_COMBINES);
 		hk_buf_set_u16(b, o + 0x0a, s);
 		hk_buf_set_u64(b, o + 0x10, sums);
 		for (int c = 0; c < HK_N_COMBINES; c++) {
 			size_t so = sums + c * HK_DRAFT_SZ_SUMMARY;
 
-			hk_buf_set_u64(b, so, formula);
+			hk_buf_set_u64(b, so, ms.formula);
 			hk_buf_set_u8(b, so + 8, c);
 			hk_buf_set_u16(b, so + 0x0a, c * HK_N_SCOPES + s);
 		}

@@ -66,6 +66,43 @@ static uint64_t place_block(struct block *bl, uint64_t pos, size_t val_sz, size_
 	return pos + bl->n_idx * idx_sz;
 }
 
+/*
+ * Places n value blocks one after the other from the end of the headers,
+ * and fills their info records (arr + i * stride): u64 nValues, u64
+ * pValues, nIdx (u32 when the indices are 4-aligned as in profile.db, u16
+ * in cct.db), u64 pIdx.
+ */
+static void place_blocks(struct hk_buf *head, struct block *bl, size_t n, size_t arr,
+			 size_t stride, size_t val_sz, size_t idx_sz, size_t idx_align)
+{
+	uint64_t pos = head->len;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t o = arr + i * stride;
+
+		pos = place_block(&bl[i], pos, val_sz, idx_sz, idx_align);
+		hk_buf_set_u64(head, o, bl[i].n_values);
+		hk_buf_set_u64(head, o + 0x08, bl[i].p_values);
+		if (idx_align == 4)
+			hk_buf_set_u32(head, o + 0x10, bl[i].n_idx);
+		else
+			hk_buf_set_u16(head, o + 0x10, bl[i].n_idx);
+		hk_buf_set_u64(head, o + 0x18, bl[i].p_idx);
+	}
+}
+
+/* The footer after 8-alignment, then commit, or abort after an error. */
+static int finish_stream(struct stream *s, const char *footer)
+{
+	s_pad(s, 8);
+	s_write(s, footer, 8);
+	if (s->err) {
+		outfile_abort(&s->f);
+		return s->err;
+	}
+	return outfile_commit(&s->f);
+}
+
 static void summary_counts(const struct hk_tree *t, struct block *bl)
 {
 	for (size_t c = 0; c < t->n_nodes; c++) {
@@ -137,7 +174,6 @@ int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
 	struct hk_buf head = { 0 }, vals = { 0 }, idx = { 0 };
 	struct stream s = { 0 };
 	size_t pi_sec, pi, tup_sec, tup, tup_size = 8 + 16 * 3;
-	uint64_t pos;
 	int err = -ENOMEM;
 
 	if (!bl)
@@ -188,16 +224,7 @@ int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
 	if (!t->draft)
 		hk_buf_set_u32(&head, pi + 0x28, 1); /* isSummary */
 
-	pos = head.len;
-	for (size_t i = 0; i < np; i++) {
-		size_t o = pi + i * sz_pi;
-
-		pos = place_block(&bl[i], pos, PVAL, PIDX, 4);
-		hk_buf_set_u64(&head, o, bl[i].n_values);
-		hk_buf_set_u64(&head, o + 0x08, bl[i].p_values);
-		hk_buf_set_u32(&head, o + 0x10, bl[i].n_idx);
-		hk_buf_set_u64(&head, o + 0x18, bl[i].p_idx);
-	}
+	place_blocks(&head, bl, np, pi, sz_pi, PVAL, PIDX, 4);
 	if (head.err)
 		goto out;
 
@@ -235,14 +262,7 @@ int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
 		}
 		write_pblock(&s, &bl[i], &vals, &idx);
 	}
-	s_pad(&s, 8);
-	s_write(&s, "_prof.db", 8);
-	if (s.err) {
-		err = s.err;
-		outfile_abort(&s.f);
-		goto out;
-	}
-	err = outfile_commit(&s.f);
+	err = finish_stream(&s, "_prof.db");
 out:
 	free(bl);
 	hk_buf_free(&head);
@@ -265,7 +285,6 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 	struct hk_buf head = { 0 }, vals = { 0 }, idx = { 0 };
 	struct stream s = { 0 };
 	size_t sec, ci;
-	uint64_t pos;
 	int err = -ENOMEM;
 
 	if (!bl)
@@ -290,16 +309,7 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 	hk_buf_set_u64(&head, sec, ci);
 	hk_buf_set_u32(&head, sec + 8, nn);
 	hk_buf_set_u8(&head, sec + 0x0c, HK_SZ_CTXINFO);
-	pos = head.len;
-	for (size_t c = 0; c < nn; c++) {
-		size_t o = ci + c * HK_SZ_CTXINFO;
-
-		pos = place_block(&bl[c], pos, CVAL, CIDX, 2);
-		hk_buf_set_u64(&head, o, bl[c].n_values);
-		hk_buf_set_u64(&head, o + 0x08, bl[c].p_values);
-		hk_buf_set_u16(&head, o + 0x10, bl[c].n_idx);
-		hk_buf_set_u64(&head, o + 0x18, bl[c].p_idx);
-	}
+	place_blocks(&head, bl, nn, ci, HK_SZ_CTXINFO, CVAL, CIDX, 2);
 	if (head.err)
 		goto out;
 	err = outfile_open(&s.f, opts, relpath);
@@ -345,14 +355,7 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 		s_write(&s, idx.p, idx.len);
 		vals.len = idx.len = 0;
 	}
-	s_pad(&s, 8);
-	s_write(&s, "__ctx.db", 8);
-	if (s.err) {
-		err = s.err;
-		outfile_abort(&s.f);
-		goto out;
-	}
-	err = outfile_commit(&s.f);
+	err = finish_stream(&s, "__ctx.db");
 out:
 	free(bl);
 	hk_buf_free(&head);

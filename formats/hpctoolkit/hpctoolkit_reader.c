@@ -8,13 +8,11 @@
  * needs before anything is allocated.
  */
 #include "formats/hpctoolkit/hpctoolkit_read.h"
+#include "formats/infile.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 bool hkr_fail(struct rd *r, uint64_t off, const char *fmt, ...)
@@ -140,41 +138,30 @@ int hkr_read_mem(const char *name, const uint8_t *data, size_t size, struct hkr_
 
 static int read_file(const char *path, struct hkr_db *db, FILE *errf, const char *format)
 {
-	struct stat st;
-	void *map = NULL;
-	int fd, err;
+	const unsigned char *map;
+	size_t n;
+	int err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		err = -errno;
+	err = format_map_file(path, &map, &n);
+	if (err && err != -EINVAL) {
 		if (errf)
-			fprintf(errf, "%s: %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+			fprintf(errf, "%s: %s\n", path, strerror(-err));
 		return err;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size < 16) {
-		close(fd);
+	if (err || n < 16) {
+		format_unmap_file(map, n);
 		if (errf)
 			fprintf(errf, "%s: offset 0: not a database file\n", path);
 		return -EINVAL;
 	}
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		err = -errno;
-		if (errf)
-			fprintf(errf, "%s: %s\n", path, strerror(errno));
-		return err;
-	}
-	if (format && memcmp((const uint8_t *)map + 10, format, 4) != 0) {
+	if (format && memcmp(map + 10, format, 4) != 0) {
 		if (errf)
 			fprintf(errf, "%s: offset 10: format is not '%s'\n", path, format);
 		err = -EINVAL;
 	} else {
-		err = hkr_read_mem(path, map, st.st_size, db, errf);
+		err = hkr_read_mem(path, map, n, db, errf);
 	}
-	munmap(map, st.st_size);
+	format_unmap_file(map, n);
 	return err;
 }
 

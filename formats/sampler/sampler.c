@@ -138,21 +138,8 @@ static void free_group(struct by_process *g)
 static char *profile_name(struct writer *w, const struct model_process *p)
 {
 	char comm[sizeof(p->comm)], *name, **nv;
-	size_t n = 0;
 
-	for (size_t i = 0; i < sizeof(p->comm) && p->comm[i]; i++) {
-		char c = p->comm[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '_' || c == '+' || c == '-' ||
-			  (c == '.' && n > 0);
-
-		comm[n++] = ok ? c : '_';
-		if (n == sizeof(comm) - 1)
-			break;
-	}
-	comm[n] = '\0';
-	if (!n)
-		strcpy(comm, "unknown");
+	export_file_name(comm, sizeof(comm), p->comm, sizeof(p->comm), "unknown");
 	name = malloc(96);
 	if (!name)
 		return NULL;
@@ -586,7 +573,7 @@ bool sampler_recognize(const char *path, const unsigned char *head, size_t n)
 int sampler_dump(const char *path, FILE *out, bool check)
 {
 	struct sampler_profile p;
-	struct sampler_error err;
+	struct format_error err;
 	int rc;
 
 	rc = sampler_read_file(path, SAMPLER_LAYOUT_AUTO, &p, &err);

@@ -19,20 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int fail(struct sampler_error *err, size_t offset, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct sampler_error *err, size_t offset, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->offset = offset;
-	va_start(ap, fmt);
-	vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 void sampler_profile_free(struct sampler_profile *p)
 {
 	free(p->vmmaps);
@@ -59,7 +45,7 @@ static void parse_vmmaps(const unsigned char *buf, size_t pos, struct sampler_pr
 
 /* Samples in buf[pos..end): exactly p->n_samples of them, filling it. */
 static int parse_samples(const unsigned char *buf, size_t pos, size_t end,
-			 struct sampler_profile *p, struct sampler_error *err)
+			 struct sampler_profile *p, struct format_error *err)
 {
 	size_t cap = 0;
 
@@ -68,15 +54,15 @@ static int parse_samples(const unsigned char *buf, size_t pos, size_t end,
 		uint32_t nt;
 
 		if (end - pos < SAMPLER_SAMPLE_SIZE)
-			return fail(err, pos, "sample %" PRIu64 " of %" PRIu64
+			return format_fail(err, pos, "sample %" PRIu64 " of %" PRIu64
 				    " truncated: %zu bytes left", i, p->n_samples, end - pos);
 		memcpy(&s->pmu, buf + pos, 8);
 		nt = le32_get(buf + pos + 8);
 		if (!isfinite(s->pmu))
-			return fail(err, pos, "sample %" PRIu64 ": PMU value is not a finite number",
+			return format_fail(err, pos, "sample %" PRIu64 ": PMU value is not a finite number",
 				    i);
 		if (nt > (end - pos - SAMPLER_SAMPLE_SIZE) / SAMPLER_THREAD_SIZE)
-			return fail(err, pos + 8, "sample %" PRIu64 ": %" PRIu32
+			return format_fail(err, pos + 8, "sample %" PRIu64 ": %" PRIu32
 				    " threads do not fit in the %zu bytes left", i, nt,
 				    end - pos - SAMPLER_SAMPLE_SIZE);
 		s->n_threads = nt;
@@ -104,21 +90,21 @@ static int parse_samples(const unsigned char *buf, size_t pos, size_t end,
 		}
 	}
 	if (pos != end)
-		return fail(err, pos, "%zu bytes after the last sample where %s expected",
+		return format_fail(err, pos, "%zu bytes after the last sample where %s expected",
 			    end - pos, p->layout == SAMPLER_LAYOUT_REFERENCE ?
 			    "the VMMaps (or the end of file) are" : "the end of file is");
 	return 0;
 }
 
 static int parse_layout(const unsigned char *buf, size_t len, enum sampler_layout layout,
-			struct sampler_profile *p, struct sampler_error *err)
+			struct sampler_profile *p, struct format_error *err)
 {
 	size_t vm_bytes, vm_pos, s_pos, s_end;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
 	if (len < SAMPLER_HEADER_SIZE)
-		return fail(err, len, "file of %zu bytes is shorter than the %d-byte header", len,
+		return format_fail(err, len, "file of %zu bytes is shorter than the %d-byte header", len,
 			    SAMPLER_HEADER_SIZE);
 	p->layout = layout;
 	p->magic = le32_get(buf);
@@ -127,10 +113,10 @@ static int parse_layout(const unsigned char *buf, size_t len, enum sampler_layou
 	p->n_samples = le64_get(buf + 20);
 	p->n_vmmaps = le32_get(buf + 28);
 	if (p->magic > SAMPLER_MAGIC_POWER)
-		return fail(err, 0, "unknown magic %" PRIu32 " (0 custom, 1 current, 2 voltage, "
+		return format_fail(err, 0, "unknown magic %" PRIu32 " (0 custom, 1 current, 2 voltage, "
 			    "3 power)", p->magic);
 	if (p->n_vmmaps > (len - SAMPLER_HEADER_SIZE) / SAMPLER_VMMAP_SIZE)
-		return fail(err, 28, "%" PRIu32 " VMMaps do not fit in the %zu bytes after the "
+		return format_fail(err, 28, "%" PRIu32 " VMMaps do not fit in the %zu bytes after the "
 			    "header", p->n_vmmaps, len - SAMPLER_HEADER_SIZE);
 	vm_bytes = (size_t)p->n_vmmaps * SAMPLER_VMMAP_SIZE;
 	if (layout == SAMPLER_LAYOUT_SPEC) {
@@ -143,7 +129,7 @@ static int parse_layout(const unsigned char *buf, size_t len, enum sampler_layou
 		vm_pos = s_end;
 	}
 	if (p->n_samples > (s_end - s_pos) / SAMPLER_SAMPLE_SIZE)
-		return fail(err, 20, "%" PRIu64 " samples do not fit in the %zu bytes for samples",
+		return format_fail(err, 20, "%" PRIu64 " samples do not fit in the %zu bytes for samples",
 			    p->n_samples, s_end - s_pos);
 	p->vmmaps = calloc(p->n_vmmaps ? p->n_vmmaps : 1, sizeof(*p->vmmaps));
 	p->samples = calloc(p->n_samples ? p->n_samples : 1, sizeof(*p->samples));
@@ -157,9 +143,9 @@ static int parse_layout(const unsigned char *buf, size_t len, enum sampler_layou
 }
 
 int sampler_parse(const unsigned char *buf, size_t len, enum sampler_layout layout,
-		  struct sampler_profile *p, struct sampler_error *err)
+		  struct sampler_profile *p, struct format_error *err)
 {
-	struct sampler_error spec_err;
+	struct format_error spec_err;
 	int rc;
 
 	memset(err, 0, sizeof(*err));
@@ -176,30 +162,31 @@ int sampler_parse(const unsigned char *buf, size_t len, enum sampler_layout layo
 out:
 	if (rc) {
 		if (rc == -ENOMEM)
-			fail(err, 0, "out of memory");
+			format_fail(err, 0, "out of memory");
 		sampler_profile_free(p);
 	}
 	return rc;
 }
 
+struct parse_ctx {
+	enum sampler_layout layout;
+	struct sampler_profile *p;
+};
+
+static int parse_cb(const unsigned char *data, size_t n, void *ctx, struct format_error *err)
+{
+	struct parse_ctx *pc = ctx;
+
+	return sampler_parse(data, n, pc->layout, pc->p, err);
+}
 
 int sampler_read_file(const char *path, enum sampler_layout layout, struct sampler_profile *p,
-		      struct sampler_error *err)
+		      struct format_error *err)
 {
-	unsigned char *buf = NULL;
-	size_t len = 0;
-	int rc;
+	struct parse_ctx pc = { layout, p };
 
 	memset(p, 0, sizeof(*p));
-	memset(err, 0, sizeof(*err));
-	rc = read_whole_file(path, &buf, &len);
-	if (rc) {
-		snprintf(err->reason, sizeof(err->reason), "cannot read: %s", strerror(-rc));
-		return rc;
-	}
-	rc = sampler_parse(buf, len, layout, p, err);
-	free(buf);
-	return rc;
+	return format_parse_file(path, err, parse_cb, &pc);
 }
 
 struct tid_entry {
@@ -216,7 +203,7 @@ static int cmp_tid_entry(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int sampler_check_cputime(const struct sampler_profile *p, struct sampler_error *err)
+int sampler_check_cputime(const struct sampler_profile *p, struct format_error *err)
 {
 	struct tid_entry *e;
 	size_t i;
@@ -241,7 +228,7 @@ int sampler_check_cputime(const struct sampler_profile *p, struct sampler_error 
 		/* the sample that holds the later entry, for the offset */
 		while (s + 1 < p->n_samples && p->samples[s + 1].first <= e[i].index)
 			s++;
-		rc = fail(err, p->samples[s].file_offset + SAMPLER_SAMPLE_SIZE +
+		rc = format_fail(err, p->samples[s].file_offset + SAMPLER_SAMPLE_SIZE +
 			  (e[i].index - p->samples[s].first) * SAMPLER_THREAD_SIZE + 12,
 			  "sample %" PRIu64 ": cputime of thread %" PRIu32 " decreases from %"
 			  PRIu64 " to %" PRIu64, s, b->tid, a->cputime, b->cputime);

@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats/infile.h"
+
 #define SAMPLER_HEADER_SIZE 32
 #define SAMPLER_SAMPLE_SIZE 12   /* without its threads */
 #define SAMPLER_THREAD_SIZE 20
@@ -72,23 +74,18 @@ struct sampler_profile {
 	size_t n_threads;            /* over all samples */
 };
 
-struct sampler_error {
-	size_t offset;
-	char reason[160];
-};
-
 /* Parses buf[0..len) in `layout` (AUTO tries the reference layout, then the
  * spec's, and reports the reference layout's error when both fail).
  * Returns 0, or -EINVAL with *err filled, or -ENOMEM. */
 int sampler_parse(const unsigned char *buf, size_t len, enum sampler_layout layout,
-		  struct sampler_profile *p, struct sampler_error *err);
+		  struct sampler_profile *p, struct format_error *err);
 int sampler_read_file(const char *path, enum sampler_layout layout, struct sampler_profile *p,
-		      struct sampler_error *err);
+		      struct format_error *err);
 void sampler_profile_free(struct sampler_profile *p);
 
 /* What collector's own files promise beyond the layout: no thread's cputime
  * decreases from one sample to the next.  0 or -EINVAL with *err. */
-int sampler_check_cputime(const struct sampler_profile *p, struct sampler_error *err);
+int sampler_check_cputime(const struct sampler_profile *p, struct format_error *err);
 
 /* Header, VMMaps, then one line per sample and per thread. */
 void sampler_print(const struct sampler_profile *p, FILE *out);

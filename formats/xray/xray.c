@@ -192,24 +192,6 @@ static int put_event(struct thread_writer *w, const struct model *m,
 	return put_function(w, e, XRAY_FN_EXIT, id, e->ktime_ns, NULL, 0);
 }
 
-/* File-name-safe copy of a comm. */
-static void safe_comm(char *dst, size_t n, const char *comm)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n && comm[i]; i++) {
-		char c = comm[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '+' ||
-			  (c == '.' && i > 0);
-
-		dst[i] = ok ? c : '_';
-	}
-	dst[i] = '\0';
-	if (i == 0)
-		snprintf(dst, n, "unknown");
-}
-
 struct xray_ctx {
 	const struct model *m;
 	const struct export_options *opts;
@@ -413,7 +395,7 @@ static int write_process(struct xray_ctx *c, uint32_t p)
 		goto cleanup;
 	}
 	n_unique = number_functions(c, n_fns, fns);
-	safe_comm(comm, sizeof(comm), proc->comm);
+	export_file_name(comm, sizeof(comm), proc->comm, sizeof(proc->comm), "unknown");
 	if (proc->generation)
 		snprintf(base, sizeof(base), "xray/%s.%d.%u", comm, (int)proc->pid,
 			 proc->generation);

@@ -10,7 +10,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,20 +23,6 @@ const char *xray_record_name(unsigned type)
 	if (type < XRAY_MD_KIND_COUNT)
 		return metadata_names[type];
 	return type == XRAY_REC_FUNCTION ? "Function" : "?";
-}
-
-__attribute__((format(printf, 3, 4)))
-static int fail(struct xray_read_error *err, uint64_t offset, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		err->offset = offset;
-		va_start(ap, fmt);
-		vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
 }
 
 struct parse_state {
@@ -55,10 +40,10 @@ struct parse_state {
 };
 
 static int parse_header(const unsigned char *data, size_t n, struct xray_file_header *h,
-			struct xray_read_error *err)
+			struct format_error *err)
 {
 	if (n < XRAY_HEADER_SIZE)
-		return fail(err, 0, "file of %zu bytes is shorter than the %d-byte header", n,
+		return format_fail(err, 0, "file of %zu bytes is shorter than the %d-byte header", n,
 			    XRAY_HEADER_SIZE);
 	h->version = le16_get(data);
 	h->type = le16_get(data + 2);
@@ -67,16 +52,16 @@ static int parse_header(const unsigned char *data, size_t n, struct xray_file_he
 	h->buffer_size = le64_get(data + 16);
 	h->reserved = le64_get(data + 24);
 	if (h->version < XRAY_MIN_VERSION || h->version > XRAY_MAX_VERSION)
-		return fail(err, 0, "version %u is not an FDR version (1 to 5)", h->version);
+		return format_fail(err, 0, "version %u is not an FDR version (1 to 5)", h->version);
 	if (h->type != XRAY_TYPE_FDR)
-		return fail(err, 2, "trace type %u is not FDR (1)", h->type);
+		return format_fail(err, 2, "trace type %u is not FDR (1)", h->type);
 	return 0;
 }
 
 /* Reads the metadata record at data[off] into r (16 bytes are there). */
 static int parse_metadata(const unsigned char *data, size_t n, uint64_t off,
 			  const struct xray_file_header *h, struct parse_state *s,
-			  struct xray_record *r, uint64_t *size, struct xray_read_error *err)
+			  struct xray_record *r, uint64_t *size, struct format_error *err)
 {
 	const unsigned char *p = data + off + 1;
 	unsigned kind = data[off] >> 1;
@@ -89,7 +74,7 @@ static int parse_metadata(const unsigned char *data, size_t n, uint64_t off,
 		break;
 	case XRAY_MD_END_OF_BUFFER:
 		if (h->version >= 2)
-			return fail(err, off, "EndOfBuffer record in a version %u trace "
+			return format_fail(err, off, "EndOfBuffer record in a version %u trace "
 				    "(only version 1 has them)", h->version);
 		break;
 	case XRAY_MD_NEW_CPU_ID:
@@ -121,16 +106,16 @@ static int parse_metadata(const unsigned char *data, size_t n, uint64_t off,
 				r->cpu = le16_get(p + 12);
 		}
 		if (r->value32 < 0)
-			return fail(err, off + 1, "%s with negative size %d",
+			return format_fail(err, off + 1, "%s with negative size %d",
 				    xray_record_name(kind), r->value32);
 		if ((uint64_t)r->value32 > n - off - XRAY_METADATA_RECORD_SIZE)
-			return fail(err, off + 1, "%s payload of %d bytes runs past the end of "
+			return format_fail(err, off + 1, "%s payload of %d bytes runs past the end of "
 				    "the file", xray_record_name(kind), r->value32);
 		r->data_offset = off + XRAY_METADATA_RECORD_SIZE;
 		*size += (uint64_t)r->value32;
 		break;
 	default:
-		return fail(err, off, "unknown metadata record kind %u", kind);
+		return format_fail(err, off, "unknown metadata record kind %u", kind);
 	}
 	(void)s;
 	return 0;
@@ -138,12 +123,12 @@ static int parse_metadata(const unsigned char *data, size_t n, uint64_t off,
 
 /* Structure checks and TSC reconstruction for a record about to be reported. */
 static int apply(const struct xray_file_header *h, struct parse_state *s, struct xray_record *r,
-		 struct xray_read_error *err)
+		 struct format_error *err)
 {
 	bool needs_buffer = r->type != XRAY_MD_NEW_BUFFER && r->type != XRAY_MD_BUFFER_EXTENTS;
 
 	if (needs_buffer && !s->in_buffer)
-		return fail(err, r->offset, "%s record outside a buffer (no NewBuffer before it)",
+		return format_fail(err, r->offset, "%s record outside a buffer (no NewBuffer before it)",
 			    xray_record_name(r->type));
 	switch (r->type) {
 	case XRAY_MD_BUFFER_EXTENTS:
@@ -170,14 +155,14 @@ static int apply(const struct xray_file_header *h, struct parse_state *s, struct
 		break;
 	case XRAY_MD_CALL_ARGUMENT:
 		if (s->prev != XRAY_MD_CALL_ARGUMENT && s->prev != XRAY_REC_FUNCTION)
-			return fail(err, r->offset, "CallArgument record not after a function "
+			return format_fail(err, r->offset, "CallArgument record not after a function "
 				    "record");
 		break;
 	case XRAY_MD_CUSTOM_EVENT:
 	case XRAY_MD_TYPED_EVENT:
 		if (r->type == XRAY_MD_TYPED_EVENT || h->version >= 5) {
 			if (!s->have_cpu)
-				return fail(err, r->offset, "%s before any NewCPUId record in its "
+				return format_fail(err, r->offset, "%s before any NewCPUId record in its "
 					    "buffer", xray_record_name(r->type));
 			s->base_tsc += r->delta;
 			r->tsc = s->base_tsc;
@@ -188,7 +173,7 @@ static int apply(const struct xray_file_header *h, struct parse_state *s, struct
 		break;
 	case XRAY_REC_FUNCTION:
 		if (!s->have_cpu)
-			return fail(err, r->offset, "function record before any NewCPUId record "
+			return format_fail(err, r->offset, "function record before any NewCPUId record "
 				    "in its buffer");
 		s->base_tsc += r->delta;
 		r->tsc = s->base_tsc;
@@ -207,7 +192,7 @@ static int apply(const struct xray_file_header *h, struct parse_state *s, struct
 
 int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 	       xray_record_fn fn, void *ctx, struct xray_read_summary *summary,
-	       struct xray_read_error *err)
+	       struct format_error *err)
 {
 	struct xray_read_summary local;
 	struct parse_state s = { .prev = -1 };
@@ -239,7 +224,7 @@ int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 		}
 		if (data[off] & 1) {
 			if (n - off < XRAY_METADATA_RECORD_SIZE)
-				return fail(err, off, "metadata record truncated by the end of the "
+				return format_fail(err, off, "metadata record truncated by the end of the "
 					    "file (%llu bytes left)",
 					    (unsigned long long)(n - off));
 			ret = parse_metadata(data, n, off, h, &s, &r, &size, err);
@@ -249,7 +234,7 @@ int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 			uint32_t word;
 
 			if (n - off < XRAY_FUNCTION_RECORD_SIZE)
-				return fail(err, off, "function record truncated by the end of the "
+				return format_fail(err, off, "function record truncated by the end of the "
 					    "file (%llu bytes left)",
 					    (unsigned long long)(n - off));
 			word = le32_get(data + off);
@@ -259,7 +244,7 @@ int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 			r.delta = le32_get(data + off + 4);
 			size = XRAY_FUNCTION_RECORD_SIZE;
 			if (r.action > XRAY_FN_ENTER_ARGS && !s.ignoring)
-				return fail(err, off, "function record with unknown action %u",
+				return format_fail(err, off, "function record with unknown action %u",
 					    r.action);
 		}
 
@@ -268,12 +253,12 @@ int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 				s.extent_left = r.value;
 				s.extent_active = r.value > 0;
 				if (r.value > n - off - size)
-					return fail(err, off + 1, "BufferExtents of %llu bytes runs "
+					return format_fail(err, off + 1, "BufferExtents of %llu bytes runs "
 						    "past the end of the file",
 						    (unsigned long long)r.value);
 			} else {
 				if (size > s.extent_left)
-					return fail(err, off, "%s record crosses the end of its "
+					return format_fail(err, off, "%s record crosses the end of its "
 						    "buffer (%llu bytes left by BufferExtents)",
 						    xray_record_name(r.type),
 						    (unsigned long long)s.extent_left);
@@ -341,7 +326,7 @@ static int collect(void *vctx, const struct xray_file_header *h, const struct xr
 }
 
 int xray_read_memory(const unsigned char *data, size_t n, struct xray_trace *t,
-		     struct xray_read_error *err)
+		     struct format_error *err)
 {
 	struct collect_ctx c = { .t = t };
 	int ret;
@@ -355,46 +340,22 @@ int xray_read_memory(const unsigned char *data, size_t n, struct xray_trace *t,
 	return ret;
 }
 
-/* Maps a whole file read-only; *data is NULL for an empty file. */
+/* Maps a whole file read-only (*data is NULL for an empty file), with the
+ * reason in err when it cannot. */
 static int map_file(const char *path, const unsigned char **data, size_t *n,
-		    struct xray_read_error *err)
+		    struct format_error *err)
 {
-	struct stat st;
-	void *p;
-	int fd, ret = 0;
+	int ret = format_map_file(path, data, n);
 
-	*data = NULL;
-	*n = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		ret = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (st.st_size == 0)
-		goto out;
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED) {
-		ret = -errno;
-		goto out;
-	}
-	*data = p;
-	*n = (size_t)st.st_size;
-out:
 	if (ret && err) {
 		err->offset = 0;
 		snprintf(err->reason, sizeof(err->reason), "cannot read: %s",
 			 ret == -EINVAL ? "not a regular file" : strerror(-ret));
 	}
-	if (fd >= 0)
-		close(fd);
 	return ret;
 }
 
-int xray_read_file(const char *path, struct xray_trace *t, struct xray_read_error *err)
+int xray_read_file(const char *path, struct xray_trace *t, struct format_error *err)
 {
 	const unsigned char *data;
 	size_t n;
@@ -405,8 +366,7 @@ int xray_read_file(const char *path, struct xray_trace *t, struct xray_read_erro
 	if (ret)
 		return ret;
 	ret = xray_read_memory(data ? data : (const unsigned char *)"", n, t, err);
-	if (data)
-		munmap((void *)data, n);
+	format_unmap_file(data, n);
 	return ret;
 }
 
@@ -494,7 +454,7 @@ static int dump_record(void *vctx, const struct xray_file_header *h, const struc
 
 int xray_dump(const char *path, FILE *out, bool check)
 {
-	struct xray_read_error err = { 0 };
+	struct format_error err = { 0 };
 	struct xray_read_summary sum;
 	struct xray_file_header h;
 	struct dump_ctx d = { .out = out };
@@ -520,8 +480,7 @@ int xray_dump(const char *path, FILE *out, bool check)
 			"%llu bytes skipped\n", (unsigned long long)sum.records,
 			(unsigned long long)sum.function_records, (unsigned long long)sum.buffers,
 			(unsigned long long)sum.skipped_bytes);
-	if (data)
-		munmap((void *)data, n);
+	format_unmap_file(data, n);
 	if (ret)
 		fprintf(stderr, "%s: offset %llu: %s\n", path, (unsigned long long)err.offset,
 			err.reason);

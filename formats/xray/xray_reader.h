@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats/infile.h"
 #include "formats/xray/xray_format.h"
 
 struct xray_file_header {
@@ -52,11 +53,6 @@ struct xray_record {
 	uint64_t data_offset; /* payload of custom and typed events */
 };
 
-struct xray_read_error {
-	uint64_t offset;
-	char reason[160];
-};
-
 struct xray_read_summary {
 	uint64_t records, function_records, buffers;
 	uint64_t skipped_bytes;  /* padding and unused buffer bytes */
@@ -73,7 +69,7 @@ typedef int (*xray_record_fn)(void *ctx, const struct xray_file_header *h,
  */
 int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 	       xray_record_fn fn, void *ctx, struct xray_read_summary *summary,
-	       struct xray_read_error *err);
+	       struct format_error *err);
 
 /* The whole file as an array (for tests and small files). */
 struct xray_trace {
@@ -85,9 +81,9 @@ struct xray_trace {
 
 /* Returns 0, -EINVAL (malformed, *err filled) or another negative errno
  * (err->reason says what failed). */
-int xray_read_file(const char *path, struct xray_trace *t, struct xray_read_error *err);
+int xray_read_file(const char *path, struct xray_trace *t, struct format_error *err);
 int xray_read_memory(const unsigned char *data, size_t n, struct xray_trace *t,
-		     struct xray_read_error *err);
+		     struct format_error *err);
 void xray_trace_free(struct xray_trace *t);
 
 /* Name of a metadata kind or "Function". */

@@ -15,7 +15,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct callgrind_profile p;
-	struct callgrind_error err;
+	struct format_error err;
 	const char *path;
 
 	if (callgrind_parse((const char *)data, size, &p, &err) == 0)

@@ -8,7 +8,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dcpi_profile p;
-	struct dcpi_error err;
+	struct format_error err;
 
 	if (dcpi_parse(data, size, &p, &err) == 0) {
 		dcpi_print(&p, fuzz_devnull());

@@ -13,7 +13,7 @@
 static void one(const uint8_t *data, size_t size, enum sampler_layout layout)
 {
 	struct sampler_profile p;
-	struct sampler_error err;
+	struct format_error err;
 
 	if (sampler_parse(data, size, layout, &p, &err) == 0) {
 		sampler_check_cputime(&p, &err);

@@ -14,7 +14,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct xray_read_error err;
+	struct format_error err;
 	struct xray_trace t;
 	const char *path;
 

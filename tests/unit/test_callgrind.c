@@ -99,7 +99,7 @@ static char *slurp(const char *path, size_t *n)
 
 static void read_ok(const char *path, struct callgrind_profile *p)
 {
-	struct callgrind_error err;
+	struct format_error err;
 	int ret = callgrind_read_file(path, p, &err);
 
 	if (ret)
@@ -1086,7 +1086,7 @@ static void test_reader_rejects(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct callgrind_profile p;
-		struct callgrind_error err;
+		struct format_error err;
 		int ret;
 
 		assert_int_equal(strlen(head), 64);
@@ -1100,7 +1100,7 @@ static void test_reader_rejects(void **state)
 	/* events: beyond KCachegrind's 2047-byte window */
 	{
 		struct callgrind_profile p;
-		struct callgrind_error err;
+		struct format_error err;
 		size_t n = 0;
 
 		n += (size_t)snprintf(buf, sizeof(buf), "# callgrind format\n");
@@ -1135,7 +1135,7 @@ static void test_reader_spec_example(void **state)
 		"calls=3 0x20 20\n"
 		"+2 * 400\n";
 	struct callgrind_profile p;
-	struct callgrind_error err;
+	struct format_error err;
 
 	(void)state;
 	assert_int_equal(callgrind_parse(text, strlen(text), &p, &err), 0);

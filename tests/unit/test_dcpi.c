@@ -133,7 +133,7 @@ static void profile_path(char *buf, size_t n, const struct fixture *fx, const ch
 
 static void read_profile(const struct fixture *fx, const char *name, struct dcpi_profile *p)
 {
-	struct dcpi_error err;
+	struct format_error err;
 	char path[256];
 	int rc;
 
@@ -366,7 +366,7 @@ static void test_clamp_and_outside(void **state)
 	};
 	struct dcpi_encode_stats st;
 	struct dcpi_profile p;
-	struct dcpi_error err;
+	struct format_error err;
 	char *buf = NULL;
 	size_t len = 0;
 
@@ -435,7 +435,7 @@ static void expect_reject(const char *header, const uint32_t *words, size_t n_wo
 	size_t hl = strlen(header), len = hl + n_words * 4;
 	unsigned char *buf = malloc(len + 1);
 	struct dcpi_profile p;
-	struct dcpi_error err;
+	struct format_error err;
 
 	memcpy(buf, header, hl);
 	for (size_t i = 0; i < n_words; i++)
@@ -454,7 +454,7 @@ static void test_reader_accepts_minimal(void **state)
 	size_t hl = strlen(good_header);
 	unsigned char buf[512];
 	struct dcpi_profile p;
-	struct dcpi_error err;
+	struct format_error err;
 
 	(void)state;
 	memcpy(buf, good_header, hl);
@@ -498,7 +498,7 @@ static void test_reader_rejects(void **state)
 		/* a NUL inside a header line */
 		static const unsigned char nul[] = "image 1\0\nsamples\n\0\0\0\0\0\0\0";
 		struct dcpi_profile p;
-		struct dcpi_error err;
+		struct format_error err;
 
 		assert_int_equal(dcpi_parse(nul, sizeof(nul) - 1, &p, &err), -EINVAL);
 		assert_int_equal(err.offset, 7);

@@ -311,7 +311,7 @@ static void test_reference_layout(void **state)
 {
 	struct fixture *fx = *state;
 	struct sampler_profile p;
-	struct sampler_error err;
+	struct format_error err;
 	struct ref_file r;
 	unsigned char *b;
 	char path[256];
@@ -345,7 +345,7 @@ static void test_spec_layout(void **state)
 {
 	struct fixture *fx = *state;
 	struct sampler_profile p;
-	struct sampler_error err;
+	struct format_error err;
 	struct ref_file r;
 	unsigned char *b;
 	char path[256];
@@ -459,7 +459,7 @@ static size_t put_thread(unsigned char *b, uint32_t tid, uint64_t pc, uint64_t c
 static void expect_reject(const unsigned char *b, size_t len, size_t offset, const char *reason)
 {
 	struct sampler_profile p;
-	struct sampler_error err;
+	struct format_error err;
 
 	assert_int_equal(sampler_parse(b, len, SAMPLER_LAYOUT_AUTO, &p, &err), -EINVAL);
 	if (!strstr(err.reason, reason))
@@ -471,7 +471,7 @@ static void test_reader_rejects(void **state)
 {
 	unsigned char b[1024] = { 0 };
 	struct sampler_profile p;
-	struct sampler_error err;
+	struct format_error err;
 	size_t n;
 
 	(void)state;
@@ -603,7 +603,7 @@ static void test_many_periods(void **state)
 	struct fixture *fx = *state;
 	struct model *m = &fx->m;
 	struct sampler_profile p;
-	struct sampler_error err;
+	struct format_error err;
 	uint32_t proc, th[3];
 	char path[256];
 

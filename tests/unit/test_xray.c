@@ -402,7 +402,7 @@ static void test_round_trip(void **state)
 {
 	struct calls_model c;
 	struct xray_write_stats st;
-	struct xray_read_error err;
+	struct format_error err;
 	struct xray_trace t;
 	struct fn_event *ev;
 	char *dir = make_tmpdir(), path[512];
@@ -578,7 +578,7 @@ static void test_lost_events(void **state)
 {
 	struct calls_model c;
 	struct xray_write_stats st;
-	struct xray_read_error err;
+	struct format_error err;
 	struct xray_trace t;
 	char *dir = make_tmpdir(), cmd[1024], path[512], *out, *yaml;
 	uint64_t tt = 0;
@@ -710,7 +710,7 @@ static const char *fixtures(void)
 /* The trace LLVM 14's runtime wrote (shared fixture), against its fdr-dump. */
 static void test_reader_llvm_fixture(void **state)
 {
-	struct xray_read_error err;
+	struct format_error err;
 	struct xray_trace t;
 	char path[512], *expected, *p, *nl, line[256];
 	size_t n, k = 0;
@@ -782,7 +782,7 @@ static unsigned xray_function_id(const char *binary, const char *name)
 /* A version-5 trace written here by LLVM's runtime (build/xray/fdr_v5). */
 static void test_reader_llvm_runtime(void **state)
 {
-	struct xray_read_error err;
+	struct format_error err;
 	struct xray_trace t;
 	char *dir = make_tmpdir(), cmd[1024], path[600], *out;
 	unsigned leaf, mid, top, enters[3] = { 0 }, args = 0, pids = 0;
@@ -876,7 +876,7 @@ static void b_buffer_start(struct builder *b, int32_t tid)
 
 static void expect_reject(const struct builder *b, uint64_t offset, const char *reason)
 {
-	struct xray_read_error err = { 0 };
+	struct format_error err = { 0 };
 	struct xray_trace t;
 
 	if (xray_read_memory(b->b, b->n, &t, &err) != -EINVAL) {
@@ -892,7 +892,7 @@ static void expect_reject(const struct builder *b, uint64_t offset, const char *
 static void test_reader_rejects_malformed(void **state)
 {
 	struct builder b;
-	struct xray_read_error err;
+	struct format_error err;
 	struct xray_trace t;
 	int32_t size;
 	uint64_t u64;
@@ -990,7 +990,7 @@ static void test_reader_rejects_malformed(void **state)
 static void test_reader_v1_without_buffer_size(void **state)
 {
 	struct calls_model c;
-	struct xray_read_error err;
+	struct format_error err;
 	struct xray_trace a, b;
 	char *dir = make_tmpdir(), path[512];
 	unsigned char *data;
@@ -1023,7 +1023,7 @@ static void test_reader_v1_without_buffer_size(void **state)
  * (ASan and UBSan watch). */
 static void test_reader_survives_mutations(void **state)
 {
-	struct xray_read_error err;
+	struct format_error err;
 	struct xray_trace t;
 	struct calls_model c;
 	char *dir = make_tmpdir(), path[512];

@@ -85,7 +85,7 @@ fuzz-smoke: $(FUZZ_BINS)
 fuzz-update: $(FUZZ_BINS)
 	@./tests/fuzz/run-fuzz.sh merge 0 $(FUZZ_HARNESSES)
 
-fuzz-seeds: collector $(BUILD)/workloads/split
+fuzz-seeds: collector $(BUILD)/workloads/split $(BUILD)/xray/fdr_v5
 	@$(SUDO) ./tests/fuzz/make-seeds.sh
 
 CHECK_SUITES += fuzz-smoke

@@ -1,20 +1,20 @@
 #!/bin/sh
 # Regenerates the seed corpora in tests/fuzz/corpus/ (run as root from the
-# repository root, after `make collector build/workloads/split`; `make
-# fuzz-seeds` does both).  Seeds are small valid files:
+# repository root, after `make collector build/workloads/split build/xray/fdr_v5`;
+# `make fuzz-seeds` does all three).  Seeds are small valid files:
 #  - two short runs of ./collector on build/workloads/split, one in the
 #    default layouts (sampler reference, HPCToolkit released) with traced
 #    functions and arguments (XRay), one in the other layouts (sampler spec,
 #    HPCToolkit draft), one thread and no switches;
-#  - the reference files in ../shared/fixtures (LLVM 14's XRay v5 trace,
-#    hpcprof's databases);
+#  - a version-5 XRay trace written by LLVM's own runtime (build/xray/fdr_v5),
+#    and hpcprof's databases from tests/fixtures;
 #  - small ELF files built here from tests/symtest/ (DWARF, inlining, a
 #    shared library, a stripped file with a debuglink and its debug file);
 #  - /proc/PID/maps texts.
 set -eu
 
 C=tests/fuzz/corpus
-FIX=${COLLECTOR_FIXTURES:-../shared/fixtures}
+FIX=${COLLECTOR_FIXTURES:-tests/fixtures}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -45,7 +45,10 @@ cp "$TMP"/x/xray/*.xray "$C/xray/collector-v1.xray"
 cp "$TMP"/x/xray/*.map.elf "$C/elf/xray-map.elf"
 
 # files the formats' own tools wrote
-cp "$FIX/xray/llvm14-runtime-fdr-v5.xray" "$C/xray/"
+mkdir "$TMP/fdr"
+XRAY_OPTIONS="patch_premain=false xray_mode=xray-fdr xray_logfile_base=$TMP/fdr/fdr-" \
+	build/xray/fdr_v5 2>/dev/null
+cp "$TMP"/fdr/fdr-* "$C/xray/llvm-runtime-fdr-v5.xray"
 for d in loops-cputime-t.d loops-cputime-t.nostruct.d; do
 	for db in meta profile cct trace; do
 		cp "$FIX/hpctoolkit/$d/$db.db" "$C/hpctoolkit-$db/hpcprof-${d%.d}.db"
@@ -62,7 +65,7 @@ objcopy --only-keep-debug "$TMP/nopie" "$TMP/nopie.debug"
 strip --strip-all -o "$TMP/nopie.stripped" "$TMP/nopie"
 (cd "$TMP" && objcopy --add-gnu-debuglink=nopie.debug nopie.stripped)
 cp "$TMP/nopie.debug" "$TMP/nopie.stripped" "$C/elf/"
-chmod a-x,u+w "$C"/elf/* "$C"/*/hpcprof-* "$C"/xray/llvm14-*
+chmod a-x,u+w "$C"/elf/* "$C"/*/hpcprof-* "$C"/xray/llvm-runtime-*
 
 # /proc/PID/maps: a real one, and the kernel's odd cases by hand
 cat /proc/self/maps >"$C/procmaps/self"

@@ -79,7 +79,7 @@ static const char *fixtures(void)
 {
 	const char *env = getenv("COLLECTOR_FIXTURES");
 
-	return env ? env : "../shared/fixtures";
+	return env ? env : "tests/fixtures";
 }
 
 /* ---- the test model ---------------------------------------------------- */

@@ -284,13 +284,13 @@ static int parse_header(const unsigned char *buf, size_t len, struct dcpi_profil
 			rc = check_value(k, l->value, &num);
 			if (rc == -1)
 				return format_fail(err, pos + v, "malformed value of header line '%s'",
-					    k->name);
+						   k->name);
 			if (rc == -2)
 				return format_fail(err, pos + v, "value of header line '%s' too large",
-					    k->name);
+						   k->name);
 			if (rc == -3)
 				return format_fail(err, pos + v, "unsupported binary version '%s'",
-					    l->value);
+						   l->value);
 			set_field(p, l->key, l->value, num);
 		}
 		pos += n + 1;
@@ -298,7 +298,7 @@ static int parse_header(const unsigned char *buf, size_t len, struct dcpi_profil
 	for (size_t i = 0; i < N_KNOWN; i++)
 		if (known_keys[i].kind == KEY_REQUIRED && !seen[i])
 			return format_fail(err, p->header_len - 1, "missing required header line '%s'",
-				    known_keys[i].name);
+					   known_keys[i].name);
 	return 0;
 }
 
@@ -310,7 +310,7 @@ static int parse_samples(const unsigned char *buf, size_t len, struct dcpi_profi
 
 	if (len - pos < 8)
 		return format_fail(err, pos, "%zu bytes after the header: no room for the 8-byte footer",
-			    len - pos);
+				   len - pos);
 	end = len - 8;
 	while (pos < end) {
 		struct dcpi_chunk *c;
@@ -318,18 +318,18 @@ static int parse_samples(const unsigned char *buf, size_t len, struct dcpi_profi
 
 		if (end - pos < 8)
 			return format_fail(err, pos, "truncated chunk: %zu bytes before the footer",
-				    end - pos);
+					   end - pos);
 		off = le32_get(buf + pos);
 		num = le32_get(buf + pos + 4);
 		if (num == 0)
 			return format_fail(err, pos + 4, "chunk with no addresses");
 		if (num > (end - pos - 8) / 4)
 			return format_fail(err, pos + 4, "chunk of %" PRIu32
-				    " addresses runs past the footer", num);
+					   " addresses runs past the footer", num);
 		if (p->n_chunks && off < next_free)
 			return format_fail(err, pos, "chunk offset 0x%" PRIx32
-				    " not after the previous chunk (which ends at 0x%" PRIx64 ")",
-				    off, next_free);
+					   " not after the previous chunk (which ends at 0x%" PRIx64 ")",
+					   off, next_free);
 		if (p->n_chunks == cap_chunks) {
 			size_t ncap = cap_chunks ? cap_chunks * 2 : 64;
 			struct dcpi_chunk *nc = realloc(p->chunks, ncap * sizeof(*nc));
@@ -370,15 +370,15 @@ static int parse_samples(const unsigned char *buf, size_t len, struct dcpi_profi
 	p->total_samples = le32_get(buf + end + 4);
 	if (p->total_offsets != (nonzero > UINT32_MAX ? UINT32_MAX : nonzero))
 		return format_fail(err, end, "footer says %" PRIu32 " sampled addresses, chunks hold %"
-			    PRIu64, p->total_offsets, nonzero);
+				   PRIu64, p->total_offsets, nonzero);
 	if (sum > UINT32_MAX) {
 		/* the writer clamps a total that does not fit and says so */
 		if (p->total_samples != UINT32_MAX || !p->clamped)
 			return format_fail(err, end + 4, "footer total %" PRIu32 " but chunks hold %"
-				    PRIu64 " samples and no 'clamped' line", p->total_samples, sum);
+					   PRIu64 " samples and no 'clamped' line", p->total_samples, sum);
 	} else if (p->total_samples != sum) {
 		return format_fail(err, end + 4, "footer says %" PRIu32 " samples, chunks hold %" PRIu64,
-			    p->total_samples, sum);
+				   p->total_samples, sum);
 	}
 	return 0;
 }

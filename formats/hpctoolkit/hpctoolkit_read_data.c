@@ -114,7 +114,7 @@ int hkr_parse_profile(struct rd *r, struct hkr_db *db)
 		return hkr_fail(r, pis->off + 0x0c, "szProfile %u too small", sz), -EINVAL;
 	if (db->has_meta && draft != db->draft)
 		return hkr_fail(r, pis->off + 0x0c, "szProfile %u does not match meta.db's layout",
-			    sz), -EINVAL;
+				sz), -EINVAL;
 	db->draft = draft;
 	if (!n)
 		return hkr_fail(r, pis->off + 8, "no profiles (the summary must be first)"), -EINVAL;
@@ -133,7 +133,7 @@ int hkr_parse_profile(struct rd *r, struct hkr_db *db)
 			pr->flags = u32(r, o + 0x28);
 			if ((i == 0) != (pr->flags & 1))
 				hkr_fail(r, o + 0x28, i ? "summary profile after the first"
-						    : "first profile is not the summary");
+					 : "first profile is not the summary");
 		}
 		if (tup)
 			read_tuple(r, tup, tus, pr);

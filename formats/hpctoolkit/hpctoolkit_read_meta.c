@@ -20,7 +20,7 @@ static bool element_index(struct rd *r, uint64_t ptr, uint64_t base, uint64_t n,
 {
 	if (ptr < base || !stride || (ptr - base) % stride || (ptr - base) / stride >= n)
 		return hkr_fail(r, at, "%s pointer 0x%" PRIx64 " is not an element of its array", what,
-			    ptr);
+				ptr);
 	*index = (ptr - base) / stride;
 	return true;
 }
@@ -73,7 +73,7 @@ static bool read_metrics_released(struct rd *r, const struct sec *s, struct hkr_
 	if (szm < HK_SZ_METRIC || szi < HK_SZ_SCOPE_INST || szs < HK_SZ_SUMMARY ||
 	    szp < HK_SZ_SCOPE)
 		return hkr_fail(r, s->off + 0x0c, "structure sizes too small (%u %u %u %u)", szm, szi,
-			    szs, szp);
+				szs, szp);
 	if (!hkr_need_array(r, pm, nm, szm, s, 8, "metric array") ||
 	    !hkr_need_array(r, ps, nps, szp, s, 8, "scope array"))
 		return false;
@@ -93,7 +93,7 @@ static bool read_metrics_released(struct rd *r, const struct sec *s, struct hkr_
 			return false;
 		if (db->scopes[i].type == HK_PS_TRANSITIVE && db->scopes[i].prop_index >= 16)
 			return hkr_fail(r, o + 9, "propagationIndex %u >= 16",
-				    db->scopes[i].prop_index);
+					db->scopes[i].prop_index);
 	}
 	for (uint32_t i = 0; i < nm; i++) {
 		uint64_t o = pm + (uint64_t)i * szm, pi, pss;
@@ -154,7 +154,7 @@ static bool read_metrics_draft(struct rd *r, const struct sec *s, struct hkr_db 
 	szs = u8(r, s->off + 0x0e);
 	if (szm < HK_DRAFT_SZ_METRIC || szp < HK_DRAFT_SZ_SCOPE || szs < HK_DRAFT_SZ_SUMMARY)
 		return hkr_fail(r, s->off + 0x0c, "structure sizes too small (%u %u %u)", szm, szp,
-			    szs);
+				szs);
 	if (!hkr_need_array(r, pm, nm, szm, s, 8, "metric array"))
 		return false;
 	for (uint32_t i = 0; i < nm; i++) {
@@ -184,7 +184,7 @@ static bool read_metrics_draft(struct rd *r, const struct sec *s, struct hkr_db 
 
 			n_sum += u16(r, q + 8);
 			if (!hkr_need_array(r, u64(r, q + 0x10), u16(r, q + 8), szs, s, 8,
-					"summary array"))
+					    "summary array"))
 				return false;
 		}
 		md->summaries = hkr_alloc_array(r, n_sum, sizeof(*md->summaries));
@@ -245,7 +245,7 @@ static bool read_tables(struct rd *r, const struct sec *secs, struct hkr_db *db,
 	a->szfn = u16(r, sfn->off + 0x0c);
 	if (a->szm < HK_SZ_MODULE || a->szf < HK_SZ_FILE || a->szfn < HK_SZ_FUNCTION)
 		return hkr_fail(r, sm->off + 0x0c, "structure sizes too small (%u %u %u)", a->szm,
-			    a->szf, a->szfn);
+				a->szf, a->szfn);
 	if (!hkr_need_array(r, a->modules, db->n_modules, a->szm, sm, 8, "module array") ||
 	    !hkr_need_array(r, a->files, db->n_files, a->szf, sf, 8, "file array") ||
 	    !hkr_need_array(r, a->functions, db->n_functions, a->szfn, sfn, 8, "function array"))

@@ -37,19 +37,19 @@ static bool in_range(uint64_t off, uint64_t len, uint64_t start, uint64_t size)
 
 /* A structure of `len` bytes at `off`, inside `s`, aligned to `align`. */
 bool hkr_need(struct rd *r, uint64_t off, uint64_t len, const struct sec *s, uint64_t align,
-		 const char *what)
+	      const char *what)
 {
 	if (align > 1 && off % align)
 		return hkr_fail(r, off, "%s not aligned to %" PRIu64 " bytes", what, align);
 	if (!in_range(off, len, s->off, s->size))
 		return hkr_fail(r, off, "%s (%" PRIu64 " bytes) outside its %s", what, len,
-			    s->off == 0 && s->size == r->n ? "file" : "section");
+				s->off == 0 && s->size == r->n ? "file" : "section");
 	return true;
 }
 
 /* An array of n elements of `size` bytes: checks n against the room. */
 bool hkr_need_array(struct rd *r, uint64_t off, uint64_t n, uint64_t size,
-		       const struct sec *s, uint64_t align, const char *what)
+		    const struct sec *s, uint64_t align, const char *what)
 {
 	if (n && size && n > (s->size + 1) / size)
 		return hkr_fail(r, off, "%s: %" PRIu64 " elements cannot fit", what, n);
@@ -89,7 +89,7 @@ void *hkr_alloc_array(struct rd *r, uint64_t n, size_t size)
 /* Common header: magic, format, version, n sections (8-aligned, except
  * those in the `unaligned` bit mask); footer. */
 bool hkr_read_header(struct rd *r, const char *format, const char *footer, int n_sec,
-			struct sec *secs, unsigned unaligned)
+		     struct sec *secs, unsigned unaligned)
 {
 	uint64_t hdr = 0x10 + 0x10 * n_sec;
 	struct sec file = { 0, r->n };
@@ -108,7 +108,7 @@ bool hkr_read_header(struct rd *r, const char *format, const char *footer, int n
 		secs[i].size = u64(r, 0x10 + 0x10 * i);
 		secs[i].off = u64(r, 0x18 + 0x10 * i);
 		if (!hkr_need(r, secs[i].off, secs[i].size, &file,
-			  secs[i].size && !(unaligned & 1u << i) ? 8 : 1, "section"))
+			      secs[i].size && !(unaligned & 1u << i) ? 8 : 1, "section"))
 			return false;
 		if (secs[i].off < hdr && secs[i].size)
 			return hkr_fail(r, 0x18 + 0x10 * i, "section overlaps the file header");

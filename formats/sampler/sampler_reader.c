@@ -55,16 +55,16 @@ static int parse_samples(const unsigned char *buf, size_t pos, size_t end,
 
 		if (end - pos < SAMPLER_SAMPLE_SIZE)
 			return format_fail(err, pos, "sample %" PRIu64 " of %" PRIu64
-				    " truncated: %zu bytes left", i, p->n_samples, end - pos);
+					   " truncated: %zu bytes left", i, p->n_samples, end - pos);
 		memcpy(&s->pmu, buf + pos, 8);
 		nt = le32_get(buf + pos + 8);
 		if (!isfinite(s->pmu))
 			return format_fail(err, pos, "sample %" PRIu64 ": PMU value is not a finite number",
-				    i);
+					   i);
 		if (nt > (end - pos - SAMPLER_SAMPLE_SIZE) / SAMPLER_THREAD_SIZE)
 			return format_fail(err, pos + 8, "sample %" PRIu64 ": %" PRIu32
-				    " threads do not fit in the %zu bytes left", i, nt,
-				    end - pos - SAMPLER_SAMPLE_SIZE);
+					   " threads do not fit in the %zu bytes left", i, nt,
+					   end - pos - SAMPLER_SAMPLE_SIZE);
 		s->n_threads = nt;
 		s->first = p->n_threads;
 		s->file_offset = pos;
@@ -91,8 +91,8 @@ static int parse_samples(const unsigned char *buf, size_t pos, size_t end,
 	}
 	if (pos != end)
 		return format_fail(err, pos, "%zu bytes after the last sample where %s expected",
-			    end - pos, p->layout == SAMPLER_LAYOUT_REFERENCE ?
-			    "the VMMaps (or the end of file) are" : "the end of file is");
+				   end - pos, p->layout == SAMPLER_LAYOUT_REFERENCE ?
+				   "the VMMaps (or the end of file) are" : "the end of file is");
 	return 0;
 }
 
@@ -105,7 +105,7 @@ static int parse_layout(const unsigned char *buf, size_t len, enum sampler_layou
 	memset(p, 0, sizeof(*p));
 	if (len < SAMPLER_HEADER_SIZE)
 		return format_fail(err, len, "file of %zu bytes is shorter than the %d-byte header", len,
-			    SAMPLER_HEADER_SIZE);
+				   SAMPLER_HEADER_SIZE);
 	p->layout = layout;
 	p->magic = le32_get(buf);
 	p->wall_us = le64_get(buf + 4);
@@ -114,10 +114,10 @@ static int parse_layout(const unsigned char *buf, size_t len, enum sampler_layou
 	p->n_vmmaps = le32_get(buf + 28);
 	if (p->magic > SAMPLER_MAGIC_POWER)
 		return format_fail(err, 0, "unknown magic %" PRIu32 " (0 custom, 1 current, 2 voltage, "
-			    "3 power)", p->magic);
+				   "3 power)", p->magic);
 	if (p->n_vmmaps > (len - SAMPLER_HEADER_SIZE) / SAMPLER_VMMAP_SIZE)
 		return format_fail(err, 28, "%" PRIu32 " VMMaps do not fit in the %zu bytes after the "
-			    "header", p->n_vmmaps, len - SAMPLER_HEADER_SIZE);
+				   "header", p->n_vmmaps, len - SAMPLER_HEADER_SIZE);
 	vm_bytes = (size_t)p->n_vmmaps * SAMPLER_VMMAP_SIZE;
 	if (layout == SAMPLER_LAYOUT_SPEC) {
 		vm_pos = SAMPLER_HEADER_SIZE;
@@ -130,7 +130,7 @@ static int parse_layout(const unsigned char *buf, size_t len, enum sampler_layou
 	}
 	if (p->n_samples > (s_end - s_pos) / SAMPLER_SAMPLE_SIZE)
 		return format_fail(err, 20, "%" PRIu64 " samples do not fit in the %zu bytes for samples",
-			    p->n_samples, s_end - s_pos);
+				   p->n_samples, s_end - s_pos);
 	p->vmmaps = calloc(p->n_vmmaps ? p->n_vmmaps : 1, sizeof(*p->vmmaps));
 	p->samples = calloc(p->n_samples ? p->n_samples : 1, sizeof(*p->samples));
 	if (!p->vmmaps || !p->samples)
@@ -229,9 +229,9 @@ int sampler_check_cputime(const struct sampler_profile *p, struct format_error *
 		while (s + 1 < p->n_samples && p->samples[s + 1].first <= e[i].index)
 			s++;
 		rc = format_fail(err, p->samples[s].file_offset + SAMPLER_SAMPLE_SIZE +
-			  (e[i].index - p->samples[s].first) * SAMPLER_THREAD_SIZE + 12,
-			  "sample %" PRIu64 ": cputime of thread %" PRIu32 " decreases from %"
-			  PRIu64 " to %" PRIu64, s, b->tid, a->cputime, b->cputime);
+				 (e[i].index - p->samples[s].first) * SAMPLER_THREAD_SIZE + 12,
+				 "sample %" PRIu64 ": cputime of thread %" PRIu32 " decreases from %"
+				 PRIu64 " to %" PRIu64, s, b->tid, a->cputime, b->cputime);
 	}
 	free(e);
 	return rc;

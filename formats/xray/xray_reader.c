@@ -44,7 +44,7 @@ static int parse_header(const unsigned char *data, size_t n, struct xray_file_he
 {
 	if (n < XRAY_HEADER_SIZE)
 		return format_fail(err, 0, "file of %zu bytes is shorter than the %d-byte header", n,
-			    XRAY_HEADER_SIZE);
+				   XRAY_HEADER_SIZE);
 	h->version = le16_get(data);
 	h->type = le16_get(data + 2);
 	h->bitfield = le32_get(data + 4);
@@ -75,7 +75,7 @@ static int parse_metadata(const unsigned char *data, size_t n, uint64_t off,
 	case XRAY_MD_END_OF_BUFFER:
 		if (h->version >= 2)
 			return format_fail(err, off, "EndOfBuffer record in a version %u trace "
-				    "(only version 1 has them)", h->version);
+					   "(only version 1 has them)", h->version);
 		break;
 	case XRAY_MD_NEW_CPU_ID:
 		r->cpu = le16_get(p);
@@ -107,10 +107,10 @@ static int parse_metadata(const unsigned char *data, size_t n, uint64_t off,
 		}
 		if (r->value32 < 0)
 			return format_fail(err, off + 1, "%s with negative size %d",
-				    xray_record_name(kind), r->value32);
+					   xray_record_name(kind), r->value32);
 		if ((uint64_t)r->value32 > n - off - XRAY_METADATA_RECORD_SIZE)
 			return format_fail(err, off + 1, "%s payload of %d bytes runs past the end of "
-				    "the file", xray_record_name(kind), r->value32);
+					   "the file", xray_record_name(kind), r->value32);
 		r->data_offset = off + XRAY_METADATA_RECORD_SIZE;
 		*size += (uint64_t)r->value32;
 		break;
@@ -129,7 +129,7 @@ static int apply(const struct xray_file_header *h, struct parse_state *s, struct
 
 	if (needs_buffer && !s->in_buffer)
 		return format_fail(err, r->offset, "%s record outside a buffer (no NewBuffer before it)",
-			    xray_record_name(r->type));
+				   xray_record_name(r->type));
 	switch (r->type) {
 	case XRAY_MD_BUFFER_EXTENTS:
 		s->in_buffer = false;
@@ -156,14 +156,14 @@ static int apply(const struct xray_file_header *h, struct parse_state *s, struct
 	case XRAY_MD_CALL_ARGUMENT:
 		if (s->prev != XRAY_MD_CALL_ARGUMENT && s->prev != XRAY_REC_FUNCTION)
 			return format_fail(err, r->offset, "CallArgument record not after a function "
-				    "record");
+					   "record");
 		break;
 	case XRAY_MD_CUSTOM_EVENT:
 	case XRAY_MD_TYPED_EVENT:
 		if (r->type == XRAY_MD_TYPED_EVENT || h->version >= 5) {
 			if (!s->have_cpu)
 				return format_fail(err, r->offset, "%s before any NewCPUId record in its "
-					    "buffer", xray_record_name(r->type));
+						   "buffer", xray_record_name(r->type));
 			s->base_tsc += r->delta;
 			r->tsc = s->base_tsc;
 			r->cpu = s->cpu;
@@ -174,7 +174,7 @@ static int apply(const struct xray_file_header *h, struct parse_state *s, struct
 	case XRAY_REC_FUNCTION:
 		if (!s->have_cpu)
 			return format_fail(err, r->offset, "function record before any NewCPUId record "
-				    "in its buffer");
+					   "in its buffer");
 		s->base_tsc += r->delta;
 		r->tsc = s->base_tsc;
 		r->cpu = s->cpu;
@@ -225,8 +225,8 @@ int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 		if (data[off] & 1) {
 			if (n - off < XRAY_METADATA_RECORD_SIZE)
 				return format_fail(err, off, "metadata record truncated by the end of the "
-					    "file (%llu bytes left)",
-					    (unsigned long long)(n - off));
+						   "file (%llu bytes left)",
+						   (unsigned long long)(n - off));
 			ret = parse_metadata(data, n, off, h, &s, &r, &size, err);
 			if (ret)
 				return ret;
@@ -235,8 +235,8 @@ int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 
 			if (n - off < XRAY_FUNCTION_RECORD_SIZE)
 				return format_fail(err, off, "function record truncated by the end of the "
-					    "file (%llu bytes left)",
-					    (unsigned long long)(n - off));
+						   "file (%llu bytes left)",
+						   (unsigned long long)(n - off));
 			word = le32_get(data + off);
 			r.type = XRAY_REC_FUNCTION;
 			r.action = (word >> 1) & 7;
@@ -245,7 +245,7 @@ int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 			size = XRAY_FUNCTION_RECORD_SIZE;
 			if (r.action > XRAY_FN_ENTER_ARGS && !s.ignoring)
 				return format_fail(err, off, "function record with unknown action %u",
-					    r.action);
+						   r.action);
 		}
 
 		if (h->version >= 3) {
@@ -254,14 +254,14 @@ int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 				s.extent_active = r.value > 0;
 				if (r.value > n - off - size)
 					return format_fail(err, off + 1, "BufferExtents of %llu bytes runs "
-						    "past the end of the file",
-						    (unsigned long long)r.value);
+							   "past the end of the file",
+							   (unsigned long long)r.value);
 			} else {
 				if (size > s.extent_left)
 					return format_fail(err, off, "%s record crosses the end of its "
-						    "buffer (%llu bytes left by BufferExtents)",
-						    xray_record_name(r.type),
-						    (unsigned long long)s.extent_left);
+							   "buffer (%llu bytes left by BufferExtents)",
+							   xray_record_name(r.type),
+							   (unsigned long long)s.extent_left);
 				s.extent_left -= size;
 				s.extent_active = s.extent_left > 0;
 			}

@@ -103,7 +103,7 @@ static inline uint32_t add_elf_image(struct model *m, const char *path)
 }
 
 static inline void event(struct model *m, uint32_t thread, uint32_t func, uint8_t kind, uint64_t t,
-		  uint16_t cpu, const uint64_t *args, uint8_t n_args)
+			 uint16_t cpu, const uint64_t *args, uint8_t n_args)
 {
 	struct model_trace_event *e = model_add_trace_event(m, args, n_args);
 
@@ -117,7 +117,7 @@ static inline void event(struct model *m, uint32_t thread, uint32_t func, uint8_
 }
 
 static inline int write_model(const struct model *m, const char *dir, uint64_t buffer_size,
-		       struct xray_write_stats *st)
+			      struct xray_write_stats *st)
 {
 	struct export_options opts = { .dir = dir, .quiet = true };
 	struct xray_write_params params = { .buffer_size = buffer_size };
@@ -255,7 +255,7 @@ struct fn_event {
 };
 
 static inline size_t thread_events(const struct xray_trace *t, int32_t tid, struct fn_event *ev,
-			    size_t max)
+				   size_t max)
 {
 	size_t n = 0;
 

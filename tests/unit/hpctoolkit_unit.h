@@ -208,7 +208,7 @@ static inline void build_model(struct model *m, struct tm_ids *id, const char *s
 
 /* ---- database navigation ------------------------------------------------ */
 
-static const char *ctx_fn(const struct hkr_db *db, const struct hkr_context *c)
+static inline const char *ctx_fn(const struct hkr_db *db, const struct hkr_context *c)
 {
 	return c->function == HKR_NONE ? NULL : db->functions[c->function].name;
 }

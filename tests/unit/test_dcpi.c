@@ -23,6 +23,7 @@
 #include "formats/dcpi/dcpi.h"
 #include "formats/dcpi/dcpi_reader.h"
 #include "model/model.h"
+#include "unit_files.h"
 
 #define T0_SEC 1700000000ULL  /* 2023-11-14 22:13:20 UTC (date -u -d @1700000000) */
 
@@ -69,11 +70,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *fx = *state;
-	char cmd[128];
 
 	model_free(&fx->m);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->dir);
-	assert_int_equal(system(cmd), 0);
+	unit_rm_rf(fx->dir);
 	free(fx);
 	return 0;
 }
@@ -107,18 +106,7 @@ static void add_sample_pc(struct model *m, uint32_t proc, uint32_t thread, uint6
 
 static unsigned char *read_all(const char *path, size_t *len)
 {
-	struct stat st;
-	unsigned char *b;
-	int fd = open(path, O_RDONLY);
-
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	b = malloc(st.st_size + 1);
-	assert_non_null(b);
-	assert_int_equal(read(fd, b, st.st_size), st.st_size);
-	close(fd);
-	*len = st.st_size;
-	return b;
+	return unit_slurp(path, len);
 }
 
 static uint32_t le32(const unsigned char *p)

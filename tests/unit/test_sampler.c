@@ -26,6 +26,7 @@
 #include "formats/sampler/sampler.h"
 #include "model/model.h"
 #include "formats/sampler/sampler_reader.h"
+#include "unit_files.h"
 
 #define S0 (1700000000ULL * 1000000000ULL)
 #define MS 1000000ULL
@@ -63,11 +64,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *fx = *state;
-	char cmd[128];
 
 	model_free(&fx->m);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->dir);
-	assert_int_equal(system(cmd), 0);
+	unit_rm_rf(fx->dir);
 	free(fx);
 	return 0;
 }
@@ -233,19 +232,7 @@ static void ref_decode(const unsigned char *b, size_t len, bool spec, struct ref
 
 static unsigned char *read_all(const char *path, size_t *len)
 {
-	struct stat st;
-	unsigned char *b;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		fail_msg("cannot open %s", path);
-	assert_int_equal(fstat(fd, &st), 0);
-	b = malloc(st.st_size + 1);
-	assert_non_null(b);
-	assert_int_equal(read(fd, b, st.st_size), st.st_size);
-	close(fd);
-	*len = st.st_size;
-	return b;
+	return unit_slurp(path, len);
 }
 
 static void check_thread(const struct ref_thread *t, uint32_t tid, uint64_t pc,

@@ -69,7 +69,7 @@ static size_t stack_edges(struct proc_ctx *pc, const struct model_stack *st)
 {
 	const struct model *m = pc->m;
 	const uint32_t *fr = model_stack_frames(m, st);
-	size_t n = 0;
+	size_t n = 0, k = 0;
 
 	for (uint32_t i = 1; i < st->n_frames; i++) {
 		uint32_t site = fr[i] < m->locations.len ? fr[i] : MODEL_NONE;
@@ -81,14 +81,12 @@ static size_t stack_edges(struct proc_ctx *pc, const struct model_stack *st)
 		pc->scratch[n++] = (struct edge_key){ .site = site, .callee = callee };
 	}
 	sort_edge_keys(pc->scratch, n);
-	for (size_t i = 0, k = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (k && !cmp_edge_key(&pc->scratch[k - 1], &pc->scratch[i]))
 			continue;
 		pc->scratch[k++] = pc->scratch[i];
-		if (i + 1 == n)
-			n = k;
 	}
-	return n;
+	return k;
 }
 
 /* Each edge's item (new ones created) into its scratch key. */

@@ -238,6 +238,45 @@ static void test_recursion_once_per_stack(void **state)
 	model_free(&fx.m);
 }
 
+/* The same when the repeated edge sorts last among the stack's edges (its
+ * call site has the highest location id): still once per stack. */
+static void test_recursion_last_edge_once(void **state)
+{
+	struct fixture fx;
+	struct tmpdir t;
+	struct callgrind_profile p;
+	const struct callgrind_record *r;
+	uint32_t f, l_rec, l_leaf, l_main;
+	char path[256];
+
+	(void)state;
+	fixture_build(&fx);
+	tmpdir_make(&t);
+	f = model_intern_function(&fx.m, fx.exe, "fib", 0x1300, 0x40, fx.file_main, 40);
+	l_main = loc(&fx, fx.exe, 0x1190, fx.f_main, fx.file_main, 28);
+	l_leaf = loc(&fx, fx.exe, 0x1320, f, fx.file_main, 43);
+	l_rec = loc(&fx, fx.exe, 0x1310, f, fx.file_main, 42);
+	assert_true(l_main < l_rec && l_leaf < l_rec);
+	{
+		uint32_t deep[] = { l_leaf, l_rec, l_rec, l_main };
+
+		sample(&fx, deep, 4, 0, 1000, 8);
+	}
+	write_and_path(&fx, &t, "callgrind.out.4242", path, sizeof(path));
+	read_ok(path, &p);
+	r = find_call(&p, "fib", "fib", 0);
+	assert_non_null(r);
+	assert_int_equal(r->calls, 8);
+	assert_int_equal(callgrind_record_costs(&p, r)[0], 8);
+	assert_int_equal(callgrind_record_costs(&p, r)[1], 8000);
+	r = find_call(&p, "main", "fib", 0);
+	assert_non_null(r);
+	assert_int_equal(r->calls, 8);
+	callgrind_profile_free(&p);
+	tmpdir_remove(&t);
+	model_free(&fx.m);
+}
+
 /* Inlined code: fi= names the inlined function's file; the cost stays with
  * the out-of-line function. */
 static void test_inlined_file(void **state)
@@ -478,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_empty_profile),
 		cmocka_unit_test(test_one_sample_address_zero),
 		cmocka_unit_test(test_recursion_once_per_stack),
+		cmocka_unit_test(test_recursion_last_edge_once),
 		cmocka_unit_test(test_inlined_file),
 		cmocka_unit_test(test_unknown_group),
 		cmocka_unit_test(test_homonyms),

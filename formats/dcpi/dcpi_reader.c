@@ -213,18 +213,82 @@ static void set_field(struct dcpi_profile *p, const char *key, const char *v, ui
 	}
 }
 
+/* Keeps the line key (line[0..w)) value (line[v..n)) at file offset pos. */
+static int add_line(struct dcpi_profile *p, size_t *cap, const unsigned char *line, size_t w,
+		    size_t v, size_t n, size_t pos)
+{
+	struct dcpi_line *l;
+
+	if (p->n_lines == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		struct dcpi_line *nl = realloc(p->lines, ncap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		p->lines = nl;
+		*cap = ncap;
+	}
+	l = &p->lines[p->n_lines];
+	l->key = dup_range(line, w);
+	l->value = dup_range(line + v, n - v);
+	l->offset = pos;
+	if (!l->key || !l->value) {
+		free(l->key);
+		free(l->value);
+		return -ENOMEM;
+	}
+	p->n_lines++;
+	return 0;
+}
+
+/* The checks of a known keyword's line (l, at pos, its value at pos + v):
+ * how often it may appear, what its value must be. */
+static int check_known_line(struct dcpi_profile *p, size_t *seen, const struct dcpi_line *l,
+			    size_t pos, size_t v, struct format_error *err)
+{
+	const struct known_key *k = NULL;
+	uint64_t num;
+	int rc;
+
+	for (size_t i = 0; i < N_KNOWN; i++)
+		if (!strcmp(known_keys[i].name, l->key))
+			k = &known_keys[i];
+	if (!k)
+		return 0;
+	if (seen[k - known_keys]++ && k->kind)
+		return format_fail(err, pos, "header line '%s' appears more than once", k->name);
+	rc = check_value(k, l->value, &num);
+	if (rc == -1)
+		return format_fail(err, pos + v, "malformed value of header line '%s'", k->name);
+	if (rc == -2)
+		return format_fail(err, pos + v, "value of header line '%s' too large", k->name);
+	if (rc == -3)
+		return format_fail(err, pos + v, "unsupported binary version '%s'", l->value);
+	set_field(p, l->key, l->value, num);
+	return 0;
+}
+
+/* <terminator>: "samples" <space>* (the newline excluded from n). */
+static bool is_terminator(const unsigned char *line, size_t n)
+{
+	size_t i = 7;
+
+	if (n < 7 || memcmp(line, "samples", 7))
+		return false;
+	while (i < n && is_blank(line[i]))
+		i++;
+	return i == n;
+}
+
 static int parse_header(const unsigned char *buf, size_t len, struct dcpi_profile *p,
 			struct format_error *err)
 {
 	size_t seen[N_KNOWN] = { 0 }, cap = 0, pos = 0;
+	int rc;
 
 	for (;;) {
 		const unsigned char *line = buf + pos, *nl, *nul;
 		size_t n, w, v;
-		const struct known_key *k = NULL;
-		struct dcpi_line *l;
-		uint64_t num;
-		int rc;
 
 		nl = memchr(line, '\n', len - pos);
 		if (!nl)
@@ -233,16 +297,9 @@ static int parse_header(const unsigned char *buf, size_t len, struct dcpi_profil
 		nul = memchr(line, '\0', n);
 		if (nul)
 			return format_fail(err, nul - buf, "NUL byte in the header");
-		/* <terminator>: "samples" <space>* "\n" */
-		if (n >= 7 && !memcmp(line, "samples", 7)) {
-			size_t i = 7;
-
-			while (i < n && is_blank(line[i]))
-				i++;
-			if (i == n) {
-				p->header_len = pos + n + 1;
-				break;
-			}
+		if (is_terminator(line, n)) {
+			p->header_len = pos + n + 1;
+			break;
 		}
 		for (w = 0; w < n && !is_blank(line[w]); w++)
 			;
@@ -254,45 +311,11 @@ static int parse_header(const unsigned char *buf, size_t len, struct dcpi_profil
 			return format_fail(err, pos + w, "header keyword without blank and value");
 		if (v == n)
 			return format_fail(err, pos + v, "header keyword without value");
-		if (p->n_lines == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			struct dcpi_line *nl2 = realloc(p->lines, ncap * sizeof(*nl2));
-
-			if (!nl2)
-				return -ENOMEM;
-			p->lines = nl2;
-			cap = ncap;
-		}
-		l = &p->lines[p->n_lines];
-		l->key = dup_range(line, w);
-		l->value = dup_range(line + v, n - v);
-		l->offset = pos;
-		if (!l->key || !l->value) {
-			free(l->key);
-			free(l->value);
-			return -ENOMEM;
-		}
-		p->n_lines++;
-		for (size_t i = 0; i < N_KNOWN; i++)
-			if (!strcmp(known_keys[i].name, l->key))
-				k = &known_keys[i];
-		if (k) {
-			size_t ki = k - known_keys;
-
-			if (seen[ki]++ && k->kind)
-				return format_fail(err, pos, "header line '%s' appears more than once", k->name);
-			rc = check_value(k, l->value, &num);
-			if (rc == -1)
-				return format_fail(err, pos + v, "malformed value of header line '%s'",
-						   k->name);
-			if (rc == -2)
-				return format_fail(err, pos + v, "value of header line '%s' too large",
-						   k->name);
-			if (rc == -3)
-				return format_fail(err, pos + v, "unsupported binary version '%s'",
-						   l->value);
-			set_field(p, l->key, l->value, num);
-		}
+		rc = add_line(p, &cap, line, w, v, n, pos);
+		if (!rc)
+			rc = check_known_line(p, seen, &p->lines[p->n_lines - 1], pos, v, err);
+		if (rc)
+			return rc;
 		pos += n + 1;
 	}
 	for (size_t i = 0; i < N_KNOWN; i++)

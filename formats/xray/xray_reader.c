@@ -190,6 +190,75 @@ static int apply(const struct xray_file_header *h, struct parse_state *s, struct
 	return 0;
 }
 
+/* The record at data[off] into r and its size (a metadata record's
+ * payload included). */
+static int read_record(const unsigned char *data, size_t n, uint64_t off,
+		       const struct xray_file_header *h, struct parse_state *s,
+		       struct xray_record *r, uint64_t *size, struct format_error *err)
+{
+	uint32_t word;
+
+	if (data[off] & 1) {
+		if (n - off < XRAY_METADATA_RECORD_SIZE)
+			return format_fail(err, off, "metadata record truncated by the end of the "
+					   "file (%llu bytes left)", (unsigned long long)(n - off));
+		return parse_metadata(data, n, off, h, s, r, size, err);
+	}
+	if (n - off < XRAY_FUNCTION_RECORD_SIZE)
+		return format_fail(err, off, "function record truncated by the end of the "
+				   "file (%llu bytes left)", (unsigned long long)(n - off));
+	word = le32_get(data + off);
+	r->type = XRAY_REC_FUNCTION;
+	r->action = (word >> 1) & 7;
+	r->func_id = word >> 4;
+	r->delta = le32_get(data + off + 4);
+	*size = XRAY_FUNCTION_RECORD_SIZE;
+	if (r->action > XRAY_FN_ENTER_ARGS && !s->ignoring)
+		return format_fail(err, off, "function record with unknown action %u", r->action);
+	return 0;
+}
+
+/* Version 3 and later: a BufferExtents announces its buffer's bytes, and
+ * every other record must fit in what is left of them. */
+static int count_extents(size_t n, uint64_t off, struct parse_state *s,
+			 const struct xray_record *r, uint64_t size, struct format_error *err)
+{
+	if (r->type == XRAY_MD_BUFFER_EXTENTS) {
+		s->extent_left = r->value;
+		s->extent_active = r->value > 0;
+		if (r->value > n - off - size)
+			return format_fail(err, off + 1, "BufferExtents of %llu bytes runs past the "
+					   "end of the file", (unsigned long long)r->value);
+		return 0;
+	}
+	if (size > s->extent_left)
+		return format_fail(err, off, "%s record crosses the end of its buffer (%llu bytes "
+				   "left by BufferExtents)", xray_record_name(r->type),
+				   (unsigned long long)s->extent_left);
+	s->extent_left -= size;
+	s->extent_active = s->extent_left > 0;
+	return 0;
+}
+
+/* Where reading goes on after a record at off..off+size: after an
+ * EndOfBuffer, the rest of the buffer_size bytes is unused. */
+static uint64_t after_record(const struct xray_file_header *h, struct parse_state *s,
+			     const struct xray_record *r, uint64_t off, uint64_t size, size_t n,
+			     struct xray_read_summary *summary)
+{
+	uint64_t end = s->buf_start + h->buffer_size;
+
+	off += size;
+	if (r->type != XRAY_MD_END_OF_BUFFER)
+		return off;
+	if (h->buffer_size && end >= off && end <= n) {
+		summary->skipped_bytes += end - off;
+		return end;
+	}
+	s->ignoring = true;
+	return off;
+}
+
 int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 	       xray_record_fn fn, void *ctx, struct xray_read_summary *summary,
 	       struct format_error *err)
@@ -203,12 +272,9 @@ int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 		summary = &local;
 	memset(summary, 0, sizeof(*summary));
 	ret = parse_header(data, n, h, err);
-	if (ret)
-		return ret;
-
-	while (off < n) {
+	while (!ret && off < n) {
 		struct xray_record r = { .offset = off };
-		uint64_t size;
+		uint64_t size = 0;
 
 		if (h->version >= 3 && !s.extent_active) {
 			/* as llvm-xray: skip to the next BufferExtents introducer */
@@ -222,51 +288,11 @@ int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 				break;
 			r.offset = off;
 		}
-		if (data[off] & 1) {
-			if (n - off < XRAY_METADATA_RECORD_SIZE)
-				return format_fail(err, off, "metadata record truncated by the end of the "
-						   "file (%llu bytes left)",
-						   (unsigned long long)(n - off));
-			ret = parse_metadata(data, n, off, h, &s, &r, &size, err);
-			if (ret)
-				return ret;
-		} else {
-			uint32_t word;
-
-			if (n - off < XRAY_FUNCTION_RECORD_SIZE)
-				return format_fail(err, off, "function record truncated by the end of the "
-						   "file (%llu bytes left)",
-						   (unsigned long long)(n - off));
-			word = le32_get(data + off);
-			r.type = XRAY_REC_FUNCTION;
-			r.action = (word >> 1) & 7;
-			r.func_id = word >> 4;
-			r.delta = le32_get(data + off + 4);
-			size = XRAY_FUNCTION_RECORD_SIZE;
-			if (r.action > XRAY_FN_ENTER_ARGS && !s.ignoring)
-				return format_fail(err, off, "function record with unknown action %u",
-						   r.action);
-		}
-
-		if (h->version >= 3) {
-			if (r.type == XRAY_MD_BUFFER_EXTENTS) {
-				s.extent_left = r.value;
-				s.extent_active = r.value > 0;
-				if (r.value > n - off - size)
-					return format_fail(err, off + 1, "BufferExtents of %llu bytes runs "
-							   "past the end of the file",
-							   (unsigned long long)r.value);
-			} else {
-				if (size > s.extent_left)
-					return format_fail(err, off, "%s record crosses the end of its "
-							   "buffer (%llu bytes left by BufferExtents)",
-							   xray_record_name(r.type),
-							   (unsigned long long)s.extent_left);
-				s.extent_left -= size;
-				s.extent_active = s.extent_left > 0;
-			}
-		}
-
+		ret = read_record(data, n, off, h, &s, &r, &size, err);
+		if (!ret && h->version >= 3)
+			ret = count_extents(n, off, &s, &r, size, err);
+		if (ret)
+			break;
 		if (s.ignoring && r.type != XRAY_MD_NEW_BUFFER) {
 			summary->skipped_bytes += size;
 			off += size;
@@ -275,31 +301,15 @@ int xray_parse(const unsigned char *data, size_t n, struct xray_file_header *h,
 		s.ignoring = false;
 		ret = apply(h, &s, &r, err);
 		if (ret)
-			return ret;
+			break;
 		summary->records++;
-		if (r.type == XRAY_REC_FUNCTION)
-			summary->function_records++;
-		if (r.type == XRAY_MD_NEW_BUFFER)
-			summary->buffers++;
-		if (fn) {
+		summary->function_records += r.type == XRAY_REC_FUNCTION;
+		summary->buffers += r.type == XRAY_MD_NEW_BUFFER;
+		if (fn)
 			ret = fn(ctx, h, &r);
-			if (ret)
-				return ret;
-		}
-		off += size;
-		if (r.type == XRAY_MD_END_OF_BUFFER) {
-			/* the rest of the buffer_size bytes is unused */
-			uint64_t end = s.buf_start + h->buffer_size;
-
-			if (h->buffer_size && end >= off && end <= n) {
-				summary->skipped_bytes += end - off;
-				off = end;
-			} else {
-				s.ignoring = true;
-			}
-		}
+		off = after_record(h, &s, &r, off, size, n, summary);
 	}
-	return 0;
+	return ret;
 }
 
 struct collect_ctx {

@@ -199,28 +199,36 @@ static void test_one_sample_address_zero(void **state)
 	model_free(&m);
 }
 
-/* Recursion: f -> f -> f.  The edge f -> f is one per stack. */
-static void test_recursion_once_per_stack(void **state)
+/*
+ * Recursion: main -> fib -> fib ... -> fib, 8 samples of 1 us.  The edge
+ * fib -> fib is one per stack, whether it repeats in the middle of the
+ * stack's sorted edges or at their end (rec_last: its call site gets the
+ * highest location id).
+ */
+static void check_recursion(unsigned depth, bool rec_last)
 {
 	struct fixture fx;
 	struct tmpdir t;
 	struct callgrind_profile p;
 	const struct callgrind_record *r;
-	uint32_t f, l_rec, l_leaf, l_main;
+	uint32_t f, l_rec = 0, l_leaf, l_main, deep[8];
 	char path[256];
 
-	(void)state;
 	fixture_build(&fx);
 	tmpdir_make(&t);
 	f = model_intern_function(&fx.m, fx.exe, "fib", 0x1300, 0x40, fx.file_main, 40);
-	l_rec = loc(&fx, fx.exe, 0x1310, f, fx.file_main, 42);
+	if (!rec_last)
+		l_rec = loc(&fx, fx.exe, 0x1310, f, fx.file_main, 42);
 	l_leaf = loc(&fx, fx.exe, 0x1320, f, fx.file_main, 43);
-	l_main = loc(&fx, fx.exe, 0x1180, fx.f_main, fx.file_main, 27);
-	{
-		uint32_t deep[] = { l_leaf, l_rec, l_rec, l_rec, l_main };
-
-		sample(&fx, deep, 5, 0, 1000, 8);
-	}
+	l_main = loc(&fx, fx.exe, 0x1190, fx.f_main, fx.file_main, 28);
+	if (rec_last)
+		l_rec = loc(&fx, fx.exe, 0x1310, f, fx.file_main, 42);
+	assert_true(rec_last ? l_rec > l_main : l_rec < l_main);
+	deep[0] = l_leaf;
+	for (unsigned i = 1; i <= depth; i++)
+		deep[i] = l_rec;
+	deep[depth + 1] = l_main;
+	sample(&fx, deep, depth + 2, 0, 1000, 8);
 	write_and_path(&fx, &t, "callgrind.out.4242", path, sizeof(path));
 	read_ok(path, &p);
 	r = find_call(&p, "fib", "fib", 0);
@@ -231,6 +239,7 @@ static void test_recursion_once_per_stack(void **state)
 	assert_null(find_call(&p, "fib", "fib", 1));
 	r = find_call(&p, "main", "fib", 0);
 	assert_non_null(r);
+	assert_int_equal(r->calls, 8);
 	assert_int_equal(callgrind_record_costs(&p, r)[0], 8);
 	assert_int_equal(self_of(&p, "fib", 0), 8);
 	callgrind_profile_free(&p);
@@ -238,43 +247,17 @@ static void test_recursion_once_per_stack(void **state)
 	model_free(&fx.m);
 }
 
-/* The same when the repeated edge sorts last among the stack's edges (its
- * call site has the highest location id): still once per stack. */
+static void test_recursion_once_per_stack(void **state)
+{
+	(void)state;
+	check_recursion(3, false);
+}
+
 static void test_recursion_last_edge_once(void **state)
 {
-	struct fixture fx;
-	struct tmpdir t;
-	struct callgrind_profile p;
-	const struct callgrind_record *r;
-	uint32_t f, l_rec, l_leaf, l_main;
-	char path[256];
-
 	(void)state;
-	fixture_build(&fx);
-	tmpdir_make(&t);
-	f = model_intern_function(&fx.m, fx.exe, "fib", 0x1300, 0x40, fx.file_main, 40);
-	l_main = loc(&fx, fx.exe, 0x1190, fx.f_main, fx.file_main, 28);
-	l_leaf = loc(&fx, fx.exe, 0x1320, f, fx.file_main, 43);
-	l_rec = loc(&fx, fx.exe, 0x1310, f, fx.file_main, 42);
-	assert_true(l_main < l_rec && l_leaf < l_rec);
-	{
-		uint32_t deep[] = { l_leaf, l_rec, l_rec, l_main };
-
-		sample(&fx, deep, 4, 0, 1000, 8);
-	}
-	write_and_path(&fx, &t, "callgrind.out.4242", path, sizeof(path));
-	read_ok(path, &p);
-	r = find_call(&p, "fib", "fib", 0);
-	assert_non_null(r);
-	assert_int_equal(r->calls, 8);
-	assert_int_equal(callgrind_record_costs(&p, r)[0], 8);
-	assert_int_equal(callgrind_record_costs(&p, r)[1], 8000);
-	r = find_call(&p, "main", "fib", 0);
-	assert_non_null(r);
-	assert_int_equal(r->calls, 8);
-	callgrind_profile_free(&p);
-	tmpdir_remove(&t);
-	model_free(&fx.m);
+	check_recursion(2, true);
+	check_recursion(3, true);
 }
 
 /* Inlined code: fi= names the inlined function's file; the cost stays with

@@ -240,7 +240,7 @@ static inline bool addr_match(const struct addr_count_entry *e, const struct add
 HASHTAB_DEFINE(addr_table, struct addr_count_entry, struct addr_key, addr_entry_hash,
 	       addr_key_hash, addr_match)
 
-static int table_add(struct addr_table *t, uint32_t image, uint64_t addr)
+static int table_add(struct addr_table *t, uint32_t image, uint64_t addr, uint64_t count)
 {
 	struct addr_key k = { image, addr };
 	struct addr_count_entry *e;
@@ -253,7 +253,7 @@ static int table_add(struct addr_table *t, uint32_t image, uint64_t addr)
 		e->addr = addr;
 		e->image = image;
 	}
-	e->count++;
+	e->count += count;
 	return 0;
 }
 
@@ -266,39 +266,66 @@ static int cmp_entry(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/*
- * The image and file-relative address of a sample's sampled instruction:
- * frame 0 of its stack, else its user PC through the process's mappings.
- * A kernel-mode sample without kernel frames has no known instruction.
- */
-static bool sample_address(const struct model *m, const struct model_sample *s,
-			   uint32_t *image, uint64_t *addr)
+/* An image a profile can be written for: JIT code and other anonymous
+ * text has no file to profile against. */
+static bool profiled_image(const struct model *m, uint32_t image)
 {
+	return image < m->images.len && m->images.items[image].kind != MODEL_IMAGE_ANON;
+}
+
+/*
+ * The sampled instruction of each sample, counted: frame 0 of its stack
+ * (counted per location in loc_count, a dense array: no hashing per
+ * sample), else its user PC through the process's mappings (counted in t).
+ * A kernel-mode sample without kernel frames has no known instruction;
+ * *unplaced counts the samples that have none.
+ */
+static int count_sample(const struct model *m, const struct model_sample *s,
+			uint64_t *loc_count, struct addr_table *t, size_t *unplaced)
+{
+	const struct model_mapping *mp;
+
 	if (s->stack < m->stacks.len && m->stacks.items[s->stack].n_frames) {
 		const struct model_stack *st = &m->stacks.items[s->stack];
 		uint32_t loc = model_stack_frames(m, st)[0];
 
-		if (s->kernel_mode && !st->n_kernel)
-			return false;
-		if (loc >= m->locations.len)
-			return false;
-		*image = m->locations.items[loc].image;
-		*addr = m->locations.items[loc].addr;
-	} else {
-		const struct model_mapping *mp;
-
-		if (s->kernel_mode || !s->user_pc || s->process >= m->processes.len)
-			return false;
-		mp = model_find_mapping(m, s->process, s->user_pc);
-		if (!mp)
-			return false;
-		*image = mp->image;
-		*addr = s->user_pc - mp->bias;
+		if ((s->kernel_mode && !st->n_kernel) || loc >= m->locations.len)
+			(*unplaced)++;
+		else
+			loc_count[loc]++;
+		return 0;
 	}
-	if (*image >= m->images.len)
-		return false;
-	/* JIT code and other anonymous text has no file to profile against */
-	return m->images.items[*image].kind != MODEL_IMAGE_ANON;
+	if (s->kernel_mode || !s->user_pc || s->process >= m->processes.len ||
+	    !(mp = model_find_mapping(m, s->process, s->user_pc)) ||
+	    !profiled_image(m, mp->image)) {
+		(*unplaced)++;
+		return 0;
+	}
+	return table_add(t, mp->image, s->user_pc - mp->bias, 1);
+}
+
+/* The counts of every sample, by (image, file-relative address), in t. */
+static int count_samples(const struct model *m, struct addr_table *t, size_t *unplaced)
+{
+	uint64_t *loc_count = calloc(m->locations.len + 1, sizeof(*loc_count));
+	int rc = 0;
+
+	if (!loc_count)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->samples.len && !rc; i++)
+		rc = count_sample(m, &m->samples.items[i], loc_count, t, unplaced);
+	for (size_t loc = 0; loc < m->locations.len && !rc; loc++) {
+		const struct model_location *l = &m->locations.items[loc];
+
+		if (!loc_count[loc])
+			continue;
+		if (profiled_image(m, l->image))
+			rc = table_add(t, l->image, l->addr, loc_count[loc]);
+		else
+			*unplaced += loc_count[loc];
+	}
+	free(loc_count);
+	return rc;
 }
 
 /* ---- file names ------------------------------------------------------- */
@@ -408,18 +435,9 @@ int dcpi_write(const struct model *m, const struct export_options *opts)
 	size_t n = 0, i, unplaced = 0;
 	int rc = 0;
 
-	for (i = 0; i < m->samples.len; i++) {
-		uint32_t image;
-		uint64_t addr;
-
-		if (!sample_address(m, &m->samples.items[i], &image, &addr)) {
-			unplaced++;
-			continue;
-		}
-		rc = table_add(&t, image, addr);
-		if (rc)
-			goto cleanup;
-	}
+	rc = count_samples(m, &t, &unplaced);
+	if (rc)
+		goto cleanup;
 	if (unplaced && !opts->quiet)
 		fprintf(stderr, "collector: dcpi: %zu of %zu samples have no instruction in a "
 			"file-backed or kernel image; left out\n", unplaced, m->samples.len);

@@ -117,7 +117,7 @@ static void prepare_unwinding(struct tracker *t, uint32_t process)
 	ps->maps_version = ++t->maps_version;
 	if (unwinder_prepare(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
 			     ps->umaps, ps->n_umaps) != 0)
-		model_count_stat(t->m, "unwinder_prepare_failed", 1);
+		model_stat_add(t->m, MODEL_STAT_UNWINDER_PREPARE_FAILED, 1);
 }
 
 static void set_unwind_maps(struct tracker *t, uint32_t process, const struct procmaps *maps)
@@ -189,7 +189,7 @@ static void load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 
 	t->procs.items[process].maps_read_ktime = now_ktime;
 	if (procmaps_read(pid, &maps) != 0) {
-		model_count_stat(t->m, "maps_unreadable", 1);
+		model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
 		return;
 	}
 	for (i = 0; i < maps.n; i++) {
@@ -353,7 +353,7 @@ static uint32_t user_location(struct tracker *t, uint32_t process, uint64_t addr
 		mp = model_find_mapping(t->m, process, addr);
 	}
 	if (!mp) {
-		model_count_stat(t->m, "frames_without_mapping", 1);
+		model_stat_add(t->m, MODEL_STAT_FRAMES_WITHOUT_MAPPING, 1);
 		return unknown_location(t, addr);
 	}
 	loc = model_find_location(t->m, mp->image, addr - mp->bias);
@@ -519,7 +519,7 @@ static void add_sample(struct tracker *t, const struct collector_sample_event *e
 		kpart = kernel_part(t, sample_kernel_frames(e), e->n_kernel, e->ip);
 	up = &t->parts.items[upart];
 	if (up->truncated)
-		model_count_stat(t->m, "truncated_stacks", 1);
+		model_stat_add(t->m, MODEL_STAT_TRUNCATED_STACKS, 1);
 	key = (uint64_t)upart << 32 | kpart;
 	stack = idmap_get(&t->stack_cache, key);
 	if (stack == UINT32_MAX) {
@@ -715,7 +715,7 @@ static void handle_switch(struct tracker *t, const struct collector_switch_event
 
 	if (th->end_ns) {
 		/* the dying thread's last switch-out */
-		model_count_stat(t->m, "switches_after_exit", 1);
+		model_stat_add(t->m, MODEL_STAT_SWITCHES_AFTER_EXIT, 1);
 		return;
 	}
 	s = model_add_switch(t->m);
@@ -740,12 +740,12 @@ static void handle_trace(struct tracker *t, const struct collector_trace_event *
 
 	if (e->func >= t->m->traced.len) {
 		/* the probe-cost calibration on the collector itself */
-		model_count_stat(t->m, "trace_records_calibration", 1);
+		model_stat_add(t->m, MODEL_STAT_TRACE_RECORDS_CALIBRATION, 1);
 		return;
 	}
 	if (n_args > COLLECTOR_MAX_ARGS ||
 	    size < COLLECTOR_TRACE_EXIT_SIZE + n_args * sizeof(uint64_t)) {
-		model_count_stat(t->m, "malformed_records", 1);
+		model_stat_add(t->m, MODEL_STAT_MALFORMED_RECORDS, 1);
 		return;
 	}
 	thread = get_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
@@ -764,11 +764,11 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 	const struct collector_event_header *h = data;
 
 	if (size < sizeof(*h)) {
-		model_count_stat(t->m, "malformed_records", 1);
+		model_stat_add(t->m, MODEL_STAT_MALFORMED_RECORDS, 1);
 		return 0;
 	}
 	if (t->ignored_tgid && (pid_t)h->tgid == t->ignored_tgid) {
-		model_count_stat(t->m, "records_of_collector", 1);
+		model_stat_add(t->m, MODEL_STAT_RECORDS_OF_COLLECTOR, 1);
 		return 0;
 	}
 	if (t->awaiting_exec && (pid_t)h->tgid == t->awaiting_exec) {
@@ -779,7 +779,7 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 		if (h->kind != COLLECTOR_EV_EXEC &&
 		    (!t->exec_allowed_ktime ||
 		     h->ktime_ns < t->exec_allowed_ktime + EXEC_GRACE_NS)) {
-			model_count_stat(t->m, "records_before_exec", 1);
+			model_stat_add(t->m, MODEL_STAT_RECORDS_BEFORE_EXEC, 1);
 			return 0;
 		}
 		t->awaiting_exec = 0;
@@ -833,7 +833,7 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 		}
 		break;
 	}
-	model_count_stat(t->m, "malformed_records", 1);
+	model_stat_add(t->m, MODEL_STAT_MALFORMED_RECORDS, 1);
 	return 0;
 }
 
@@ -882,14 +882,14 @@ void tracker_finish(struct tracker *t, uint64_t end_ktime)
 		struct unwinder_stats us;
 
 		unwinder_get_stats(t->unwinder, &us);
-		model_count_stat(t->m, "unwind_ns_total", t->unwind_ns);
-		model_count_stat(t->m, "unwound_samples", t->unwinds);
-		model_count_stat(t->m, "stack_record_bytes", t->stack_record_bytes);
-		model_count_stat(t->m, "unwound_complete", us.complete);
-		model_count_stat(t->m, "unwinder_dwfl_builds", us.dwfl_builds);
-		model_count_stat(t->m, "unwinder_images_failed", us.images_failed);
-		model_count_stat(t->m, "unwinder_cached_walks", us.cached);
-		model_count_stat(t->m, "unwinder_rules", us.rules);
+		model_stat_add(t->m, MODEL_STAT_UNWIND_NS_TOTAL, t->unwind_ns);
+		model_stat_add(t->m, MODEL_STAT_UNWOUND_SAMPLES, t->unwinds);
+		model_stat_add(t->m, MODEL_STAT_STACK_RECORD_BYTES, t->stack_record_bytes);
+		model_stat_add(t->m, MODEL_STAT_UNWOUND_COMPLETE, us.complete);
+		model_stat_add(t->m, MODEL_STAT_UNWINDER_DWFL_BUILDS, us.dwfl_builds);
+		model_stat_add(t->m, MODEL_STAT_UNWINDER_IMAGES_FAILED, us.images_failed);
+		model_stat_add(t->m, MODEL_STAT_UNWINDER_CACHED_WALKS, us.cached);
+		model_stat_add(t->m, MODEL_STAT_UNWINDER_RULES, us.rules);
 	}
 	/* threads first seen in the last drain */
 	tracker_end_window(t);

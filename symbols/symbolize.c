@@ -459,7 +459,7 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
 		id = add_image(s, &tmpl, NULL);
 		key_put(&s->keys, caller_key[0] ? caller_key : path_key, id);
 		free(path_key);
-		model_count_stat(s->m, "symbolize_unreadable_images", 1);
+		model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNREADABLE_IMAGES, 1);
 		return id;
 	}
 	si->opened = true;
@@ -497,7 +497,7 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
 	/* the loader's dev/inode (from /proc/PID/maps) and the file we read
 	 * should agree; when not, the file was probably replaced on disk */
 	if ((dev || inode) && (dev != si->file.dev || inode != si->file.inode))
-		model_count_stat(s->m, "symbolize_identity_mismatch", 1);
+		model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_IDENTITY_MISMATCH, 1);
 
 	tmpl.path = (char *)path;
 	tmpl.debug_path = debug_path;
@@ -599,11 +599,11 @@ uint32_t symbolizer_kernel_image(struct symbolizer *s)
 	if (err) {
 		fprintf(stderr, "collector: %s: %s; kernel frames stay unresolved\n",
 			s->kallsyms_path, strerror(-err));
-		model_count_stat(s->m, "kallsyms_unreadable", 1);
+		model_stat_add(s->m, MODEL_STAT_KALLSYMS_UNREADABLE, 1);
 	} else if (s->ksyms.restricted) {
 		fprintf(stderr, "collector: %s gives no addresses (kernel.kptr_restrict); "
 				"kernel frames stay unresolved\n", s->kallsyms_path);
-		model_count_stat(s->m, "kallsyms_restricted", 1);
+		model_stat_add(s->m, MODEL_STAT_KALLSYMS_RESTRICTED, 1);
 	}
 	tmpl.path = KERNEL_IMAGE_NAME;
 	tmpl.kind = MODEL_IMAGE_KERNEL;
@@ -992,7 +992,7 @@ static uint32_t resolve_elf(struct symbolizer *s, uint32_t image, struct sym_ima
 	else if (sub)
 		function = dwarf_function(s, image, sub);
 	if (function == MODEL_NONE)
-		model_count_stat(s->m, "symbolize_unresolved_locations", 1);
+		model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNRESOLVED_LOCATIONS, 1);
 	return model_intern_location(s->m, image, addr, function, file, line, inl, n_inl);
 }
 
@@ -1007,7 +1007,7 @@ static uint32_t resolve_kernel(struct symbolizer *s, uint32_t image, uint64_t ad
 							    MODEL_NONE, 0);
 		function = k->function;
 	} else {
-		model_count_stat(s->m, "symbolize_unresolved_locations", 1);
+		model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNRESOLVED_LOCATIONS, 1);
 	}
 	return model_intern_location(s->m, image, addr, function, MODEL_NONE, 0, NULL, 0);
 }
@@ -1024,7 +1024,7 @@ uint32_t symbolizer_location(struct symbolizer *s, uint32_t image, uint64_t addr
 	si = get_image(s, image);
 	if (si && si->opened)
 		return resolve_elf(s, image, si, addr);
-	model_count_stat(s->m, "symbolize_unresolved_locations", 1);
+	model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNRESOLVED_LOCATIONS, 1);
 	return model_intern_location(s->m, image, addr, MODEL_NONE, MODEL_NONE, 0, NULL, 0);
 }
 

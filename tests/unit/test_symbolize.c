@@ -317,7 +317,7 @@ static void test_pie(void **state)
 	assert_int_equal(symbolizer_location(s, img, sym_addr(SYMTEST "/pie", "symtest_beta")), loc);
 	assert_int_equal(m.locations.len, n);
 	assert_null(loc_function(&m, symbolizer_location(s, img, 0x7fffffff)));
-	assert_true(model_counter_value(&m, 0, "symbolize_unresolved_locations") > 0);
+	assert_true(model_stat_value(&m, MODEL_STAT_SYMBOLIZE_UNRESOLVED_LOCATIONS) > 0);
 
 	symbolizer_free(s);
 	model_free(&m);
@@ -570,11 +570,11 @@ static void test_image_cache(void **state)
 	e = symbolizer_image(s, "/nonexistent/other.so", NULL, 77, 88);
 	assert_int_not_equal(e, d);
 	assert_int_equal(symbolizer_image(s, "/nonexistent/other.so", NULL, 77, 88), e);
-	assert_int_equal(model_counter_value(&m, 0, "symbolize_unreadable_images"), 2);
+	assert_int_equal(model_stat_value(&m, MODEL_STAT_SYMBOLIZE_UNREADABLE_IMAGES), 2);
 	/* a dev/inode that is not the file's is counted (the file was replaced) */
-	assert_int_equal(model_counter_value(&m, 0, "symbolize_identity_mismatch"), 0);
+	assert_int_equal(model_stat_value(&m, MODEL_STAT_SYMBOLIZE_IDENTITY_MISMATCH), 0);
 	symbolizer_image(s, SYMTEST "/nopie", NULL, 1, 2);
-	assert_int_equal(model_counter_value(&m, 0, "symbolize_identity_mismatch"), 1);
+	assert_int_equal(model_stat_value(&m, MODEL_STAT_SYMBOLIZE_IDENTITY_MISMATCH), 1);
 	/* special mappings */
 	a = symbolizer_special_image(s, "[vdso]");
 	assert_int_equal(m.images.items[a].kind, MODEL_IMAGE_ANON);
@@ -683,7 +683,7 @@ static void test_live_bias(void **state)
 		   (uint64_t)(uintptr_t)&test_local_function, "test_local_function");
 	assert_int_equal(test_local_function(1), 2);
 	/* maps' dev/inode are the files' own */
-	assert_int_equal(model_counter_value(&m, 0, "symbolize_identity_mismatch"), 0);
+	assert_int_equal(model_stat_value(&m, MODEL_STAT_SYMBOLIZE_IDENTITY_MISMATCH), 0);
 	symbolizer_free(s);
 	model_free(&m);
 	dlclose(h);
@@ -837,7 +837,7 @@ static void test_kernel_restricted(void **state)
 	symbolizer_set_kallsyms_path(s, path);
 	img = symbolizer_kernel_image(s);
 	assert_false(m.images.items[img].has_symbols);
-	assert_int_equal(model_counter_value(&m, 0, "kallsyms_restricted"), 1);
+	assert_int_equal(model_stat_value(&m, MODEL_STAT_KALLSYMS_RESTRICTED), 1);
 	assert_null(loc_function(&m, symbolizer_location(s, img, 0xffffffff81000000ULL)));
 	symbolizer_free(s);
 	model_free(&m);

@@ -2,8 +2,28 @@
 /* The kernel side's counters and call aggregates, into the model. */
 #include "decode/kernel_counters.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
+
+/*
+ * Constants that bpf/collector.h and model/model.h each define, checked
+ * here for all of decode/ (which sees both): records are copied into the
+ * model field by field, histograms and names whole.
+ */
+#define MEMBER_SIZE(type, member) sizeof(((type *)0)->member)
+_Static_assert(COLLECTOR_HIST_BUCKETS == MODEL_HIST_BUCKETS,
+	       "bpf/collector.h and model/model.h disagree on the histogram buckets");
+_Static_assert(MEMBER_SIZE(struct collector_func_stats, hist) ==
+	       MEMBER_SIZE(struct model_func_stats, hist),
+	       "decode_func_stats copies the histogram whole");
+_Static_assert(COLLECTOR_MAX_ARGS == MODEL_MAX_ARGS,
+	       "bpf/collector.h and model/model.h disagree on the traced arguments");
+_Static_assert(COLLECTOR_COMM_LEN == MEMBER_SIZE(struct model_process, comm) &&
+	       COLLECTOR_COMM_LEN == MEMBER_SIZE(struct model_thread, comm),
+	       "bpf/collector.h and model/model.h disagree on the comm length");
+_Static_assert(COLLECTOR_TRACE_EXIT_SIZE == offsetof(struct collector_trace_event, args),
+	       "an exit record is a trace record without its arguments");
 
 /* The sampler's counters that are lost events, in the order of enum
  * collector_counter (the order they are listed in). */

@@ -7,9 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "lib/procmaps.h"
+#include "lib/sorted.h"
 
 #define FUNCTION_NONE UINT32_MAX /* == MODEL_NONE */
 
@@ -158,6 +162,30 @@ int elf_file_from_memory(struct elf_file *f, const void *data, size_t size)
 	f->size = size;
 	f->copied = true;
 	return parse(f);
+}
+
+int elf_file_own_vdso(struct elf_file *f)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	const struct procmap_entry *e;
+	struct procmaps maps;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	if (!base)
+		return -ENOENT;
+	err = procmaps_read(getpid(), &maps);
+	if (err)
+		return err;
+	/* the whole mapping: the image is laid out as a file in it */
+	e = procmaps_find(&maps, base);
+	if (e && e->start == base && !strcmp(e->path, "[vdso]"))
+		err = elf_file_from_memory(f, (const void *)(uintptr_t)base,
+					   (size_t)(e->end - e->start));
+	else
+		err = -ENOENT;
+	procmaps_free(&maps);
+	return err;
 }
 
 void elf_file_close(struct elf_file *f)
@@ -626,17 +654,8 @@ void symtab_free(struct symtab *t)
 
 struct symtab_entry *symtab_lookup(const struct symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
+	size_t lo = SORTED_UPPER_BOUND(t->syms, t->n, addr, addr);
 
-	/* first entry with entry.addr > addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t k = 0; k < NESTED_LOOKBACK && lo > 0; k++, lo--) {
 		struct symtab_entry *e = &t->syms[lo - 1];
 

@@ -46,6 +46,10 @@ struct elf_file {
 int elf_file_open(struct elf_file *f, const char *path);
 /* The same on an ELF image in memory (copied), such as the vDSO. */
 int elf_file_from_memory(struct elf_file *f, const void *data, size_t size);
+/* The collector's own vDSO, copied from its mapping (the same image in
+ * every 64-bit process of this kernel; nothing on disk holds it).
+ * Returns 0, -ENOENT when there is none, or a negative errno. */
+int elf_file_own_vdso(struct elf_file *f);
 void elf_file_close(struct elf_file *f);
 
 /* Lower-case hex of the build-id into out[2 * len + 1]; "" when none. */

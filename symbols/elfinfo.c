@@ -112,15 +112,20 @@ fail:
 	return err;
 }
 
-int elf_file_open(struct elf_file *f, const char *path)
+/* elf_file_open, also giving the open descriptor (to close) in *fd_out
+ * when it is not NULL.  O_NONBLOCK and O_NOCTTY: a FIFO or a terminal at
+ * the path is refused (not a regular file), never waited on. */
+static int open_and_map(struct elf_file *f, const char *path, int *fd_out)
 {
 	struct stat st;
 	int fd, err;
 
 	memset(f, 0, sizeof(*f));
+	if (fd_out)
+		*fd_out = -1;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOSYS;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
@@ -140,12 +145,27 @@ int elf_file_open(struct elf_file *f, const char *path)
 	/* Private and writable: libelf may convert data in place. */
 	f->map = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	err = -errno;
-	close(fd);
 	if (f->map == MAP_FAILED) {
 		f->map = NULL;
+		close(fd);
 		return err;
 	}
-	return parse(f);
+	err = parse(f);
+	if (err || !fd_out)
+		close(fd);
+	else
+		*fd_out = fd;
+	return err;
+}
+
+int elf_file_open(struct elf_file *f, const char *path)
+{
+	return open_and_map(f, path, NULL);
+}
+
+int elf_file_open_with_fd(struct elf_file *f, const char *path, int *fd)
+{
+	return open_and_map(f, path, fd);
 }
 
 int elf_file_from_memory(struct elf_file *f, const void *data, size_t size)

@@ -38,8 +38,10 @@ FUZZ_SRCS_sampler   := formats/sampler/sampler_reader.c
 FUZZ_SRCS_callgrind := formats/callgrind/callgrind_reader.c
 FUZZ_SRCS_xray      := formats/xray/xray_reader.c
 FUZZ_SRCS_hpctoolkit := formats/hpctoolkit/hpctoolkit_reader.c formats/hpctoolkit/hpctoolkit_dump.c
-FUZZ_SRCS_elf       := symbols/symbolize.c symbols/elfinfo.c symbols/kallsyms.c lib/procmaps.c model/model.c
-FUZZ_SRCS_procmaps  := lib/procmaps.c
+FUZZ_SRCS_elf       := symbols/symbolize.c symbols/debug_files.c symbols/dwarf_lines.c \
+		       symbols/symbol_match.c symbols/elfinfo.c symbols/kallsyms.c \
+		       lib/procmaps.c lib/proc.c model/model.c model/counters.c
+FUZZ_SRCS_procmaps  := lib/procmaps.c lib/proc.c
 # (read_whole_file, where the tree has it: linked into every harness)
 FUZZ_SRCS_common    := formats/infile.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS_$(1)) $(FUZZ_SRCS_common))

@@ -3,8 +3,8 @@
  * "flamegraph-data" element (flamegraph.c says its layout) and draws it as
  * SVG, the root at the bottom as flamegraph.pl draws it.  Click a frame to
  * zoom to it, pick a process to see its graph alone, search with a regular
- * expression, hover for samples and share.  Nothing is loaded from the
- * network.
+ * expression, hover for samples and share.  The page's address may
+ * carry #search=REGEXP&process=NAME.  Nothing is loaded from the network.
  */
 'use strict';
 (function () {
@@ -299,5 +299,14 @@
 		resizeTimer = setTimeout(draw, 100);
 	});
 
-	draw();
+	/* A link may say what to show: #search=REGEXP&process=NAME */
+	const params = new URLSearchParams(location.hash.slice(1));
+	const wanted = byTotal.find((p) => p.name === params.get('process'));
+	if (wanted)
+		zoomed = wanted;
+	if (params.get('search')) {
+		searchBox.value = params.get('search');
+		search(searchBox.value);
+	}
+	zoom(zoomed);
 })();

@@ -15,11 +15,11 @@
 /* ---- the gzip sink ---------------------------------------------------------- */
 
 /*
- * zlib level 1: at level 6 (the default) deflate took 3/4 of the writer's
- * time on the exporters bench's 10^7-sample model for a file 10% smaller;
- * profiles are read by machines, and bigger ones are stored re-compressed.
+ * zlib's default level (6), as Go's pprof writes: on the exporters bench's
+ * model level 1 wrote 0.83 s instead of 0.94 s at 10^6 samples (1.90 s
+ * instead of 2.34 s at 10^7) for a file 12% bigger (6.1 MB against 5.4).
  */
-#define PPROF_GZIP_LEVEL 1
+#define PPROF_GZIP_LEVEL Z_DEFAULT_COMPRESSION
 
 static void sink_drain(struct pprof_sink *s, int flush)
 {

@@ -1,7 +1,9 @@
 // Reads the DOM headless Chromium dumped of collector's flame graph page
 // and checks that every drawn frame's width is proportional to its samples,
-// within 1% of the frame's own width (the root, "all", spans the graph).
-// Prints one line per frame, NAME<TAB>SAMPLES<TAB>WIDTH, then
+// within 1% of the frame's own width (the zoomed frame, the widest one that
+// is not an ancestor, spans the graph: "all" when nothing is zoomed).
+// Prints one line per frame, NAME<TAB>SAMPLES<TAB>WIDTH (ancestors of the
+// zoomed frame as "ancestor<TAB>NAME<TAB>SAMPLES"), then
 // "matched<TAB>TEXT" with the search's result line.
 //
 //   node flamegraph-dom.mjs DOMFILE
@@ -20,15 +22,17 @@ for (const g of dom.matchAll(/<g class="frame( ancestor)?" data-name="([^"]*)" d
 	frames.push({ ancestor: !!g[1], name: unescape(g[2]), samples: Number(g[3]),
 		width: Number(width[1]) });
 }
-const root = frames.find((f) => f.name === 'all' && !f.ancestor);
+const root = frames.filter((f) => !f.ancestor).sort((a, b) => b.samples - a.samples)[0];
 if (!root) {
 	console.error(`no root frame among the ${frames.length} frames drawn`);
 	process.exit(1);
 }
 let bad = 0;
 for (const f of frames) {
-	if (f.ancestor)
+	if (f.ancestor) {
+		console.log(`ancestor\t${f.name}\t${f.samples}`);
 		continue;
+	}
 	const expected = root.width * f.samples / root.samples;
 	if (Math.abs(f.width - expected) > 0.01 * expected) {
 		console.error(`${f.name}: ${f.width} px for ${f.samples} of ${root.samples} samples ` +

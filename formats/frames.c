@@ -207,6 +207,15 @@ long frame_table_stack(struct frame_table *t, uint32_t stack, uint32_t *out, siz
 		return 0;
 	s = &m->stacks.items[stack];
 	locs = model_stack_frames(m, s);
+	/* frames are numbered root first, as a reader of the list expects */
+	for (uint32_t i = s->n_frames; i-- > 0;) {
+		if (locs[i] < m->locations.len && t->loc_first[locs[i]] == MODEL_NONE) {
+			int err = expand_location(t, locs[i]);
+
+			if (err)
+				return err;
+		}
+	}
 	/* leaf first in the model: fill out[] from its end, then move down */
 	for (uint32_t i = 0; i < s->n_frames && n < cap; i++) {
 		uint32_t loc = locs[i];
@@ -214,12 +223,6 @@ long frame_table_stack(struct frame_table *t, uint32_t stack, uint32_t *out, siz
 
 		if (loc >= m->locations.len)
 			continue;
-		if (t->loc_first[loc] == MODEL_NONE) {
-			int err = expand_location(t, loc);
-
-			if (err)
-				return err;
-		}
 		ids = t->expansion.items + t->loc_first[loc];
 		for (uint32_t k = t->loc_count[loc]; k-- > 0 && n < cap;)
 			out[cap - 1 - n++] = ids[k];

@@ -48,13 +48,12 @@ static int count_stacks(struct flametree *t, const struct model *m, struct stack
 		const struct model_sample *s = &m->samples.items[i];
 		uint32_t p = s->process < m->processes.len ? pname[s->process] : (uint32_t)unknown;
 		uint32_t stack = s->stack < m->stacks.len ? s->stack : MODEL_NONE;
-		uint64_t key = (uint64_t)p << 32 | stack;
-		struct idmap_entry *e;
 		bool fresh;
+		long id = frames_group_id(&index, (uint64_t)p << 32 | stack, (uint32_t)counts->len,
+					  &fresh);
 
-		e = idmap_upsert(&index, &key, &fresh);
-		if (!e) {
-			err = -ENOMEM;
+		if (id < 0) {
+			err = (int)id;
 			goto out;
 		}
 		if (fresh) {
@@ -62,10 +61,8 @@ static int count_stacks(struct flametree *t, const struct model *m, struct stack
 
 			c->pname = p;
 			c->stack = stack;
-			e->key = key;
-			e->val = (uint32_t)(counts->len - 1);
 		}
-		counts->items[e->val].count++;
+		counts->items[id].count++;
 	}
 out:
 	idmap_free(&index);
@@ -75,16 +72,13 @@ out:
 
 static long child_of(struct flametree *t, struct idmap *children, uint32_t parent, uint32_t name)
 {
-	uint64_t key = (uint64_t)parent << 32 | name;
-	struct idmap_entry *e;
 	struct flame_node *n;
 	bool fresh;
+	long id = frames_group_id(children, (uint64_t)parent << 32 | name, (uint32_t)t->nodes.len,
+				  &fresh);
 
-	e = idmap_upsert(children, &key, &fresh);
-	if (!e)
-		return -ENOMEM;
-	if (!fresh)
-		return e->val;
+	if (id < 0 || !fresh)
+		return id;
 	n = MODEL_VEC_PUSH(t->nodes);
 	n->name = name;
 	n->parent = parent;
@@ -92,9 +86,7 @@ static long child_of(struct flametree *t, struct idmap *children, uint32_t paren
 	n->depth = t->nodes.items[parent].depth + 1;
 	if (n->depth > t->max_depth)
 		t->max_depth = n->depth;
-	e->key = key;
-	e->val = (uint32_t)(t->nodes.len - 1);
-	return e->val;
+	return id;
 }
 
 /* Sorting children: by parent, then by the rank of their names. */

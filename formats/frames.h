@@ -129,6 +129,25 @@ long frame_table_function(struct frame_table *t, uint32_t function);
  * calls), for sizing the array frame_table_stack fills. */
 size_t frame_table_max_depth(const struct model *m);
 
+/*
+ * Dense ids for 64-bit keys (samples grouped by stack and thread, tree
+ * nodes by parent and name): the id stored under key, or, when the key is
+ * new, `next` (the caller then adds its entry) with *fresh set.  Returns
+ * the id or -ENOMEM.
+ */
+static inline long frames_group_id(struct idmap *index, uint64_t key, uint32_t next, bool *fresh)
+{
+	struct idmap_entry *e = idmap_upsert(index, &key, fresh);
+
+	if (!e)
+		return -ENOMEM;
+	if (*fresh) {
+		e->key = key;
+		e->val = next;
+	}
+	return e->val;
+}
+
 /* Writes the frame's name with its kind's suffix ("_[k]", "_[j]") as the
  * FlameGraph tools mark frames, ';' and line breaks replaced (they would
  * split a folded line). */

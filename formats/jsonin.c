@@ -4,12 +4,11 @@
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <stdio.h>
 
 #define JSON_PIECE (1 << 30)
 
-int json_parse_strict(const char *data, size_t n, struct json_object **root, char *reason,
-		      size_t reason_size)
+int json_parse_strict(const char *data, size_t n, struct json_object **root,
+		      struct reader_error *err)
 {
 	struct json_tokener *tok = json_tokener_new_ex(JSON_MAX_DEPTH);
 	enum json_tokener_error jerr = json_tokener_continue;
@@ -30,23 +29,19 @@ int json_parse_strict(const char *data, size_t n, struct json_object **root, cha
 			pos += (size_t)piece;
 	} while (jerr == json_tokener_continue && pos < n);
 	if (jerr == json_tokener_continue) {
-		snprintf(reason, reason_size, "offset %zu: the JSON text ends early (cut short?)", n);
 		json_tokener_free(tok);
-		return -EINVAL;
+		return reader_fail(err, n, "the JSON text ends early (cut short?)");
 	}
 	if (jerr != json_tokener_success || !obj) {
-		snprintf(reason, reason_size, "offset %zu: not valid JSON: %s", pos,
-			 json_tokener_error_desc(jerr));
 		json_tokener_free(tok);
 		json_object_put(obj);
-		return -EINVAL;
+		return reader_fail(err, pos, "not valid JSON: %s", json_tokener_error_desc(jerr));
 	}
 	json_tokener_free(tok);
 	for (; pos < n; pos++)
 		if (data[pos] != ' ' && data[pos] != '\n' && data[pos] != '\r' && data[pos] != '\t') {
-			snprintf(reason, reason_size, "offset %zu: text after the JSON value", pos);
 			json_object_put(obj);
-			return -EINVAL;
+			return reader_fail(err, pos, "text after the JSON value");
 		}
 	*root = obj;
 	return 0;

@@ -11,13 +11,15 @@
 
 #include <stddef.h>
 
+#include "formats/readerr.h"
+
 struct json_object;
 
 #define JSON_MAX_DEPTH 64
 
 /* Returns 0 with *root set (free it with json_object_put), -ENOMEM, or
- * -EINVAL with reason filled ("offset N: what json-c said"). */
-int json_parse_strict(const char *data, size_t n, struct json_object **root, char *reason,
-		      size_t reason_size);
+ * -EINVAL with err filled (the offset in data, what json-c said). */
+int json_parse_strict(const char *data, size_t n, struct json_object **root,
+		      struct reader_error *err);
 
 #endif /* COLLECTOR_FORMATS_JSONIN_H */

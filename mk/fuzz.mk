@@ -41,10 +41,11 @@ FUZZ_SRCS_hpctoolkit := formats/hpctoolkit/hpctoolkit_reader.c formats/hpctoolki
 FUZZ_SRCS_elf       := symbols/symbolize.c symbols/elfinfo.c symbols/kallsyms.c lib/procmaps.c model/model.c
 FUZZ_SRCS_procmaps  := lib/procmaps.c
 # (the protobuf code protoc-c generates: mk/gen.mk)
-FUZZ_SRCS_pprof     := formats/pprof/pprof_reader.c $(BUILD)/gen/formats/pprof/profile.pb-c.c
-FUZZ_SRCS_folded    := formats/folded/folded_reader.c
-FUZZ_SRCS_flamegraph := formats/flamegraph/flamegraph_reader.c formats/jsonin.c
-FUZZ_SRCS_speedscope := formats/speedscope/speedscope_reader.c formats/jsonin.c
+FUZZ_SRCS_pprof     := formats/pprof/pprof_reader.c formats/readerr.c \
+		       $(BUILD)/gen/formats/pprof/profile.pb-c.c
+FUZZ_SRCS_folded    := formats/folded/folded_reader.c formats/readerr.c
+FUZZ_SRCS_flamegraph := formats/flamegraph/flamegraph_reader.c formats/jsonin.c formats/readerr.c
+FUZZ_SRCS_speedscope := formats/speedscope/speedscope_reader.c formats/jsonin.c formats/readerr.c
 # (read_whole_file, where the tree has it: linked into every harness)
 FUZZ_SRCS_common    := formats/infile.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS_$(1)) $(FUZZ_SRCS_common))

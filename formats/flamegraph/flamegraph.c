@@ -174,21 +174,8 @@ bool flamegraph_recognize(const char *path, const unsigned char *head, size_t n)
 
 int flamegraph_dump(const char *path, FILE *out, bool check)
 {
-	struct flamegraph_page p;
-	struct flamegraph_error err;
-	int rc = flamegraph_read_file(path, &p, &err);
-
-	if (rc) {
-		if (rc == -EINVAL)
-			fprintf(stderr, "%s: offset %zu: %s\n", path, err.offset, err.reason);
-		else
-			fprintf(stderr, "%s: %s\n", path, strerror(-rc));
-		return rc;
-	}
-	if (!check)
-		flamegraph_print(&p, out);
-	flamegraph_page_free(&p);
-	return 0;
+	READER_DUMP(struct flamegraph_page, flamegraph_read_file, flamegraph_print,
+		    flamegraph_page_free, path, out, check);
 }
 
 const struct format flamegraph_format = {

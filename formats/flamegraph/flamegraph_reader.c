@@ -4,25 +4,13 @@
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/format.h"
+#include "formats/readerr.h"
 #include "formats/jsonin.h"
 
 #define DATA_OPEN "<script type=\"application/json\" id=\"" FLAMEGRAPH_DATA_ID "\">"
-
-static int fail(struct flamegraph_error *err, size_t offset, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->offset = offset;
-	va_start(ap, fmt);
-	vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 static bool int_at(json_object *a, size_t i, int64_t *v)
 {
@@ -42,14 +30,14 @@ struct open_node {
 
 /* The depth-first triples into p->nodes, checked as one tree. */
 static int read_nodes(struct flamegraph_page *p, json_object *nodes, size_t at,
-		      struct flamegraph_error *err)
+		      struct reader_error *err)
 {
 	size_t len = json_object_array_length(nodes), depth = 0;
 	struct open_node *stack;
 	int rc = 0;
 
 	if (len % 3 || !len)
-		return fail(err, at, "nodes holds %zu numbers, not [name, total, children] triples",
+		return reader_fail(err, at, "nodes holds %zu numbers, not [name, total, children] triples",
 			    len);
 	p->n_nodes = len / 3;
 	p->nodes = calloc(p->n_nodes, sizeof(*p->nodes));
@@ -69,17 +57,17 @@ static int read_nodes(struct flamegraph_page *p, json_object *nodes, size_t at,
 			done->self = done->total - o->children_sum;
 		}
 		if (i && !depth) {
-			rc = fail(err, at, "node %zu comes after the root's last child", i);
+			rc = reader_fail(err, at, "node %zu comes after the root's last child", i);
 			break;
 		}
 		if (!int_at(nodes, 3 * i, &name) || !int_at(nodes, 3 * i + 1, &total) ||
 		    !int_at(nodes, 3 * i + 2, &children) || total < 0 || children < 0) {
-			rc = fail(err, at, "node %zu: name, total and children must be integers, "
+			rc = reader_fail(err, at, "node %zu: name, total and children must be integers, "
 				  "total and children >= 0", i);
 			break;
 		}
 		if (i == 0 ? name != -1 : (name < 0 || (uint64_t)name >= p->n_names)) {
-			rc = fail(err, at, "node %zu: name %lld is not %s", i, (long long)name,
+			rc = reader_fail(err, at, "node %zu: name %lld is not %s", i, (long long)name,
 				  i ? "an index of names" : "-1 (the root)");
 			break;
 		}
@@ -94,7 +82,7 @@ static int read_nodes(struct flamegraph_page *p, json_object *nodes, size_t at,
 			parent->children_left--;
 			parent->children_sum += n->total;
 			if (parent->children_sum > p->nodes[parent->index].total) {
-				rc = fail(err, at, "node %zu: its children have more samples (%llu) "
+				rc = reader_fail(err, at, "node %zu: its children have more samples (%llu) "
 					  "than it (%llu)", parent->index,
 					  (unsigned long long)parent->children_sum,
 					  (unsigned long long)p->nodes[parent->index].total);
@@ -107,7 +95,7 @@ static int read_nodes(struct flamegraph_page *p, json_object *nodes, size_t at,
 		struct open_node *o = &stack[--depth];
 
 		if (o->children_left)
-			rc = fail(err, at, "node %zu: %llu of its children are missing", o->index,
+			rc = reader_fail(err, at, "node %zu: %llu of its children are missing", o->index,
 				  (unsigned long long)o->children_left);
 		else
 			p->nodes[o->index].self = p->nodes[o->index].total - o->children_sum;
@@ -117,11 +105,11 @@ static int read_nodes(struct flamegraph_page *p, json_object *nodes, size_t at,
 }
 
 static int read_names(struct flamegraph_page *p, json_object *names, json_object *kinds,
-		      size_t at, struct flamegraph_error *err)
+		      size_t at, struct reader_error *err)
 {
 	p->n_names = json_object_array_length(names);
 	if (json_object_array_length(kinds) != p->n_names)
-		return fail(err, at, "%zu names but %zu kinds", p->n_names,
+		return reader_fail(err, at, "%zu names but %zu kinds", p->n_names,
 			    json_object_array_length(kinds));
 	p->names = calloc(p->n_names + 1, sizeof(*p->names));
 	p->kinds = calloc(p->n_names + 1, sizeof(*p->kinds));
@@ -132,9 +120,9 @@ static int read_names(struct flamegraph_page *p, json_object *names, json_object
 		int64_t k;
 
 		if (!json_object_is_type(s, json_type_string))
-			return fail(err, at, "names[%zu] is not a string", i);
+			return reader_fail(err, at, "names[%zu] is not a string", i);
 		if (!int_at(kinds, i, &k) || k < 0 || k > 15)
-			return fail(err, at, "kinds[%zu] is not an integer from 0 to 15", i);
+			return reader_fail(err, at, "kinds[%zu] is not an integer from 0 to 15", i);
 		p->names[i] = json_object_get_string(s);
 		p->kinds[i] = (uint8_t)k;
 	}
@@ -143,7 +131,7 @@ static int read_names(struct flamegraph_page *p, json_object *names, json_object
 
 /* The members the page needs, of their types. */
 static int read_data(struct flamegraph_page *p, json_object *root, size_t at,
-		     struct flamegraph_error *err)
+		     struct reader_error *err)
 {
 	json_object *version, *title, *subtitle, *samples, *names, *kinds, *nodes;
 	int rc;
@@ -156,17 +144,17 @@ static int read_data(struct flamegraph_page *p, json_object *root, size_t at,
 	    !json_object_object_get_ex(root, "names", &names) ||
 	    !json_object_object_get_ex(root, "kinds", &kinds) ||
 	    !json_object_object_get_ex(root, "nodes", &nodes))
-		return fail(err, at, "the data is not an object with version, title, subtitle, "
+		return reader_fail(err, at, "the data is not an object with version, title, subtitle, "
 			    "samples, names, kinds and nodes");
 	if (!json_object_is_type(version, json_type_int) || json_object_get_int64(version) != 1)
-		return fail(err, at, "version is not 1");
+		return reader_fail(err, at, "version is not 1");
 	if (!json_object_is_type(title, json_type_string) ||
 	    !json_object_is_type(subtitle, json_type_string) ||
 	    !json_object_is_type(samples, json_type_int) || json_object_get_int64(samples) < 0 ||
 	    !json_object_is_type(names, json_type_array) ||
 	    !json_object_is_type(kinds, json_type_array) ||
 	    !json_object_is_type(nodes, json_type_array))
-		return fail(err, at, "title and subtitle must be strings, samples an integer >= 0, "
+		return reader_fail(err, at, "title and subtitle must be strings, samples an integer >= 0, "
 			    "names, kinds and nodes arrays");
 	p->title = json_object_get_string(title);
 	p->subtitle = json_object_get_string(subtitle);
@@ -175,13 +163,13 @@ static int read_data(struct flamegraph_page *p, json_object *root, size_t at,
 	if (!rc)
 		rc = read_nodes(p, nodes, at, err);
 	if (!rc && p->nodes[0].total != p->samples)
-		rc = fail(err, at, "the root has %llu samples, the page says %llu",
+		rc = reader_fail(err, at, "the root has %llu samples, the page says %llu",
 			  (unsigned long long)p->nodes[0].total, (unsigned long long)p->samples);
 	return rc;
 }
 
 int flamegraph_parse(const char *data, size_t n, struct flamegraph_page *p,
-		     struct flamegraph_error *err)
+		     struct reader_error *err)
 {
 	const char *open, *close;
 	json_object *root;
@@ -191,15 +179,15 @@ int flamegraph_parse(const char *data, size_t n, struct flamegraph_page *p,
 	memset(p, 0, sizeof(*p));
 	open = memmem(data, n, DATA_OPEN, strlen(DATA_OPEN));
 	if (!open)
-		return fail(err, 0, "no %s element: not a collector flame graph page", DATA_OPEN);
+		return reader_fail(err, 0, "no %s element: not a collector flame graph page", DATA_OPEN);
 	at = (size_t)(open - data) + strlen(DATA_OPEN);
 	close = memmem(data + at, n - at, "</script>", 9);
 	if (!close)
-		return fail(err, at, "the data element does not end (cut short?)");
-	rc = json_parse_strict(data + at, (size_t)(close - (data + at)), &root, err->reason,
-			       sizeof(err->reason));
+		return reader_fail(err, at, "the data element does not end (cut short?)");
+	rc = json_parse_strict(data + at, (size_t)(close - (data + at)), &root, err);
 	if (rc) {
-		err->offset = at;
+		if (err->offset != READER_NO_OFFSET)
+			err->offset += at;
 		return rc;
 	}
 	p->root = root;
@@ -210,17 +198,9 @@ int flamegraph_parse(const char *data, size_t n, struct flamegraph_page *p,
 }
 
 int flamegraph_read_file(const char *path, struct flamegraph_page *p,
-			 struct flamegraph_error *err)
+			 struct reader_error *err)
 {
-	unsigned char *buf;
-	size_t len;
-	int rc = read_whole_file(path, &buf, &len);
-
-	if (rc)
-		return rc;
-	rc = flamegraph_parse((const char *)buf, len, p, err);
-	free(buf);
-	return rc;
+	return READER_READ_FILE(flamegraph_parse, path, p, err);
 }
 
 void flamegraph_page_free(struct flamegraph_page *p)

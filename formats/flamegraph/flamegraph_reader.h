@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats/readerr.h"
+
 /* In the page's first line, for `collector dump` to know it. */
 #define FLAMEGRAPH_MARK "collector flame graph"
 #define FLAMEGRAPH_DATA_ID "flamegraph-data"
@@ -44,16 +46,11 @@ struct flamegraph_page {
 	uint32_t max_depth;
 };
 
-struct flamegraph_error {
-	size_t offset;
-	char reason[160];
-};
-
 /* Parses a page data[0..n).  Returns 0, -ENOMEM, or -EINVAL with err filled. */
 int flamegraph_parse(const char *data, size_t n, struct flamegraph_page *p,
-		     struct flamegraph_error *err);
+		     struct reader_error *err);
 int flamegraph_read_file(const char *path, struct flamegraph_page *p,
-			 struct flamegraph_error *err);
+			 struct reader_error *err);
 void flamegraph_page_free(struct flamegraph_page *p);
 /* The header, then one line per node: depth, total, self, name. */
 void flamegraph_print(const struct flamegraph_page *p, FILE *out);

@@ -112,21 +112,8 @@ bool folded_recognize(const char *path, const unsigned char *head, size_t n)
 
 int folded_dump(const char *path, FILE *out, bool check)
 {
-	struct folded_profile p;
-	struct folded_error err;
-	int rc = folded_read_file(path, &p, &err);
-
-	if (rc) {
-		if (rc == -EINVAL)
-			fprintf(stderr, "%s: offset %zu: %s\n", path, err.offset, err.reason);
-		else
-			fprintf(stderr, "%s: %s\n", path, strerror(-rc));
-		return rc;
-	}
-	if (!check)
-		folded_print(&p, out);
-	folded_profile_free(&p);
-	return 0;
+	READER_DUMP(struct folded_profile, folded_read_file, folded_print, folded_profile_free,
+		    path, out, check);
 }
 
 const struct format folded_format = {

@@ -3,22 +3,10 @@
 #include "formats/folded/folded_reader.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/format.h"
-
-static int fail(struct folded_error *err, size_t offset, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->offset = offset;
-	va_start(ap, fmt);
-	vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+#include "formats/readerr.h"
 
 /* Checks line[0..len) (no newline): fills the count and the stack's length
  * (up to the last space) and its frame count, or says what is wrong. */
@@ -84,14 +72,14 @@ bool folded_first_line_ok(const char *data, size_t n)
 	       frames >= 2;
 }
 
-int folded_parse(const char *data, size_t n, struct folded_profile *p, struct folded_error *err)
+int folded_parse(const char *data, size_t n, struct folded_profile *p, struct reader_error *err)
 {
 	size_t pos = 0, cap = 0;
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (n && data[n - 1] != '\n')
-		return fail(err, n, "the file does not end with a newline (cut short?)");
+		return reader_fail(err, n, "the file does not end with a newline (cut short?)");
 	p->text = malloc(n + 1);
 	if (!p->text)
 		return -ENOMEM;
@@ -107,11 +95,11 @@ int folded_parse(const char *data, size_t n, struct folded_profile *p, struct fo
 
 		why = check_line(p->text + pos, len, &count, &stack_len, &frames, &bad_at);
 		if (why) {
-			rc = fail(err, pos + bad_at, "%s", why);
+			rc = reader_fail(err, pos + bad_at, "%s", why);
 			break;
 		}
 		if (p->total + count < p->total || p->total + count > INT64_MAX) {
-			rc = fail(err, pos, "the counts add up to more than 63 bits");
+			rc = reader_fail(err, pos, "the counts add up to more than 63 bits");
 			break;
 		}
 		if (p->n_lines == cap) {
@@ -141,17 +129,9 @@ int folded_parse(const char *data, size_t n, struct folded_profile *p, struct fo
 	return rc;
 }
 
-int folded_read_file(const char *path, struct folded_profile *p, struct folded_error *err)
+int folded_read_file(const char *path, struct folded_profile *p, struct reader_error *err)
 {
-	unsigned char *buf;
-	size_t len;
-	int rc = read_whole_file(path, &buf, &len);
-
-	if (rc)
-		return rc;
-	rc = folded_parse((const char *)buf, len, p, err);
-	free(buf);
-	return rc;
+	return READER_READ_FILE(folded_parse, path, p, err);
 }
 
 void folded_profile_free(struct folded_profile *p)

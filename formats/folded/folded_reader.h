@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats/readerr.h"
+
 struct folded_line {
 	const char *stack;      /* frames ';'-separated, NUL-terminated, in text */
 	uint32_t n_frames;
@@ -36,14 +38,9 @@ struct folded_profile {
 	uint32_t max_frames;
 };
 
-struct folded_error {
-	size_t offset;
-	char reason[160];
-};
-
 /* Parses data[0..n).  Returns 0, -ENOMEM, or -EINVAL with err filled. */
-int folded_parse(const char *data, size_t n, struct folded_profile *p, struct folded_error *err);
-int folded_read_file(const char *path, struct folded_profile *p, struct folded_error *err);
+int folded_parse(const char *data, size_t n, struct folded_profile *p, struct reader_error *err);
+int folded_read_file(const char *path, struct folded_profile *p, struct reader_error *err);
 void folded_profile_free(struct folded_profile *p);
 /* The profile as text: totals, the samples of each root frame, the lines. */
 void folded_print(const struct folded_profile *p, FILE *out);

@@ -180,13 +180,12 @@ static int put_cpu_samples(struct pprof_writer *w)
 	for (size_t i = 0; i < m->samples.len; i++) {
 		const struct model_sample *s = &m->samples.items[i];
 		uint32_t stack = s->stack < m->stacks.len ? s->stack : MODEL_NONE;
-		uint64_t key = (uint64_t)stack << 32 | s->thread;
-		struct idmap_entry *e;
 		bool fresh;
+		long id = frames_group_id(&index, (uint64_t)stack << 32 | s->thread,
+					  (uint32_t)groups.len, &fresh);
 
-		e = idmap_upsert(&index, &key, &fresh);
-		if (!e) {
-			err = -ENOMEM;
+		if (id < 0) {
+			err = (int)id;
 			goto out;
 		}
 		if (fresh) {
@@ -194,11 +193,9 @@ static int put_cpu_samples(struct pprof_writer *w)
 
 			g->stack = stack;
 			g->thread = s->thread;
-			e->key = key;
-			e->val = (uint32_t)(groups.len - 1);
 		}
-		groups.items[e->val].count++;
-		groups.items[e->val].weight_ns += s->weight_ns ? s->weight_ns : m->run.period_ns;
+		groups.items[id].count++;
+		groups.items[id].weight_ns += s->weight_ns ? s->weight_ns : m->run.period_ns;
 	}
 	for (size_t i = 0; i < groups.len && !w->sink.err && !w->err; i++) {
 		const struct sample_group *g = &groups.items[i];
@@ -309,21 +306,8 @@ bool pprof_recognize(const char *path, const unsigned char *head, size_t n)
 
 int pprof_dump(const char *path, FILE *out, bool check)
 {
-	struct pprof_profile p;
-	struct pprof_error err;
-	int rc = pprof_read_file(path, &p, &err);
-
-	if (rc) {
-		if (rc == -EINVAL)
-			fprintf(stderr, "%s: offset %zu: %s\n", path, err.offset, err.reason);
-		else
-			fprintf(stderr, "%s: %s\n", path, strerror(-rc));
-		return rc;
-	}
-	if (!check)
-		pprof_print(&p, out);
-	pprof_profile_free(&p);
-	return 0;
+	READER_DUMP(struct pprof_profile, pprof_read_file, pprof_print, pprof_profile_free, path,
+		    out, check);
 }
 
 const struct format pprof_format = {

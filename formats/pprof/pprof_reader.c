@@ -4,27 +4,14 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#include "formats/format.h"
-
-static int fail(struct pprof_error *err, size_t offset, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->offset = offset;
-	va_start(ap, fmt);
-	vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /* Inflates a gzip (or zlib) stream into a malloc'd buffer. */
 static int inflate_all(const unsigned char *data, size_t n, unsigned char **out,
-		       size_t *out_len, struct pprof_error *err)
+		       size_t *out_len, struct reader_error *err)
 {
 	size_t cap = n * 4 + 4096, len = 0;
 	unsigned char *buf = malloc(cap);
@@ -44,7 +31,7 @@ static int inflate_all(const unsigned char *data, size_t n, unsigned char **out,
 			unsigned char *nb;
 
 			if (cap >= PPROF_MAX_INFLATED) {
-				rc = fail(err, z.total_in, "inflates to more than %llu bytes",
+				rc = reader_fail(err, z.total_in, "inflates to more than %llu bytes",
 					  (unsigned long long)PPROF_MAX_INFLATED);
 				goto out;
 			}
@@ -64,17 +51,17 @@ static int inflate_all(const unsigned char *data, size_t n, unsigned char **out,
 		zr = inflate(&z, Z_NO_FLUSH);
 		len = z.total_out;
 		if (zr == Z_BUF_ERROR && z.total_in == n) {
-			rc = fail(err, n, "the gzip stream ends early (cut short?)");
+			rc = reader_fail(err, n, "the gzip stream ends early (cut short?)");
 			goto out;
 		}
 		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
-			rc = fail(err, z.total_in, "not a valid gzip stream: %s",
+			rc = reader_fail(err, z.total_in, "not a valid gzip stream: %s",
 				  z.msg ? z.msg : "inflate failed");
 			goto out;
 		}
 	} while (zr != Z_STREAM_END);
 	if (z.total_in != n) {
-		rc = fail(err, z.total_in, "%zu bytes after the end of the gzip stream",
+		rc = reader_fail(err, z.total_in, "%zu bytes after the end of the gzip stream",
 			  (size_t)(n - z.total_in));
 		goto out;
 	}
@@ -95,15 +82,15 @@ static bool str_ok(const Perftools__Profiles__Profile *m, int64_t i)
 
 /* Ids of one table: nonzero, unique, indexed. */
 static int index_ids(struct idmap *index, size_t n, uint64_t (*id_at)(const void *, size_t),
-		     const void *table, const char *what, struct pprof_error *err)
+		     const void *table, const char *what, struct reader_error *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t id = id_at(table, i);
 
 		if (!id)
-			return fail(err, 0, "%s %zu has id 0 (ids are nonzero)", what, i);
+			return reader_fail(err, READER_NO_OFFSET, "%s %zu has id 0 (ids are nonzero)", what, i);
 		if (idmap_get(index, id) != UINT32_MAX)
-			return fail(err, 0, "two %ss have id %" PRIu64, what, id);
+			return reader_fail(err, READER_NO_OFFSET, "two %ss have id %" PRIu64, what, id);
 		if (idmap_put(index, id, (uint32_t)i))
 			return -ENOMEM;
 	}
@@ -125,30 +112,30 @@ static uint64_t function_id_at(const void *t, size_t i)
 	return ((const Perftools__Profiles__Profile *)t)->function[i]->id;
 }
 
-static int check_strings(const Perftools__Profiles__Profile *m, struct pprof_error *err)
+static int check_strings(const Perftools__Profiles__Profile *m, struct reader_error *err)
 {
 	if (!m->n_string_table || m->string_table[0][0])
-		return fail(err, 0, "string_table[0] must be the empty string");
+		return reader_fail(err, READER_NO_OFFSET, "string_table[0] must be the empty string");
 	for (size_t i = 0; i < m->n_sample_type; i++)
 		if (!str_ok(m, m->sample_type[i]->type) || !str_ok(m, m->sample_type[i]->unit))
-			return fail(err, 0, "sample_type %zu: string index out of the table", i);
+			return reader_fail(err, READER_NO_OFFSET, "sample_type %zu: string index out of the table", i);
 	if (m->period_type && (!str_ok(m, m->period_type->type) || !str_ok(m, m->period_type->unit)))
-		return fail(err, 0, "period_type: string index out of the table");
+		return reader_fail(err, READER_NO_OFFSET, "period_type: string index out of the table");
 	if (!str_ok(m, m->drop_frames) || !str_ok(m, m->keep_frames) ||
 	    !str_ok(m, m->default_sample_type))
-		return fail(err, 0, "drop_frames, keep_frames or default_sample_type: string "
+		return reader_fail(err, READER_NO_OFFSET, "drop_frames, keep_frames or default_sample_type: string "
 			    "index out of the table");
 	for (size_t i = 0; i < m->n_comment; i++)
 		if (!str_ok(m, m->comment[i]))
-			return fail(err, 0, "comment %zu: string index out of the table", i);
+			return reader_fail(err, READER_NO_OFFSET, "comment %zu: string index out of the table", i);
 	for (size_t i = 0; i < m->n_mapping; i++)
 		if (!str_ok(m, m->mapping[i]->filename) || !str_ok(m, m->mapping[i]->build_id))
-			return fail(err, 0, "mapping %zu: string index out of the table", i);
+			return reader_fail(err, READER_NO_OFFSET, "mapping %zu: string index out of the table", i);
 	for (size_t i = 0; i < m->n_function; i++) {
 		const Perftools__Profiles__Function *f = m->function[i];
 
 		if (!str_ok(m, f->name) || !str_ok(m, f->system_name) || !str_ok(m, f->filename))
-			return fail(err, 0, "function %zu: string index out of the table", i);
+			return reader_fail(err, READER_NO_OFFSET, "function %zu: string index out of the table", i);
 	}
 	if (m->default_sample_type) {
 		size_t i;
@@ -158,13 +145,13 @@ static int check_strings(const Perftools__Profiles__Profile *m, struct pprof_err
 				    m->string_table[m->default_sample_type]))
 				break;
 		if (i == m->n_sample_type)
-			return fail(err, 0, "default_sample_type '%.40s' is none of the sample types",
+			return reader_fail(err, READER_NO_OFFSET, "default_sample_type '%.40s' is none of the sample types",
 				    m->string_table[m->default_sample_type]);
 	}
 	return 0;
 }
 
-static int check_references(const struct pprof_profile *p, struct pprof_error *err)
+static int check_references(const struct pprof_profile *p, struct reader_error *err)
 {
 	const Perftools__Profiles__Profile *m = p->msg;
 
@@ -172,32 +159,32 @@ static int check_references(const struct pprof_profile *p, struct pprof_error *e
 		const Perftools__Profiles__Location *l = m->location[i];
 
 		if (l->mapping_id && !pprof_mapping(p, l->mapping_id))
-			return fail(err, 0, "location %" PRIu64 ": no mapping %" PRIu64, l->id,
+			return reader_fail(err, READER_NO_OFFSET, "location %" PRIu64 ": no mapping %" PRIu64, l->id,
 				    l->mapping_id);
 		for (size_t k = 0; k < l->n_line; k++)
 			if (!pprof_function(p, l->line[k]->function_id))
-				return fail(err, 0, "location %" PRIu64 ": no function %" PRIu64,
+				return reader_fail(err, READER_NO_OFFSET, "location %" PRIu64 ": no function %" PRIu64,
 					    l->id, l->line[k]->function_id);
 	}
 	for (size_t i = 0; i < m->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = m->sample[i];
 
 		if (s->n_value != m->n_sample_type)
-			return fail(err, 0, "sample %zu has %zu values for %zu sample types", i,
+			return reader_fail(err, READER_NO_OFFSET, "sample %zu has %zu values for %zu sample types", i,
 				    s->n_value, m->n_sample_type);
 		for (size_t k = 0; k < s->n_location_id; k++)
 			if (!pprof_location(p, s->location_id[k]))
-				return fail(err, 0, "sample %zu: no location %" PRIu64, i,
+				return reader_fail(err, READER_NO_OFFSET, "sample %zu: no location %" PRIu64, i,
 					    s->location_id[k]);
 		for (size_t k = 0; k < s->n_label; k++) {
 			const Perftools__Profiles__Label *l = s->label[k];
 
 			if (!l->key || !str_ok(m, l->key) || !str_ok(m, l->str) ||
 			    !str_ok(m, l->num_unit))
-				return fail(err, 0, "sample %zu: label %zu has no key or a string "
+				return reader_fail(err, READER_NO_OFFSET, "sample %zu: label %zu has no key or a string "
 					    "index out of the table", i, k);
 			if (l->str && l->num)
-				return fail(err, 0, "sample %zu: label '%.40s' has both a string and "
+				return reader_fail(err, READER_NO_OFFSET, "sample %zu: label '%.40s' has both a string and "
 					    "a number", i, m->string_table[l->key]);
 		}
 	}
@@ -205,7 +192,7 @@ static int check_references(const struct pprof_profile *p, struct pprof_error *e
 }
 
 int pprof_parse(const unsigned char *data, size_t n, struct pprof_profile *p,
-		struct pprof_error *err)
+		struct reader_error *err)
 {
 	unsigned char *raw = NULL;
 	size_t raw_len = n;
@@ -222,7 +209,7 @@ int pprof_parse(const unsigned char *data, size_t n, struct pprof_profile *p,
 	p->msg = perftools__profiles__profile__unpack(NULL, raw_len, raw ? raw : data);
 	free(raw);
 	if (!p->msg)
-		return fail(err, 0, "not a perftools.profiles.Profile protobuf message "
+		return reader_fail(err, READER_NO_OFFSET, "not a perftools.profiles.Profile protobuf message "
 			    "(protobuf-c cannot unpack it)");
 	rc = check_strings(p->msg, err);
 	if (!rc)
@@ -241,17 +228,9 @@ int pprof_parse(const unsigned char *data, size_t n, struct pprof_profile *p,
 	return rc;
 }
 
-int pprof_read_file(const char *path, struct pprof_profile *p, struct pprof_error *err)
+int pprof_read_file(const char *path, struct pprof_profile *p, struct reader_error *err)
 {
-	unsigned char *buf;
-	size_t len;
-	int rc = read_whole_file(path, &buf, &len);
-
-	if (rc)
-		return rc;
-	rc = pprof_parse(buf, len, p, err);
-	free(buf);
-	return rc;
+	return READER_READ_FILE(pprof_parse, path, p, err);
 }
 
 void pprof_profile_free(struct pprof_profile *p)

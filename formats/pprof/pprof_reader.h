@@ -11,8 +11,8 @@
  *   - a label has a key, and a string or a number, not both;
  *   - default_sample_type, when set, names one of the sample types.
  * A gzip stream that does not end, or that inflates past 1 GiB, is
- * rejected.  The offset of an error is 0 when it is a property of the
- * whole message (protobuf-c reports no position).
+ * rejected.  An error of the message's content has no offset (protobuf-c
+ * reports no position).
  */
 #ifndef COLLECTOR_PPROF_READER_H
 #define COLLECTOR_PPROF_READER_H
@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "formats/pprof/profile.pb-c.h"
+#include "formats/readerr.h"
 #include "lib/idmap.h"
 
 #define PPROF_MAX_INFLATED (1ULL << 30)
@@ -36,15 +37,10 @@ struct pprof_profile {
 	size_t packed_size;            /* bytes of the protobuf message */
 };
 
-struct pprof_error {
-	size_t offset;
-	char reason[160];
-};
-
 /* Parses data[0..n).  Returns 0, -ENOMEM, or -EINVAL with err filled. */
 int pprof_parse(const unsigned char *data, size_t n, struct pprof_profile *p,
-		struct pprof_error *err);
-int pprof_read_file(const char *path, struct pprof_profile *p, struct pprof_error *err);
+		struct reader_error *err);
+int pprof_read_file(const char *path, struct pprof_profile *p, struct reader_error *err);
 void pprof_profile_free(struct pprof_profile *p);
 
 /* The string at index i (the reader checked every index it hands out). */

@@ -365,21 +365,8 @@ bool speedscope_recognize(const char *path, const unsigned char *head, size_t n)
 
 int speedscope_dump(const char *path, FILE *out, bool check)
 {
-	struct speedscope_file s;
-	struct speedscope_error err;
-	int rc = speedscope_read_file(path, &s, &err);
-
-	if (rc) {
-		if (rc == -EINVAL)
-			fprintf(stderr, "%s: %s%s\n", path, err.where, err.reason);
-		else
-			fprintf(stderr, "%s: %s\n", path, strerror(-rc));
-		return rc;
-	}
-	if (!check)
-		speedscope_print(&s, out);
-	speedscope_file_free(&s);
-	return 0;
+	READER_DUMP(struct speedscope_file, speedscope_read_file, speedscope_print,
+		    speedscope_file_free, path, out, check);
 }
 
 const struct format speedscope_format = {

@@ -9,18 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/format.h"
 #include "formats/jsonin.h"
 
-static int fail(struct speedscope_error *err, const char *where, const char *fmt, ...)
+/* An error at a JSON path ("profiles[2]: "). */
+static int fail(struct reader_error *err, const char *where, const char *fmt, ...)
 {
+	char reason[sizeof(err->reason)];
 	va_list ap;
 
-	snprintf(err->where, sizeof(err->where), "%s", where);
 	va_start(ap, fmt);
-	vsnprintf(err->reason, sizeof(err->reason), fmt, ap);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	return -EINVAL;
+	return reader_fail(err, READER_NO_OFFSET, "%s%s", where, reason);
 }
 
 static bool is_number(json_object *o)
@@ -30,7 +30,7 @@ static bool is_number(json_object *o)
 
 /* A required number, string or array member of object o. */
 static int member(json_object *o, const char *key, json_type type, json_object **out,
-		  const char *where, struct speedscope_error *err)
+		  const char *where, struct reader_error *err)
 {
 	if (!json_object_object_get_ex(o, key, out))
 		return fail(err, where, "'%s' is missing", key);
@@ -54,7 +54,7 @@ static bool frame_index(json_object *o, size_t n_frames, size_t *out)
 	return true;
 }
 
-static int check_frames(struct speedscope_file *s, json_object *root, struct speedscope_error *err)
+static int check_frames(struct speedscope_file *s, json_object *root, struct reader_error *err)
 {
 	json_object *shared, *frames;
 	int rc;
@@ -90,7 +90,7 @@ static int check_frames(struct speedscope_file *s, json_object *root, struct spe
 
 static int check_sampled(const struct speedscope_file *s, json_object *p,
 			 struct speedscope_profile *info, const char *where,
-			 struct speedscope_error *err)
+			 struct reader_error *err)
 {
 	json_object *samples, *weights;
 	double *self = NULL;
@@ -146,7 +146,7 @@ static int check_sampled(const struct speedscope_file *s, json_object *p,
 
 static int check_evented(const struct speedscope_file *s, json_object *p,
 			 struct speedscope_profile *info, const char *where,
-			 struct speedscope_error *err)
+			 struct reader_error *err)
 {
 	json_object *events;
 	size_t *open = NULL, depth = 0;
@@ -203,7 +203,7 @@ static int check_evented(const struct speedscope_file *s, json_object *p,
 }
 
 static int check_profile(struct speedscope_file *s, json_object *p, size_t i,
-			 struct speedscope_error *err)
+			 struct reader_error *err)
 {
 	static const char *const units[] = { "bytes", "microseconds", "milliseconds",
 					     "nanoseconds", "none", "seconds" };
@@ -244,7 +244,7 @@ static int check_profile(struct speedscope_file *s, json_object *p, size_t i,
 	return check_evented(s, p, info, where, err);
 }
 
-static int check_file(struct speedscope_file *s, json_object *root, struct speedscope_error *err)
+static int check_file(struct speedscope_file *s, json_object *root, struct reader_error *err)
 {
 	json_object *v, *profiles;
 	int rc;
@@ -288,17 +288,15 @@ static int check_file(struct speedscope_file *s, json_object *root, struct speed
 }
 
 int speedscope_parse(const char *data, size_t n, struct speedscope_file *s,
-		     struct speedscope_error *err)
+		     struct reader_error *err)
 {
 	json_object *root;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	rc = json_parse_strict(data, n, &root, err->reason, sizeof(err->reason));
-	if (rc) {
-		err->where[0] = '\0';
+	rc = json_parse_strict(data, n, &root, err);
+	if (rc)
 		return rc;
-	}
 	s->root = root;
 	rc = check_file(s, root, err);
 	if (rc)
@@ -307,17 +305,9 @@ int speedscope_parse(const char *data, size_t n, struct speedscope_file *s,
 }
 
 int speedscope_read_file(const char *path, struct speedscope_file *s,
-			 struct speedscope_error *err)
+			 struct reader_error *err)
 {
-	unsigned char *buf;
-	size_t len;
-	int rc = read_whole_file(path, &buf, &len);
-
-	if (rc)
-		return rc;
-	rc = speedscope_parse((const char *)buf, len, s, err);
-	free(buf);
-	return rc;
+	return READER_READ_FILE(speedscope_parse, path, s, err);
 }
 
 void speedscope_file_free(struct speedscope_file *s)

@@ -11,7 +11,8 @@
  *     closes the innermost open frame and no frame is left open, and every
  *     event lies within [startValue, endValue];
  *   - activeProfileIndex, when given, is an index of profiles.
- * An error names where it is as a JSON path ("profiles[2].weights: ").
+ * An error names where it is as a JSON path ("profiles[2]: ..."), or
+ * the byte offset of a JSON syntax error.
  */
 #ifndef COLLECTOR_SPEEDSCOPE_READER_H
 #define COLLECTOR_SPEEDSCOPE_READER_H
@@ -20,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "formats/readerr.h"
 
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
 
@@ -46,16 +49,11 @@ struct speedscope_file {
 	struct speedscope_profile *profiles;
 };
 
-struct speedscope_error {
-	char where[96];           /* a JSON path and ": ", or "" */
-	char reason[160];
-};
-
 /* Parses data[0..n).  Returns 0, -ENOMEM, or -EINVAL with err filled. */
 int speedscope_parse(const char *data, size_t n, struct speedscope_file *s,
-		     struct speedscope_error *err);
+		     struct reader_error *err);
 int speedscope_read_file(const char *path, struct speedscope_file *s,
-			 struct speedscope_error *err);
+			 struct reader_error *err);
 void speedscope_file_free(struct speedscope_file *s);
 void speedscope_print(const struct speedscope_file *s, FILE *out);
 

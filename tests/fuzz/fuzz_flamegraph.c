@@ -8,7 +8,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct flamegraph_page p;
-	struct flamegraph_error err;
+	struct reader_error err;
 
 	if (flamegraph_parse((const char *)data, size, &p, &err) == 0) {
 		flamegraph_print(&p, fuzz_devnull());

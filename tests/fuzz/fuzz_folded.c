@@ -8,7 +8,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct folded_profile p;
-	struct folded_error err;
+	struct reader_error err;
 
 	folded_first_line_ok((const char *)data, size);
 	if (folded_parse((const char *)data, size, &p, &err) == 0) {

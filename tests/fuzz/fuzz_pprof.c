@@ -13,7 +13,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pprof_profile p;
-	struct pprof_error err;
+	struct reader_error err;
 
 	if (pprof_parse(data, size, &p, &err) == 0) {
 		pprof_print(&p, fuzz_devnull());

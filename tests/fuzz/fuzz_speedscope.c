@@ -8,7 +8,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct speedscope_file s;
-	struct speedscope_error err;
+	struct reader_error err;
 
 	if (speedscope_parse((const char *)data, size, &s, &err) == 0) {
 		speedscope_print(&s, fuzz_devnull());

@@ -52,7 +52,7 @@ static void test_tree(void **state)
 	};
 	struct stack_model *sm = sm_new();
 	struct flamegraph_page p;
-	struct flamegraph_error err;
+	struct reader_error err;
 	char path[128];
 
 	(void)state;
@@ -103,7 +103,7 @@ static void expect_bad(const char *nodes, const char *reason)
 {
 	char page[512];
 	struct flamegraph_page p;
-	struct flamegraph_error err;
+	struct reader_error err;
 
 	snprintf(page, sizeof(page), "<!-- " FLAMEGRAPH_MARK " -->\n<script type=\"application/json\" "
 		 "id=\"" FLAMEGRAPH_DATA_ID "\">{\"version\":1,\"title\":\"t\",\"subtitle\":\"s\","
@@ -117,7 +117,7 @@ static void expect_bad(const char *nodes, const char *reason)
 static void test_reader_rejects(void **state)
 {
 	struct flamegraph_page p;
-	struct flamegraph_error err;
+	struct reader_error err;
 	const char ok[] = "<script type=\"application/json\" id=\"" FLAMEGRAPH_DATA_ID "\">"
 			  "{\"version\":1,\"title\":\"t\",\"subtitle\":\"s\",\"samples\":5,"
 			  "\"names\":[\"a\",\"b\"],\"kinds\":[0,8],\"nodes\":[-1,5,1,1,5,1,0,3,0]}"

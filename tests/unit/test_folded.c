@@ -70,7 +70,7 @@ static void test_reader(void **state)
 {
 	static const char good[] = "a;b 3\nx;y z;w 0\r\na 12\n";
 	struct folded_profile p;
-	struct folded_error err;
+	struct reader_error err;
 
 	(void)state;
 	assert_int_equal(folded_parse(good, sizeof(good) - 1, &p, &err), 0);
@@ -89,7 +89,7 @@ static void test_reader(void **state)
 static void expect_bad(const char *text, size_t offset, const char *reason)
 {
 	struct folded_profile p;
-	struct folded_error err;
+	struct reader_error err;
 
 	assert_int_equal(folded_parse(text, strlen(text), &p, &err), -EINVAL);
 	assert_int_equal(err.offset, offset);

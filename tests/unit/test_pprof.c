@@ -28,7 +28,7 @@ static const char *str(const struct pprof_profile *p, int64_t i)
 
 static void read_back(struct stack_model *sm, struct pprof_profile *p)
 {
-	struct pprof_error err;
+	struct reader_error err;
 	char path[128];
 
 	assert_int_equal(pprof_write(&sm->m, &sm->opts), 0);
@@ -214,7 +214,7 @@ static void expect_rejected(int breakage, const char *reason)
 	int64_t value = 1;
 	uint8_t buf[512];
 	struct pprof_profile p;
-	struct pprof_error err;
+	struct reader_error err;
 	size_t n;
 
 	vt.type = 1, vt.unit = 2;
@@ -255,7 +255,7 @@ static void test_reader_rejects(void **state)
 	unsigned char *buf;
 	size_t len;
 	struct pprof_profile p;
-	struct pprof_error err;
+	struct reader_error err;
 	char path[128];
 
 	(void)state;

@@ -25,14 +25,14 @@
 static json_object *write_and_parse(struct stack_model *sm)
 {
 	struct speedscope_file s;
-	struct speedscope_error err;
+	struct reader_error err;
 	json_object *root;
 	char path[128];
 
 	assert_int_equal(speedscope_write(&sm->m, &sm->opts), 0);
 	sm_path(sm, "speedscope.json", path, sizeof(path));
 	if (speedscope_read_file(path, &s, &err))
-		fail_msg("%s%s", err.where, err.reason);
+		fail_msg("%s", err.reason);
 	speedscope_file_free(&s);
 	root = json_object_from_file(path);
 	assert_non_null(root);
@@ -141,7 +141,7 @@ static void expect_bad(const char *profile, const char *reason)
 {
 	char text[1024];
 	struct speedscope_file s;
-	struct speedscope_error err;
+	struct reader_error err;
 
 	snprintf(text, sizeof(text), "{\"$schema\":\"" SPEEDSCOPE_SCHEMA "\",\"shared\":{\"frames\":"
 		 "[{\"name\":\"a\"},{\"name\":\"b\"}]},\"profiles\":[%s]}", profile);
@@ -162,7 +162,7 @@ static void test_reader_rejects(void **state)
 	static const char ok[] = "{\"$schema\":\"" SPEEDSCOPE_SCHEMA "\",\"shared\":{\"frames\":"
 				 "[{\"name\":\"a\"}]},\"profiles\":[" EVENTED(O(0, 1) "," C(0, 2)) "]}";
 	struct speedscope_file s;
-	struct speedscope_error err;
+	struct reader_error err;
 
 	(void)state;
 	assert_int_equal(speedscope_parse(ok, strlen(ok), &s, &err), 0);

@@ -168,6 +168,12 @@ static int read_data(struct flamegraph_page *p, json_object *root, size_t at,
 	return rc;
 }
 
+/* The page ends as collector ends it, with "</html>\n": nothing was cut off. */
+static bool page_complete(const char *data, size_t n)
+{
+	return n >= 8 && !memcmp(data + n - 8, "</html>\n", 8);
+}
+
 int flamegraph_parse(const char *data, size_t n, struct flamegraph_page *p,
 		     struct reader_error *err)
 {
@@ -192,6 +198,8 @@ int flamegraph_parse(const char *data, size_t n, struct flamegraph_page *p,
 	}
 	p->root = root;
 	rc = read_data(p, root, at, err);
+	if (!rc && !page_complete(data, n))
+		rc = reader_fail(err, n, "the page does not end with </html> and a newline (cut short?)");
 	if (rc)
 		flamegraph_page_free(p);
 	return rc;

@@ -10,7 +10,8 @@
  *     tree: the root first with name -1, every other name an index of
  *     names, totals >= 0 and each at least the sum of its children's, the
  *     children counts adding up to exactly the nodes that follow;
- *   - the root's total equal to "samples".
+ *   - the root's total equal to "samples";
+ *   - the page ends with "</html>\n", as written: nothing was cut off.
  * An error gives the byte offset in the page (of the data element, for
  * errors in the tree) and the reason.
  */

@@ -32,7 +32,7 @@ static void sink_drain(struct pprof_sink *s, int flush)
 		}
 		if (fwrite(s->out, 1, sizeof(s->out) - s->z.avail_out, s->fp) !=
 		    sizeof(s->out) - s->z.avail_out) {
-			s->err = -EIO;
+			s->err = errno ? -errno : -EIO; /* ENOSPC says more than EIO */
 			return;
 		}
 	} while (s->z.avail_out == 0);

@@ -107,7 +107,8 @@ static void expect_bad(const char *nodes, const char *reason)
 
 	snprintf(page, sizeof(page), "<!-- " FLAMEGRAPH_MARK " -->\n<script type=\"application/json\" "
 		 "id=\"" FLAMEGRAPH_DATA_ID "\">{\"version\":1,\"title\":\"t\",\"subtitle\":\"s\","
-		 "\"samples\":5,\"names\":[\"a\",\"b\"],\"kinds\":[0,8],\"nodes\":[%s]}</script>",
+		 "\"samples\":5,\"names\":[\"a\",\"b\"],\"kinds\":[0,8],\"nodes\":[%s]}</script>"
+		 "</html>\n",
 		 nodes);
 	assert_int_equal(flamegraph_parse(page, strlen(page), &p, &err), -EINVAL);
 	if (!strstr(err.reason, reason))
@@ -121,12 +122,15 @@ static void test_reader_rejects(void **state)
 	const char ok[] = "<script type=\"application/json\" id=\"" FLAMEGRAPH_DATA_ID "\">"
 			  "{\"version\":1,\"title\":\"t\",\"subtitle\":\"s\",\"samples\":5,"
 			  "\"names\":[\"a\",\"b\"],\"kinds\":[0,8],\"nodes\":[-1,5,1,1,5,1,0,3,0]}"
-			  "</script>";
+			  "</script></html>\n";
 
 	(void)state;
 	assert_int_equal(flamegraph_parse(ok, strlen(ok), &p, &err), 0);
 	assert_int_equal(p.nodes[1].self, 2);
 	flamegraph_page_free(&p);
+	/* the page cut after the data */
+	assert_int_equal(flamegraph_parse(ok, strlen(ok) - 1, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.reason, "cut short"));
 	expect_bad("-1,5,1,1,5,1,0,6,0", "more samples");
 	expect_bad("-1,5,2,1,5,0", "missing");
 	expect_bad("-1,5,0,1,5,0", "after the root");

@@ -301,8 +301,11 @@ static void put_file(struct writer *w, const struct by_thread *s, const struct b
 		 m->run.command_line ? m->run.command_line : m->run.system_wide ? "all CPUs" : "");
 	fputs("{\"$schema\":\"" SPEEDSCOPE_SCHEMA "\",\n\"name\":", w->fp);
 	json_put_string(w->fp, name);
-	fputs(",\n\"exporter\":\"collector " COLLECTOR_VERSION "\",\n\"activeProfileIndex\":", w->fp);
-	json_put_uint(w->fp, busiest_profile(m, s, t));
+	fputs(",\n\"exporter\":\"collector " COLLECTOR_VERSION "\"", w->fp);
+	if (m->samples.len || m->trace.len) {
+		fputs(",\n\"activeProfileIndex\":", w->fp);
+		json_put_uint(w->fp, busiest_profile(m, s, t));
+	}
 	fputs(",\n\"profiles\":[", w->fp);
 	for (size_t th = 0; th < m->threads.len && !w->err; th++) {
 		size_t ns = s->start[th + 1] - s->start[th], ne = t->start[th + 1] - t->start[th];

@@ -143,9 +143,29 @@ static void test_reader_rejects(void **state)
 	assert_non_null(strstr(err.reason, "not a collector flame graph"));
 }
 
+/* A run without samples: a valid file that says so. */
+static void test_empty(void **state)
+{
+	struct stack_model *sm = sm_new();
+	struct reader_error err;
+	struct flamegraph_page out;
+	char path[128];
+
+	(void)state;
+	sm->m.samples.len = 0;
+	assert_int_equal(flamegraph_write(&sm->m, &sm->opts), 0);
+	if (flamegraph_read_file(sm_path(sm, "flamegraph.html", path, sizeof(path)), &out, &err))
+		fail_msg("%s", err.reason);
+	assert_int_equal(out.n_nodes, 1);
+	assert_int_equal(out.samples, 0);
+	flamegraph_page_free(&out);
+	sm_free(sm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_reader_rejects),

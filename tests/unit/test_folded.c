@@ -133,9 +133,28 @@ static void test_dump_and_recognize(void **state)
 	sm_free(sm);
 }
 
+/* A run without samples: a valid file that says so. */
+static void test_empty(void **state)
+{
+	struct stack_model *sm = sm_new();
+	struct reader_error err;
+	struct folded_profile out;
+	char path[128];
+
+	(void)state;
+	sm->m.samples.len = 0;
+	assert_int_equal(folded_write(&sm->m, &sm->opts), 0);
+	if (folded_read_file(sm_path(sm, "collector.folded", path, sizeof(path)), &out, &err))
+		fail_msg("%s", err.reason);
+	assert_int_equal(out.n_lines, 0);
+	folded_profile_free(&out);
+	sm_free(sm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_writer),
 		cmocka_unit_test(test_names_are_cleaned),
 		cmocka_unit_test(test_reader),

@@ -285,9 +285,28 @@ static void test_reader_rejects(void **state)
 	sm_free(sm);
 }
 
+/* A run without samples: a valid file that says so. */
+static void test_empty(void **state)
+{
+	struct stack_model *sm = sm_new();
+	struct reader_error err;
+	struct pprof_profile out;
+	char path[128];
+
+	(void)state;
+	sm->m.samples.len = 0;
+	assert_int_equal(pprof_write(&sm->m, &sm->opts), 0);
+	if (pprof_read_file(sm_path(sm, "profile.pb.gz", path, sizeof(path)), &out, &err))
+		fail_msg("%s", err.reason);
+	assert_int_equal(out.msg->n_sample, 0);
+	pprof_profile_free(&out);
+	sm_free(sm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_locations_and_functions),
 		cmocka_unit_test(test_traced_calls),

@@ -189,9 +189,28 @@ static void test_reader_rejects(void **state)
 	assert_int_equal(speedscope_parse("{} x", 4, &s, &err), -EINVAL);
 }
 
+/* A run without samples: a valid file that says so. */
+static void test_empty(void **state)
+{
+	struct stack_model *sm = sm_new();
+	struct reader_error err;
+	struct speedscope_file out;
+	char path[128];
+
+	(void)state;
+	sm->m.samples.len = 0;
+	assert_int_equal(speedscope_write(&sm->m, &sm->opts), 0);
+	if (speedscope_read_file(sm_path(sm, "speedscope.json", path, sizeof(path)), &out, &err))
+		fail_msg("%s", err.reason);
+	assert_int_equal(out.n_profiles, 0);
+	speedscope_file_free(&out);
+	sm_free(sm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_sampled),
 		cmocka_unit_test(test_evented),
 		cmocka_unit_test(test_reader_rejects),

@@ -847,7 +847,8 @@ def attach_times():
 # ---------------------------------------------------------------------------
 # Section 3: exporters.
 
-FORMATS = ["dcpi", "sampler", "callgrind", "hpctoolkit", "xray"]
+FORMATS = ["dcpi", "sampler", "callgrind", "hpctoolkit", "xray", "pprof", "folded", "flamegraph",
+           "speedscope"]
 EXPORT_TIMEOUT = int(os.environ.get("BENCH_EXPORT_TIMEOUT", "150"))
 
 

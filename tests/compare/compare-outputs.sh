@@ -105,6 +105,18 @@ compare_dirs() {
 	fi
 }
 
+# stopped PID: waits until every thread of PID is stopped (SIGSTOP takes
+# effect when a thread next runs): until then /proc shows its CPU time grow
+stopped() {
+	for _ in $(seq 1 200); do
+		running=$(cat /proc/"$1"/task/*/stat 2>/dev/null |
+			awk '{ sub(/.*\) /, ""); if ($1 != "T") n++ } END { print n + 0 }')
+		[ "$running" -eq 0 ] && return 0
+		sleep 0.01
+	done
+	echo "compare-outputs: $1 did not stop" >&2
+}
+
 # run NAME SAMPLES_AT_LEAST "WORKLOAD ARGS" COLLECTOR_ARGS...: a -p run on
 # the running workload, stopped, replayed by both drivers, compared
 run() {
@@ -119,6 +131,10 @@ run() {
 		>"$work/$name.log" 2>&1
 	rc=$?
 	kill -STOP "$wl_pid"
+	stopped "$wl_pid"
+	# one copy of the kernel's symbols for both replays (see replay.c)
+	cp /proc/kallsyms "$work/$name.kallsyms"
+	export REPLAY_KALLSYMS="$work/$name.kallsyms"
 	if [ $rc -ne 0 ]; then
 		result fail "$name: collector exited $rc: $(tail -1 "$work/$name.log")"
 	elif ! "$work/replay-old" "$rec" "$work/$name.old" >"$work/$name.old.log" 2>&1; then
@@ -142,13 +158,13 @@ run() {
 }
 
 WL=$B/workloads
-run split-threads 1000 "$WL/split 600 2" -d 2
-run pie_lib 1000 "$WL/pie_lib 600" -d 2
-run deep-dwarf 1000 "$WL/deep 600" -d 2 --call-graph dwarf
-run calls-trace-args 500 "$WL/calls 100000000" -d 1 --trace "$WL/calls:traced_*" --args 2
-run escapes-trace 500 "$WL/escapes 1000000000" -d 1 --trace "$WL/escapes:traced_*"
+run split-threads 100 "$WL/split 600 2" -d 2
+run pie_lib 100 "$WL/pie_lib 600" -d 2
+run deep-dwarf 100 "$WL/deep 600" -d 2 --call-graph dwarf
+run calls-trace-args 100 "$WL/calls 100000000" -d 1 --trace "$WL/calls:traced_*" --args 2
+run escapes-trace 100 "$WL/escapes 1000000000" -d 1 --trace "$WL/escapes:traced_*"
 # a library by name, found in the target's maps
-run split-trace-libc 500 "$WL/split 600" -d 1 --trace "libc:__clock_gettime"
+run split-trace-libc 100 "$WL/split 600" -d 1 --trace "libc:__clock_gettime"
 
 # bench/exporters.c: both trees' writers on the same synthetic model
 for fmt in dcpi sampler callgrind hpctoolkit xray; do

@@ -3,7 +3,8 @@
  * replay FILE OUTDIR: rebuilds the model of a run from what
  * COLLECTOR_SAVE_RECORDS=FILE saved (cli/save_records.h) and writes every
  * format that applies into OUTDIR, and the end-of-run summary into
- * OUTDIR/summary.txt.
+ * OUTDIR/summary.txt.  REPLAY_KALLSYMS=PATH: the kernel's symbols from
+ * PATH (a copy of /proc/kallsyms) rather than /proc/kallsyms.
  *
  * It takes the run's steps in the run's order: the facts, the --trace
  * specs resolved, the tracker with the -p targets added at the ktime they
@@ -446,6 +447,11 @@ static int replay_start(struct replay *r)
 	r->sym = symbolizer_new(&r->m);
 	if (!r->sym)
 		return -ENOMEM;
+	/* one copy of /proc/kallsyms for both replays: other tools' BPF
+	 * programs come and go in it, and a kernel address in the JIT area
+	 * would take the name of whichever is loaded at the time */
+	if (getenv("REPLAY_KALLSYMS"))
+		symbolizer_set_kallsyms_path(r->sym, getenv("REPLAY_KALLSYMS"));
 	for (size_t i = 0; i < r->s.n && r->n_pids < MAX_SPECS; i++)
 		if (r->s.items[i].tag == SAVE_TARGET)
 			r->pids[r->n_pids++] = ((const struct save_target *)r->s.items[i].data)->pid;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # compare-outputs.sh [BASE_REV]: the outputs of this tree and of BASE_REV
-# (default eff2424, the last commit before the layout in layers), byte for
-# byte, on the same real runs.  README.md beside this script says how.
+# (default eff2424, the last commit before the layout in layers; any later
+# one works too, main say), byte for byte, on the same real runs.
+# README.md beside this script says how.
 #
 # Builds BASE_REV in a temporary git worktree outside the tree, and this
 # tree; builds tests/compare/replay.c against each.  For each workload:
@@ -62,12 +63,17 @@ make -j2 $B/workloads/split $B/workloads/pie_lib $B/workloads/deep $B/workloads/
 	$B/workloads/escapes $B/bench/funcs10k >"$work/build-wl.log" 2>&1 ||
 	{ tail -20 "$work/build-wl.log" >&2; die "building the workloads failed"; }
 
-# the driver against each tree: the old layout's folders, or the new one's
+# the driver against each tree: the old layout's folders (user/,
+# exporters/, bpf/, before a78ab22), or the layers'
 ob="$work/base"
+if [ -f "$ob/user/record.c" ]; then
+	base_flags="-DREPLAY_OLD_LAYOUT -I$ob/$B -I$ob/user -I$ob/exporters -I$ob/bpf"
+else
+	base_flags="-I$ob"
+fi
 # shellcheck disable=SC2086
-gcc $CFLAGS -DREPLAY_OLD_LAYOUT -I"$ob/$B" -I"$ob/user" -I"$ob/exporters" -I"$ob/bpf" \
-	-o "$work/replay-old" tests/compare/replay.c "$ob/$B/libcollector.a" $LDLIBS ||
-	die "the replay driver does not build against $base"
+gcc $CFLAGS $base_flags -o "$work/replay-old" tests/compare/replay.c "$ob/$B/libcollector.a" \
+	$LDLIBS || die "the replay driver does not build against $base"
 # shellcheck disable=SC2086
 gcc $CFLAGS -I. -o "$work/replay-new" tests/compare/replay.c $B/libcollector.a $LDLIBS ||
 	die "the replay driver does not build against this tree"

@@ -76,6 +76,19 @@ within() {
 	[ -n "$1" ] && awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
 }
 
+# wait_sampling PID: waits (30 s at most) until collector PID samples: its
+# perf events, opened when sampling starts, are among its files.  A test
+# that needs samples waits for this rather than for a fixed time, which a
+# loaded machine (or the sanitizer build) may take just to load and start.
+wait_sampling() {
+	for _ in $(seq 1 300); do
+		ls -l /proc/"$1"/fd 2>/dev/null | grep -q 'perf_event' && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 expect_exit() {
 	want=$1
 	shift

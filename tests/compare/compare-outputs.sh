@@ -35,7 +35,6 @@ trap cleanup EXIT
 trap 'exit 2' INT TERM HUP
 
 CFLAGS="-O2 -g -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE"
-LDLIBS="-lbpf -lelf -ldw -lz -lpthread -lm"
 B=build
 passed=0
 failed=0
@@ -71,11 +70,21 @@ if [ -f "$ob/user/record.c" ]; then
 else
 	base_flags="-I$ob"
 fi
+# the formats the base revision knows (its message for an unknown one
+# lists them): formats added since are not compared
+base_formats=$("$ob/collector" -f nosuch -a 2>&1 | sed -n "s/.*choose from //p")
+[ -n "$base_formats" ] || die "cannot tell which formats $base knows"
+
+# the libraries each tree links (`make print-ldlibs`; trees before it had
+# no other libraries than these)
+ldlibs() {
+	make -s -C "$1" print-ldlibs 2>/dev/null || echo "-lbpf -lelf -ldw -lz -lpthread -lm"
+}
 # shellcheck disable=SC2086
 gcc $CFLAGS $base_flags -o "$work/replay-old" tests/compare/replay.c "$ob/$B/libcollector.a" \
-	$LDLIBS || die "the replay driver does not build against $base"
+	$(ldlibs "$ob") || die "the replay driver does not build against $base"
 # shellcheck disable=SC2086
-gcc $CFLAGS -I. -o "$work/replay-new" tests/compare/replay.c $B/libcollector.a $LDLIBS ||
+gcc $CFLAGS -I. -o "$work/replay-new" tests/compare/replay.c $B/libcollector.a $(ldlibs .) ||
 	die "the replay driver does not build against this tree"
 
 result() {
@@ -145,7 +154,8 @@ run() {
 		result fail "$name: collector exited $rc: $(tail -1 "$work/$name.log")"
 	elif ! "$work/replay-old" "$rec" "$work/$name.old" >"$work/$name.old.log" 2>&1; then
 		result fail "$name: the old replay failed: $(tail -1 "$work/$name.old.log")"
-	elif ! "$work/replay-new" "$rec" "$work/$name.new" >"$work/$name.new.log" 2>&1; then
+	elif ! REPLAY_FORMATS=$base_formats "$work/replay-new" "$rec" "$work/$name.new" \
+		>"$work/$name.new.log" 2>&1; then
 		result fail "$name: the new replay failed: $(tail -1 "$work/$name.new.log")"
 	else
 		samples=$(awk '$1 == "samples" { print $2; exit }' "$work/$name.new/summary.txt")

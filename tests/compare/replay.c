@@ -409,9 +409,16 @@ static void func_stats(struct model *m, const struct collector_func_key *key,
 	decode_func_stats(m, key, fs);
 }
 
+/* REPLAY_FORMATS=LIST: only these of the formats that apply (the ones the
+ * other revision knows, so that formats new since then are left out). */
 static unsigned int applicable(const struct model *m)
 {
-	return formats_applicable(m);
+	const char *only = getenv("REPLAY_FORMATS");
+	unsigned int mask = formats_applicable(m), known;
+
+	if (only && formats_parse(only, &known) == 0)
+		mask &= known;
+	return mask;
 }
 
 static int write_formats(const struct model *m, unsigned int mask,

@@ -42,7 +42,7 @@ HEADERS   := $(foreach d,$(LAYERS) bpf,$(wildcard $(d)/*.h $(d)/*/*.h))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps demo check unit integration integration-san layering clean
+.PHONY: all deps demo check unit integration integration-san layering print-ldlibs clean
 .DEFAULT_GOAL := all
 
 all: collector
@@ -94,6 +94,11 @@ collector: $(BUILD)/obj/cli/main.o $(BUILD)/libcollector.a
 # suite's second pass.
 $(BUILD)/collector-san: $(BUILD)/san/cli/main.o $(BUILD)/libcollector-san.a
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
+# The libraries the collector links, for tools that link its library
+# (tests/compare/compare-outputs.sh).
+print-ldlibs:
+	@echo $(LDLIBS)
 
 # Fails when a file includes from a folder above its own, or when anything
 # outside loader/ includes libbpf or a skeleton.

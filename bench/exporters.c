@@ -4,8 +4,10 @@
  *
  *   exporters-bench FORMAT N IMAGE DIR
  *
- * FORMAT is dcpi, sampler, callgrind, hpctoolkit or xray; N the number of
- * samples (or, for xray, trace events); IMAGE a real ELF file the model's
+ * FORMAT is dcpi, sampler, callgrind, hpctoolkit, xray, pprof, folded,
+ * flamegraph or speedscope (speedscope-trace: its evented profiles, on
+ * trace events); N the number of
+ * samples (or, for xray and speedscope-trace, trace events); IMAGE a real ELF file the model's
  * code addresses point into (the XRay map and the HPCToolkit database read
  * it); DIR an existing empty directory to write into.  One format per
  * process, so that the peak RSS printed is this writer's own:
@@ -39,6 +41,10 @@
 #include "formats/sampler/sampler.h"
 #include "formats/dcpi/dcpi.h"
 #include "formats/callgrind/callgrind.h"
+#include "formats/pprof/pprof.h"
+#include "formats/folded/folded.h"
+#include "formats/flamegraph/flamegraph.h"
+#include "formats/speedscope/speedscope.h"
 #include "model/model.h"
 
 #define N_THREADS 4
@@ -392,6 +398,14 @@ int main(int argc, char **argv)
 		writer = hpctoolkit_write;
 	else if (!strcmp(format, "xray"))
 		writer = xray_write;
+	else if (!strcmp(format, "pprof"))
+		writer = pprof_write;
+	else if (!strcmp(format, "folded"))
+		writer = folded_write;
+	else if (!strcmp(format, "flamegraph"))
+		writer = flamegraph_write;
+	else if (!strcmp(format, "speedscope") || !strcmp(format, "speedscope-trace"))
+		writer = speedscope_write;
 	else {
 		fprintf(stderr, "exporters-bench: unknown format %s\n", format);
 		return 2;
@@ -399,7 +413,7 @@ int main(int argc, char **argv)
 
 	model_init(&m);
 	t0 = now_s();
-	if (writer == xray_write)
+	if (writer == xray_write || !strcmp(format, "speedscope-trace"))
 		err = build_trace(&m, argv[3], n);
 	else
 		err = build_samples(&m, argv[3], n);

@@ -9,23 +9,14 @@
  * targets across fork, exec and exit, and record when target threads go off
  * and on a CPU.
  */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
+#define COUNTERS counters
+#define COUNTERS_MAX COLLECTOR_CNT_MAX
+#define CNT_WAKEUPS COLLECTOR_CNT_WAKEUPS
+#include "common.bpf.h"
 
-#include "collector.h"
-
-#ifndef EEXIST
-#define EEXIST 17
-#endif
-
-char LICENSE[] SEC("license") = "GPL";
-
-/* Set by the loader through skel->rodata before load. */
-const volatile bool filter_tgids = true;   /* false: every process (-a) */
+/* Set by the loader through skel->rodata before load (and filter_tgids,
+ * false with -a, and wakeup_bytes: common.bpf.h). */
 const volatile bool trace_switches = false;
-const volatile u64 wakeup_bytes = 1 << 20; /* force a wakeup past this fill */
 const volatile bool dwarf_mode = false;    /* copy registers and stack */
 const volatile u32 stack_bytes = 8192;     /* <= COLLECTOR_MAX_STACK_COPY */
 const volatile bool kernel_fp_walk = false; /* bpf_get_stack for every sample */
@@ -37,18 +28,6 @@ const volatile bool kernel_fp_walk = false; /* bpf_get_stack for every sample */
  * a reused PID is not taken for it. */
 u32 main_tgid = 0;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, u32);   /* tgid */
-	__type(value, u8);
-} targets SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20); /* resized by the loader */
-} events SEC(".maps");
-
 /* Samples by instruction, counted in the kernel: it grows as needed (no
  * preallocation), since a system-wide run meets hundreds of thousands of
  * distinct instructions.  The summary checks the stream against it. */
@@ -59,13 +38,6 @@ struct {
 	__type(key, struct collector_ip_key);
 	__type(value, u64);
 } ip_counts SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, COLLECTOR_CNT_MAX);
-	__type(key, u32);
-	__type(value, u64);
-} counters SEC(".maps");
 
 /* Bytes of user stack copied from sp for the frame-pointer walk: frames
  * within them cost a load each, frames beyond one 16-byte read each. */
@@ -104,42 +76,13 @@ struct {
 	__type(value, struct stack_scratch);
 } scratch SEC(".maps");
 
-static __always_inline void count(u32 which)
-{
-	u64 *c = bpf_map_lookup_elem(&counters, &which);
-
-	if (c)
-		*c += 1;
-}
-
 static __always_inline bool is_target(u32 tgid)
 {
 	if (!tgid)
 		return false; /* the idle task is not a process */
 	if (!filter_tgids || tgid == main_tgid)
 		return true;
-	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
-}
-
-/* Submit without waking the reader unless the ring fills past a threshold:
- * a wakeup per record costs 2-4 us here. */
-static __always_inline u64 submit_flags(void)
-{
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes) {
-		count(COLLECTOR_CNT_WAKEUPS);
-		return BPF_RB_FORCE_WAKEUP;
-	}
-	return BPF_RB_NO_WAKEUP;
-}
-
-static __always_inline void fill_header(struct collector_event_header *h, u32 kind,
-					u32 tgid, u32 tid)
-{
-	h->kind = kind;
-	h->cpu = bpf_get_smp_processor_id();
-	h->ktime_ns = bpf_ktime_get_ns();
-	h->tgid = tgid;
-	h->tid = tid;
+	return target_listed(tgid);
 }
 
 static __always_inline void add_count(void *map, void *key)
@@ -311,7 +254,7 @@ static __always_inline void fill_sample(struct collector_sample_event *e,
 					struct bpf_perf_event_data *ctx, struct task_struct *task,
 					u32 kind, u32 tgid, u32 tid, u64 ip, bool kernel_mode)
 {
-	fill_header(&e->hdr, kind, tgid, tid);
+	fill_header(&e->hdr, kind, tgid, tid, bpf_ktime_get_ns());
 	e->ip = ip;
 	e->user_ip = 0;
 	e->period = ctx->sample_period;
@@ -468,7 +411,7 @@ static __always_inline struct collector_task_event *reserve_task_event(u32 kind,
 		count(COLLECTOR_CNT_RB_FULL_TASK);
 		return NULL;
 	}
-	fill_header(&e->hdr, kind, BPF_CORE_READ(p, tgid), BPF_CORE_READ(p, pid));
+	fill_header(&e->hdr, kind, BPF_CORE_READ(p, tgid), BPF_CORE_READ(p, pid), bpf_ktime_get_ns());
 	e->parent_tgid = 0;
 	e->child_tid = 0;
 	e->child_tgid = 0;
@@ -554,7 +497,8 @@ static __always_inline void switch_event(struct task_struct *t, bool off)
 		count(COLLECTOR_CNT_RB_FULL_SWITCH);
 		return;
 	}
-	fill_header(&e->hdr, COLLECTOR_EV_SWITCH, BPF_CORE_READ(t, tgid), BPF_CORE_READ(t, pid));
+	fill_header(&e->hdr, COLLECTOR_EV_SWITCH, BPF_CORE_READ(t, tgid), BPF_CORE_READ(t, pid),
+		    bpf_ktime_get_ns());
 	e->cputime_ns = BPF_CORE_READ(t, se.sum_exec_runtime);
 	e->user_ip = off ? task_user_ip(t) : 0;
 	e->off = off;

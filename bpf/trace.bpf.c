@@ -9,21 +9,15 @@
  * The targets map and the ring buffer are the sampler's own (the loader
  * reuses their fds), so samples and calls arrive in one time order.
  */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
+#define COUNTERS trace_counters
+#define COUNTERS_MAX COLLECTOR_TCNT_MAX
+#define CNT_WAKEUPS COLLECTOR_TCNT_WAKEUPS
+#include "common.bpf.h"
 
-#include "collector.h"
-
-#define EEXIST 17
-
-char LICENSE[] SEC("license") = "GPL";
-
-const volatile bool filter_tgids = true;
+/* Set by the loader through skel->rodata before load (and filter_tgids and
+ * wakeup_bytes: common.bpf.h). */
 const volatile bool stream_events = true;
 const volatile u32 n_args = 0;
-const volatile u64 wakeup_bytes = 1 << 20;
 /* slots a thread uses, minus one: fewer only to test the func_stats path */
 const volatile u32 slot_mask = COLLECTOR_TRACE_SLOTS - 1;
 
@@ -32,18 +26,6 @@ const volatile u32 slot_mask = COLLECTOR_TRACE_SLOTS - 1;
  * with all its callees), which detaching the probes could not give: the
  * entry and return probes come off at two different instants. */
 bool stopped = false;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, u32);
-	__type(value, u8);
-} targets SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20);
-} events SEC(".maps");
 
 /* Each thread's shadow stack lives in its task: no lookup by tid, and the
  * kernel frees it when the thread exits. */
@@ -69,41 +51,6 @@ struct {
 	__type(value, struct collector_func_stats);
 } zero_stats SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, COLLECTOR_TCNT_MAX);
-	__type(key, u32);
-	__type(value, u64);
-} trace_counters SEC(".maps");
-
-static __always_inline void count_n(u32 which, u64 n)
-{
-	u64 *c = bpf_map_lookup_elem(&trace_counters, &which);
-
-	if (c)
-		*c += n;
-}
-
-static __always_inline void count(u32 which)
-{
-	count_n(which, 1);
-}
-
-static __always_inline bool is_target(u32 tgid)
-{
-	if (!filter_tgids)
-		return true;
-	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
-}
-
-static __always_inline u64 submit_flags(void)
-{
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes) {
-		count(COLLECTOR_TCNT_WAKEUPS);
-		return BPF_RB_FORCE_WAKEUP;
-	}
-	return BPF_RB_NO_WAKEUP;
-}
 
 static __always_inline u32 log2_bucket(u64 v)
 {
@@ -117,16 +64,6 @@ static __always_inline u32 log2_bucket(u64 v)
 	if (v >> 2) { v >>= 2; r += 2; }
 	if (v >> 1) { r += 1; }
 	return r;
-}
-
-static __always_inline void fill_header(struct collector_event_header *h, u32 tgid, u32 tid,
-					u64 now)
-{
-	h->kind = COLLECTOR_EV_TRACE;
-	h->cpu = bpf_get_smp_processor_id();
-	h->ktime_ns = now;
-	h->tgid = tgid;
-	h->tid = tid;
 }
 
 /* Entries of an equal stack pointer scanned for an earlier call of the
@@ -177,7 +114,7 @@ int trace_entry(struct pt_regs *ctx)
 	struct collector_trace_event *e;
 	u32 d;
 
-	if (stopped || !is_target(tgid))
+	if (stopped || !in_targets(tgid))
 		return 0;
 	st = bpf_task_storage_get(&shadow, bpf_get_current_task_btf(), NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -210,7 +147,7 @@ int trace_entry(struct pt_regs *ctx)
 		count(COLLECTOR_TCNT_RB_FULL_ENTRY);
 		return 0;
 	}
-	fill_header(&e->hdr, tgid, tid, now);
+	fill_header(&e->hdr, COLLECTOR_EV_TRACE, tgid, tid, now);
 	e->func = func;
 	e->kind = COLLECTOR_TRACE_ENTRY;
 	e->n_args = n_args;
@@ -303,7 +240,7 @@ int trace_exit(struct pt_regs *ctx)
 	u32 d, i, match = COLLECTOR_TRACE_DEPTH;
 	u64 dur, self;
 
-	if (stopped || !is_target(tgid))
+	if (stopped || !in_targets(tgid))
 		return 0;
 	st = bpf_task_storage_get(&shadow, bpf_get_current_task_btf(), NULL, 0);
 	if (!st || st->depth == 0) {
@@ -355,7 +292,7 @@ int trace_exit(struct pt_regs *ctx)
 		count(COLLECTOR_TCNT_RB_FULL_EXIT);
 		return 0;
 	}
-	fill_header(&e->hdr, tgid, tid, now);
+	fill_header(&e->hdr, COLLECTOR_EV_TRACE, tgid, tid, now);
 	e->func = func;
 	e->kind = COLLECTOR_TRACE_EXIT;
 	e->n_args = 0;

@@ -23,10 +23,10 @@
 const char *argp_program_version = "collector " COLLECTOR_VERSION;
 const char *argp_program_bug_address = "the project's issue tracker";
 
+/* The formats are added to the first part by help_filter(). */
 static const char doc[] =
 	"Profile programs with perf_event and eBPF and write the profile in the "
-	"formats of established tools (LLVM XRay FDR, sampler, DCPI, HPCToolkit, "
-	"Callgrind).\v"
+	"formats of established tools\v"
 	"Examples:\n"
 	"  sudo collector -- ./app arg        profile a command (run as you, not root)\n"
 	"  sudo collector -p 1234 -d 10       sample a running process for 10 s\n"
@@ -58,9 +58,7 @@ static const struct argp_option options[] = {
 	{ "duration", 'd', "SEC", 0,
 	  "Stop after SEC seconds (default: Ctrl-C, or when the command or every target exits)", 0 },
 	{ "output", 'o', "DIR", 0, "Output directory (default collector-YYYYMMDD-HHMMSS)", 0 },
-	{ "format", 'f', "LIST", 0,
-	  "Formats to write: xray,sampler,dcpi,hpctoolkit,callgrind (default: every one that "
-	  "applies)", 0 },
+	{ "format", 'f', "LIST", 0, "Formats to write (listed by help_filter())", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More messages, libbpf's included", 0 },
 	{ "run-as-root", OPT_RUN_AS_ROOT, NULL, 0,
@@ -138,20 +136,65 @@ static int parse_pids(struct collector_options *o, const char *arg)
 	return err;
 }
 
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
+/* Each option group's parser: 0, EINVAL after a message, or
+ * ARGP_ERR_UNKNOWN for a key of another group. */
+
+/* What to profile: -p, -a, -d. */
+static error_t parse_target_opt(struct collector_options *o, int key, char *arg)
 {
-	struct collector_options *o = state->input;
-	unsigned long v;
 	char *end;
 
 	switch (key) {
 	case 'p':
-		if (parse_pids(o, arg))
-			return EINVAL;
-		break;
+		return parse_pids(o, arg) ? EINVAL : 0;
 	case 'a':
 		o->all_cpus = true;
-		break;
+		return 0;
+	case 'd':
+		errno = 0;
+		o->duration = strtod(arg, &end);
+		if (errno || !*arg || *end || !(o->duration > 0) || o->duration > 1e7) {
+			fprintf(stderr, "collector: duration '%s' is not a positive number of "
+				"seconds\n", arg);
+			return EINVAL;
+		}
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+/* "16M": a power of two from 4K to 1G, with K, M or G. */
+static int parse_ring_size(const char *arg, uint64_t *out)
+{
+	unsigned long long bytes;
+	char *end;
+
+	errno = 0;
+	bytes = strtoull(arg, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		bytes <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		bytes <<= 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		bytes <<= 30, end++;
+	if (errno || *end || arg[0] == '-' || bytes < 4096 || bytes > (1ULL << 30) ||
+	    (bytes & (bytes - 1))) {
+		fprintf(stderr, "collector: --ring-size '%s' is not a power of two from 4K to "
+			"1G (a number with K, M or G)\n", arg);
+		return -EINVAL;
+	}
+	*out = bytes;
+	return 0;
+}
+
+/* How to sample: -F, --call-graph, --stack-size, --ring-size,
+ * --no-switches. */
+static error_t parse_sampling_opt(struct collector_options *o, int key, char *arg)
+{
+	uint64_t bytes;
+	unsigned long v;
+
+	switch (key) {
 	case 'F':
 		if (parse_uint("frequency", arg, ULONG_MAX, &v))
 			return EINVAL;
@@ -162,70 +205,48 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		o->freq = v;
-		break;
-	case 'd':
-		errno = 0;
-		o->duration = strtod(arg, &end);
-		if (errno || !*arg || *end || !(o->duration > 0) || o->duration > 1e7) {
-			fprintf(stderr, "collector: duration '%s' is not a positive number of "
-				"seconds\n", arg);
+		return 0;
+	case OPT_CALL_GRAPH:
+		if (!strcmp(arg, "fp"))
+			o->call_graph = CALL_GRAPH_FP;
+		else if (!strcmp(arg, "dwarf"))
+			o->call_graph = CALL_GRAPH_DWARF;
+		else if (!strcmp(arg, "auto"))
+			o->call_graph = CALL_GRAPH_AUTO;
+		else {
+			fprintf(stderr, "collector: --call-graph takes fp, dwarf or auto\n");
 			return EINVAL;
 		}
-		break;
-	case 'o':
-		if (!*arg) {
-			fprintf(stderr, "collector: -o needs a directory name\n");
+		return 0;
+	case OPT_STACK_SIZE:
+		if (parse_uint("stack size", arg, 65536, &v))
+			return EINVAL;
+		if (v % 8 || v < 64) {
+			fprintf(stderr, "collector: --stack-size must be a multiple of 8 from 64 to "
+				"65536\n");
 			return EINVAL;
 		}
-		o->output = arg;
-		break;
-	case 'f':
-		if (formats_parse(arg, &o->formats))
+		o->stack_size = v;
+		return 0;
+	case OPT_RING_SIZE:
+		if (parse_ring_size(arg, &bytes))
 			return EINVAL;
-		break;
-	case 'q':
-		o->quiet = true;
-		break;
-	case 'v':
-		o->verbose = true;
-		break;
-	case OPT_RUN_AS_ROOT:
-		o->run_as_root = true;
-		break;
-	case OPT_SAMPLER_LAYOUT:
-		if (strcmp(arg, "tool") && strcmp(arg, "spec")) {
-			fprintf(stderr, "collector: --sampler-layout takes 'tool' or 'spec'\n");
-			return EINVAL;
-		}
-		o->sampler_layout_spec = !strcmp(arg, "spec");
-		break;
-	case OPT_HPCTOOLKIT_LAYOUT:
-		if (strcmp(arg, "released") && strcmp(arg, "draft")) {
-			fprintf(stderr, "collector: --hpctoolkit-layout takes 'released' or 'draft'\n");
-			return EINVAL;
-		}
-		o->hpctoolkit_draft = !strcmp(arg, "draft");
-		break;
-	case OPT_RING_SIZE: {
-		unsigned long long bytes;
-
-		errno = 0;
-		bytes = strtoull(arg, &end, 10);
-		if (*end == 'K' || *end == 'k')
-			bytes <<= 10, end++;
-		else if (*end == 'M' || *end == 'm')
-			bytes <<= 20, end++;
-		else if (*end == 'G' || *end == 'g')
-			bytes <<= 30, end++;
-		if (errno || *end || arg[0] == '-' || bytes < 4096 || bytes > (1ULL << 30) ||
-		    (bytes & (bytes - 1))) {
-			fprintf(stderr, "collector: --ring-size '%s' is not a power of two from 4K to "
-				"1G (a number with K, M or G)\n", arg);
-			return EINVAL;
-		}
 		o->ring_bytes = bytes;
-		break;
+		return 0;
+	case OPT_NO_SWITCHES:
+		o->no_switches = true;
+		return 0;
 	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+/* Which functions to trace: --trace, --args. */
+static error_t parse_tracing_opt(struct collector_options *o, int key, char *arg)
+{
+	unsigned long v;
+	char *end;
+
+	switch (key) {
 	case 't':
 		if (o->n_trace_specs == COLLECTOR_MAX_TRACE_SPECS) {
 			fprintf(stderr, "collector: at most %d --trace options\n",
@@ -238,7 +259,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		o->trace_specs[o->n_trace_specs++] = arg;
-		break;
+		return 0;
 	case OPT_ARGS:
 		errno = 0;
 		v = strtoul(arg, &end, 10);
@@ -247,56 +268,119 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		o->trace_args = v;
-		break;
-	case OPT_CALL_GRAPH:
-		if (!strcmp(arg, "fp"))
-			o->call_graph = CALL_GRAPH_FP;
-		else if (!strcmp(arg, "dwarf"))
-			o->call_graph = CALL_GRAPH_DWARF;
-		else if (!strcmp(arg, "auto"))
-			o->call_graph = CALL_GRAPH_AUTO;
-		else {
-			fprintf(stderr, "collector: --call-graph takes fp, dwarf or auto\n");
-			return EINVAL;
-		}
-		break;
-	case OPT_STACK_SIZE:
-		if (parse_uint("stack size", arg, 65536, &v))
-			return EINVAL;
-		if (v % 8 || v < 64) {
-			fprintf(stderr, "collector: --stack-size must be a multiple of 8 from 64 to "
-				"65536\n");
-			return EINVAL;
-		}
-		o->stack_size = v;
-		break;
-	case OPT_NO_SWITCHES:
-		o->no_switches = true;
-		break;
-	case ARGP_KEY_ARGS:
-		o->command = state->argv + state->next;
-		break;
-	case ARGP_KEY_END: {
-		int kinds = !!o->n_pids + o->all_cpus + !!o->command;
-
-		if (kinds == 0) {
-			fprintf(stderr, "collector: say what to profile: -p PID, -a, or -- COMMAND\n");
-			argp_usage(state);
-		}
-		if (o->trace_args && !o->n_trace_specs) {
-			fprintf(stderr, "collector: --args goes with --trace\n");
-			return EINVAL;
-		}
-		if (kinds > 1) {
-			fprintf(stderr, "collector: choose one of -p, -a and -- COMMAND\n");
-			return EINVAL;
-		}
-		break;
+		return 0;
 	}
-	default:
-		return ARGP_ERR_UNKNOWN;
+	return ARGP_ERR_UNKNOWN;
+}
+
+/* Where and what to write, and how loud: -o, -f, the layouts, -q, -v,
+ * --run-as-root. */
+static error_t parse_output_opt(struct collector_options *o, int key, char *arg)
+{
+	switch (key) {
+	case 'o':
+		if (!*arg) {
+			fprintf(stderr, "collector: -o needs a directory name\n");
+			return EINVAL;
+		}
+		o->output = arg;
+		return 0;
+	case 'f':
+		return formats_parse(arg, &o->formats) ? EINVAL : 0;
+	case OPT_SAMPLER_LAYOUT:
+		if (strcmp(arg, "tool") && strcmp(arg, "spec")) {
+			fprintf(stderr, "collector: --sampler-layout takes 'tool' or 'spec'\n");
+			return EINVAL;
+		}
+		o->sampler_layout_spec = !strcmp(arg, "spec");
+		return 0;
+	case OPT_HPCTOOLKIT_LAYOUT:
+		if (strcmp(arg, "released") && strcmp(arg, "draft")) {
+			fprintf(stderr, "collector: --hpctoolkit-layout takes 'released' or 'draft'\n");
+			return EINVAL;
+		}
+		o->hpctoolkit_draft = !strcmp(arg, "draft");
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case OPT_RUN_AS_ROOT:
+		o->run_as_root = true;
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+/* The whole command line: one kind of target, --args only with --trace. */
+static error_t check_options(const struct collector_options *o, struct argp_state *state)
+{
+	int kinds = !!o->n_pids + o->all_cpus + !!o->command;
+
+	if (kinds == 0) {
+		fprintf(stderr, "collector: say what to profile: -p PID, -a, or -- COMMAND\n");
+		argp_usage(state);
+	}
+	if (o->trace_args && !o->n_trace_specs) {
+		fprintf(stderr, "collector: --args goes with --trace\n");
+		return EINVAL;
+	}
+	if (kinds > 1) {
+		fprintf(stderr, "collector: choose one of -p, -a and -- COMMAND\n");
+		return EINVAL;
 	}
 	return 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	static error_t (*const groups[])(struct collector_options *o, int key, char *arg) = {
+		parse_target_opt, parse_sampling_opt, parse_tracing_opt, parse_output_opt,
+	};
+	struct collector_options *o = state->input;
+
+	if (key == ARGP_KEY_ARGS) {
+		o->command = state->argv + state->next;
+		return 0;
+	}
+	if (key == ARGP_KEY_END)
+		return check_options(o, state);
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		error_t err = groups[i](o, key, arg);
+
+		if (err != ARGP_ERR_UNKNOWN)
+			return err;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+/* The formats in the registry's order, "xray, sampler, ...", for the help:
+ * a new format needs no edit here. */
+static const char *format_list(void)
+{
+	static char list[256];
+
+	if (!list[0])
+		for (size_t i = 0; i < formats_count(); i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", formats_get(i)->name);
+	return list;
+}
+
+static char *help_filter(int key, const char *text, void *input)
+{
+	char *s = NULL;
+	int n = -1;
+
+	(void)input;
+	if (key == ARGP_KEY_HELP_PRE_DOC)
+		n = asprintf(&s, "%s (%s).", text, format_list());
+	else if (key == 'f')
+		n = asprintf(&s, "Formats to write, a comma-separated list of: %s (default: every "
+			     "one that applies)", format_list());
+	return n < 0 ? (char *)text : s;
 }
 
 int main(int argc, char **argv)
@@ -306,7 +390,7 @@ int main(int argc, char **argv)
 		.ring_bytes = 16 << 20,
 		.stack_size = 8192,
 	};
-	const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+	const struct argp argp = { options, parse_opt, args_doc, doc, NULL, help_filter, NULL };
 
 	if (argc > 1 && strcmp(argv[1], "dump") == 0)
 		return cmd_dump(argc - 1, argv + 1);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli/outdir.h"
+#include "cli/save_records.h"
 #include "cli/status.h"
 #include "cli/summary.h"
 #include "cli/targets.h"
@@ -61,6 +62,7 @@ struct record {
 	struct summary_figures fig;
 	unsigned int formats;   /* what -f asked for, 0: every one that applies */
 	uint64_t cpu0;          /* the collector's own CPU time at start */
+	struct save_records *save;  /* COLLECTOR_SAVE_RECORDS, NULL when unset */
 };
 
 static void on_signal(int sig)
@@ -137,6 +139,8 @@ static int check_and_prepare_output(struct record *r)
 		outdir_default_name(r->outdir, sizeof(r->outdir));
 	if (outdir_make(r->outdir, &r->user) != 0)
 		return EXIT_OUTPUT;
+	if (save_records_open(&r->save) != 0)
+		return EXIT_OUTPUT;
 	return 0;
 }
 
@@ -196,7 +200,11 @@ static int resolve_tracing(struct record *r)
 
 static int on_record(void *ctx, const void *data, size_t size)
 {
-	return tracker_handle_record(ctx, data, size);
+	struct record *r = ctx;
+
+	if (r->save)
+		save_records_put(r->save, SAVE_RECORD, data, size);
+	return tracker_handle_record(r->tracker, data, size);
 }
 
 /* The sampling programs and the tracker their records go to. */
@@ -225,7 +233,7 @@ static int open_sampling(struct record *r)
 	if (!opts->all_cpus)
 		tracker_ignore_process(r->tracker, getpid());
 	/* the ring callback needs the tracker: set it before any record */
-	bpf_session_set_context(r->bpf, r->tracker);
+	bpf_session_set_context(r->bpf, r);
 	return 0;
 }
 
@@ -236,11 +244,15 @@ static int add_targets(struct record *r)
 	int err;
 
 	for (int i = 0; i < opts->n_pids; i++) {
+		struct save_target st = { .pid = opts->pids[i], .ktime_ns = run_clock_ns(true) };
+
 		bpf_session_add_target(r->bpf, opts->pids[i]);
-		if (tracker_add_process(r->tracker, opts->pids[i], run_clock_ns(true)) != 0) {
+		if (tracker_add_process(r->tracker, opts->pids[i], st.ktime_ns) != 0) {
 			fprintf(stderr, "collector: PID %d exited during start-up\n", opts->pids[i]);
 			return EXIT_NO_TARGET;
 		}
+		if (r->save)
+			save_records_put(r->save, SAVE_TARGET, &st, sizeof(st));
 	}
 	if (!opts->command)
 		return 0;
@@ -252,6 +264,9 @@ static int add_targets(struct record *r)
 		return EXIT_NO_TARGET;
 	}
 	tracker_expect_exec(r->tracker, r->launch.pid);
+	if (r->save)
+		save_records_put(r->save, SAVE_EXPECT_EXEC, &(int32_t){ r->launch.pid },
+				 sizeof(int32_t));
 	bpf_session_add_target(r->bpf, r->launch.pid);
 	return 0;
 }
@@ -298,6 +313,10 @@ static int attach_tracing(struct record *r)
 	if (err)
 		return EXIT_BPF;
 	decode_trace_attach(&r->m, skipped, uprobes_attach_seconds(r->uprobes), overhead);
+	if (r->save)
+		save_records_put(r->save, SAVE_TRACE_ATTACH, &(struct save_trace_attach){
+					 skipped, uprobes_attach_seconds(r->uprobes), overhead },
+				 sizeof(struct save_trace_attach));
 	if (!opts->quiet)
 		fprintf(stderr, "collector: tracing %zu functions (attached in %.3f s)\n",
 			r->m.traced.len, uprobes_attach_seconds(r->uprobes));
@@ -313,6 +332,8 @@ static int start(struct record *r)
 	/* One-off work before the targets run, not in their window. */
 	targets_warm_symbols(r->sym, &r->m, opts->command);
 	decode_window_start(&r->m);
+	if (r->save)
+		save_records_facts(r->save, &r->m, opts->trace_specs, opts->n_trace_specs);
 	tracker_begin_window(r->tracker);
 	if (bpf_session_start_sampling(r->bpf))
 		return EXIT_BPF;
@@ -324,7 +345,11 @@ static int start(struct record *r)
 		launch_abort(&r->launch);
 		r->launch.pid = -1;
 	} else if (opts->command) {
-		tracker_exec_allowed(r->tracker, run_clock_ns(true));
+		uint64_t now = run_clock_ns(true);
+
+		tracker_exec_allowed(r->tracker, now);
+		if (r->save)
+			save_records_put(r->save, SAVE_EXEC_ALLOWED, &now, sizeof(now));
 		err = launch_start(&r->launch);
 		if (err) {
 			fprintf(stderr, "collector: cannot run '%s': %s\n", opts->command[0],
@@ -400,6 +425,31 @@ static void drain_until_stopped(struct record *r)
 	}
 }
 
+/* COLLECTOR_SAVE_RECORDS: an aggregate is saved as it goes to the model. */
+static void save_func_stats(void *ctx, const struct collector_func_key *key,
+			    const struct collector_func_stats *fs)
+{
+	struct record *r = ctx;
+	unsigned char item[sizeof(*key) + sizeof(*fs)];
+
+	memcpy(item, key, sizeof(*key));
+	memcpy(item + sizeof(*key), fs, sizeof(*fs));
+	save_records_put(r->save, SAVE_FUNC_STATS, item, sizeof(item));
+	decode_func_stats(&r->m, key, fs);
+}
+
+/* COLLECTOR_SAVE_RECORDS: what the end of the run read from the kernel. */
+static void save_end_of_run(struct record *r, const uint64_t counters[COLLECTOR_CNT_MAX],
+			    uint64_t by_ip, const uint64_t *tcounters)
+{
+	save_records_put(r->save, SAVE_COUNTERS, counters, COLLECTOR_CNT_MAX * sizeof(*counters));
+	save_records_put(r->save, SAVE_KERNEL_SAMPLES, &by_ip, sizeof(by_ip));
+	if (tcounters)
+		save_records_put(r->save, SAVE_TRACE_COUNTERS, tcounters,
+				 COLLECTOR_TCNT_MAX * sizeof(*tcounters));
+	save_records_end(r->save, &r->m, r->fig.cpus);
+}
+
 /*
  * Stop sampling and tracing first, then drain everything that was queued:
  * with the probes still counting, a target that runs on would fill the
@@ -409,6 +459,7 @@ static void drain_until_stopped(struct record *r)
 static void finish(struct record *r)
 {
 	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 }, by_ip;
+	uint64_t tcounters[COLLECTOR_TCNT_MAX] = { 0 };
 
 	writing = 1;
 	status_clear(&r->status);
@@ -416,6 +467,8 @@ static void finish(struct record *r)
 	bpf_session_stop_sampling(r->bpf);
 	uprobes_stop(r->uprobes);
 	tracker_end_window(r->tracker);
+	if (r->save)
+		save_records_put(r->save, SAVE_WINDOW_END, &r->m.run.end_ktime_ns, sizeof(uint64_t));
 	decode_energy(&r->m, &r->powercap, true);
 	while (bpf_session_drain(r->bpf) > 0)
 		;
@@ -428,9 +481,10 @@ static void finish(struct record *r)
 	r->fig.kernel_samples = decode_kernel_samples(&r->m, by_ip,
 						      counters[COLLECTOR_CNT_AGG_FULL]);
 	if (r->uprobes) {
-		uint64_t tcounters[COLLECTOR_TCNT_MAX] = { 0 };
-
-		uprobes_read_stats(r->uprobes, decode_func_stats, &r->m);
+		if (r->save)
+			uprobes_read_stats(r->uprobes, save_func_stats, r);
+		else
+			uprobes_read_stats(r->uprobes, decode_func_stats, &r->m);
 		uprobes_counters(r->uprobes, tcounters);
 		decode_trace_counters(&r->m, tcounters);
 	}
@@ -441,6 +495,8 @@ static void finish(struct record *r)
 	r->fig.duration_s = (r->m.run.end_ktime_ns - r->m.run.start_ktime_ns) / 1e9;
 	r->fig.target_cpu_ns = tracker_target_cpu_ns(r->tracker);
 	r->fig.cpus = bpf_session_online_cpus(r->bpf);
+	if (r->save)
+		save_end_of_run(r, counters, by_ip, r->uprobes ? tcounters : NULL);
 }
 
 /* Every format asked for (or that applies), then the summary. */
@@ -479,6 +535,7 @@ static void cleanup(struct record *r, int rc)
 	symbolizer_free(r->sym);
 	if (r->model_ready)
 		model_free(&r->m);
+	save_records_close(r->save);
 }
 
 int record_run(const struct collector_options *opts)

@@ -165,7 +165,7 @@ static uint64_t hist_percentile(const uint64_t *hist, uint64_t calls, double p)
 static void print_traced(FILE *out, const struct model *m)
 {
 	struct traced_total *t = calloc(m->traced.len, sizeof(*t));
-	uint64_t overhead = model_counter_value(m, 0, "probe_overhead_ns");
+	uint64_t overhead = model_stat_value(m, MODEL_STAT_PROBE_OVERHEAD_NS);
 	size_t i;
 
 	if (!t)
@@ -249,13 +249,13 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 				"rebuild the target with -fno-omit-frame-pointer, for whole call "
 				"chains\n");
 	}
-	if (model_counter_value(m, 0, "unwound_samples")) {
-		uint64_t n = model_counter_value(m, 0, "unwound_samples");
+	if (model_stat_value(m, MODEL_STAT_UNWOUND_SAMPLES)) {
+		uint64_t n = model_stat_value(m, MODEL_STAT_UNWOUND_SAMPLES);
 
 		fprintf(out, "  unwinding       %.1f us per sample in user space (%llu samples, "
 			"%llu bytes per sample through the ring)\n",
-			model_counter_value(m, 0, "unwind_ns_total") / 1e3 / n, (unsigned long long)n,
-			(unsigned long long)(model_counter_value(m, 0, "stack_record_bytes") / n));
+			model_stat_value(m, MODEL_STAT_UNWIND_NS_TOTAL) / 1e3 / n, (unsigned long long)n,
+			(unsigned long long)(model_stat_value(m, MODEL_STAT_STACK_RECORD_BYTES) / n));
 	}
 	if (m->traced.len)
 		print_traced(out, m);

@@ -2,29 +2,53 @@
 /* The kernel side's counters and call aggregates, into the model. */
 #include "decode/kernel_counters.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char *const counter_names[COLLECTOR_CNT_MAX] = {
-	[COLLECTOR_CNT_RB_FULL_SAMPLE] = "ring buffer full (samples)",
-	[COLLECTOR_CNT_RB_FULL_TASK] = "ring buffer full (fork/exec/exit)",
-	[COLLECTOR_CNT_RB_FULL_SWITCH] = "ring buffer full (switches)",
-	[COLLECTOR_CNT_KSTACK_FAIL] = "kernel stack walk failed",
-	[COLLECTOR_CNT_AGG_FULL] = "aggregation map full",
-	[COLLECTOR_CNT_TARGETS_FULL] = "children not followed",
+/*
+ * Constants that bpf/collector.h and model/model.h each define, checked
+ * here for all of decode/ (which sees both): records are copied into the
+ * model field by field, histograms and names whole.
+ */
+#define MEMBER_SIZE(type, member) sizeof(((type *)0)->member)
+_Static_assert(COLLECTOR_HIST_BUCKETS == MODEL_HIST_BUCKETS,
+	       "bpf/collector.h and model/model.h disagree on the histogram buckets");
+_Static_assert(MEMBER_SIZE(struct collector_func_stats, hist) ==
+	       MEMBER_SIZE(struct model_func_stats, hist),
+	       "decode_func_stats copies the histogram whole");
+_Static_assert(COLLECTOR_MAX_ARGS == MODEL_MAX_ARGS,
+	       "bpf/collector.h and model/model.h disagree on the traced arguments");
+_Static_assert(COLLECTOR_COMM_LEN == MEMBER_SIZE(struct model_process, comm) &&
+	       COLLECTOR_COMM_LEN == MEMBER_SIZE(struct model_thread, comm),
+	       "bpf/collector.h and model/model.h disagree on the comm length");
+_Static_assert(COLLECTOR_TRACE_EXIT_SIZE == offsetof(struct collector_trace_event, args),
+	       "an exit record is a trace record without its arguments");
+
+/* The sampler's counters that are lost events, in the order of enum
+ * collector_counter (the order they are listed in). */
+static const struct {
+	enum collector_counter counter;
+	enum model_lost cause;
+} sampler_lost[] = {
+	{ COLLECTOR_CNT_RB_FULL_SAMPLE, MODEL_LOST_RB_FULL_SAMPLES },
+	{ COLLECTOR_CNT_RB_FULL_TASK, MODEL_LOST_RB_FULL_TASKS },
+	{ COLLECTOR_CNT_RB_FULL_SWITCH, MODEL_LOST_RB_FULL_SWITCHES },
+	{ COLLECTOR_CNT_KSTACK_FAIL, MODEL_LOST_KERNEL_STACK_FAILED },
+	{ COLLECTOR_CNT_AGG_FULL, MODEL_LOST_AGGREGATION_FULL },
+	{ COLLECTOR_CNT_TARGETS_FULL, MODEL_LOST_CHILDREN_NOT_FOLLOWED },
 };
 
 void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX])
 {
-	for (int i = 0; i < COLLECTOR_CNT_MAX; i++)
-		if (counter_names[i])
-			model_count_lost(m, counter_names[i], c[i]);
-	model_count_stat(m, "ring_wakeups", c[COLLECTOR_CNT_WAKEUPS]);
+	for (size_t i = 0; i < sizeof(sampler_lost) / sizeof(sampler_lost[0]); i++)
+		model_lost_add(m, sampler_lost[i].cause, c[sampler_lost[i].counter]);
+	model_stat_add(m, MODEL_STAT_RING_WAKEUPS, c[COLLECTOR_CNT_WAKEUPS]);
 }
 
 uint64_t decode_kernel_samples(struct model *m, uint64_t by_ip, uint64_t not_counted)
 {
-	model_count_stat(m, "kernel_samples", by_ip + not_counted);
+	model_stat_add(m, MODEL_STAT_KERNEL_SAMPLES, by_ip + not_counted);
 	return by_ip + not_counted;
 }
 
@@ -32,35 +56,40 @@ void decode_trace_attach(struct model *m, size_t skipped, double attach_seconds,
 			 double probe_overhead_ns)
 {
 	if (probe_overhead_ns >= 0)
-		model_count_stat(m, "probe_overhead_ns", (uint64_t)(probe_overhead_ns + 0.5));
+		model_stat_add(m, MODEL_STAT_PROBE_OVERHEAD_NS, (uint64_t)(probe_overhead_ns + 0.5));
 	if (skipped)
-		model_count_stat(m, "traced_functions_skipped", skipped);
-	model_count_stat(m, "attach_us", (uint64_t)(attach_seconds * 1e6));
+		model_stat_add(m, MODEL_STAT_TRACED_FUNCTIONS_SKIPPED, skipped);
+	model_stat_add(m, MODEL_STAT_ATTACH_US, (uint64_t)(attach_seconds * 1e6));
 }
 
-static const char *const trace_lost_names[COLLECTOR_TCNT_MAX] = {
-	[COLLECTOR_TCNT_RB_FULL_ENTRY] = "ring buffer full (traced entries)",
-	[COLLECTOR_TCNT_RB_FULL_EXIT] = "ring buffer full (traced exits)",
-	[COLLECTOR_TCNT_DEPTH_OVERFLOW] = "traced calls nested too deep",
-	[COLLECTOR_TCNT_STATS_FULL] = "per-function map full",
-	[COLLECTOR_TCNT_SHADOW_FULL] = "per-thread call stack map full",
-	[COLLECTOR_TCNT_CLAIM_FULL] = "per-thread call aggregates not merged (claim map full)",
-};
-
-static const char *const trace_stat_names[COLLECTOR_TCNT_MAX] = {
-	[COLLECTOR_TCNT_EXIT_NO_ENTRY] = "traced_exits_without_entry",
-	[COLLECTOR_TCNT_FRAMES_DROPPED] = "traced_entries_without_exit",
-	[COLLECTOR_TCNT_WAKEUPS] = "trace_ring_wakeups",
-	[COLLECTOR_TCNT_SLOT_TAKEN] = "traced_calls_past_thread_slots",
+/* The tracer's counters, in the order of enum collector_trace_counter: each
+ * a lost-event cause or a statistic (ENTRIES and EXITS are unused). */
+static const struct {
+	enum collector_trace_counter counter;
+	bool lost;
+	int id;               /* enum model_lost when lost, else enum model_stat */
+} trace_counters[] = {
+	{ COLLECTOR_TCNT_RB_FULL_ENTRY, true, MODEL_LOST_RB_FULL_TRACE_ENTRIES },
+	{ COLLECTOR_TCNT_RB_FULL_EXIT, true, MODEL_LOST_RB_FULL_TRACE_EXITS },
+	{ COLLECTOR_TCNT_EXIT_NO_ENTRY, false, MODEL_STAT_TRACED_EXITS_WITHOUT_ENTRY },
+	{ COLLECTOR_TCNT_FRAMES_DROPPED, false, MODEL_STAT_TRACED_ENTRIES_WITHOUT_EXIT },
+	{ COLLECTOR_TCNT_DEPTH_OVERFLOW, true, MODEL_LOST_TRACE_TOO_DEEP },
+	{ COLLECTOR_TCNT_STATS_FULL, true, MODEL_LOST_TRACE_STATS_FULL },
+	{ COLLECTOR_TCNT_SHADOW_FULL, true, MODEL_LOST_TRACE_SHADOW_FULL },
+	{ COLLECTOR_TCNT_WAKEUPS, false, MODEL_STAT_TRACE_RING_WAKEUPS },
+	{ COLLECTOR_TCNT_SLOT_TAKEN, false, MODEL_STAT_TRACED_CALLS_PAST_THREAD_SLOTS },
+	{ COLLECTOR_TCNT_CLAIM_FULL, true, MODEL_LOST_TRACE_CLAIM_FULL },
 };
 
 void decode_trace_counters(struct model *m, const uint64_t c[COLLECTOR_TCNT_MAX])
 {
-	for (int k = 0; k < COLLECTOR_TCNT_MAX; k++) {
-		if (trace_lost_names[k])
-			model_count_lost(m, trace_lost_names[k], c[k]);
-		else if (trace_stat_names[k])
-			model_count_stat(m, trace_stat_names[k], c[k]);
+	for (size_t i = 0; i < sizeof(trace_counters) / sizeof(trace_counters[0]); i++) {
+		uint64_t v = c[trace_counters[i].counter];
+
+		if (trace_counters[i].lost)
+			model_lost_add(m, (enum model_lost)trace_counters[i].id, v);
+		else
+			model_stat_add(m, (enum model_stat)trace_counters[i].id, v);
 	}
 }
 
@@ -88,7 +117,7 @@ void decode_func_stats(void *ctx, const struct collector_func_key *key,
 		return; /* the calibration's calls */
 	thread = find_thread(m, key->tgid, key->tid);
 	if (thread == MODEL_NONE) {
-		model_count_stat(m, "traced_stats_unknown_thread", 1);
+		model_stat_add(m, MODEL_STAT_TRACED_STATS_UNKNOWN_THREAD, 1);
 		return;
 	}
 	ms = model_add_func_stats(m);

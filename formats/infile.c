@@ -30,6 +30,17 @@ int format_fail(struct format_error *err, size_t offset, const char *fmt, ...)
 	return -EINVAL;
 }
 
+int format_report(const char *path, int rc, const struct format_error *err)
+{
+	if (rc != -EINVAL)
+		fprintf(stderr, "%s: %s\n", path, strerror(-rc));
+	else if (err->offset == FORMAT_NO_OFFSET)
+		fprintf(stderr, "%s: %s\n", path, err->reason);
+	else
+		fprintf(stderr, "%s: offset %zu: %s\n", path, err->offset, err->reason);
+	return rc;
+}
+
 /* The whole file in memory, so that every offset the reader computes is
  * checked against the real size; works on pipes too. */
 int read_whole_file(const char *path, unsigned char **buf, size_t *len)

@@ -10,12 +10,16 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
-/* A reader's verdict on bad input: the byte offset and the reason. */
+/* A reader's verdict on bad input: the byte offset (FORMAT_NO_OFFSET for
+ * an error of the whole file, or of a JSON path) and the reason. */
 struct format_error {
 	size_t offset;
-	char reason[160];
+	char reason[200];
 };
+
+#define FORMAT_NO_OFFSET SIZE_MAX
 
 /* Fills err (when not NULL) and returns -EINVAL. */
 int format_fail(struct format_error *err, size_t offset, const char *fmt, ...)
@@ -41,5 +45,24 @@ int format_parse_file(const char *path, struct format_error *err,
  * format_unmap_file(). */
 int format_map_file(const char *path, const unsigned char **data, size_t *n);
 void format_unmap_file(const unsigned char *data, size_t n);
+
+/* Prints on stderr why path could not be read ("PATH: offset N: reason",
+ * or the errno's text when rc is not -EINVAL); returns rc. */
+int format_report(const char *path, int rc, const struct format_error *err);
+
+/* The body of a format's dump hook: read_file(path, &obj, &err), then
+ * print(&obj, out) unless check, then release(&obj). */
+#define FORMAT_DUMP(type, read_file, print, release, path, out, check)           \
+	do {                                                                      \
+		type obj_;                                                        \
+		struct format_error err_;                                         \
+		int rc_ = read_file(path, &obj_, &err_);                          \
+		if (rc_)                                                          \
+			return format_report(path, rc_, &err_);                   \
+		if (!(check))                                                     \
+			print(&obj_, out);                                        \
+		release(&obj_);                                                   \
+		return 0;                                                         \
+	} while (0)
 
 #endif /* COLLECTOR_INFILE_H */

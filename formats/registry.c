@@ -12,7 +12,11 @@
 	X(sampler)     \
 	X(dcpi)        \
 	X(hpctoolkit)  \
-	X(callgrind)
+	X(callgrind)   \
+	X(pprof)       \
+	X(flamegraph)  \
+	X(speedscope)  \
+	X(folded)      /* last: recognized by its first line, not by magic */
 
 #define DECLARE(name) extern const struct format name##_format;
 FORMATS(DECLARE)

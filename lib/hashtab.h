@@ -8,11 +8,12 @@
  *   HASHTAB_DEFINE(name, entry_t, key_t, entry_hash, key_hash, match)
  *
  * defines struct name and name_find(), name_find_hashed(), name_upsert(),
- * name_insert_hashed(), name_reserve(), name_prefetch(), name_free().
- * Several function sets may share one table type (one struct model_index,
- * looked up by file, by function...): HASHTAB_STRUCT(name, entry_t)
- * declares the type, and HASHTAB_FUNCS(prefix, struct name, entry_t, key_t,
- * ...) the functions, where
+ * name_insert_hashed(), name_reserve(), name_prefetch(), name_clear(),
+ * name_free().  Several
+ * function sets may share one table type (one struct model_index, looked up
+ * by file, by function...): HASHTAB_STRUCT(name, entry_t) declares the type,
+ * and HASHTAB_FUNCS(prefix, struct name, entry_t, key_t, ...) the functions,
+ * where
  *
  *   uint64_t entry_hash(const entry_t *e)    the hash of a stored entry
  *   uint64_t key_hash(const key_t *k)        the hash of a key looked up
@@ -25,8 +26,10 @@
  * A control byte per slot holds 0 (empty) or 0x80 | 7 bits of the hash, so
  * that a probe reads match() only when those bits agree.  Hashes should be
  * well mixed (hash_mix64()): the slot is taken from the low bits, the
- * control bits from the high ones.  The table grows at 3/4 full.  Entries
- * are never removed; a value may be replaced in place.
+ * control bits from the high ones (lib/hashmix.h has the one mixer and
+ * the helpers that hash words, bytes and strings with it).  The table grows
+ * at 3/4 full.  Entries are never removed one by one (name_clear() empties
+ * the table); a value may be replaced in place.
  *
  * Iterate with HASHTAB_FOR_EACH(table, entry pointer).
  *
@@ -198,6 +201,15 @@ static inline uint8_t hashtab_ctrl(uint64_t h)
 		free(t->entries);                                                  \
 		free(t->ctrl);                                                     \
 		memset(t, 0, sizeof(*t));                                          \
+	}                                                                          \
+                                                                                   \
+	/* Empties the table and keeps its memory (a cache that starts over    \
+	 * rather than grow past a bound). */                                      \
+	static inline __attribute__((unused)) void name##_clear(table_t *t)    \
+	{                                                                          \
+		if (t->cap)                                                        \
+			memset(t->ctrl, 0, t->cap);                                \
+		t->len = 0;                                                        \
 	}
 
 #endif /* COLLECTOR_HASHTAB_H */

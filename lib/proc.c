@@ -2,6 +2,7 @@
 /* Reading /proc files about processes and the machine. */
 #include "lib/proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +23,58 @@ int proc_read_file(const char *path, char *buf, size_t size)
 	close(fd);
 	buf[total] = 0;
 	return total;
+}
+
+int proc_read_all(const char *path, size_t max, char **out, size_t *out_len)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4096) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			char *nb;
+
+			if (cap >= max) {
+				err = -EFBIG;
+				break;
+			}
+			nb = realloc(buf, ncap + 1);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (!err && !buf && !(buf = malloc(1)))
+		err = -ENOMEM;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	return 0;
 }
 
 void proc_comm(pid_t pid, pid_t tid, char comm[16])
@@ -53,6 +106,47 @@ int proc_stat(pid_t pid, struct proc_stat *st)
 			 &st->flags) != 3)
 		return -EINVAL;
 	return 0;
+}
+
+int proc_threads(pid_t pid, pid_t **tids, size_t *n)
+{
+	size_t cap = 0;
+	struct dirent *d;
+	char path[64];
+	DIR *dir;
+	int err = 0;
+
+	*tids = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((d = readdir(dir)) != NULL) {
+		pid_t tid = atoi(d->d_name);
+
+		if (tid <= 0)
+			continue;
+		if (*n == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			pid_t *nt = realloc(*tids, ncap * sizeof(*nt));
+
+			if (!nt) {
+				err = -ENOMEM;
+				break;
+			}
+			*tids = nt;
+			cap = ncap;
+		}
+		(*tids)[(*n)++] = tid;
+	}
+	closedir(dir);
+	if (err) {
+		free(*tids);
+		*tids = NULL;
+		*n = 0;
+	}
+	return err;
 }
 
 uint64_t proc_thread_cputime(pid_t pid, pid_t tid)

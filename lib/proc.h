@@ -16,6 +16,11 @@
 /* Reads a whole (small) file into buf, NUL-terminated.  Returns the length
  * or a negative errno. */
 int proc_read_file(const char *path, char *buf, size_t size);
+/* Reads a whole file of any size (/proc/kallsyms, /proc/PID/maps: their
+ * size is not known before they are read) into a new NUL-terminated buffer
+ * *out of *len bytes, to free.  Returns 0, -EFBIG past max bytes, or a
+ * negative errno (of open or read). */
+int proc_read_all(const char *path, size_t max, char **out, size_t *len);
 
 /* The process's (tid 0) or thread's comm, at most 15 characters; "" when
  * it cannot be read. */
@@ -29,6 +34,11 @@ struct proc_stat {
 };
 /* 0, -ESRCH when there is no such process, -EINVAL when unreadable. */
 int proc_stat(pid_t pid, struct proc_stat *st);
+
+/* The threads of a process (the entries of /proc/PID/task), in the order
+ * listed, into a new array *tids of *n, to free.  Returns 0, -ESRCH when
+ * there is no such process, or a negative errno. */
+int proc_threads(pid_t pid, pid_t **tids, size_t *n);
 
 /* A thread's cumulative on-CPU time (ns) from its schedstat; 0 if gone. */
 uint64_t proc_thread_cputime(pid_t pid, pid_t tid);

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/proc.h"
+
 #define DELETED_SUFFIX " (deleted)"
 
 /* Parses hex digits at *p (at least one); false on none or on overflow of
@@ -177,48 +179,24 @@ fail:
 	return err;
 }
 
+/* Past any real process's maps (a few MB at the most). */
+#define MAPS_MAX_BYTES (1u << 30)
+
 int procmaps_read(pid_t pid, struct procmaps *out)
 {
-	char path[64], *buf = NULL;
-	size_t len = 0, cap = 0;
-	int fd, err = 0;
+	char path[64], *buf;
+	size_t len;
+	int err;
 
 	out->entries = NULL;
 	out->n = 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			size_t ncap = cap ? cap * 2 : 65536;
-			char *nb = realloc(buf, ncap);
-
-			if (!nb) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			/* a process that exits while we read gives ESRCH */
-			err = errno == ENOENT ? -ESRCH : -errno;
-			goto cleanup;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	err = procmaps_parse(buf ? buf : "", len, out, NULL);
-cleanup:
+	err = proc_read_all(path, MAPS_MAX_BYTES, &buf, &len);
+	/* a process that exits while we read gives ESRCH */
+	if (err)
+		return err == -ENOENT ? -ESRCH : err;
+	err = procmaps_parse(buf, len, out, NULL);
 	free(buf);
-	close(fd);
 	return err;
 }
 
@@ -249,15 +227,21 @@ const struct procmap_entry *procmaps_find(const struct procmaps *maps, uint64_t 
 	return NULL;
 }
 
+int procmaps_map_files_path(pid_t pid, uint64_t start, uint64_t end, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "/proc/%d/map_files/%llx-%llx", (int)pid,
+			 (unsigned long long)start, (unsigned long long)end);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 int procmaps_open_path(pid_t pid, const struct procmap_entry *e, char *buf, size_t size)
 {
 	int n;
 
 	if (!procmap_is_file(e))
 		return -EINVAL;
-	n = snprintf(buf, size, "/proc/%d/map_files/%llx-%llx", (int)pid,
-		     (unsigned long long)e->start, (unsigned long long)e->end);
-	if (n < 0 || (size_t)n >= size)
+	if (procmaps_map_files_path(pid, e->start, e->end, buf, size))
 		return -ENAMETOOLONG;
 	if (access(buf, R_OK) == 0)
 		return 0;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* /proc/PID/maps: parsing and reading. */
+/*
+ * /proc/PID/maps: the one parser of maps files, and the paths under
+ * /proc/PID/map_files and /proc/PID/root that open a mapping's file.
+ */
 #ifndef COLLECTOR_PROCMAPS_H
 #define COLLECTOR_PROCMAPS_H
 
@@ -47,6 +50,11 @@ static inline bool procmap_is_file(const struct procmap_entry *e)
 {
 	return e->path[0] == '/';
 }
+
+/* "/proc/PID/map_files/START-END", the file of the mapping [start, end) of
+ * process pid (for a forked child, the same range as in its parent).
+ * Returns 0 or -ENAMETOOLONG. */
+int procmaps_map_files_path(pid_t pid, uint64_t start, uint64_t end, char *buf, size_t size);
 
 /*
  * Where to open the file of a mapping of process pid so that it resolves

@@ -14,7 +14,9 @@ static uint64_t rotl64(uint64_t x, int r)
 /*
  * Two hashes that differ in every step (multipliers, rotations, how each
  * word enters), word by word: a stack is 8-byte addresses, and hashing them
- * byte by byte would cost more than the rest of a sample's handling.
+ * byte by byte would cost more than the rest of a sample's handling.  The
+ * first is lib/hashmix.h's hash_word; the second is its own, so that the
+ * two are independent.
  */
 struct stackcache_key stackcache_key(uint32_t domain, const uint64_t *ips, uint32_t n)
 {
@@ -23,10 +25,10 @@ struct stackcache_key stackcache_key(uint32_t domain, const uint64_t *ips, uint3
 	struct stackcache_key k;
 
 	for (uint32_t i = 0; i < n; i++) {
-		h1 = rotl64(h1 ^ (ips[i] * 0x87c37b91114253d5ULL), 31) * 0x4cf5ad432745937fULL;
+		h1 = hash_word(h1, ips[i]);
 		h2 = rotl64(h2 + ips[i], 27) * 0x9fb21c651e98df25ULL + 0x52dce729;
 	}
-	k.h1 = hash_mix64(h1);
+	k.h1 = hash_finish(h1);
 	k.h2 = hash_mix64(h2 ^ (h2 >> 17));
 	k.domain = domain;
 	return k;

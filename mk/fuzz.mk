@@ -24,11 +24,11 @@ FUZZ_SECONDS   ?= 60
 FUZZ_SMOKE_SECONDS ?= 2
 FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 		  -fno-sanitize-recover=undefined -std=gnu11 -Wall -Wextra -D_GNU_SOURCE \
-		  -DCOLLECTOR_VERSION='"$(VERSION)"' -I. -Itests/fuzz
-FUZZ_LDLIBS    := -lelf -ldw -lz
+		  -DCOLLECTOR_VERSION='"$(VERSION)"' -I. -I$(BUILD)/gen -Itests/fuzz
+FUZZ_LDLIBS    := -lelf -ldw -lz -lprotobuf-c -ljson-c
 
 FUZZ_ALL       := dcpi sampler callgrind xray hpctoolkit-meta hpctoolkit-profile \
-		  hpctoolkit-cct hpctoolkit-trace elf procmaps
+		  hpctoolkit-cct hpctoolkit-trace elf procmaps pprof folded flamegraph speedscope
 FUZZ_HARNESSES ?= $(FUZZ_ALL)
 FUZZ_BINS      := $(patsubst %,$(FUZZ_DIR)/fuzz-%,$(FUZZ_HARNESSES))
 
@@ -40,8 +40,16 @@ FUZZ_SRCS_callgrind := formats/callgrind/callgrind_reader.c formats/callgrind/ca
 FUZZ_SRCS_xray      := formats/xray/xray_reader.c
 FUZZ_SRCS_hpctoolkit := formats/hpctoolkit/hpctoolkit_reader.c formats/hpctoolkit/hpctoolkit_read_meta.c \
 			formats/hpctoolkit/hpctoolkit_read_data.c formats/hpctoolkit/hpctoolkit_dump.c
-FUZZ_SRCS_elf       := symbols/symbolize.c symbols/elfinfo.c symbols/kallsyms.c lib/procmaps.c model/model.c
-FUZZ_SRCS_procmaps  := lib/procmaps.c
+FUZZ_SRCS_elf       := symbols/symbolize.c symbols/debug_files.c symbols/dwarf_lines.c \
+		       symbols/symbol_match.c symbols/elfinfo.c symbols/kallsyms.c \
+		       lib/procmaps.c lib/proc.c model/model.c model/counters.c
+FUZZ_SRCS_procmaps  := lib/procmaps.c lib/proc.c
+# (the protobuf code protoc-c generates: mk/gen.mk)
+FUZZ_SRCS_pprof     := formats/pprof/pprof_reader.c \
+		       $(BUILD)/gen/formats/pprof/profile.pb-c.c
+FUZZ_SRCS_folded    := formats/folded/folded_reader.c
+FUZZ_SRCS_flamegraph := formats/flamegraph/flamegraph_reader.c formats/jsonin.c
+FUZZ_SRCS_speedscope := formats/speedscope/speedscope_reader.c formats/jsonin.c
 # (the readers' shared input files and errors: linked into every harness)
 FUZZ_SRCS_common    := formats/infile.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRCS_$(1)) $(FUZZ_SRCS_common))
@@ -72,7 +80,11 @@ define fuzz_rule
 $(FUZZ_DIR)/fuzz-$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz_common.h $(call fuzz_objs,$(1))
 	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $$< $(call fuzz_objs,$(1)) $$(FUZZ_LDLIBS)
 endef
-$(foreach h,dcpi sampler callgrind xray elf procmaps,$(eval $(call fuzz_rule,$(h))))
+$(foreach h,dcpi sampler callgrind xray elf procmaps pprof folded flamegraph speedscope,\
+	$(eval $(call fuzz_rule,$(h))))
+
+# the generated protobuf code, before what includes it
+$(call fuzz_objs,pprof): $(BUILD)/gen/formats/pprof/profile.pb-c.h
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -1,4 +1,4 @@
-# ELF files for the symbolizer unit tests (tests/unit/test_symbolize.c),
+# ELF files for the symbolizer unit tests (tests/unit/test_symbolize*.c),
 # built into build/symtest/ from tests/symtest/:
 #
 #   pie                 PIE executable with symbols and DWARF
@@ -22,8 +22,9 @@ SYMTEST_FILES  := $(addprefix $(SYMTEST)/,pie nopie libsymtest.so inline strippe
 
 UNIT_DEPS += $(SYMTEST_FILES)
 
-# The unit test binary dlopen()s the library; make it a prerequisite too.
-$(BUILD)/tests/test_symbolize: $(SYMTEST_FILES)
+# The unit test binaries read them (and dlopen() the library): make them
+# prerequisites too.
+$(BUILD)/tests/test_symbolize $(BUILD)/tests/test_symbolize_llvm: $(SYMTEST_FILES)
 
 $(SYMTEST)/pie: tests/symtest/prog.c
 	@mkdir -p $(dir $@)

@@ -21,11 +21,13 @@ $(UNWIND_DIR)/chain-debug: tests/unwind/chain.c tests/unwind/capture.h
 UNWIND_PROGS := $(UNWIND_DIR)/chain-eh $(UNWIND_DIR)/chain-g $(UNWIND_DIR)/chain-debug
 UNIT_DEPS += $(UNWIND_PROGS)
 # so that `make build/tests/test_unwind` alone builds them too
-$(BUILD)/tests/test_unwind: $(UNWIND_PROGS) tests/unwind/capture.h
+$(BUILD)/tests/test_unwind $(BUILD)/tests/test_unwind_sampled: $(UNWIND_PROGS) \
+		tests/unwind/capture.h tests/unit/unwind_run.h
 
-# The same tests without sanitizers, for the unwinding cost a real build
-# has: make build/unwind/test_unwind-optimized && ./build/unwind/test_unwind-optimized
-$(UNWIND_DIR)/test_unwind-optimized: tests/unit/test_unwind.c tests/unwind/capture.h \
-		$(BUILD)/libcollector.a $(UNWIND_PROGS)
+# The sampled tests without sanitizers, for the unwinding cost a real build
+# has: make build/unwind/test_unwind_sampled-optimized &&
+# ./build/unwind/test_unwind_sampled-optimized
+$(UNWIND_DIR)/test_unwind_sampled-optimized: tests/unit/test_unwind_sampled.c \
+		tests/unit/unwind_run.h tests/unwind/capture.h $(BUILD)/libcollector.a $(UNWIND_PROGS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libcollector.a $(LDLIBS) -lcmocka

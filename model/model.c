@@ -21,7 +21,7 @@ static void *xrealloc(void *p, size_t n)
 	return q;
 }
 
-static char *xstrdup(const char *s)
+char *model_strdup(const char *s)
 {
 	size_t n;
 	char *d;
@@ -238,92 +238,134 @@ int model_seal_events(struct model *m)
 	lost += SEAL(m, trace_args);
 	if (!lost)
 		return 0;
-	model_count_lost(m, "events not read back from the spill file", lost);
+	model_lost_add(m, MODEL_LOST_SPILL_UNREAD, lost);
 	return -EIO;
 }
 
-/* ---- hashing ---------------------------------------------------------- */
+/* ---- indexes ------------------------------------------------------------ */
 
-static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
+/* A new index entry; the model cannot be partially built, so out of
+ * memory aborts, as everywhere in the model. */
+static void *index_entry_or_abort(void *e)
 {
-	const unsigned char *p = data;
-
-	/* FNV-1a */
-	if (!h)
-		h = 1469598103934665603ULL;
-	while (n--) {
-		h ^= *p++;
-		h *= 1099511628211ULL;
+	if (!e) {
+		fprintf(stderr, "collector: out of memory (model index)\n");
+		abort();
 	}
-	return h;
+	return e;
 }
 
-static uint64_t hash_u64(uint64_t h, uint64_t v)
+static inline uint64_t index_entry_hash(const struct model_index_entry *e)
 {
-	return hash_bytes(h, &v, sizeof(v));
+	return e->hash;
 }
 
-static void index_free(struct model_index *ix)
+/* Keys carry their hash, computed once per call. */
+struct file_key {
+	const struct model *m;
+	const char *path;
+	uint64_t hash;
+};
+
+static inline uint64_t file_key_hash(const struct file_key *k)
 {
-	free(ix->hashes);
-	free(ix->ids);
-	memset(ix, 0, sizeof(*ix));
+	return k->hash;
 }
 
-static void index_insert_raw(struct model_index *ix, uint64_t h, uint32_t id)
+static inline bool file_match(const struct model_index_entry *e, const struct file_key *k)
 {
-	size_t mask = ix->cap - 1, i = h & mask;
-
-	while (ix->ids[i] != MODEL_NONE)
-		i = (i + 1) & mask;
-	ix->hashes[i] = h;
-	ix->ids[i] = id;
-	ix->len++;
+	return e->hash == k->hash && strcmp(k->m->files.items[e->id].path, k->path) == 0;
 }
 
-static void index_insert(struct model_index *ix, uint64_t h, uint32_t id)
+HASHTAB_FUNCS(file_index, struct model_index, struct model_index_entry, struct file_key,
+	      index_entry_hash, file_key_hash, file_match)
+
+struct function_key {
+	const struct model *m;
+	uint32_t image;
+	const char *name;
+	uint64_t entry;
+	uint64_t hash;
+};
+
+static inline uint64_t function_key_hash(const struct function_key *k)
 {
-	if ((ix->len + 1) * 2 > ix->cap) {
-		struct model_index old = *ix;
-		size_t i;
-
-		ix->cap = old.cap ? old.cap * 2 : 64;
-		ix->len = 0;
-		ix->hashes = xrealloc(NULL, ix->cap * sizeof(*ix->hashes));
-		ix->ids = xrealloc(NULL, ix->cap * sizeof(*ix->ids));
-		memset(ix->ids, 0xff, ix->cap * sizeof(*ix->ids));
-		for (i = 0; i < old.cap; i++)
-			if (old.ids[i] != MODEL_NONE)
-				index_insert_raw(ix, old.hashes[i], old.ids[i]);
-		index_free(&old);
-	}
-	index_insert_raw(ix, h, id);
+	return k->hash;
 }
 
-/*
- * Calls match(ctx, id) for every id stored under hash h until it returns
- * true; returns that id or MODEL_NONE.
- */
-static uint32_t index_find(const struct model_index *ix, uint64_t h,
-			   bool (*match)(const void *ctx, uint32_t id), const void *ctx)
+static inline bool function_match(const struct model_index_entry *e,
+				  const struct function_key *k)
 {
-	size_t mask, i;
+	const struct model_function *f = &k->m->functions.items[e->id];
 
-	if (!ix->cap)
-		return MODEL_NONE;
-	mask = ix->cap - 1;
-	for (i = h & mask; ix->ids[i] != MODEL_NONE; i = (i + 1) & mask)
-		if (ix->hashes[i] == h && match(ctx, ix->ids[i]))
-			return ix->ids[i];
-	return MODEL_NONE;
+	return e->hash == k->hash && f->image == k->image && f->entry == k->entry &&
+	       strcmp(f->name, k->name) == 0;
 }
+
+HASHTAB_FUNCS(function_index, struct model_index, struct model_index_entry, struct function_key,
+	      index_entry_hash, function_key_hash, function_match)
+
+struct stack_key {
+	const struct model *m;
+	const uint32_t *frames;
+	uint32_t n_frames, n_kernel;
+	bool truncated;
+	uint64_t hash;
+};
+
+static inline uint64_t stack_key_hash(const struct stack_key *k)
+{
+	return k->hash;
+}
+
+static inline bool stack_match(const struct model_index_entry *e, const struct stack_key *k)
+{
+	const struct model_stack *s = &k->m->stacks.items[e->id];
+
+	return e->hash == k->hash && s->n_frames == k->n_frames && s->n_kernel == k->n_kernel &&
+	       s->truncated == k->truncated &&
+	       (!k->n_frames ||
+		memcmp(model_stack_frames(k->m, s), k->frames, k->n_frames * sizeof(uint32_t)) == 0);
+}
+
+HASHTAB_FUNCS(stack_index, struct model_index, struct model_index_entry, struct stack_key,
+	      index_entry_hash, stack_key_hash, stack_match)
+
+struct location_key {
+	uint32_t image;
+	uint64_t addr;
+};
+
+static inline uint64_t location_hash(uint32_t image, uint64_t addr)
+{
+	return hash_finish(hash_word(image, addr));
+}
+
+static inline uint64_t location_entry_hash(const struct model_location_entry *e)
+{
+	return location_hash(e->image, e->addr);
+}
+
+static inline uint64_t location_key_hash(const struct location_key *k)
+{
+	return location_hash(k->image, k->addr);
+}
+
+static inline bool location_match(const struct model_location_entry *e,
+				  const struct location_key *k)
+{
+	return e->addr == k->addr && e->image == k->image;
+}
+
+HASHTAB_FUNCS(location_index, struct model_location_index, struct model_location_entry,
+	      struct location_key, location_entry_hash, location_key_hash, location_match)
 
 /* ---- life cycle ------------------------------------------------------- */
 
 void model_init(struct model *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->run.event = xstrdup("cpu-clock");
+	m->run.event = model_strdup("cpu-clock");
 }
 
 static void free_counters(struct model_counter *c, size_t n)
@@ -370,17 +412,17 @@ void model_free(struct model *m)
 	free_counters(m->stats.items, m->stats.len);
 	free(m->run.command_line);
 	free(m->run.event);
-	index_free(&m->file_index);
-	index_free(&m->function_index);
-	index_free(&m->location_index);
-	index_free(&m->stack_index);
+	file_index_free(&m->file_index);
+	function_index_free(&m->function_index);
+	location_index_free(&m->location_index);
+	stack_index_free(&m->stack_index);
 	memset(m, 0, sizeof(*m));
 }
 
 void model_set_command_line(struct model *m, const char *cmdline)
 {
 	free(m->run.command_line);
-	m->run.command_line = xstrdup(cmdline);
+	m->run.command_line = model_strdup(cmdline);
 }
 
 /* ---- images, files, functions ----------------------------------------- */
@@ -390,62 +432,37 @@ uint32_t model_add_image(struct model *m, const struct model_image *tmpl)
 	struct model_image *img = MODEL_VEC_PUSH(m->images);
 
 	*img = *tmpl;
-	img->path = xstrdup(tmpl->path ? tmpl->path : "[unknown]");
-	img->debug_path = xstrdup(tmpl->debug_path);
+	img->path = model_strdup(tmpl->path ? tmpl->path : "[unknown]");
+	img->debug_path = model_strdup(tmpl->debug_path);
 	return m->images.len - 1;
-}
-
-struct file_key {
-	const struct model *m;
-	const char *path;
-};
-
-static bool file_match(const void *ctx, uint32_t id)
-{
-	const struct file_key *k = ctx;
-
-	return strcmp(k->m->files.items[id].path, k->path) == 0;
 }
 
 uint32_t model_intern_file(struct model *m, const char *path)
 {
-	struct file_key k = { m, path };
-	uint64_t h = hash_bytes(0, path, strlen(path));
-	uint32_t id = index_find(&m->file_index, h, file_match, &k);
+	struct file_key k = { m, path, hash_string(path) };
+	struct model_index_entry *e = file_index_find_hashed(&m->file_index, k.hash, &k);
 
-	if (id != MODEL_NONE)
-		return id;
-	MODEL_VEC_PUSH(m->files)->path = xstrdup(path);
-	id = m->files.len - 1;
-	index_insert(&m->file_index, h, id);
-	return id;
-}
-
-struct function_key {
-	const struct model *m;
-	uint32_t image;
-	const char *name;
-	uint64_t entry;
-};
-
-static bool function_match(const void *ctx, uint32_t id)
-{
-	const struct function_key *k = ctx;
-	const struct model_function *f = &k->m->functions.items[id];
-
-	return f->image == k->image && f->entry == k->entry && strcmp(f->name, k->name) == 0;
+	if (e)
+		return e->id;
+	MODEL_VEC_PUSH(m->files)->path = model_strdup(path);
+	e = index_entry_or_abort(file_index_insert_hashed(&m->file_index, k.hash));
+	e->hash = k.hash;
+	e->id = m->files.len - 1;
+	return e->id;
 }
 
 uint32_t model_intern_function(struct model *m, uint32_t image, const char *name,
 			       uint64_t entry, uint64_t size, uint32_t file, uint32_t line)
 {
-	struct function_key k = { m, image, name, entry };
-	uint64_t h = hash_u64(hash_u64(hash_bytes(0, name, strlen(name)), image), entry);
-	uint32_t id = index_find(&m->function_index, h, function_match, &k);
+	struct function_key k = {
+		m, image, name, entry,
+		hash_finish(hash_word(hash_word(hash_string(name), image), entry)),
+	};
+	struct model_index_entry *e = function_index_find_hashed(&m->function_index, k.hash, &k);
 	struct model_function *f;
 
-	if (id != MODEL_NONE) {
-		f = &m->functions.items[id];
+	if (e) {
+		f = &m->functions.items[e->id];
 		/* a later lookup may know more (debug info) */
 		if (f->file == MODEL_NONE && file != MODEL_NONE) {
 			f->file = file;
@@ -453,57 +470,46 @@ uint32_t model_intern_function(struct model *m, uint32_t image, const char *name
 		}
 		if (!f->size)
 			f->size = size;
-		return id;
+		return e->id;
 	}
 	f = MODEL_VEC_PUSH(m->functions);
-	f->name = xstrdup(name);
+	f->name = model_strdup(name);
 	f->image = image;
 	f->entry = entry;
 	f->size = size;
 	f->file = file;
 	f->line = line;
-	id = m->functions.len - 1;
-	index_insert(&m->function_index, h, id);
-	return id;
+	e = index_entry_or_abort(function_index_insert_hashed(&m->function_index, k.hash));
+	e->hash = k.hash;
+	e->id = m->functions.len - 1;
+	return e->id;
 }
 
 /* ---- locations and stacks --------------------------------------------- */
 
-struct location_key {
-	const struct model *m;
-	uint32_t image;
-	uint64_t addr;
-};
-
-static bool location_match(const void *ctx, uint32_t id)
-{
-	const struct location_key *k = ctx;
-	const struct model_location *l = &k->m->locations.items[id];
-
-	return l->image == k->image && l->addr == k->addr;
-}
-
-static uint64_t location_hash(uint32_t image, uint64_t addr)
-{
-	return hash_u64(hash_u64(0, image), addr);
-}
-
 uint32_t model_find_location(const struct model *m, uint32_t image, uint64_t addr)
 {
-	struct location_key k = { m, image, addr };
+	struct location_key k = { image, addr };
+	const struct model_location_entry *e = location_index_find(&m->location_index, &k);
 
-	return index_find(&m->location_index, location_hash(image, addr), location_match, &k);
+	return e ? e->id : MODEL_NONE;
 }
 
 uint32_t model_intern_location(struct model *m, uint32_t image, uint64_t addr,
 			       uint32_t function, uint32_t file, uint32_t line,
 			       const struct model_inline *inl, uint32_t n_inl)
 {
-	uint32_t id = model_find_location(m, image, addr);
+	struct location_key k = { image, addr };
+	struct model_location_entry *e;
 	struct model_location *l;
+	bool fresh;
 
-	if (id != MODEL_NONE)
-		return id;
+	e = index_entry_or_abort(location_index_upsert(&m->location_index, &k, &fresh));
+	if (!fresh)
+		return e->id;
+	e->image = image;
+	e->addr = addr;
+	e->id = m->locations.len;
 	l = MODEL_VEC_PUSH(m->locations);
 	l->image = image;
 	l->addr = addr;
@@ -512,52 +518,35 @@ uint32_t model_intern_location(struct model *m, uint32_t image, uint64_t addr,
 	l->line = line;
 	l->n_inlines = n_inl;
 	l->inlines = m->inlines.len;
-	id = m->locations.len - 1;
 	for (uint32_t i = 0; i < n_inl; i++)
 		*MODEL_VEC_PUSH(m->inlines) = inl[i];
-	index_insert(&m->location_index, location_hash(image, addr), id);
-	return id;
-}
-
-struct stack_key {
-	const struct model *m;
-	const uint32_t *frames;
-	uint32_t n_frames, n_kernel;
-	bool truncated;
-};
-
-static bool stack_match(const void *ctx, uint32_t id)
-{
-	const struct stack_key *k = ctx;
-	const struct model_stack *s = &k->m->stacks.items[id];
-
-	return s->n_frames == k->n_frames && s->n_kernel == k->n_kernel &&
-	       s->truncated == k->truncated &&
-	       (!k->n_frames ||
-		memcmp(model_stack_frames(k->m, s), k->frames, k->n_frames * sizeof(uint32_t)) == 0);
+	return e->id;
 }
 
 uint32_t model_intern_stack(struct model *m, const uint32_t *frames, uint32_t n_frames,
 			    uint32_t n_kernel, bool truncated)
 {
-	struct stack_key k = { m, frames, n_frames, n_kernel, truncated };
-	uint64_t h = hash_u64(hash_u64(hash_bytes(0, frames, n_frames * sizeof(uint32_t)),
-				       n_kernel), truncated);
-	uint32_t id = index_find(&m->stack_index, h, stack_match, &k);
+	struct stack_key k = {
+		m, frames, n_frames, n_kernel, truncated,
+		hash_bytes((uint64_t)n_kernel << 1 | truncated, frames,
+			   n_frames * sizeof(uint32_t)),
+	};
+	struct model_index_entry *e = stack_index_find_hashed(&m->stack_index, k.hash, &k);
 	struct model_stack *s;
 
-	if (id != MODEL_NONE)
-		return id;
+	if (e)
+		return e->id;
 	s = MODEL_VEC_PUSH(m->stacks);
 	s->n_frames = n_frames;
 	s->n_kernel = n_kernel;
 	s->truncated = truncated;
 	s->frames = m->frames.len;
-	id = m->stacks.len - 1;
 	for (uint32_t i = 0; i < n_frames; i++)
 		*MODEL_VEC_PUSH(m->frames) = frames[i];
-	index_insert(&m->stack_index, h, id);
-	return id;
+	e = index_entry_or_abort(stack_index_insert_hashed(&m->stack_index, k.hash));
+	e->hash = k.hash;
+	e->id = m->stacks.len - 1;
+	return e->id;
 }
 
 /* ---- processes, threads, events --------------------------------------- */
@@ -572,8 +561,8 @@ uint32_t model_add_process(struct model *m, pid_t pid, pid_t ppid, uint32_t gene
 	p->generation = generation;
 	if (comm)
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
-	p->cmdline = xstrdup(cmdline);
-	p->exe = xstrdup(exe);
+	p->cmdline = model_strdup(cmdline);
+	p->exe = model_strdup(exe);
 	p->exe_image = MODEL_NONE;
 	return m->processes.len - 1;
 }
@@ -643,53 +632,6 @@ struct model_trace_event *model_add_trace_event(struct model *m, const uint64_t 
 struct model_func_stats *model_add_func_stats(struct model *m)
 {
 	return MODEL_VEC_PUSH(m->func_stats);
-}
-
-/* ---- counters ---------------------------------------------------------- */
-
-static void count(void *vec_items, size_t *len, size_t *cap, const char *name, uint64_t value)
-{
-	struct model_counter **items = vec_items, *c;
-
-	for (size_t i = 0; i < *len; i++) {
-		if (strcmp((*items)[i].name, name) == 0) {
-			(*items)[i].value += value;
-			return;
-		}
-	}
-	c = model_vec_grow(items, len, cap, sizeof(*c));
-	c->name = xstrdup(name);
-	c->value = value;
-}
-
-void model_count_lost(struct model *m, const char *cause, uint64_t value)
-{
-	count(&m->lost.items, &m->lost.len, &m->lost.cap, cause, value);
-}
-
-void model_count_stat(struct model *m, const char *name, uint64_t value)
-{
-	count(&m->stats.items, &m->stats.len, &m->stats.cap, name, value);
-}
-
-uint64_t model_total_lost(const struct model *m)
-{
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < m->lost.len; i++)
-		sum += m->lost.items[i].value;
-	return sum;
-}
-
-uint64_t model_counter_value(const struct model *m, int lost, const char *name)
-{
-	const struct model_counter *c = lost ? m->lost.items : m->stats.items;
-	size_t n = lost ? m->lost.len : m->stats.len;
-
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(c[i].name, name) == 0)
-			return c[i].value;
-	return 0;
 }
 
 /* ---- lookups ----------------------------------------------------------- */

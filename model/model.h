@@ -2,10 +2,10 @@
 /*
  * The in-memory model of one collector run.
  *
- * Data flows one way: kernel -> drain -> model -> exporters.  The loader
- * (user/) fills a struct model; every exporter (exporters/) reads it and
- * nothing else.  Exporters know nothing of BPF, so their tests build a model
- * by hand with the functions below.
+ * Data flows one way: kernel -> decode -> model -> formats.  decode/ (with
+ * symbols/ for the images, functions and locations) fills a struct model;
+ * every format (formats/) reads it and nothing else.  Formats know nothing
+ * of BPF, so their tests build a model by hand with the functions below.
  *
  * Addresses.  Every code address in the model is a (image, file-relative
  * address) pair: the link-time virtual address inside that ELF file, so that
@@ -30,6 +30,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/hashtab.h"
+#include "model/counters.h"
+
 #define MODEL_NONE UINT32_MAX
 #define MODEL_MAX_ARGS 6
 #define MODEL_HIST_BUCKETS 64
@@ -42,14 +45,25 @@
 		size_t cap;      \
 	}
 
-/* Open-addressing index from a 64-bit hash to ids; equality is checked by
- * the caller against the table the ids point into. */
-struct model_index {
-	uint64_t *hashes;
-	uint32_t *ids;
-	size_t cap; /* power of two, 0 when empty */
-	size_t len;
+/*
+ * The lookup indexes (lib/hashtab.h), private to model.c.  Files,
+ * functions and stacks are found by an id and the full hash of what it
+ * stands for (equality is checked against the vector the id indexes);
+ * locations, looked up for every frame of every new stack, keep their key
+ * in the entry so that a probe reads nothing else.
+ */
+struct model_index_entry {
+	uint64_t hash;
+	uint32_t id;
 };
+HASHTAB_STRUCT(model_index, struct model_index_entry);
+
+struct model_location_entry {
+	uint64_t addr;
+	uint32_t image;
+	uint32_t id;
+};
+HASHTAB_STRUCT(model_location_index, struct model_location_entry);
 
 enum model_image_kind {
 	MODEL_IMAGE_ELF = 0,     /* a regular ELF file on disk */
@@ -223,12 +237,6 @@ struct model_energy {
 	uint64_t energy_uj;
 };
 
-/* A named count: lost events by cause, or run statistics. */
-struct model_counter {
-	char *name;
-	uint64_t value;
-};
-
 struct model_run {
 	char *command_line;   /* the profiled command, or NULL */
 	bool system_wide;
@@ -284,6 +292,10 @@ struct model {
 	MODEL_VEC(struct model_energy) energy;      /* RAPL readings, time-ordered */
 	MODEL_VEC(struct model_counter) lost;       /* lost events by cause */
 	MODEL_VEC(struct model_counter) stats;      /* other run statistics */
+	/* where each counter is in lost / stats, plus 1 (0: not yet there);
+	 * private to counters.c */
+	uint32_t lost_slot[MODEL_LOST_COUNT];
+	uint32_t stat_slot[MODEL_STAT_COUNT];
 
 	/* spill files of the four event vectors (private to model.c) */
 	struct model_spill samples_spill, switches_spill, trace_spill, trace_args_spill;
@@ -291,7 +303,7 @@ struct model {
 	/* lookup indexes (private to model.c) */
 	struct model_index file_index;
 	struct model_index function_index;
-	struct model_index location_index;
+	struct model_location_index location_index;
 	struct model_index stack_index;
 };
 
@@ -319,6 +331,8 @@ static inline size_t model_trace_event_count(const struct model *m)
 void *model_vec_grow(void *vec_items, size_t *len, size_t *cap, size_t size);
 #define MODEL_VEC_PUSH(vec) \
 	((__typeof__((vec).items))model_vec_grow(&(vec).items, &(vec).len, &(vec).cap, sizeof(*(vec).items)))
+/* A copy of s (NULL for NULL), aborting on out-of-memory as the above. */
+char *model_strdup(const char *s);
 
 /* Copies the strings of `tmpl`; returns the new image id.  Images are not
  * deduplicated here: the loader keys them by build-id or dev+inode. */
@@ -350,12 +364,7 @@ struct model_trace_event *model_add_trace_event(struct model *m, const uint64_t 
 						 uint8_t n_args);
 struct model_func_stats *model_add_func_stats(struct model *m);
 
-/* Adds `value` to the counter named `name`, creating it at 0. */
-void model_count_lost(struct model *m, const char *cause, uint64_t value);
-void model_count_stat(struct model *m, const char *name, uint64_t value);
-uint64_t model_total_lost(const struct model *m);
-/* Value of a counter, 0 if absent. */
-uint64_t model_counter_value(const struct model *m, int lost, const char *name);
+/* Counters: model/counters.h. */
 
 void model_set_command_line(struct model *m, const char *cmdline);
 

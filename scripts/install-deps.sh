@@ -3,35 +3,71 @@
 # and run, or the packages named as arguments (bench/install-peers.sh).
 # Only what is missing is installed, so a second run is quiet and quick.
 # Runs the privileged step through sudo only when not already root.
+#
+# Without arguments it also installs the npm packages the tests read
+# speedscope files with (tests/js: speedscope, ajv), at the versions
+# tests/js/package-lock.json pins, with `npm ci` (from npm's cache when it
+# has them), again only when node_modules does not match the lock.
 set -eu
 
+# protobuf-c, json-c, xxd: the pprof writer and the readers, the flame graph
+# page's assets; golang-go (go tool pprof), chromium (headless, the flame
+# graph and speedscope pages): the tests' readers of the new formats
 PACKAGES="clang llvm-14 libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
-libcmocka-dev pkg-config valgrind gcc make binutils elfutils file linux-perf"
-[ $# -gt 0 ] && PACKAGES="$*"
-
-missing=""
-for pkg in $PACKAGES; do
-	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-	case "$status" in
-	*"ok installed"*) ;;
-	*) missing="$missing $pkg" ;;
-	esac
-done
-
-[ -z "$missing" ] && exit 0
-
-if [ "$(id -u)" -eq 0 ]; then
-	SUDO=""
-elif command -v sudo >/dev/null 2>&1; then
-	SUDO="sudo"
-else
-	echo "install-deps: missing packages:$missing" >&2
-	echo "install-deps: run this script as root, or install sudo" >&2
-	exit 1
+libcmocka-dev pkg-config valgrind gcc make binutils elfutils file linux-perf
+protobuf-c-compiler libprotobuf-c-dev libjson-c-dev xxd golang-go chromium"
+NPM_DIR=$(cd "$(dirname "$0")/.." && pwd)/tests/js
+if [ $# -gt 0 ]; then
+	PACKAGES="$*"
+	NPM_DIR=""
 fi
 
-echo "install-deps: installing$missing" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq >/dev/null
+# npm packages: `npm ci` leaves a copy of the lock in node_modules; when it
+# is the same, nothing is to do.
+install_npm() {
+	[ -n "$NPM_DIR" ] || return 0
+	if cmp -s "$NPM_DIR/package-lock.json" "$NPM_DIR/node_modules/.package-lock.json.ci" \
+		2>/dev/null; then
+		return 0
+	fi
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "install-deps: npm is missing: installing Debian's nodejs and npm" >&2
+		install_debian nodejs npm
+	fi
+	echo "install-deps: npm ci in $NPM_DIR" >&2
+	(cd "$NPM_DIR" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null) &&
+		cp "$NPM_DIR/package-lock.json" "$NPM_DIR/node_modules/.package-lock.json.ci"
+}
+
+# install_debian PACKAGE...: the ones not installed yet, through apt-get
+install_debian() {
+	missing=""
+	for pkg in "$@"; do
+		status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+		case "$status" in
+		*"ok installed"*) ;;
+		*) missing="$missing $pkg" ;;
+		esac
+	done
+	[ -z "$missing" ] && return 0
+
+	if [ "$(id -u)" -eq 0 ]; then
+		SUDO=""
+	elif command -v sudo >/dev/null 2>&1; then
+		SUDO="sudo"
+	else
+		echo "install-deps: missing packages:$missing" >&2
+		echo "install-deps: run this script as root, or install sudo" >&2
+		exit 1
+	fi
+
+	echo "install-deps: installing$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -qq >/dev/null
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+install_debian $PACKAGES
+install_npm

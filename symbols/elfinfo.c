@@ -7,9 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "lib/procmaps.h"
+#include "lib/sorted.h"
 
 #define FUNCTION_NONE UINT32_MAX /* == MODEL_NONE */
 
@@ -108,15 +112,20 @@ fail:
 	return err;
 }
 
-int elf_file_open(struct elf_file *f, const char *path)
+/* elf_file_open, also giving the open descriptor (to close) in *fd_out
+ * when it is not NULL.  O_NONBLOCK and O_NOCTTY: a FIFO or a terminal at
+ * the path is refused (not a regular file), never waited on. */
+static int open_and_map(struct elf_file *f, const char *path, int *fd_out)
 {
 	struct stat st;
 	int fd, err;
 
 	memset(f, 0, sizeof(*f));
+	if (fd_out)
+		*fd_out = -1;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOSYS;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
@@ -136,12 +145,27 @@ int elf_file_open(struct elf_file *f, const char *path)
 	/* Private and writable: libelf may convert data in place. */
 	f->map = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	err = -errno;
-	close(fd);
 	if (f->map == MAP_FAILED) {
 		f->map = NULL;
+		close(fd);
 		return err;
 	}
-	return parse(f);
+	err = parse(f);
+	if (err || !fd_out)
+		close(fd);
+	else
+		*fd_out = fd;
+	return err;
+}
+
+int elf_file_open(struct elf_file *f, const char *path)
+{
+	return open_and_map(f, path, NULL);
+}
+
+int elf_file_open_with_fd(struct elf_file *f, const char *path, int *fd)
+{
+	return open_and_map(f, path, fd);
 }
 
 int elf_file_from_memory(struct elf_file *f, const void *data, size_t size)
@@ -158,6 +182,30 @@ int elf_file_from_memory(struct elf_file *f, const void *data, size_t size)
 	f->size = size;
 	f->copied = true;
 	return parse(f);
+}
+
+int elf_file_own_vdso(struct elf_file *f)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	const struct procmap_entry *e;
+	struct procmaps maps;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	if (!base)
+		return -ENOENT;
+	err = procmaps_read(getpid(), &maps);
+	if (err)
+		return err;
+	/* the whole mapping: the image is laid out as a file in it */
+	e = procmaps_find(&maps, base);
+	if (e && e->start == base && !strcmp(e->path, "[vdso]"))
+		err = elf_file_from_memory(f, (const void *)(uintptr_t)base,
+					   (size_t)(e->end - e->start));
+	else
+		err = -ENOENT;
+	procmaps_free(&maps);
+	return err;
 }
 
 void elf_file_close(struct elf_file *f)
@@ -626,17 +674,8 @@ void symtab_free(struct symtab *t)
 
 struct symtab_entry *symtab_lookup(const struct symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
+	size_t lo = SORTED_UPPER_BOUND(t->syms, t->n, addr, addr);
 
-	/* first entry with entry.addr > addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t k = 0; k < NESTED_LOOKBACK && lo > 0; k++, lo--) {
 		struct symtab_entry *e = &t->syms[lo - 1];
 

@@ -4,6 +4,9 @@
  * needs: type, loadable segments, build-id, debug links, CRC-32, and its
  * sorted table of function symbols.
  *
+ * The one way the collector opens an ELF file.  A path that is not a
+ * regular file is refused without blocking.
+ *
  * The file is mmap'ed and its descriptor closed at once, so that keeping
  * hundreds of images open costs address space, not file descriptors, and so
  * that a file opened through /proc/PID/map_files stays readable after the
@@ -44,8 +47,16 @@ struct elf_file {
 /* Opens and maps `path`.  Returns 0, a negative errno, or -ENOEXEC for a
  * file that is not a valid ELF file.  On error *f is left empty. */
 int elf_file_open(struct elf_file *f, const char *path);
+/* The same, also giving the file's open descriptor (the caller closes it)
+ * to a library that wants one, such as libdw's Dwfl reporting: the file it
+ * reads is the one opened here. */
+int elf_file_open_with_fd(struct elf_file *f, const char *path, int *fd);
 /* The same on an ELF image in memory (copied), such as the vDSO. */
 int elf_file_from_memory(struct elf_file *f, const void *data, size_t size);
+/* The collector's own vDSO, copied from its mapping (the same image in
+ * every 64-bit process of this kernel; nothing on disk holds it).
+ * Returns 0, -ENOENT when there is none, or a negative errno. */
+int elf_file_own_vdso(struct elf_file *f);
 void elf_file_close(struct elf_file *f);
 
 /* Lower-case hex of the build-id into out[2 * len + 1]; "" when none. */

@@ -3,12 +3,10 @@
 #include "symbols/framepointers.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdbool.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "symbols/elfinfo.h"
 
 #define MAX_FUNCTIONS 400
 
@@ -59,18 +57,14 @@ int elf_uses_frame_pointers(const char *path)
 	size_t with = 0, total = 0;
 	Elf_Scn *scn = NULL, *symtab = NULL;
 	GElf_Shdr symsh = { 0 };
+	struct elf_file f;
 	Elf *elf;
-	int fd, err = 0;
+	int err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf) {
-		close(fd);
-		return -EINVAL;
-	}
+	err = elf_file_open(&f, path);
+	if (err)
+		return err == -ENOEXEC ? -ENOENT : err; /* not ELF: no symbols */
+	elf = f.elf;
 	/* .symtab names every function; .dynsym only the exported ones */
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
@@ -122,7 +116,6 @@ int elf_uses_frame_pointers(const char *path)
 	if (!total)
 		err = -ENOENT;
 out:
-	elf_end(elf);
-	close(fd);
+	elf_file_close(&f);
 	return err ? err : with * 2 >= total;
 }

@@ -7,70 +7,17 @@
 #include "symbols/kallsyms.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "lib/bytes.h"
+#include "lib/proc.h"
+#include "lib/sorted.h"
 
 /* How far past the highest symbol an address still belongs to it. */
 #define LAST_SYMBOL_REACH 4096
 /* Largest file we read (kallsyms is ~20 MB with many modules). */
 #define MAX_FILE_SIZE (1u << 30)
-
-static int read_whole_file(const char *path, char **out, size_t *out_len)
-{
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
-	int fd, err = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 65536) {
-			size_t ncap = cap ? cap * 2 : 1 << 20;
-			char *nb;
-
-			if (ncap > MAX_FILE_SIZE) {
-				err = -EFBIG;
-				break;
-			}
-			nb = realloc(buf, ncap + 1);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	if (!buf) {
-		buf = malloc(1);
-		if (!buf)
-			return -ENOMEM;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	*out_len = len;
-	return 0;
-}
 
 static int type_rank(char type)
 {
@@ -254,7 +201,7 @@ int kallsyms_read(struct kallsyms *k, const char *path)
 	int err;
 
 	memset(k, 0, sizeof(*k));
-	err = read_whole_file(path, &text, &len);
+	err = proc_read_all(path, MAX_FILE_SIZE, &text, &len);
 	if (err)
 		return err;
 	return kallsyms_parse_owned(k, text, len, NULL);
@@ -269,27 +216,11 @@ void kallsyms_free(struct kallsyms *k)
 
 struct ksym *kallsyms_lookup(const struct kallsyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi = k->n;
+	size_t lo = SORTED_UPPER_BOUND(k->syms, k->n, addr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || addr >= k->syms[lo - 1].end)
 		return NULL;
 	return &k->syms[lo - 1];
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v)); /* notes are in the host's byte order */
-	return v;
 }
 
 size_t kallsyms_notes_build_id(const void *notes, size_t len, char *out, size_t size)
@@ -300,10 +231,12 @@ size_t kallsyms_notes_build_id(const void *notes, size_t len, char *out, size_t 
 
 	if (size)
 		out[0] = '\0';
-	/* Elf{32,64}_Nhdr: namesz, descsz, type; name and desc 4-aligned. */
+	/* Elf{32,64}_Nhdr: namesz, descsz, type; name and desc 4-aligned.  In
+	 * the kernel's byte order: little-endian on x86-64, where collector
+	 * runs. */
 	while (len - off >= 12) {
-		uint32_t namesz = get_u32(p + off), descsz = get_u32(p + off + 4);
-		uint32_t type = get_u32(p + off + 8);
+		uint32_t namesz = le32_get(p + off), descsz = le32_get(p + off + 4);
+		uint32_t type = le32_get(p + off + 8);
 		size_t name_off = off + 12;
 		size_t name_span = ((size_t)namesz + 3) & ~(size_t)3;
 		size_t desc_off, desc_span = ((size_t)descsz + 3) & ~(size_t)3;
@@ -334,7 +267,7 @@ size_t kallsyms_read_build_id(const char *path, char *out, size_t size)
 
 	if (size)
 		out[0] = '\0';
-	if (read_whole_file(path, &buf, &len))
+	if (proc_read_all(path, MAX_FILE_SIZE, &buf, &len))
 		return 0;
 	n = kallsyms_notes_build_id(buf, len, out, size);
 	free(buf);

@@ -276,7 +276,7 @@ static int check_homonym(struct writer *w, struct proc_ctx *pc, struct homonyms 
 
 	k.name = function_name(m, (uint32_t)g);
 	k.where = (uint64_t)m->functions.items[g].image << 32 | home_file(pc, g);
-	k.hash = hash_mix2(k.where, hash_bytes(k.name, strlen(k.name)));
+	k.hash = hash_bytes(k.where, k.name, strlen(k.name));
 	e = homonyms_upsert(first, &k, &fresh);
 	if (!e)
 		return -ENOMEM;

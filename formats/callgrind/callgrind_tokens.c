@@ -195,7 +195,7 @@ int cg_costs(struct parser *ps, struct cursor *c)
 static int intern_name(struct parser *ps, const char *s, size_t n, uint32_t *id)
 {
 	struct callgrind_profile *p = ps->p;
-	struct name_key k = { s, n, hash_bytes(s, n), p->names };
+	struct name_key k = { s, n, hash_bytes(0, s, n), p->names };
 	struct name_entry *e;
 	char *copy;
 

@@ -37,13 +37,13 @@
 
 static uint64_t node_hash(const struct hk_node *n)
 {
-	uint64_t h = hash_mix2(n->parent,
-			       (uint64_t)n->kind << 16 | (uint64_t)n->relation << 8 | n->entry);
+	uint64_t h = hash_word(0, n->parent);
 
-	h = hash_mix2(h, n->function);
-	h = hash_mix2(h, (uint64_t)n->file << 32 | n->line);
-	h = hash_mix2(h, n->image);
-	return hash_mix2(h, n->addr);
+	h = hash_word(h, (uint64_t)n->kind << 16 | (uint64_t)n->relation << 8 | n->entry);
+	h = hash_word(h, n->function);
+	h = hash_word(h, (uint64_t)n->file << 32 | n->line);
+	h = hash_word(h, n->image);
+	return hash_finish(hash_word(h, n->addr));
 }
 
 /* The index again after hk_tree_build() dropped it (a context needed

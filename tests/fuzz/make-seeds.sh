@@ -19,7 +19,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 for h in dcpi sampler callgrind xray hpctoolkit-meta hpctoolkit-profile hpctoolkit-cct \
-	 hpctoolkit-trace elf procmaps; do
+	 hpctoolkit-trace elf procmaps pprof folded flamegraph speedscope; do
 	rm -rf "${C:?}/$h"
 	mkdir -p "$C/$h"
 done
@@ -42,6 +42,24 @@ for r in a b; do
 	done
 done
 cp "$TMP"/x/xray/*.xray "$C/xray/collector-v1.xray"
+
+# the stack-shaped formats: a short run, the pprof protobuf also unzipped
+# (mutations then reach protobuf-c without inflate), the flame graph page's
+# data element alone (the reader skips the rest), a traced timeline by hand
+./collector -q -F 199 -f pprof,folded,flamegraph,speedscope -o "$TMP/s" -- \
+	build/workloads/split 0.2 2 >/dev/null
+cp "$TMP/s/profile.pb.gz" "$C/pprof/split.pb.gz"
+gzip -dc "$TMP/s/profile.pb.gz" >"$C/pprof/split.pb"
+cp "$TMP/s/collector.folded" "$C/folded/split.folded"
+cp "$TMP/s/speedscope.json" "$C/speedscope/split.json"
+sed -n '/<script type="application\/json" id="flamegraph-data">/,/<\/script>/p' \
+	"$TMP/s/flamegraph.html" >"$C/flamegraph/split.html"
+printf '%s\n' '{"$schema":"https://www.speedscope.app/file-format-schema.json","name":"t",'\
+'"exporter":"collector","activeProfileIndex":0,"profiles":[{"type":"evented",'\
+'"name":"w 1/2: traced calls","unit":"nanoseconds","startValue":1000,"endValue":7000,'\
+'"events":[{"type":"O","frame":0,"at":1000},{"type":"O","frame":1,"at":2000},'\
+'{"type":"C","frame":1,"at":3000},{"type":"C","frame":0,"at":5000}]}],"shared":{"frames":'\
+'[{"name":"f","file":"/src/a.c","line":3},{"name":"g"}]}}' >"$C/speedscope/evented.json"
 cp "$TMP"/x/xray/*.map.elf "$C/elf/xray-map.elf"
 
 # files the formats' own tools wrote

@@ -29,9 +29,64 @@ share() {
 	' "$1"
 }
 
+# samples_of SUMMARY_FILE self|total FUNCTION: its samples, or empty.  The
+# summary lists the top 20 only: read from it only functions that cannot
+# miss the list (not one of many of about equal share, whose order is
+# decided by ties); every function's share is in Callgrind (annotate below).
+samples_of() {
+	awk -v which="$2" -v fn="$3" '
+		/^Top functions by self/ { mode = "self"; next }
+		/^Top functions by total/ { mode = "total"; next }
+		mode == which && $3 == fn { print $2; exit }
+	' "$1"
+}
+
+# percent_of A B: 100 * A / (A + B), or empty when either is missing.
+# hot_function's share of hot_function + cold_function is what split's 3:1
+# work means: on this VM up to a fifth of a run's samples may land in the
+# kernel (the return from a reschedule IPI, pvm_irq_enable) with the
+# interrupted user stack under them, which lowers every share of the total.
+percent_of() {
+	[ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (a + b > 0) print 100 * a / (a + b) }'
+}
+
+# annotate CALLGRIND_FILE OUT [OPTION...]: callgrind_annotate's report with
+# every function in it (--threshold=100: by default it stops once 99% of
+# the cost is listed, so which of many functions of equal inclusive cost are
+# listed would depend on how they tie)
+annotate() {
+	cg_file=$1 cg_out=$2
+	shift 2
+	callgrind_annotate --threshold=100 "$@" "$cg_file" >"$cg_out" 2>&1
+}
+
+# annotated_share OUT FUNCTION: its percentage (first event) in an annotate
+# report, or empty; annotated_count OUT FUNCTION: its count
+annotated_share() {
+	awk -v fn=":$2 " '{ line = $0 " " } index(line, fn) && $1 != "." {
+		sub(/^ *[0-9,]* \(/, ""); sub(/%\).*/, ""); print; exit }' "$1"
+}
+annotated_count() {
+	awk -v fn=":$2 " '{ line = $0 " " } index(line, fn) && $1 != "." {
+		gsub(",", "", $1); print $1; exit }' "$1"
+}
+
 # within VALUE LOW HIGH: true when LOW <= VALUE <= HIGH (decimals allowed)
 within() {
 	[ -n "$1" ] && awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
+}
+
+# wait_sampling PID: waits (30 s at most) until collector PID samples: its
+# perf events, opened when sampling starts, are among its files.  A test
+# that needs samples waits for this rather than for a fixed time, which a
+# loaded machine (or the sanitizer build) may take just to load and start.
+wait_sampling() {
+	for _ in $(seq 1 300); do
+		ls -l /proc/"$1"/fd 2>/dev/null | grep -q 'perf_event' && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
 }
 
 expect_exit() {

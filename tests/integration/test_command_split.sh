@@ -6,10 +6,14 @@ need_root
 	{ cat "$TMP/err"; fail "collector exited $?"; }
 cat "$TMP/summary"
 
-hot=$(share "$TMP/summary" self hot_function)
-cold=$(share "$TMP/summary" self cold_function)
-within "$hot" 65 85 || fail "hot_function self share '$hot' is not 75 +- 10"
-within "$cold" 15 35 || fail "cold_function self share '$cold' is not 25 +- 10"
+# the split of the work between hot_function and cold_function (of all
+# samples they may have less: see percent_of in lib.sh)
+hot=$(samples_of "$TMP/summary" self hot_function)
+cold=$(samples_of "$TMP/summary" self cold_function)
+pct=$(percent_of "$hot" "$cold")
+within "$pct" 65 85 || fail "hot_function has '$pct'% of hot + cold self samples, not 75 +- 10"
+pct=$(percent_of "$cold" "$hot")
+within "$pct" 15 35 || fail "cold_function has '$pct'% of hot + cold self samples, not 25 +- 10"
 
 # the chain main -> run -> chain_a -> chain_b -> chain_c -> hot_function:
 # every caller's total share covers its callee's

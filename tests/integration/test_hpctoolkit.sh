@@ -12,18 +12,25 @@ for layout in released draft; do
 	done
 	"$COLLECTOR" dump "$db" >"$TMP/dump-$layout" || fail "$layout: collector dump failed"
 	grep -q "meta.db ($layout layout)" "$TMP/dump-$layout" || fail "$layout: not read as $layout"
-	# the context ids of the two workers' function contexts
-	ctx_a=$(sed -n 's/^ *#\([0-9]*\) -call-> \[function\] work_a\( .*\)\{0,1\}$/\1/p' "$TMP/dump-$layout" | head -n 1)
-	ctx_b=$(sed -n 's/^ *#\([0-9]*\) -call-> \[function\] work_b\( .*\)\{0,1\}$/\1/p' "$TMP/dump-$layout" | head -n 1)
+	# the context ids of the two workers' function contexts: every one (a
+	# sample whose stack was cut short puts a worker in a second context,
+	# and which of the two is listed first is luck)
+	ctx_a=$(sed -n 's/^ *#\([0-9]*\) -call-> \[function\] work_a\( .*\)\{0,1\}$/\1/p' "$TMP/dump-$layout" | tr '\n' ' ')
+	ctx_b=$(sed -n 's/^ *#\([0-9]*\) -call-> \[function\] work_b\( .*\)\{0,1\}$/\1/p' "$TMP/dump-$layout" | tr '\n' ' ')
 	[ -n "$ctx_a" ] && [ -n "$ctx_b" ] || fail "$layout: no function contexts for work_a/work_b"
-	# execution (inclusive) seconds of a context in each thread profile
+	# execution (inclusive) seconds in each thread profile: of the root, and
+	# of every context of each worker (they hold disjoint samples: work_a and
+	# work_b are not recursive)
 	awk -v a="$ctx_a" -v b="$ctx_b" '
+		BEGIN { na = split(a, la, " "); for (i = 1; i <= na; i++) is_a["#" la[i] ":"] = 1
+			nb = split(b, lb, " "); for (i = 1; i <= nb; i++) is_b["#" lb[i] ":"] = 1 }
+		function m3(   i, v) { for (i = 3; i <= NF; i++) if ($i ~ /^m3=/) { v = $i; sub("m3=", "", v); return v } return "" }
 		/^  profile [1-9][0-9]* / { p = $2 }
 		/^  profile 0 / { p = "" }
 		/^  trace/ { p = "" }
-		p != "" && $1 == "ctx" && $2 == "#0:" { for (i = 3; i <= NF; i++) if ($i ~ /^m3=/) { sub("m3=", "", $i); root[p] = $i } }
-		p != "" && $1 == "ctx" && $2 == "#" a ":" { for (i = 3; i <= NF; i++) if ($i ~ /^m3=/) { sub("m3=", "", $i); wa[p] = $i } }
-		p != "" && $1 == "ctx" && $2 == "#" b ":" { for (i = 3; i <= NF; i++) if ($i ~ /^m3=/) { sub("m3=", "", $i); wb[p] = $i } }
+		p != "" && $1 == "ctx" && $2 == "#0:" && m3() != "" { root[p] = m3() }
+		p != "" && $1 == "ctx" && ($2 in is_a) { wa[p] += m3() }
+		p != "" && $1 == "ctx" && ($2 in is_b) { wb[p] += m3() }
 		END { for (p in root) printf "%s %s %s %s\n", p, root[p], wa[p] + 0, wb[p] + 0 }
 	' "$TMP/dump-$layout" | sort -k2 -n >"$TMP/threads-$layout"
 	cat "$TMP/threads-$layout"

@@ -12,7 +12,8 @@ check_out() {
 for sig in INT TERM; do
 	"$COLLECTOR" -o "$TMP/$sig" -- "$WL/split" 30 >"$TMP/summary" 2>"$TMP/err" &
 	pid=$!
-	sleep 1.5
+	wait_sampling $pid || { cat "$TMP/err"; fail "SIG$sig: the collector did not start sampling"; }
+	sleep 1
 	kill -$sig $pid
 	wait $pid
 	rc=$?
@@ -50,6 +51,7 @@ pkill -f "$WL/split 2"
 target=$!
 "$COLLECTOR" -p $target -o "$TMP/killed" >"$TMP/summary" 2>"$TMP/err" &
 pid=$!
+wait_sampling $pid || { kill -KILL $target; cat "$TMP/err"; fail "target killed: the collector did not start sampling"; }
 sleep 1
 kill -KILL $target
 wait $pid

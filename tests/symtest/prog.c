@@ -2,7 +2,7 @@
 /*
  * Test program for the symbolizer unit tests: built as PIE, non-PIE and
  * stripped variants by mk/symtest.mk and read, never run, by
- * tests/unit/test_symbolize.c.  Lines that the test checks carry a
+ * tests/unit/test_symbolize*.c.  Lines that the test checks carry a
  * "MARK:name" comment; it finds them by searching this file, so keep each
  * marker unique.  The asm labels symtest_mark_* give the test the address
  * of a marked line.

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -62,21 +63,95 @@ static void test_many_locations(void **state)
 	model_free(&m);
 }
 
+/* Files, functions and stacks past many growths of their indexes: every
+ * one found again, none taken for another. */
+static void test_many_interned(void **state)
+{
+	struct model m;
+	struct model_image tmpl = { .path = "/bin/x" };
+	uint32_t img, frames[3];
+	char name[32];
+
+	(void)state;
+	model_init(&m);
+	img = model_add_image(&m, &tmpl);
+	/* the first pass makes them, the second finds them again */
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < 20000; i++) {
+			snprintf(name, sizeof(name), "f%u", i);
+			assert_int_equal(model_intern_file(&m, name), i);
+			assert_int_equal(model_intern_function(&m, img, name, i, 0, MODEL_NONE, 0), i);
+			frames[0] = i;
+			frames[1] = i / 7;
+			frames[2] = 0;
+			assert_int_equal(model_intern_stack(&m, frames, 1 + i % 3, i % 2, false), i);
+		}
+	}
+	assert_int_equal(m.files.len, 20000);
+	assert_int_equal(m.functions.len, 20000);
+	assert_int_equal(m.stacks.len, 20000);
+	/* the same name at another entry is another function */
+	assert_int_equal(model_intern_function(&m, img, "f1", 2, 0, MODEL_NONE, 0), 20000);
+	model_free(&m);
+}
+
 static void test_counters(void **state)
 {
 	struct model m;
 
 	(void)state;
 	model_init(&m);
-	model_count_lost(&m, "ringbuf_full", 3);
-	model_count_lost(&m, "ringbuf_full", 4);
-	model_count_lost(&m, "stack_collision", 1);
-	model_count_stat(&m, "truncated", 9);
-	assert_int_equal(model_counter_value(&m, 1, "ringbuf_full"), 7);
-	assert_int_equal(model_counter_value(&m, 0, "truncated"), 9);
-	assert_int_equal(model_counter_value(&m, 0, "nothing"), 0);
-	assert_int_equal(model_total_lost(&m), 8);
+	assert_int_equal(model_stat_value(&m, MODEL_STAT_TRUNCATED_STACKS), 0);
+	model_lost_add(&m, MODEL_LOST_RB_FULL_SWITCHES, 0);
+	model_lost_add(&m, MODEL_LOST_RB_FULL_SAMPLES, 3);
+	model_lost_add(&m, MODEL_LOST_RB_FULL_SAMPLES, 4);
+	model_stat_add(&m, MODEL_STAT_TRUNCATED_STACKS, 9);
+	model_stat_add(&m, MODEL_STAT_MALFORMED_RECORDS, 1);
+	model_stat_add(&m, MODEL_STAT_TRUNCATED_STACKS, 1);
+	assert_int_equal(model_lost_value(&m, MODEL_LOST_RB_FULL_SAMPLES), 7);
+	assert_int_equal(model_lost_value(&m, MODEL_LOST_RB_FULL_SWITCHES), 0);
+	assert_int_equal(model_lost_value(&m, MODEL_LOST_TRACE_TOO_DEEP), 0);
+	assert_int_equal(model_stat_value(&m, MODEL_STAT_TRUNCATED_STACKS), 10);
+	assert_int_equal(model_stat_value(&m, MODEL_STAT_UNWOUND_SAMPLES), 0);
+	assert_int_equal(model_total_lost(&m), 7);
+	/* what the formats read: names in the order first counted, a counter
+	 * counted 0 included, one never counted absent */
+	assert_int_equal(m.lost.len, 2);
+	assert_string_equal(m.lost.items[0].name, "ring buffer full (switches)");
+	assert_int_equal(m.lost.items[0].value, 0);
+	assert_string_equal(m.lost.items[1].name, "ring buffer full (samples)");
+	assert_int_equal(m.lost.items[1].value, 7);
+	assert_int_equal(m.stats.len, 2);
+	assert_string_equal(m.stats.items[0].name, "truncated_stacks");
+	assert_int_equal(m.stats.items[0].value, 10);
+	assert_string_equal(m.stats.items[1].name, "malformed_records");
+	/* a cause counted by name (a model built by hand) is the same counter */
+	model_count_lost(&m, "per-function map full", 2);
+	model_count_lost(&m, "cause of a test", 5);
+	model_lost_add(&m, MODEL_LOST_TRACE_STATS_FULL, 1);
+	assert_int_equal(model_lost_value(&m, MODEL_LOST_TRACE_STATS_FULL), 3);
+	assert_int_equal(m.lost.len, 4);
+	assert_int_equal(model_total_lost(&m), 15);
 	model_free(&m);
+}
+
+/* Every counter has a name of its own. */
+static void test_counter_names(void **state)
+{
+	(void)state;
+	for (int i = 0; i < MODEL_LOST_COUNT; i++) {
+		assert_true(model_lost_name(i)[0] != '\0');
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(model_lost_name(i), model_lost_name(j));
+	}
+	for (int i = 0; i < MODEL_STAT_COUNT; i++) {
+		assert_true(model_stat_name(i)[0] != '\0');
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(model_stat_name(i), model_stat_name(j));
+	}
+	assert_string_equal(model_stat_name(MODEL_STAT_UNWOUND_SAMPLES), "unwound_samples");
+	assert_string_equal(model_lost_name(MODEL_LOST_SPILL_UNREAD),
+			    "events not read back from the spill file");
 }
 
 static void test_sort_is_stable(void **state)
@@ -208,7 +283,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intern_dedupes),
 		cmocka_unit_test(test_many_locations),
+		cmocka_unit_test(test_many_interned),
 		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_counter_names),
 		cmocka_unit_test(test_sort_is_stable),
 		cmocka_unit_test(test_trace_args),
 		cmocka_unit_test(test_spill_round_trip),

@@ -212,7 +212,7 @@ static void test_user_frames_resolve(void **state)
 	assert_string_equal(frame_name(f, s, 2), "tt_outer");
 	/* tt_outer is no thread's start: the walk stopped early */
 	assert_true(s->truncated);
-	assert_int_equal(model_counter_value(&f->m, 0, "truncated_stacks"), 1);
+	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_TRUNCATED_STACKS), 1);
 }
 
 static void test_identical_stacks_shared(void **state)
@@ -250,7 +250,7 @@ static void test_thread_root_completes(void **state)
 	s = last_stack(f);
 	assert_int_equal(s->n_frames, 3);
 	assert_false(s->truncated);
-	assert_int_equal(model_counter_value(&f->m, 0, "truncated_stacks"), 0);
+	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_TRUNCATED_STACKS), 0);
 }
 
 static void test_kernel_frames_first(void **state)
@@ -308,7 +308,7 @@ static void test_short_record_rejected(void **state)
 	/* n_user says 3 frames, the record holds 2 and a half */
 	feed_sample(f, NULL, 0, user, 3, 4);
 	assert_int_equal(f->m.samples.len, 0);
-	assert_int_equal(model_counter_value(&f->m, 0, "malformed_records"), 1);
+	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_MALFORMED_RECORDS), 1);
 }
 
 int main(void)

@@ -25,11 +25,17 @@ __attribute__((noinline)) void main_cold_function(unsigned long n)
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 1.5;
+	unsigned long r = 0, len;
 	struct timespec ts;
 
 	do {
-		lib_hot_function(400000);
-		main_cold_function(100000);
+		/* each round has its own length (0.5 to 1.5 times the mean): rounds
+		 * of one length keep one phase against the sampling period, and
+		 * the samples fall in long runs in one function, then the other */
+		r = r * 6364136223846793005UL + 1442695040888963407UL;
+		len = 50000 + (r >> 33) % 100001;
+		lib_hot_function(4 * len);
+		main_cold_function(len);
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	} while (ts.tv_sec + ts.tv_nsec / 1e9 < seconds);
 	printf("pie_lib: done\n");

@@ -34,14 +34,23 @@ NOINLINE void keep(unsigned long x)
 		__asm__ volatile("" ::: "memory"); /* no tail call */          \
 	} while (0)
 
+/*
+ * Each round of run()'s loop has its own length, 0.5 to 1.5 times the mean
+ * (cold_function spins round_len times, hot_function three times that):
+ * rounds of one length, about half the sampling period at 999 Hz, keep one
+ * phase against it, so that the samples fall in runs of a hundred in one
+ * function and then the other, and a run's split strays far from 3:1.
+ */
+static __thread unsigned long round_len = 100000;
+
 NOINLINE void hot_function(void)
 {
-	SPIN(300000);
+	SPIN(3 * round_len);
 }
 
 NOINLINE void cold_function(void)
 {
-	SPIN(100000);
+	SPIN(round_len);
 }
 
 NOINLINE void chain_c(void)
@@ -80,8 +89,11 @@ static double seconds = 2.0;
 
 NOINLINE void *run(void *arg)
 {
-	(void)arg;
+	unsigned long r = (unsigned long)arg;
+
 	while (thread_cpu_seconds() < seconds) {
+		r = r * 6364136223846793005UL + 1442695040888963407UL;
+		round_len = 50000 + (r >> 33) % 100001;
 		chain_a();
 		cold_path();
 	}
@@ -100,7 +112,7 @@ int main(int argc, char **argv)
 	if (threads < 1 || threads > 64)
 		threads = 1;
 	for (int i = 1; i < threads; i++)
-		pthread_create(&tid[i], NULL, run, NULL);
+		pthread_create(&tid[i], NULL, run, (void *)(unsigned long)i);
 	run(NULL);
 	for (int i = 1; i < threads; i++)
 		pthread_join(tid[i], NULL);

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracker's own parts, shared by its files and by no one else:
+ *
+ *   tracker.c          life cycle, record dispatch (malformed records,
+ *                      records to leave out), switches, traced calls
+ *   tracker_tasks.c    processes, threads and their mappings (from fork,
+ *                      exec and exit records, and from /proc), and the
+ *                      mappings handed to the unwinder
+ *   tracker_stacks.c   samples: their user and kernel stacks into model
+ *                      stacks, through caches keyed by the raw frames
+ *   tracker_cputime.c  the targets' CPU time over the window
+ *
+ * Every record carries its own stacks; nothing here knows libbpf.
+ */
+#ifndef COLLECTOR_TRACKER_INTERNAL_H
+#define COLLECTOR_TRACKER_INTERNAL_H
+
+#include "bpf/collector.h"
+#include "decode/tracker.h"
+#include "lib/idmap.h"
+#include "lib/stackcache.h"
+#include "symbols/unwind.h"
+
+/* A resolved part of a stack (user or kernel), shared through the caches. */
+struct stack_part {
+	uint32_t first;      /* index in tracker.pool */
+	uint32_t n;
+	bool truncated;
+};
+
+struct proc_state {
+	uint64_t maps_read_ktime;
+	bool alive;
+	/* --call-graph dwarf: the mappings as the unwinder sees them */
+	uint64_t maps_version;
+	struct unwind_mapping *umaps;
+	size_t n_umaps;
+};
+
+struct thread_state {
+	uint64_t first_cputime;
+	bool first_known;
+	bool last_read;    /* final CPU time read at the end of the window */
+};
+
+struct tracker {
+	struct model *m;
+	struct symbolizer *sym;
+
+	struct idmap pid_to_process;    /* tgid -> current model process */
+	struct idmap tid_to_thread;     /* tid -> current model thread */
+	struct stackcache part_cache;   /* (process or KERNEL_DOMAIN, raw frames) -> part */
+	struct idmap stack_cache;       /* (user part << 32 | kernel part) -> model stack */
+	MODEL_VEC(struct stack_part) parts;
+	MODEL_VEC(uint32_t) pool;
+	MODEL_VEC(struct proc_state) procs;     /* by model process id */
+	MODEL_VEC(struct thread_state) threads; /* by model thread id */
+	uint32_t unknown_image;
+	uint32_t empty_part;            /* the part of samples with no user stack */
+	pid_t awaiting_exec;            /* launched, not exec'd yet */
+	uint64_t exec_allowed_ktime;    /* when it was let go */
+	pid_t ignored_tgid;             /* the collector itself */
+	struct unwinder *unwinder;      /* --call-graph dwarf, else NULL */
+	uint64_t maps_version;          /* bumped whenever mappings change */
+	uint64_t unwind_ns, unwinds;    /* time spent unwinding */
+	uint64_t stack_record_bytes;    /* ring bytes of stack-copy samples */
+	uint64_t samples;
+	uint64_t last_task_ktime;       /* last fork, exec or new process */
+	size_t live;
+};
+
+static inline uint64_t trk_epoch_of(const struct tracker *t, uint64_t ktime)
+{
+	return ktime + t->m->run.ktime_to_epoch_ns;
+}
+
+/* tracker_tasks.c */
+/* The model thread of a record's (tgid, tid), described from /proc (with
+ * its process) when first met. */
+uint32_t trk_thread(struct tracker *t, pid_t tgid, pid_t tid, uint64_t ktime);
+/* Reads the process's mappings (again) at ktime: new executable mappings
+ * go into the model, and to the unwinder when there is one. */
+void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime);
+void trk_handle_fork(struct tracker *t, const struct collector_task_event *e);
+void trk_handle_exec(struct tracker *t, const struct collector_task_event *e);
+void trk_handle_exit(struct tracker *t, const struct collector_task_event *e);
+/* Frees what the tracker keeps of a process (its unwinder mappings). */
+void trk_free_proc_state(struct proc_state *ps);
+
+/* tracker_stacks.c */
+/* A frame-pointer sample: the user frames follow the kernel ones. */
+void trk_handle_sample(struct tracker *t, const struct collector_sample_event *e);
+/* --call-graph dwarf: a sample with registers and a copy of the stack. */
+void trk_handle_stack_sample(struct tracker *t, const struct collector_stack_sample_event *se);
+
+#endif /* COLLECTOR_TRACKER_INTERNAL_H */

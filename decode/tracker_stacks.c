@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Samples into the model: each sample's user stack (walked by the kernel
+ * through frame pointers, or unwound here from a copy of the stack) and
+ * kernel stack become model locations, then one model stack.
+ *
+ * Both parts come from caches keyed by the raw frames (lib/stackcache.h),
+ * and the whole stack from a cache keyed by the two parts, so a stack seen
+ * before costs two fingerprints and three look-ups; only a new part is
+ * resolved, frame by frame, through the symbolizer.
+ */
+#include "decode/tracker_internal.h"
+
+#include <string.h>
+#include <time.h>
+
+/* A mapping is re-read at most this often per process when a sample falls
+ * outside every known mapping (the process may have exited meanwhile). */
+#define MAPS_REREAD_NS 50000000ULL
+
+/* The part cache's domain for kernel stacks (processes are 0, 1, ...), and
+ * the bit that sets a process's unwound-but-truncated stacks apart. */
+#define KERNEL_DOMAIN UINT32_MAX
+#define TRUNCATED_DOMAIN 0x80000000u
+
+/* Functions that start a thread: a user stack that ends in one of them is
+ * complete; any other ending means the walk stopped early. */
+static const char *const stack_roots[] = {
+	"_start", "__libc_start_call_main", "__libc_start_main", "__libc_start_main_impl",
+	"start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
+	"thread_start",
+};
+
+static uint32_t unknown_location(struct tracker *t, uint64_t addr)
+{
+	if (t->unknown_image == MODEL_NONE)
+		t->unknown_image = symbolizer_special_image(t->sym, "[unknown]");
+	return model_intern_location(t->m, t->unknown_image, addr, MODEL_NONE, MODEL_NONE, 0,
+				     NULL, 0);
+}
+
+static uint32_t user_location(struct tracker *t, uint32_t process, uint64_t addr,
+			      uint64_t ktime)
+{
+	const struct model_mapping *mp = model_find_mapping(t->m, process, addr);
+	struct proc_state *ps = &t->procs.items[process];
+	uint32_t loc;
+
+	if (!mp && ps->alive && ktime >= ps->maps_read_ktime + MAPS_REREAD_NS) {
+		trk_load_maps(t, process, ktime); /* a new mmap, dlopen */
+		mp = model_find_mapping(t->m, process, addr);
+	}
+	if (!mp) {
+		model_stat_add(t->m, MODEL_STAT_FRAMES_WITHOUT_MAPPING, 1);
+		return unknown_location(t, addr);
+	}
+	loc = model_find_location(t->m, mp->image, addr - mp->bias);
+	if (loc != MODEL_NONE)
+		return loc;
+	return symbolizer_location(t->sym, mp->image, addr - mp->bias);
+}
+
+static bool is_root(const struct model *m, uint32_t loc)
+{
+	const char *name = model_location_name(m, loc);
+
+	if (!name)
+		return false;
+	for (size_t i = 0; i < sizeof(stack_roots) / sizeof(stack_roots[0]); i++)
+		if (strcmp(name, stack_roots[i]) == 0)
+			return true;
+	return false;
+}
+
+static uint32_t add_part(struct tracker *t, const uint32_t *locs, uint32_t n, bool truncated)
+{
+	struct stack_part *p = MODEL_VEC_PUSH(t->parts);
+
+	p->first = t->pool.len;
+	p->n = n;
+	p->truncated = truncated;
+	for (uint32_t i = 0; i < n; i++)
+		*MODEL_VEC_PUSH(t->pool) = locs[i];
+	return t->parts.len - 1;
+}
+
+/* Frames up to the first zero address: a walk ends where a frame's
+ * return address is 0 (the outermost frame of some threads). */
+static uint32_t walked_frames(const uint64_t *ips, uint32_t n)
+{
+	uint32_t i;
+
+	if (n > COLLECTOR_MAX_STACK_DEPTH)
+		n = COLLECTOR_MAX_STACK_DEPTH;
+	for (i = 0; i < n && ips[i]; i++)
+		;
+	return i;
+}
+
+/* How a user stack's completeness is known. */
+enum walk_end {
+	WALK_END_BY_ROOT = -1,  /* frame pointers: complete if it ends in a thread's start */
+	WALK_END_TRUNCATED = 0, /* the unwinder stopped early */
+	WALK_END_COMPLETE = 1,  /* the CFI says the outermost frame has no caller */
+};
+
+/* Caller frames are return addresses: resolve them at address - 1, the
+ * call instruction, or every call site lands on the next statement. */
+static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *ips, uint32_t n,
+			  uint64_t user_ip, uint64_t ktime, enum walk_end end)
+{
+	uint32_t locs[COLLECTOR_MAX_STACK_DEPTH];
+	struct stackcache_key key;
+	uint32_t part;
+	bool truncated;
+
+	n = walked_frames(ips, n);
+	if (!n && !user_ip) {
+		/* no user stack at all (a kernel thread): one shared part */
+		if (t->empty_part == UINT32_MAX)
+			t->empty_part = add_part(t, NULL, 0, false);
+		return t->empty_part;
+	}
+	if (!n) {
+		/* no walk: only the PC is known, a stack of one frame */
+		ips = &user_ip;
+		n = 1;
+	}
+	/* the same frames found complete and truncated are two parts */
+	key = stackcache_key(end == WALK_END_TRUNCATED ? process | TRUNCATED_DOMAIN : process, ips, n);
+	part = stackcache_get(&t->part_cache, &key);
+	if (part != UINT32_MAX)
+		return part;
+	for (uint32_t i = 0; i < n; i++)
+		locs[i] = user_location(t, process, i ? ips[i] - 1 : ips[i], ktime);
+	if (end == WALK_END_BY_ROOT)
+		truncated = n >= COLLECTOR_MAX_STACK_DEPTH || !is_root(t->m, locs[n - 1]);
+	else
+		truncated = end == WALK_END_TRUNCATED;
+	part = add_part(t, locs, n, truncated);
+	stackcache_put(&t->part_cache, &key, part);
+	return part;
+}
+
+static uint32_t kernel_part(struct tracker *t, const uint64_t *ips, uint32_t n, uint64_t ip)
+{
+	uint32_t locs[COLLECTOR_MAX_STACK_DEPTH];
+	struct stackcache_key key;
+	uint32_t kimg, part;
+
+	n = walked_frames(ips, n);
+	if (!n) {
+		ips = &ip; /* the walk failed: only the sampled instruction */
+		n = 1;
+	}
+	key = stackcache_key(KERNEL_DOMAIN, ips, n);
+	part = stackcache_get(&t->part_cache, &key);
+	if (part != UINT32_MAX)
+		return part;
+	kimg = symbolizer_kernel_image(t->sym);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a = i ? ips[i] - 1 : ips[i];
+		uint32_t loc = model_find_location(t->m, kimg, a);
+
+		locs[i] = loc != MODEL_NONE ? loc : symbolizer_location(t->sym, kimg, a);
+	}
+	part = add_part(t, locs, n, false);
+	stackcache_put(&t->part_cache, &key, part);
+	return part;
+}
+
+/* The kernel frames that follow a sample record, of either kind. */
+static const uint64_t *sample_kernel_frames(const struct collector_sample_event *e)
+{
+	if (e->hdr.kind == COLLECTOR_EV_SAMPLE_STACK)
+		return (const uint64_t *)((const struct collector_stack_sample_event *)e + 1);
+	return (const uint64_t *)(e + 1);
+}
+
+static void store_sample(struct tracker *t, const struct collector_sample_event *e,
+			 uint32_t thread, uint32_t stack)
+{
+	struct model_thread *th = &t->m->threads.items[thread];
+	struct model_sample *s;
+
+	if (e->cputime_ns > th->cputime_ns)
+		th->cputime_ns = e->cputime_ns;
+	s = model_add_sample(t->m);
+	s->ktime_ns = e->hdr.ktime_ns;
+	s->time_ns = trk_epoch_of(t, e->hdr.ktime_ns);
+	s->weight_ns = e->period;
+	s->cputime_ns = e->cputime_ns;
+	s->user_pc = e->user_ip;
+	s->process = th->process;
+	s->thread = thread;
+	s->stack = stack;
+	s->cpu = e->hdr.cpu;
+	s->kernel_mode = e->kernel_mode;
+	t->samples++;
+}
+
+/* The sample's whole stack from its user part and the kernel frames that
+ * follow the record (either kind): both parts come from caches keyed by
+ * the raw frames, and the stack they make from a cache keyed by the two
+ * parts, so a stack seen before costs two fingerprints and three look-ups. */
+static void add_sample(struct tracker *t, const struct collector_sample_event *e, uint32_t thread,
+		       uint32_t upart)
+{
+	uint32_t kpart = UINT32_MAX, stack, n = 0, n_kernel = 0;
+	uint32_t locs[2 * COLLECTOR_MAX_STACK_DEPTH];
+	const struct stack_part *up, *kp;
+	uint64_t key;
+
+	if (e->kernel_mode)
+		kpart = kernel_part(t, sample_kernel_frames(e), e->n_kernel, e->ip);
+	up = &t->parts.items[upart];
+	if (up->truncated)
+		model_stat_add(t->m, MODEL_STAT_TRUNCATED_STACKS, 1);
+	key = (uint64_t)upart << 32 | kpart;
+	stack = idmap_get(&t->stack_cache, key);
+	if (stack == UINT32_MAX) {
+		if (kpart != UINT32_MAX) {
+			kp = &t->parts.items[kpart];
+			memcpy(locs, t->pool.items + kp->first, kp->n * sizeof(uint32_t));
+			n = n_kernel = kp->n;
+		}
+		if (up->n) /* an empty pool has no array at all */
+			memcpy(locs + n, t->pool.items + up->first, up->n * sizeof(uint32_t));
+		n += up->n;
+		stack = model_intern_stack(t->m, locs, n, n_kernel, up->truncated);
+		idmap_put(&t->stack_cache, key, stack);
+	}
+	store_sample(t, e, thread, stack);
+}
+
+void trk_handle_sample(struct tracker *t, const struct collector_sample_event *e)
+{
+	uint32_t thread = trk_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
+	uint32_t process = t->m->threads.items[thread].process;
+	const uint64_t *frames = (const uint64_t *)(e + 1);
+
+	add_sample(t, e, thread,
+		   user_part(t, process, frames + e->n_kernel, e->n_user, e->user_ip,
+			     e->hdr.ktime_ns, WALK_END_BY_ROOT));
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* --call-graph dwarf: unwind the user stack from the registers and the
+ * stack copy with the CFI of the mapped images. */
+void trk_handle_stack_sample(struct tracker *t, const struct collector_stack_sample_event *se)
+{
+	const struct collector_sample_event *e = &se->sample;
+	uint32_t thread = trk_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
+	uint32_t process = t->m->threads.items[thread].process;
+	struct proc_state *ps = &t->procs.items[process];
+	uint64_t ips[COLLECTOR_MAX_STACK_DEPTH];
+	struct unwind_regs regs = {
+		.ip = se->regs.ip, .sp = se->regs.sp, .bp = se->regs.bp, .bx = se->regs.bx,
+		.r12 = se->regs.r12, .r13 = se->regs.r13, .r14 = se->regs.r14, .r15 = se->regs.r15,
+	};
+	bool complete = false;
+	uint64_t t0;
+	int n;
+
+	t->stack_record_bytes += sizeof(*se) + se->stack_len;
+	if (!regs.ip) { /* a kernel thread */
+		add_sample(t, e, thread, user_part(t, process, ips, 0, 0, e->hdr.ktime_ns,
+						   WALK_END_TRUNCATED));
+		return;
+	}
+	if (!t->unwinder) {
+		add_sample(t, e, thread, user_part(t, process, ips, 0, regs.ip, e->hdr.ktime_ns,
+						   WALK_END_TRUNCATED));
+		return;
+	}
+	t0 = now_ns();
+	n = unwinder_unwind(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
+			    ps->umaps, ps->n_umaps, &regs,
+			    (const uint8_t *)(se + 1) + e->n_kernel * sizeof(uint64_t), se->stack_len,
+			    ips, COLLECTOR_MAX_STACK_DEPTH, &complete);
+	t->unwind_ns += now_ns() - t0;
+	t->unwinds++;
+	if (n <= 0) {
+		ips[0] = regs.ip;
+		n = 1;
+		complete = false;
+	}
+	/* the unwound frames are interned like frame-pointer ones: a stack
+	 * seen before is not resolved again */
+	add_sample(t, e, thread, user_part(t, process, ips, n, regs.ip, e->hdr.ktime_ns,
+					   complete ? WALK_END_COMPLETE : WALK_END_TRUNCATED));
+}

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Processes, threads and their mappings, as the records tell them (fork,
+ * exec, exit) and as /proc describes those first met through a record or
+ * named by -p.  With --call-graph dwarf the unwinder gets every process's
+ * mappings as soon as they are read, while /proc/PID/map_files exists.
+ */
+#include "decode/tracker_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/proc.h"
+#include "lib/procmaps.h"
+
+/* The parent of a process, 0 when unknown. */
+static pid_t read_ppid(pid_t pid)
+{
+	struct proc_stat st;
+
+	return proc_stat(pid, &st) == 0 ? st.ppid : 0;
+}
+
+/* ---- mappings ----------------------------------------------------------- */
+
+static void free_unwind_maps(struct proc_state *ps)
+{
+	for (size_t i = 0; i < ps->n_umaps; i++)
+		free((char *)ps->umaps[i].path);
+	free(ps->umaps);
+	ps->umaps = NULL;
+	ps->n_umaps = 0;
+}
+
+/* Hands the process's mappings to the unwinder, which opens every image
+ * now, while /proc/PID/map_files still exists. */
+static void prepare_unwinding(struct tracker *t, uint32_t process)
+{
+	struct proc_state *ps = &t->procs.items[process];
+
+	ps->maps_version = ++t->maps_version;
+	if (unwinder_prepare(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
+			     ps->umaps, ps->n_umaps) != 0)
+		model_stat_add(t->m, MODEL_STAT_UNWINDER_PREPARE_FAILED, 1);
+}
+
+/* Empties the process's unwinder mappings and makes room for n; false
+ * without memory (its samples are then unwound without mappings). */
+static bool reset_unwind_maps(struct proc_state *ps, size_t n)
+{
+	free_unwind_maps(ps);
+	ps->umaps = calloc(n ? n : 1, sizeof(*ps->umaps));
+	return ps->umaps != NULL;
+}
+
+static void add_unwind_map(struct proc_state *ps, uint64_t start, uint64_t end, uint64_t pgoff,
+			   const char *path)
+{
+	struct unwind_mapping *u = &ps->umaps[ps->n_umaps];
+
+	u->start = start;
+	u->end = end;
+	u->pgoff = pgoff;
+	u->path = strdup(path);
+	if (u->path)
+		ps->n_umaps++;
+}
+
+static void set_unwind_maps(struct tracker *t, uint32_t process, const struct procmaps *maps)
+{
+	struct proc_state *ps = &t->procs.items[process];
+	pid_t pid = t->m->processes.items[process].pid;
+	char path[4200];
+
+	if (!reset_unwind_maps(ps, maps->n))
+		return;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct procmap_entry *e = &maps->entries[i];
+
+		if (procmap_is_file(e)) {
+			if (procmaps_open_path(pid, e, path, sizeof(path)) != 0)
+				continue;
+		} else if (strcmp(e->path, "[vdso]") == 0) {
+			snprintf(path, sizeof(path), "[vdso]");
+		} else {
+			continue;
+		}
+		add_unwind_map(ps, e->start, e->end, e->pgoff, path);
+	}
+	prepare_unwinding(t, process);
+}
+
+/* A forked child maps what its parent maps, through its own map_files. */
+static void copy_unwind_maps(struct tracker *t, uint32_t parent, uint32_t child)
+{
+	struct proc_state *pp = &t->procs.items[parent], *cp = &t->procs.items[child];
+	pid_t pid = t->m->processes.items[child].pid;
+	char path[128];
+
+	if (!reset_unwind_maps(cp, pp->n_umaps))
+		return;
+	for (size_t i = 0; i < pp->n_umaps; i++) {
+		const struct unwind_mapping *u = &pp->umaps[i];
+		const char *p = u->path;
+
+		if (strstr(u->path, "/map_files/") &&
+		    procmaps_map_files_path(pid, u->start, u->end, path, sizeof(path)) == 0)
+			p = path;
+		add_unwind_map(cp, u->start, u->end, u->pgoff, p);
+	}
+	prepare_unwinding(t, child);
+}
+
+void trk_free_proc_state(struct proc_state *ps)
+{
+	free_unwind_maps(ps);
+}
+
+void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
+{
+	struct model_process *p = &t->m->processes.items[process];
+	pid_t pid = p->pid;
+	struct procmaps maps;
+	size_t i;
+
+	t->procs.items[process].maps_read_ktime = now_ktime;
+	if (procmaps_read(pid, &maps) != 0) {
+		model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
+		return;
+	}
+	for (i = 0; i < maps.n; i++) {
+		const struct procmap_entry *e = &maps.entries[i];
+		struct model_mapping mm = { 0 };
+		char open_path[4200];
+		const struct model_mapping *known;
+
+		if (!e->exec)
+			continue;
+		/* already known, unchanged: keep the older record */
+		known = model_find_mapping(t->m, process, e->start);
+		if (known && known->start == e->start && known->end == e->end &&
+		    known->pgoff == e->pgoff)
+			continue;
+		mm.start = e->start;
+		mm.end = e->end;
+		mm.pgoff = e->pgoff;
+		mm.exec = true;
+		mm.since_ns = trk_epoch_of(t, now_ktime);
+		if (procmap_is_file(e)) {
+			procmaps_open_path(pid, e, open_path, sizeof(open_path));
+			mm.image = symbolizer_image(t->sym, e->path, open_path, procmap_dev(e),
+						    e->inode);
+			mm.bias = symbolizer_bias(t->sym, mm.image, e->start, e->pgoff);
+		} else {
+			/* [vdso], JIT code: addresses relative to the mapping */
+			mm.image = symbolizer_special_image(t->sym, e->path[0] ? e->path
+									      : "[anon:exec]");
+			mm.bias = e->start;
+		}
+		model_add_mapping(t->m, process, &mm);
+		if (p->exe && e->path[0] && strcmp(e->path, p->exe) == 0 &&
+		    p->exe_image == MODEL_NONE)
+			p->exe_image = mm.image;
+		p = &t->m->processes.items[process];
+	}
+	if (t->unwinder)
+		set_unwind_maps(t, process, &maps);
+	procmaps_free(&maps);
+}
+
+/* ---- processes and threads ---------------------------------------------- */
+
+static uint32_t new_process(struct tracker *t, pid_t pid, pid_t ppid, uint32_t generation,
+			    const char *comm, const char *cmdline, const char *exe,
+			    uint64_t ktime)
+{
+	uint32_t id = model_add_process(t->m, pid, ppid, generation, comm, cmdline, exe);
+	struct proc_state *ps = MODEL_VEC_PUSH(t->procs);
+
+	ps->alive = true;
+	t->m->processes.items[id].start_ns = trk_epoch_of(t, ktime);
+	idmap_put(&t->pid_to_process, pid, id);
+	t->live++;
+	return id;
+}
+
+/* A process first met through a record: describe it from /proc. */
+static uint32_t process_from_proc(struct tracker *t, pid_t pid, uint64_t ktime)
+{
+	char comm[16], exe[4096], *cmdline;
+	int len;
+	uint32_t id;
+
+	cmdline = malloc(8192);
+	proc_comm(pid, 0, comm);
+	if (!comm[0])
+		snprintf(comm, sizeof(comm), "pid-%d", pid);
+	proc_exe(pid, exe, sizeof(exe));
+	len = cmdline ? proc_cmdline(pid, cmdline, 8192) : -ENOMEM;
+	id = new_process(t, pid, read_ppid(pid), 0, comm, len > 0 ? cmdline : NULL,
+			 exe[0] ? exe : NULL, ktime);
+	free(cmdline);
+	trk_load_maps(t, id, ktime);
+	return id;
+}
+
+static uint32_t get_process(struct tracker *t, pid_t pid, uint64_t ktime)
+{
+	uint32_t id = idmap_get(&t->pid_to_process, pid);
+
+	if (id != UINT32_MAX)
+		return id;
+	return process_from_proc(t, pid, ktime);
+}
+
+static uint32_t new_thread(struct tracker *t, uint32_t process, pid_t tid, const char *comm,
+			   uint64_t ktime, uint64_t cputime, bool cputime_known)
+{
+	uint32_t id = model_add_thread(t->m, process, tid, comm);
+	struct thread_state *ts = MODEL_VEC_PUSH(t->threads);
+
+	t->m->threads.items[id].start_ns = trk_epoch_of(t, ktime);
+	t->m->threads.items[id].cputime_ns = cputime;
+	ts->first_cputime = cputime;
+	ts->first_known = cputime_known;
+	idmap_put(&t->tid_to_thread, tid, id);
+	return id;
+}
+
+uint32_t trk_thread(struct tracker *t, pid_t tgid, pid_t tid, uint64_t ktime)
+{
+	uint32_t id = idmap_get(&t->tid_to_thread, tid), process;
+	char comm[16];
+
+	if (id != UINT32_MAX)
+		return id;
+	process = get_process(t, tgid, ktime);
+	proc_comm(tgid, tid, comm);
+	if (!comm[0])
+		snprintf(comm, sizeof(comm), "%s", t->m->processes.items[process].comm);
+	/* first met through a record: its CPU time so far is not ours */
+	return new_thread(t, process, tid, comm, ktime, 0, false);
+}
+
+int tracker_add_process(struct tracker *t, pid_t pid, uint64_t now_ktime)
+{
+	uint32_t process;
+	pid_t *tids;
+	size_t n;
+	int err;
+
+	err = proc_threads(pid, &tids, &n);
+	if (err)
+		return err;
+	process = process_from_proc(t, pid, now_ktime);
+	for (size_t i = 0; i < n; i++) {
+		char comm[16];
+
+		proc_comm(pid, tids[i], comm);
+		new_thread(t, process, tids[i], comm, now_ktime,
+			   proc_thread_cputime(pid, tids[i]), true);
+	}
+	free(tids);
+	return 0;
+}
+
+static void end_process(struct tracker *t, uint32_t process, uint64_t ktime)
+{
+	struct proc_state *ps = &t->procs.items[process];
+
+	if (!ps->alive)
+		return;
+	ps->alive = false;
+	t->m->processes.items[process].end_ns = trk_epoch_of(t, ktime);
+	if (t->live)
+		t->live--;
+}
+
+void trk_handle_fork(struct tracker *t, const struct collector_task_event *e)
+{
+	uint64_t kt = e->hdr.ktime_ns;
+	uint32_t parent, child;
+
+	t->last_task_ktime = kt;
+	if (e->child_tgid == e->parent_tgid) {
+		/* a new thread: its CPU time starts at 0, all of it ours */
+		parent = get_process(t, e->parent_tgid, kt);
+		new_thread(t, parent, e->child_tid, e->comm, kt, 0, true);
+		return;
+	}
+	parent = get_process(t, e->parent_tgid, kt);
+	{
+		const struct model_process *pp = &t->m->processes.items[parent];
+		char *cmdline = pp->cmdline ? strdup(pp->cmdline) : NULL;
+		char *exe = pp->exe ? strdup(pp->exe) : NULL;
+
+		child = new_process(t, e->child_tgid, e->parent_tgid, 0, e->comm, cmdline, exe, kt);
+		free(cmdline);
+		free(exe);
+	}
+	/* the child starts with a copy of its parent's address space */
+	{
+		struct model_process *pp = &t->m->processes.items[parent];
+		struct model_process *cp = &t->m->processes.items[child];
+
+		cp->exe_image = pp->exe_image;
+		for (size_t i = 0; i < pp->maps.len; i++) {
+			struct model_mapping mm = t->m->processes.items[parent].maps.items[i];
+
+			mm.since_ns = trk_epoch_of(t, kt);
+			model_add_mapping(t->m, child, &mm);
+		}
+		t->procs.items[child].maps_read_ktime = kt;
+		if (t->unwinder)
+			copy_unwind_maps(t, parent, child);
+	}
+	new_thread(t, child, e->child_tid, e->comm, kt, 0, true);
+}
+
+void trk_handle_exec(struct tracker *t, const struct collector_task_event *e)
+{
+	uint64_t kt = e->hdr.ktime_ns;
+	uint32_t old = idmap_get(&t->pid_to_process, e->hdr.tgid), process, gen = 0;
+	uint32_t old_thread = idmap_get(&t->tid_to_thread, e->child_tid);
+	pid_t ppid = 0;
+	char cmdline[8192];
+	int len;
+
+	t->last_task_ktime = kt;
+
+	if (old != UINT32_MAX) {
+		gen = t->m->processes.items[old].generation + 1;
+		ppid = t->m->processes.items[old].ppid;
+		end_process(t, old, kt);
+	} else {
+		ppid = read_ppid(e->hdr.tgid);
+	}
+	if (old_thread != UINT32_MAX)
+		t->m->threads.items[old_thread].end_ns = trk_epoch_of(t, kt);
+	len = proc_cmdline(e->hdr.tgid, cmdline, sizeof(cmdline));
+	process = new_process(t, e->hdr.tgid, ppid, gen, e->comm, len > 0 ? cmdline : NULL,
+			      e->filename[0] ? e->filename : NULL, kt);
+	trk_load_maps(t, process, kt);
+	new_thread(t, process, e->hdr.tid, e->comm, kt, e->cputime_ns, true);
+}
+
+void trk_handle_exit(struct tracker *t, const struct collector_task_event *e)
+{
+	uint32_t thread = idmap_get(&t->tid_to_thread, e->hdr.tid);
+	uint32_t process = idmap_get(&t->pid_to_process, e->hdr.tgid);
+
+	if (thread != UINT32_MAX) {
+		struct model_thread *th = &t->m->threads.items[thread];
+
+		th->end_ns = trk_epoch_of(t, e->hdr.ktime_ns);
+		if (e->cputime_ns > th->cputime_ns)
+			th->cputime_ns = e->cputime_ns;
+		/* The tid stays mapped: the thread's last switch-out comes after
+		 * its exit record.  A new thread that reuses the tid replaces it
+		 * through its fork record. */
+	}
+	if (e->group_dead && process != UINT32_MAX) {
+		end_process(t, process, e->hdr.ktime_ns);
+		if (t->unwinder)
+			unwinder_forget(t->unwinder, e->hdr.tgid);
+		/* a later process may reuse the pid */
+		idmap_put(&t->pid_to_process, e->hdr.tgid, UINT32_MAX);
+	}
+}

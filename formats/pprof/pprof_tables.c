@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pprof writer's tables: the gzip sink the protobuf goes through, then
+ * mappings, locations, functions, sample types, comments and the string
+ * table (see pprof.c for the choices).
+ */
+#include "formats/pprof/pprof_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the gzip sink ---------------------------------------------------------- */
+
+/*
+ * zlib's default level (6), as Go's pprof writes: on the exporters bench's
+ * model level 1 wrote 0.83 s instead of 0.94 s at 10^6 samples (1.90 s
+ * instead of 2.34 s at 10^7) for a file 12% bigger (6.1 MB against 5.4).
+ */
+#define PPROF_GZIP_LEVEL Z_DEFAULT_COMPRESSION
+
+static void sink_drain(struct pprof_sink *s, int flush)
+{
+	do {
+		s->z.next_out = s->out;
+		s->z.avail_out = sizeof(s->out);
+		if (deflate(&s->z, flush) == Z_STREAM_ERROR) {
+			s->err = -EIO;
+			return;
+		}
+		if (fwrite(s->out, 1, sizeof(s->out) - s->z.avail_out, s->fp) !=
+		    sizeof(s->out) - s->z.avail_out) {
+			s->err = errno ? -errno : -EIO; /* ENOSPC says more than EIO */
+			return;
+		}
+	} while (s->z.avail_out == 0);
+}
+
+static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	struct pprof_sink *s = (struct pprof_sink *)b;
+
+	if (s->err)
+		return;
+	while (len) {
+		/* avail_in is 32 bits */
+		uInt n = len > (1u << 30) ? (1u << 30) : (uInt)len;
+
+		s->z.next_in = (Bytef *)data;
+		s->z.avail_in = n;
+		sink_drain(s, Z_NO_FLUSH);
+		if (s->err)
+			return;
+		data += n;
+		len -= n;
+	}
+}
+
+int pprof_sink_init(struct pprof_sink *s, FILE *fp)
+{
+	memset(s, 0, offsetof(struct pprof_sink, out));
+	s->base.append = sink_append;
+	s->fp = fp;
+	/* windowBits 15 + 16: a gzip header and trailer around the stream */
+	if (deflateInit2(&s->z, PPROF_GZIP_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	s->started = true;
+	return 0;
+}
+
+int pprof_sink_finish(struct pprof_sink *s, int err)
+{
+	if (!s->started)
+		return err;
+	if (!err && !s->err) {
+		s->z.avail_in = 0;
+		sink_drain(s, Z_FINISH);
+	}
+	deflateEnd(&s->z);
+	s->started = false;
+	return err ? err : s->err;
+}
+
+/* ---- traced functions -------------------------------------------------------- */
+
+void pprof_plan_traced_locations(struct pprof_writer *w)
+{
+	const struct model *m = w->m;
+
+	for (size_t i = 0; i < m->traced.len; i++) {
+		const struct model_traced_function *tf = &m->traced.items[i];
+		uint32_t loc = model_find_location(m, tf->image, tf->addr);
+
+		if (loc != MODEL_NONE)
+			w->traced_location[i] = (uint64_t)loc + 1;
+		else
+			w->traced_location[i] = m->locations.len + 1 + w->n_extra_locations++;
+	}
+}
+
+/* ---- mappings ------------------------------------------------------------------ */
+
+/* The file offset of file-relative address addr of an image, from a
+ * process's executable mapping of it; 0 when none says. */
+static uint64_t file_offset_of(const struct model *m, uint32_t image, uint64_t addr)
+{
+	for (size_t p = 0; p < m->processes.len; p++) {
+		const struct model_process *proc = &m->processes.items[p];
+
+		for (size_t i = 0; i < proc->maps.len; i++) {
+			const struct model_mapping *mp = &proc->maps.items[i];
+			uint64_t rel_start = mp->start - mp->bias;
+
+			if (mp->image == image && mp->exec && addr >= rel_start &&
+			    addr < mp->end - mp->bias)
+				return mp->pgoff + (addr - rel_start);
+		}
+	}
+	return 0;
+}
+
+/* The main executable: the first process's, else the first ELF image. */
+static uint32_t main_image(const struct model *m)
+{
+	for (size_t p = 0; p < m->processes.len; p++)
+		if (m->processes.items[p].exe_image < m->images.len)
+			return m->processes.items[p].exe_image;
+	for (size_t i = 0; i < m->images.len; i++)
+		if (m->images.items[i].kind == MODEL_IMAGE_ELF)
+			return (uint32_t)i;
+	return 0;
+}
+
+static int fill_mappings(struct pprof_writer *w, Perftools__Profiles__Mapping *maps,
+			 Perftools__Profiles__Mapping **ptrs)
+{
+	const struct model *m = w->m;
+	uint64_t *lo = malloc((m->images.len + 1) * sizeof(*lo));
+	uint64_t *hi = calloc(m->images.len + 1, sizeof(*hi));
+	uint32_t first = main_image(m);
+
+	if (!lo || !hi) {
+		free(lo);
+		free(hi);
+		return -ENOMEM;
+	}
+	/* every location must fall inside its mapping's range */
+	memset(lo, 0xff, (m->images.len + 1) * sizeof(*lo));
+	for (size_t i = 0; i < m->locations.len; i++) {
+		const struct model_location *l = &m->locations.items[i];
+
+		if (l->image >= m->images.len)
+			continue;
+		if (l->addr < lo[l->image])
+			lo[l->image] = l->addr;
+		if (l->addr >= hi[l->image])
+			hi[l->image] = l->addr + 1;
+	}
+	for (size_t k = 0; k < m->images.len; k++) {
+		/* the main executable first, then the images in model order */
+		uint32_t i = k == 0 ? first : (uint32_t)(k <= first ? k - 1 : k);
+		const struct model_image *img = &m->images.items[i];
+		Perftools__Profiles__Mapping *mp = &maps[k];
+		bool resolved = img->has_symbols || img->kind == MODEL_IMAGE_KERNEL;
+		uint64_t start = img->text_start, limit = img->text_start + img->text_size;
+
+		if (!img->text_size || lo[i] < start)
+			start = img->text_size ? lo[i] : (lo[i] == UINT64_MAX ? 0 : lo[i]);
+		if (hi[i] > limit)
+			limit = hi[i];
+		perftools__profiles__mapping__init(mp);
+		ptrs[k] = mp;
+		mp->id = k + 1;
+		mp->memory_start = start;
+		mp->memory_limit = limit > start ? limit : start + 1;
+		mp->file_offset = img->kind == MODEL_IMAGE_ELF ? file_offset_of(m, i, start) : 0;
+		mp->filename = pprof_str_id(w, img->path);
+		mp->build_id = pprof_str_id(w, img->build_id);
+		/* symbolized here: pprof need not look for the file again */
+		mp->has_functions = mp->has_filenames = mp->has_line_numbers =
+			mp->has_inline_frames = resolved;
+		w->mapping_of_image[i] = k + 1;
+	}
+	free(lo);
+	free(hi);
+	return 0;
+}
+
+/* ---- functions and locations --------------------------------------------------- */
+
+static void fill_functions(struct pprof_writer *w, Perftools__Profiles__Function *fns,
+			   Perftools__Profiles__Function **ptrs)
+{
+	const struct model *m = w->m;
+
+	for (size_t i = 0; i < m->functions.len; i++) {
+		const struct model_function *f = &m->functions.items[i];
+		const char *display, *linkage;
+
+		frame_function_names(m, (uint32_t)i, &display, &linkage);
+		perftools__profiles__function__init(&fns[i]);
+		ptrs[i] = &fns[i];
+		fns[i].id = i + 1;
+		fns[i].name = pprof_str_id(w, display);
+		fns[i].system_name = pprof_str_id(w, linkage);
+		fns[i].filename = f->file < m->files.len ? pprof_str_id(w, m->files.items[f->file].path) : 0;
+		fns[i].start_line = f->line;
+	}
+}
+
+/* The lines of a location, innermost inlined function first, its
+ * out-of-line function last; each line is where that function is at the
+ * address (the call site of the next inner one). */
+static size_t fill_lines(const struct model *m, const struct model_location *l,
+			 Perftools__Profiles__Line *lines, Perftools__Profiles__Line **ptrs)
+{
+	const struct model_inline *in = model_location_inlines(m, l);
+	uint32_t n = l->n_inlines;
+
+	if (l->function >= m->functions.len)
+		return 0;
+	for (uint32_t k = 0; k <= n; k++) {
+		/* k = 0: the innermost; k = n: the out-of-line function */
+		uint32_t fn = k < n ? in[n - 1 - k].function : l->function;
+		uint32_t line = k == 0 ? l->line : in[n - k].call_line;
+
+		perftools__profiles__line__init(&lines[k]);
+		ptrs[k] = &lines[k];
+		lines[k].function_id = fn < m->functions.len ? (uint64_t)fn + 1 : 0;
+		lines[k].line = line;
+	}
+	return n + 1;
+}
+
+struct tables {
+	Perftools__Profiles__Mapping *maps, **map_ptrs;
+	Perftools__Profiles__Function *fns, **fn_ptrs;
+	Perftools__Profiles__Location *locs, **loc_ptrs;
+	Perftools__Profiles__Line *lines, **line_ptrs;
+	char **strings;
+};
+
+static int fill_locations(struct pprof_writer *w, struct tables *t)
+{
+	const struct model *m = w->m;
+	size_t n_lines = 0, used = 0, n = m->locations.len + w->n_extra_locations;
+
+	for (size_t i = 0; i < m->locations.len; i++)
+		n_lines += 1 + m->locations.items[i].n_inlines;
+	n_lines += w->n_extra_locations;
+	t->locs = calloc(n + 1, sizeof(*t->locs));
+	t->loc_ptrs = calloc(n + 1, sizeof(*t->loc_ptrs));
+	t->lines = calloc(n_lines + 1, sizeof(*t->lines));
+	t->line_ptrs = calloc(n_lines + 1, sizeof(*t->line_ptrs));
+	if (!t->locs || !t->loc_ptrs || !t->lines || !t->line_ptrs)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->locations.len; i++) {
+		const struct model_location *l = &m->locations.items[i];
+		Perftools__Profiles__Location *pl = &t->locs[i];
+
+		perftools__profiles__location__init(pl);
+		t->loc_ptrs[i] = pl;
+		pl->id = i + 1;
+		pl->mapping_id = l->image < m->images.len ? w->mapping_of_image[l->image] : 0;
+		pl->address = l->addr;
+		pl->line = t->line_ptrs + used;
+		pl->n_line = fill_lines(m, l, t->lines + used, t->line_ptrs + used);
+		used += pl->n_line;
+	}
+	/* traced functions' entries that no sample hit */
+	for (size_t i = 0; i < m->traced.len; i++) {
+		const struct model_traced_function *tf = &m->traced.items[i];
+		size_t k = w->traced_location[i] - 1;
+		Perftools__Profiles__Location *pl = &t->locs[k];
+
+		if (k < m->locations.len)
+			continue;
+		perftools__profiles__location__init(pl);
+		t->loc_ptrs[k] = pl;
+		pl->id = k + 1;
+		pl->mapping_id = tf->image < m->images.len ? w->mapping_of_image[tf->image] : 0;
+		pl->address = tf->addr;
+		if (tf->function < m->functions.len) {
+			perftools__profiles__line__init(&t->lines[used]);
+			t->line_ptrs[used] = &t->lines[used];
+			t->lines[used].function_id = (uint64_t)tf->function + 1;
+			t->lines[used].line = m->functions.items[tf->function].line;
+			pl->line = t->line_ptrs + used++;
+			pl->n_line = 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- the rest ------------------------------------------------------------------- */
+
+static int64_t comment(struct pprof_writer *w, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		s = NULL;
+	return pprof_writer_own(w, s) ? pprof_str_id(w, s) : 0;
+}
+
+static void fill_comments(struct pprof_writer *w, int64_t *c, size_t *n)
+{
+	const struct model *m = w->m;
+	uint64_t truncated = 0, lost = model_total_lost(m);
+
+	*n = 0;
+	c[(*n)++] = comment(w, "collector %s", COLLECTOR_VERSION);
+	if (m->run.command_line)
+		c[(*n)++] = comment(w, "command: %s", m->run.command_line);
+	c[(*n)++] = comment(w, "event: %s at %" PRIu32 " Hz, call graph %s",
+			    m->run.event ? m->run.event : "cpu-clock", m->run.freq_hz,
+			    *m->run.call_graph ? m->run.call_graph : "fp");
+	for (size_t i = 0; i < m->samples.len; i++) {
+		uint32_t s = m->samples.items[i].stack;
+
+		truncated += s < m->stacks.len && m->stacks.items[s].truncated;
+	}
+	c[(*n)++] = comment(w, "samples: %zu, truncated user stacks: %" PRIu64, m->samples.len,
+			    truncated);
+	if (lost)
+		c[(*n)++] = comment(w, "lost events: %" PRIu64 " (the counts are a lower bound)",
+				    lost);
+}
+
+static void free_tables(struct tables *t)
+{
+	free(t->maps);
+	free(t->map_ptrs);
+	free(t->fns);
+	free(t->fn_ptrs);
+	free(t->locs);
+	free(t->loc_ptrs);
+	free(t->lines);
+	free(t->line_ptrs);
+	free(t->strings);
+}
+
+int pprof_put_tables(struct pprof_writer *w)
+{
+	const struct model *m = w->m;
+	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType types[4], *type_ptrs[4], period;
+	static const char *const type_names[4][2] = {
+		{ "samples", "count" }, { "cpu", "nanoseconds" },
+		{ "traced_calls", "count" }, { "traced_time", "nanoseconds" },
+	};
+	struct tables t = { 0 };
+	int64_t comments[8];
+	int err;
+
+	for (size_t i = 0; i < w->n_values; i++) {
+		perftools__profiles__value_type__init(&types[i]);
+		types[i].type = pprof_str_id(w, type_names[i][0]);
+		types[i].unit = pprof_str_id(w, type_names[i][1]);
+		type_ptrs[i] = &types[i];
+	}
+	p.sample_type = type_ptrs;
+	p.n_sample_type = w->n_values;
+	perftools__profiles__value_type__init(&period);
+	period.type = pprof_str_id(w, "cpu");
+	period.unit = pprof_str_id(w, "nanoseconds");
+	p.period_type = &period;
+	p.period = (int64_t)m->run.period_ns;
+	p.default_sample_type = pprof_str_id(w, "cpu");
+	p.time_nanos = (int64_t)m->run.start_ns;
+	p.duration_nanos = m->run.end_ns > m->run.start_ns ?
+			   (int64_t)(m->run.end_ns - m->run.start_ns) : 0;
+	fill_comments(w, comments, &p.n_comment);
+	p.comment = comments;
+
+	t.maps = calloc(m->images.len + 1, sizeof(*t.maps));
+	t.map_ptrs = calloc(m->images.len + 1, sizeof(*t.map_ptrs));
+	t.fns = calloc(m->functions.len + 1, sizeof(*t.fns));
+	t.fn_ptrs = calloc(m->functions.len + 1, sizeof(*t.fn_ptrs));
+	err = !t.maps || !t.map_ptrs || !t.fns || !t.fn_ptrs ? -ENOMEM : 0;
+	if (!err)
+		err = fill_mappings(w, t.maps, t.map_ptrs);
+	if (!err) {
+		fill_functions(w, t.fns, t.fn_ptrs);
+		err = fill_locations(w, &t);
+	}
+	if (!err)
+		err = w->err;
+	if (!err) {
+		p.mapping = t.map_ptrs;
+		p.n_mapping = m->images.len;
+		p.function = t.fn_ptrs;
+		p.n_function = m->functions.len;
+		p.location = t.loc_ptrs;
+		p.n_location = m->locations.len + w->n_extra_locations;
+		/* last: every part above added its strings */
+		t.strings = malloc((w->strings.names.len + 1) * sizeof(*t.strings));
+		err = t.strings ? 0 : -ENOMEM;
+	}
+	if (!err) {
+		t.strings[0] = "";
+		for (size_t i = 0; i < w->strings.names.len; i++)
+			t.strings[i + 1] = (char *)w->strings.names.items[i].text;
+		p.string_table = t.strings;
+		p.n_string_table = w->strings.names.len + 1;
+		protobuf_c_message_pack_to_buffer(&p.base, &w->sink.base);
+		err = w->sink.err;
+	}
+	free_tables(&t);
+	return err;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The symbolizer's own parts, shared by its files and by no one else:
+ *
+ *   symbolize.c     the symbolizer: images (ELF files, the vDSO, the
+ *                   kernel), the keys that find an image again, locations
+ *   debug_files.c   separate debug files: by build-id, .gnu_debuglink,
+ *                   and the dwz supplementary file (.gnu_debugaltlink)
+ *   dwarf_lines.c   an ELF address into a location: its symbol, and from
+ *                   the DWARF its source line and chain of inlined calls
+ *   symbol_match.c  function symbols by name, for --trace
+ *
+ * Per image we keep the mapped ELF file, the separate debug file if one was
+ * found, a sorted table of function symbols, and (opened on first need) the
+ * DWARF with a table of compile-unit address ranges.  libdw is used on the
+ * ELF files as they are on disk (no load bias), so every address it returns
+ * or takes is a link-time address, the same as the model's.
+ */
+#ifndef COLLECTOR_SYMBOLIZE_INTERNAL_H
+#define COLLECTOR_SYMBOLIZE_INTERNAL_H
+
+#include <elfutils/libdw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/hashtab.h"
+#include "symbols/elfinfo.h"
+#include "symbols/kallsyms.h"
+#include "symbols/symbolize.h"
+
+/* One address range of one compile unit. */
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Die cudie;
+};
+
+struct sym_image {
+	bool opened;              /* file is valid */
+	bool has_debug;           /* debug is valid */
+	bool dwarf_tried;
+	bool has_alt;
+	struct elf_file file;
+	struct elf_file debug;
+	struct elf_file alt;      /* dwz supplementary file */
+	char *dwarf_path;         /* the file that holds the DWARF */
+	char *ns_prefix;          /* "/proc/PID/root" or "" */
+	struct symtab syms;
+	const struct elf_file *sym_file; /* which file the symbols come from */
+	Elf_Scn *sym_scn;
+	Dwarf *dwarf;
+	Dwarf *alt_dwarf;
+	struct cu_range *cus;
+	size_t n_cus;
+	/* per symbol: its DWARF subprogram (SUB_* state), made on first use */
+	uint8_t *sub_state;
+	Dwarf_Die *sub_dies;
+};
+
+/* What finds an image again: "d:DEV:INODE", "b:BUILD-ID", "p:PATH" (a file
+ * that could not be read), "s:NAME" (a special mapping) -> model image. */
+struct image_key_entry {
+	char *key;
+	uint64_t hash;
+	uint32_t id;
+};
+
+struct image_key {
+	const char *key;
+	uint64_t hash;
+};
+
+static inline uint64_t image_key_entry_hash(const struct image_key_entry *e)
+{
+	return e->hash;
+}
+
+static inline uint64_t image_key_hash(const struct image_key *k)
+{
+	return k->hash;
+}
+
+static inline bool image_key_match(const struct image_key_entry *e, const struct image_key *k)
+{
+	return e->hash == k->hash && strcmp(e->key, k->key) == 0;
+}
+
+HASHTAB_DEFINE(image_keys, struct image_key_entry, struct image_key, image_key_entry_hash,
+	       image_key_hash, image_key_match)
+
+struct symbolizer {
+	struct model *m;
+	char *debug_root;
+	char *kallsyms_path;
+	struct sym_image **images; /* by model image id; NULL if not ours */
+	size_t n_images;
+	struct image_keys keys;
+	uint32_t kernel_image;
+	struct kallsyms ksyms;
+	uint64_t page_size;
+};
+
+/* Allocation that cannot fail: the symbolizer writes into the model, which
+ * cannot be partially built (model/model.h aborts the same way). */
+static inline void *sym_check_alloc(void *p)
+{
+	if (!p) {
+		fprintf(stderr, "collector: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+static inline void *xcalloc(size_t n, size_t size)
+{
+	return sym_check_alloc(calloc(n ? n : 1, size ? size : 1));
+}
+
+static inline void *xrealloc(void *p, size_t size)
+{
+	return sym_check_alloc(realloc(p, size ? size : 1));
+}
+
+static inline char *xstrdup(const char *s)
+{
+	return sym_check_alloc(strdup(s));
+}
+
+static inline char *xstrndup(const char *s, size_t n)
+{
+	return sym_check_alloc(strndup(s, n));
+}
+
+/* symbolize.c: the image of a model image id, or NULL when it is not an
+ * ELF image of ours. */
+struct sym_image *sym_get_image(const struct symbolizer *s, uint32_t id);
+
+/* debug_files.c */
+/* "/proc/PID/root" for an open_path under /proc/PID/map_files or
+ * /proc/PID/root (files of another mount namespace), else "". */
+char *sym_namespace_prefix(const char *open_path);
+/* Opens the separate debug file of si->file into si->debug if there is one;
+ * returns its path (to free), or NULL.  path is the image's own name. */
+char *sym_find_debug_file(struct symbolizer *s, struct sym_image *si, const char *path);
+/* Opens the dwz supplementary file that f (the file with the DWARF) names,
+ * and attaches its DWARF to si->dwarf. */
+void sym_open_alt(struct symbolizer *s, struct sym_image *si, const struct elf_file *f);
+
+/* dwarf_lines.c: the location of link-time address addr of an ELF image. */
+uint32_t sym_resolve_elf(struct symbolizer *s, uint32_t image, struct sym_image *si,
+			 uint64_t addr);
+
+#endif /* COLLECTOR_SYMBOLIZE_INTERNAL_H */

@@ -42,10 +42,8 @@ int callgrind_dump(const char *path, FILE *out, bool check)
 	int ret;
 
 	ret = callgrind_read_file(path, &p, &err);
-	if (ret) {
-		fprintf(stderr, "%s: offset %zu: %s\n", path, err.offset, err.reason);
-		return ret;
-	}
+	if (ret)
+		return format_report(path, ret, &err);
 	if (check)
 		goto done;
 	fprintf(out, "format: callgrind, version %u%s\n", p.version,

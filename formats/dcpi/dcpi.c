@@ -505,13 +505,8 @@ int dcpi_dump(const char *path, FILE *out, bool check)
 	int rc;
 
 	rc = dcpi_read_file(path, &p, &err);
-	if (rc) {
-		if (rc == -EINVAL)
-			fprintf(stderr, "%s: offset %zu: %s\n", path, err.offset, err.reason);
-		else
-			fprintf(stderr, "%s: %s\n", path, strerror(-rc));
-		return rc;
-	}
+	if (rc)
+		return format_report(path, rc, &err);
 	if (!check)
 		dcpi_print(&p, out);
 	dcpi_profile_free(&p);

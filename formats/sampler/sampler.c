@@ -583,11 +583,7 @@ int sampler_dump(const char *path, FILE *out, bool check)
 			sampler_print(&p, out);
 		sampler_profile_free(&p);
 	}
-	if (rc == -EINVAL)
-		fprintf(stderr, "%s: offset %zu: %s\n", path, err.offset, err.reason);
-	else if (rc)
-		fprintf(stderr, "%s: %s\n", path, strerror(-rc));
-	return rc;
+	return rc ? format_report(path, rc, &err) : 0;
 }
 
 const struct format sampler_format = {

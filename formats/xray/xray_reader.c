@@ -491,8 +491,5 @@ int xray_dump(const char *path, FILE *out, bool check)
 			(unsigned long long)sum.function_records, (unsigned long long)sum.buffers,
 			(unsigned long long)sum.skipped_bytes);
 	format_unmap_file(data, n);
-	if (ret)
-		fprintf(stderr, "%s: offset %llu: %s\n", path, (unsigned long long)err.offset,
-			err.reason);
-	return ret;
+	return ret ? format_report(path, ret, &err) : 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * HPCToolkit database exporter: OUT/hpctoolkit/ with meta.db, profile.db,
+ * HPCToolkit database writer: OUT/hpctoolkit/ with meta.db, profile.db,
  * cct.db, trace.db, metrics/default.yaml and src/ (copies of the source
  * files the samples resolved to).  The layouts and the choices made where
  * the specs are vague are described in hpctoolkit_internal.h.

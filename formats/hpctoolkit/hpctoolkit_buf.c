@@ -146,3 +146,21 @@ void hk_file_header(uint8_t *hdr, const char *format)
 	hdr[14] = HK_MAJOR;
 	hdr[15] = HK_MINOR;
 }
+
+size_t hk_buf_start_file(struct hk_buf *b, const char *format, size_t header_len, uint32_t n,
+			 uint8_t entry_size)
+{
+	size_t sec, entries;
+
+	hk_buf_zero(b, header_len);
+	if (!b->err)
+		hk_file_header(b->p, format);
+	sec = hk_buf_zero(b, 0x10);
+	entries = hk_buf_zero(b, (size_t)entry_size * n);
+	hk_buf_set_u64(b, 0x10, b->len - sec);
+	hk_buf_set_u64(b, 0x18, sec);
+	hk_buf_set_u64(b, sec, entries);
+	hk_buf_set_u32(b, sec + 8, n);
+	hk_buf_set_u8(b, sec + 0x0c, entry_size);
+	return entries;
+}

@@ -282,5 +282,11 @@ int hk_write_trace(struct hk_tree *t, const struct export_options *opts, const c
 
 /* write the common file header and section table */
 void hk_file_header(uint8_t *hdr, const char *format);
+/* Starts b as a file of the given format (4 letters) whose section table
+ * is header_len bytes and whose first section is a header { pointer,
+ * count, entry size } followed by n zeroed entries of entry_size bytes:
+ * returns the offset of the entries. */
+size_t hk_buf_start_file(struct hk_buf *b, const char *format, size_t header_len, uint32_t n,
+			 uint8_t entry_size);
 
 #endif /* COLLECTOR_HPCTOOLKIT_INTERNAL_H */

@@ -173,7 +173,7 @@ int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
 	struct block *bl = calloc(np, sizeof(*bl));
 	struct hk_buf head = { 0 }, vals = { 0 }, idx = { 0 };
 	struct stream s = { 0 };
-	size_t pi_sec, pi, tup_sec, tup, tup_size = 8 + 16 * 3;
+	size_t pi, tup_sec, tup, tup_size = 8 + 16 * 3;
 	int err = -ENOMEM;
 
 	if (!bl)
@@ -183,15 +183,7 @@ int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
 		thread_counts(t, &t->threads[i - 1], &bl[i]);
 
 	/* header, profile infos, identifier tuples */
-	hk_buf_zero(&head, 0x30);
-	hk_file_header(head.p, "prof");
-	pi_sec = hk_buf_zero(&head, 0x10);
-	pi = hk_buf_zero(&head, sz_pi * np);
-	hk_buf_set_u64(&head, 0x10, head.len - pi_sec);
-	hk_buf_set_u64(&head, 0x18, pi_sec);
-	hk_buf_set_u64(&head, pi_sec, pi);
-	hk_buf_set_u32(&head, pi_sec + 8, np);
-	hk_buf_set_u8(&head, pi_sec + 0x0c, sz_pi);
+	pi = hk_buf_start_file(&head, "prof", 0x30, np, sz_pi);
 	hk_buf_align(&head, 8);
 	tup_sec = head.len;
 	if (t->draft) {
@@ -284,7 +276,7 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 	struct block *bl = calloc(nn, sizeof(*bl));
 	struct hk_buf head = { 0 }, vals = { 0 }, idx = { 0 };
 	struct stream s = { 0 };
-	size_t sec, ci;
+	size_t ci;
 	int err = -ENOMEM;
 
 	if (!bl)
@@ -300,15 +292,7 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 		}
 	}
 
-	hk_buf_zero(&head, 0x20);
-	hk_file_header(head.p, "ctxt");
-	sec = hk_buf_zero(&head, 0x10);
-	ci = hk_buf_zero(&head, HK_SZ_CTXINFO * nn);
-	hk_buf_set_u64(&head, 0x10, head.len - sec);
-	hk_buf_set_u64(&head, 0x18, sec);
-	hk_buf_set_u64(&head, sec, ci);
-	hk_buf_set_u32(&head, sec + 8, nn);
-	hk_buf_set_u8(&head, sec + 0x0c, HK_SZ_CTXINFO);
+	ci = hk_buf_start_file(&head, "ctxt", 0x20, nn, HK_SZ_CTXINFO);
 	place_blocks(&head, bl, nn, ci, HK_SZ_CTXINFO, CVAL, CIDX, 2);
 	if (head.err)
 		goto out;

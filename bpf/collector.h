@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Types shared by the BPF programs (the .bpf.c files) and the loader (user/).
+ * Types shared by the BPF programs (the .bpf.c files) and user space (loader/,
+ * decode/).
  * Every name is prefixed: vmlinux.h already defines `struct sample` and
  * many other short names.
  */

@@ -2,7 +2,7 @@
 /*
  * `collector dump [--check] FILE|DIR...`: recognizes each file's format by
  * its content and prints it as text (or, with --check, only validates it)
- * through the exporters' readers.  A directory is either a format of its
+ * through the formats' readers.  A directory is either a format of its
  * own (an HPCToolkit database) or a collector output directory, whose files
  * are dumped one after another.
  */

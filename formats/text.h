@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Text the writers share: UTF-8 checks (protobuf and JSON strings are
- * UTF-8; paths and symbols need not be), and writing JSON by hand, for the writers whose files are too big to build
- * as a json-c tree first (speedscope: a stack per sample) and the flame
- * graph's data: strings escaped as RFC 8259 wants (and '<' as \u003c, so
+ * UTF-8; paths and symbols need not be), and JSON written by hand for the
+ * files too big to build as a json-c tree first (speedscope: a stack per
+ * sample; the flame graph's data): strings escaped as RFC 8259 wants (and '<' as \u003c, so
  * that the text can stand inside an HTML <script> element), and unsigned
  * integers without printf's cost (a speedscope file is mostly numbers).
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The BPF side of a run: skeleton, perf events, ring buffer, kernel maps.
- * The only module (with the tracing one) that talks to libbpf.
+ * With loader/uprobes.c, the only code that talks to libbpf (make layering).
  */
 #ifndef COLLECTOR_BPF_SESSION_H
 #define COLLECTOR_BPF_SESSION_H

@@ -10,7 +10,7 @@
  * Addresses.  Every code address in the model is a (image, file-relative
  * address) pair: the link-time virtual address inside that ELF file, so that
  * counts from different processes mapping the same file merge, and so that
- * no exporter ever sees a load address.  For the kernel image the address is
+ * no format ever sees a load address.  For the kernel image the address is
  * the kernel virtual address as /proc/kallsyms gives it.
  *
  * Stacks.  A stack is an array of location ids, leaf first.  Frame 0 is the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * XRay FDR exporter: one trace and one instrumentation map per traced process.
+ * XRay FDR writer: one trace and one instrumentation map per traced process.
  *
  *   OUT/xray/<comm>.<pid>.xray      FDR trace, version 1 (llvm-xray fdr-dump,
  *                                    account, convert, stack read it)

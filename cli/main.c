@@ -49,6 +49,7 @@ enum {
 	OPT_ARGS,
 	OPT_CALL_GRAPH,
 	OPT_STACK_SIZE,
+	OPT_INTERVAL,
 };
 
 static const struct argp_option options[] = {
@@ -59,6 +60,9 @@ static const struct argp_option options[] = {
 	  "Stop after SEC seconds (default: Ctrl-C, or when the command or every target exits)", 0 },
 	{ "output", 'o', "DIR", 0, "Output directory (default collector-YYYYMMDD-HHMMSS)", 0 },
 	{ "format", 'f', "LIST", 0, "Formats to write (listed by help_filter())", 0 },
+	{ "interval", OPT_INTERVAL, "SEC", 0,
+	  "Continuous profiling: every SEC seconds (at least 1), write the interval's sampled "
+	  "profiles into DIR/<UTC start of the interval>/", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More messages, libbpf's included", 0 },
 	{ "run-as-root", OPT_RUN_AS_ROOT, NULL, 0,
@@ -287,6 +291,18 @@ static error_t parse_output_opt(struct collector_options *o, int key, char *arg)
 		return 0;
 	case 'f':
 		return formats_parse(arg, &o->formats) ? EINVAL : 0;
+	case OPT_INTERVAL: {
+		char *end;
+
+		errno = 0;
+		o->interval = strtod(arg, &end);
+		if (errno || !*arg || *end || !(o->interval >= 1) || o->interval > 1e7) {
+			fprintf(stderr, "collector: --interval '%s' is not a number of seconds of at "
+				"least 1\n", arg);
+			return EINVAL;
+		}
+		return 0;
+	}
 	case OPT_SAMPLER_LAYOUT:
 		if (strcmp(arg, "tool") && strcmp(arg, "spec")) {
 			fprintf(stderr, "collector: --sampler-layout takes 'tool' or 'spec'\n");
@@ -314,7 +330,30 @@ static error_t parse_output_opt(struct collector_options *o, int key, char *arg)
 	return ARGP_ERR_UNKNOWN;
 }
 
-/* The whole command line: one kind of target, --args only with --trace. */
+/* --interval writes sampled profiles: traced calls are counted in the
+ * kernel and read once, at the end of a run. */
+static error_t check_interval(const struct collector_options *o)
+{
+	unsigned int unsampled = o->formats & ~formats_needing(FORMAT_NEEDS_SAMPLES);
+
+	if (!o->interval)
+		return 0;
+	if (o->n_trace_specs) {
+		fprintf(stderr, "collector: --interval writes sampled profiles; --trace counts "
+			"calls over a whole run: use them in two runs\n");
+		return EINVAL;
+	}
+	for (size_t i = 0; i < formats_count(); i++)
+		if (unsampled & 1u << i) {
+			fprintf(stderr, "collector: --interval writes sampled profiles; the %s "
+				"format holds traced calls only\n", formats_get(i)->name);
+			return EINVAL;
+		}
+	return 0;
+}
+
+/* The whole command line: one kind of target, --args only with --trace,
+ * --interval without --trace. */
 static error_t check_options(const struct collector_options *o, struct argp_state *state)
 {
 	int kinds = !!o->n_pids + o->all_cpus + !!o->command;
@@ -331,7 +370,7 @@ static error_t check_options(const struct collector_options *o, struct argp_stat
 		fprintf(stderr, "collector: choose one of -p, -a and -- COMMAND\n");
 		return EINVAL;
 	}
-	return 0;
+	return check_interval(o);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)

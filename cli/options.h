@@ -35,6 +35,7 @@ struct collector_options {
 	char **command;         /* argv of the command to launch, or NULL */
 	unsigned int freq;      /* -F */
 	double duration;        /* -d seconds, 0: until stopped */
+	double interval;        /* --interval seconds, 0: one set of files at the end */
 	const char *output;     /* -o, NULL: collector-YYYYMMDD-HHMMSS */
 	unsigned int formats;   /* -f, a mask of formats/registry.h; 0: every one that applies */
 	bool quiet;

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/continuous.h"
 #include "cli/outdir.h"
 #include "cli/save_records.h"
 #include "cli/status.h"
@@ -50,6 +51,8 @@ struct record {
 	char outdir[4096];
 	struct model m;
 	bool model_ready;
+	bool spilling;          /* the model's events go to files in outdir */
+	struct continuous cont; /* --interval */
 	struct symbolizer *sym;
 	struct tracker *tracker;
 	struct bpf_session *bpf;
@@ -163,6 +166,7 @@ static int open_model(struct record *r)
 	 * the run; where the directory cannot hold such files, they stay in
 	 * memory */
 	err = model_spill_events(&r->m, r->outdir);
+	r->spilling = !err;
 	if (err && opts->verbose)
 		fprintf(stderr, "collector: keeping events in memory (no O_TMPFILE in %s: %s)\n",
 			r->outdir, strerror(-err));
@@ -367,6 +371,8 @@ static int start(struct record *r)
 		return EXIT_FAILURE_RUN; /* the command, if any, is stopped by the caller */
 	}
 	status_init(&r->status, opts->quiet, r->m.run.start_ktime_ns);
+	if (opts->interval > 0)
+		continuous_start(&r->cont, opts->interval, r->m.run.start_ktime_ns);
 	return 0;
 }
 
@@ -398,6 +404,38 @@ static void show_status(struct record *r)
 		      model_trace_event_count(&r->m));
 }
 
+/* How the formats are to write: under sudo, files go to the invoking user. */
+static struct export_options export_options_of(const struct record *r)
+{
+	const struct collector_options *opts = r->opts;
+	struct export_options eo = {
+		.dir = r->outdir,
+		.chown_files = r->user.set,
+		.uid = r->user.uid,
+		.gid = r->user.gid,
+		.sampler_layout_spec = opts->sampler_layout_spec,
+		.hpctoolkit_draft = opts->hpctoolkit_draft,
+		.quiet = opts->quiet,
+	};
+
+	return eo;
+}
+
+/* --interval: what every interval writes, -f or every sampled format. */
+static unsigned int interval_formats(const struct record *r)
+{
+	return r->formats ? r->formats : formats_needing(FORMAT_NEEDS_SAMPLES);
+}
+
+/* --interval: the interval just ended, written and dropped. */
+static void cut_interval(struct record *r, uint64_t now)
+{
+	struct export_options eo = export_options_of(r);
+
+	continuous_write(&r->cont, &r->m, interval_formats(r), &eo, now,
+			 r->spilling ? r->outdir : NULL, false);
+}
+
 /* Drains the ring until a signal, the duration, or the targets' exit. */
 static void drain_until_stopped(struct record *r)
 {
@@ -406,7 +444,8 @@ static void drain_until_stopped(struct record *r)
 	while (!stop_requested) {
 		int err;
 
-		waiter_wait(&r->waiter, drain_interval_ms(r));
+		waiter_wait(&r->waiter, continuous_wait_ms(&r->cont, run_clock_ns(true),
+							   drain_interval_ms(r)));
 		err = bpf_session_drain(r->bpf);
 		if (err < 0) {
 			fprintf(stderr, "collector: reading the ring buffer failed: %s\n",
@@ -414,6 +453,10 @@ static void drain_until_stopped(struct record *r)
 			break;
 		}
 		decode_energy(&r->m, &r->powercap, false);
+		if (continuous_due(&r->cont, run_clock_ns(true)) &&
+		    (opts->duration <= 0 ||
+		     run_clock_ns(true) - r->m.run.start_ktime_ns < opts->duration * 1e9))
+			cut_interval(r, run_clock_ns(true));
 		if (opts->duration > 0 &&
 		    run_clock_ns(true) - r->m.run.start_ktime_ns >= opts->duration * 1e9)
 			break;
@@ -503,19 +546,22 @@ static void finish(struct record *r)
 static int write_outputs(struct record *r)
 {
 	const struct collector_options *opts = r->opts;
-	struct export_options eo = {
-		.dir = r->outdir,
-		.chown_files = r->user.set,
-		.uid = r->user.uid,
-		.gid = r->user.gid,
-		.sampler_layout_spec = opts->sampler_layout_spec,
-		.hpctoolkit_draft = opts->hpctoolkit_draft,
-		.quiet = opts->quiet,
-	};
+	struct export_options eo = export_options_of(r);
 	unsigned int formats = r->formats ? r->formats : formats_applicable(&r->m);
 	int rc;
 
-	rc = formats_write(&r->m, formats, &eo) ? EXIT_FAILURE_RUN : EXIT_OK;
+	if (r->cont.interval_ns) {
+		/* the last interval, to the end of the run */
+		formats = interval_formats(r);
+		continuous_write(&r->cont, &r->m, formats, &eo, r->m.run.end_ktime_ns, NULL, true);
+		rc = r->cont.first_err ? EXIT_FAILURE_RUN : EXIT_OK;
+		r->fig.intervals = r->cont.written;
+		/* counted as decoded, not as written: a sample lost between
+		 * intervals would show as a difference from the files' sum */
+		r->fig.interval_samples = tracker_sample_count(r->tracker);
+	} else {
+		rc = formats_write(&r->m, formats, &eo) ? EXIT_FAILURE_RUN : EXIT_OK;
+	}
 	if (!opts->quiet)
 		summary_print(stdout, &r->m, &r->fig);
 	if (!formats && !opts->quiet)

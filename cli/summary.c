@@ -206,7 +206,8 @@ static void print_traced(FILE *out, const struct model *m)
 
 void summary_print(FILE *out, const struct model *m, const struct summary_figures *f)
 {
-	uint64_t samples = m->samples.len, lost = model_total_lost(m);
+	uint64_t samples = f->intervals ? f->interval_samples : m->samples.len;
+	uint64_t lost = model_total_lost(m);
 	uint64_t truncated = 0, user_stacks = 0;
 	struct summary_entry *entries = NULL;
 	long n;
@@ -233,6 +234,9 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 	else if (f->duration_s > 0)
 		fprintf(out, "  rate            %.0f samples/s over %d CPUs (requested %u Hz per CPU)\n",
 			samples / f->duration_s, f->cpus, m->run.freq_hz);
+	if (f->intervals)
+		fprintf(out, "  intervals       %u sets of files, one per interval (the tables below: "
+			"the last interval's %zu samples)\n", f->intervals, m->samples.len);
 	fprintf(out, "  processes       %zu, threads %zu\n", m->processes.len, m->threads.len);
 	fprintf(out, "  lost events     %llu\n", (unsigned long long)lost);
 	for (i = 0; i < m->lost.len; i++)

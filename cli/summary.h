@@ -13,6 +13,8 @@ struct summary_figures {
 	uint64_t kernel_samples;   /* samples the BPF program counted */
 	uint64_t target_cpu_ns;    /* CPU time the targets used, 0 if unknown */
 	int cpus;                  /* CPUs sampled */
+	unsigned int intervals;    /* --interval: sets of files written, 0 otherwise */
+	uint64_t interval_samples; /* --interval: samples decoded over the run */
 };
 
 /* Per-function sample counts, sorted by self (or total) count. */

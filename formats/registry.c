@@ -43,16 +43,20 @@ const struct format *formats_by_name(const char *name)
 	return NULL;
 }
 
-unsigned int formats_applicable(const struct model *m)
+unsigned int formats_needing(unsigned int have)
 {
-	unsigned int have = (m->samples.len ? FORMAT_NEEDS_SAMPLES : 0) |
-			    (m->trace.len ? FORMAT_NEEDS_TRACE_EVENTS : 0);
 	unsigned int mask = 0;
 
 	for (size_t i = 0; i < N_FORMATS; i++)
 		if (registry[i]->needs & have)
 			mask |= 1u << i;
 	return mask;
+}
+
+unsigned int formats_applicable(const struct model *m)
+{
+	return formats_needing((m->samples.len ? FORMAT_NEEDS_SAMPLES : 0) |
+			       (m->trace.len ? FORMAT_NEEDS_TRACE_EVENTS : 0));
 }
 
 bool formats_need(unsigned int mask, unsigned int needs)

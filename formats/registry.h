@@ -15,6 +15,9 @@ const struct format *formats_get(size_t i);
 const struct format *formats_by_name(const char *name);
 /* The formats that apply to what the model holds. */
 unsigned int formats_applicable(const struct model *m);
+/* The formats that can be written from what `have` says (FORMAT_NEEDS_*):
+ * formats_needing(FORMAT_NEEDS_SAMPLES) are the sampled profiles. */
+unsigned int formats_needing(unsigned int have);
 /* True when a format of `mask` needs something of `needs` (FORMAT_NEEDS_*). */
 bool formats_need(unsigned int mask, unsigned int needs);
 /* Parses "xray,sampler,..." into a mask; -EINVAL after a message naming

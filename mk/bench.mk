@@ -7,6 +7,8 @@
 #   make bench-tracing     cost per traced call, drain rate, attach time
 #   make bench-exporters   MB/s and peak RSS of every writer (10^6 and 10^7)
 #   make bench-soak        collector -a RSS minute by minute (10 minutes)
+#   make bench-continuous  collector -a --interval 60 RSS minute by minute beside
+#                          perf record --switch-output (BENCH_CONTINUOUS_MINUTES, 30)
 #
 # BENCH_RUNS=N repeats each measurement N times (default 3); BENCH_SIZES
 # lists the exporter model sizes (default "1000000 10000000").
@@ -16,6 +18,7 @@ BENCH       := $(BUILD)/bench
 BENCH_RUNS  ?= 3
 BENCH_SIZES ?= 1000000 10000000
 BENCH_SOAK  ?= 0
+BENCH_CONTINUOUS_MINUTES ?= 30
 # frame pointers set up first thing in every function, no tail calls
 BENCH_WL_CFLAGS := -g -O2 -Wall -Wextra -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 		   -fno-shrink-wrap -fno-optimize-sibling-calls
@@ -24,7 +27,8 @@ BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)
 	      $(BENCH)/hot \
 	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench
 
-.PHONY: bench bench-peers bench-sampling bench-dwarf bench-tracing bench-exporters bench-soak bench-bins
+.PHONY: bench bench-peers bench-sampling bench-dwarf bench-tracing bench-exporters bench-soak \
+	bench-continuous bench-bins
 
 bench-peers:
 	@./bench/install-peers.sh
@@ -97,3 +101,7 @@ bench-exporters: bench-bins
 
 bench-soak: bench-peers bench-bins
 	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py soak
+
+bench-continuous: bench-peers bench-bins
+	@$(SUDO) env $(BENCH_ENV) BENCH_CONTINUOUS_MINUTES='$(BENCH_CONTINUOUS_MINUTES)' \
+		python3 bench/bench.py continuous

@@ -133,6 +133,8 @@ static int spill_open(struct model_spill *sp, const char *dir)
 	if (sp->fd < 0)
 		return -errno;
 	sp->active = true;
+	sp->failed = false;
+	sp->spilled = 0;
 	return 0;
 }
 
@@ -240,6 +242,26 @@ int model_seal_events(struct model *m)
 		return 0;
 	model_lost_add(m, MODEL_LOST_SPILL_UNREAD, lost);
 	return -EIO;
+}
+
+#define DROP(m, vec)                                                  \
+	do {                                                          \
+		spill_free(&(m)->vec##_spill, (m)->vec.items);        \
+		(m)->vec.items = NULL;                                \
+		(m)->vec.len = (m)->vec.cap = 0;                      \
+	} while (0)
+
+int model_drop_events(struct model *m, const char *spill_dir)
+{
+	DROP(m, samples);
+	DROP(m, switches);
+	DROP(m, trace);
+	DROP(m, trace_args);
+	if (m->energy.len > 1) {
+		m->energy.items[0] = m->energy.items[m->energy.len - 1];
+		m->energy.len = 1;
+	}
+	return spill_dir ? model_spill_events(m, spill_dir) : 0;
 }
 
 /* ---- indexes ------------------------------------------------------------ */

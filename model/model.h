@@ -320,6 +320,15 @@ int model_spill_events(struct model *m, const char *dir);
  * be sorted and written.  Returns 0, or -EIO when a file could not be read
  * back: the events in it are lost, and counted among the lost events. */
 int model_seal_events(struct model *m);
+/* Continuous runs: after a sealed interval was written, its samples,
+ * switches and trace events are dropped (their files and memory freed),
+ * the last energy reading kept as the next interval's baseline, and the
+ * spilling starts again in spill_dir (NULL: the events stay in memory).
+ * Everything interned (processes, threads, images, functions, stacks)
+ * stays: the next interval's samples refer to it.  Returns 0, or the
+ * negative errno of model_spill_events() (the events then stay in
+ * memory). */
+int model_drop_events(struct model *m, const char *spill_dir);
 /* Trace events so far, spilled or not. */
 static inline size_t model_trace_event_count(const struct model *m)
 {

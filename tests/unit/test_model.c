@@ -278,6 +278,46 @@ static void test_spill_write_fails(void **state)
 	rmdir(dir);
 }
 
+/* Continuous runs: three intervals of samples, each sealed, read and
+ * dropped; every interval sees exactly its own samples (spilled or not),
+ * what was interned stays, and the last energy reading is kept. */
+static void test_drop_events(void **state)
+{
+	char dir[] = "/tmp/collector-spill-XXXXXX";
+	const size_t per = 70000; /* more than a chunk: some go to the file */
+	struct model m;
+	uint32_t fn;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	model_init(&m);
+	fn = model_intern_function(&m, 0, "kept", 0, 0, 0, 0);
+	assert_int_equal(model_spill_events(&m, dir), 0);
+	for (size_t k = 0; k < 3; k++) {
+		for (size_t i = 0; i < per; i++)
+			model_add_sample(&m)->time_ns = k * per + i;
+		MODEL_VEC_PUSH(m.energy)->energy_uj = k;
+		MODEL_VEC_PUSH(m.energy)->energy_uj = k + 10;
+		assert_true(m.samples.len < per); /* the rest is in the file */
+		assert_int_equal(model_seal_events(&m), 0);
+		assert_int_equal(m.samples.len, per);
+		for (size_t i = 0; i < per; i++)
+			assert_int_equal(m.samples.items[i].time_ns, k * per + i);
+		assert_int_equal(model_drop_events(&m, dir), 0);
+		assert_int_equal(m.samples.len, 0);
+		assert_int_equal(m.energy.len, 1);
+		assert_int_equal(m.energy.items[0].energy_uj, k + 10);
+		assert_int_equal(model_intern_function(&m, 0, "kept", 0, 0, 0, 0), fn);
+	}
+	/* without a directory the events stay in memory */
+	assert_int_equal(model_drop_events(&m, NULL), 0);
+	model_add_sample(&m)->time_ns = 1;
+	assert_int_equal(model_seal_events(&m), 0);
+	assert_int_equal(m.samples.len, 1);
+	model_free(&m);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_trace_args),
 		cmocka_unit_test(test_spill_round_trip),
 		cmocka_unit_test(test_spill_write_fails),
+		cmocka_unit_test(test_drop_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

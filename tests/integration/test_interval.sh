@@ -1,0 +1,100 @@
+# Continuous runs (--interval): a complete set of sampled profiles per
+# interval in DIR/<UTC start>/, each valid for its readers (go tool pprof,
+# collector dump), and the intervals' samples adding up to the run's: none
+# lost and none counted twice at the cuts.  Then a -p run whose target exits
+# mid-interval, and the options refused.
+. tests/integration/lib.sh
+need_root
+command -v go >/dev/null || fail "go missing (golang-go): go tool pprof reads the profiles"
+export HOME="$TMP" GOCACHE="$TMP/gocache" GOFLAGS=-mod=mod
+
+# pprof_samples PROFILE: the samples/count total of a profile (go tool pprof -raw)
+pprof_samples() {
+	go tool pprof -raw "$1" 2>"$TMP/err" | awk '
+		/^Samples:/ { on = 1; getline; next }
+		/^Locations/ { on = 0 }
+		on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+:$/ { n += $1 }
+		END { print n + 0 }'
+}
+
+# check_intervals OUT STDERR MIN MAX: MIN to MAX interval directories, named
+# by their UTC start in increasing order, each a complete valid set whose
+# sample count is the one the run printed for it; prints the sum
+check_intervals() {
+	out=$1 log=$2
+	n=0 sum=0 prev=
+	for d in "$out"/*/; do
+		d=${d%/}
+		name=${d##*/}
+		echo "$name" | grep -Eq '^[0-9]{8}T[0-9]{6}Z$' || fail "$d: not named by a UTC time"
+		[ -z "$prev" ] || [ "$name" \> "$prev" ] || fail "$name does not follow $prev"
+		prev=$name
+		for f in profile.pb.gz collector.folded flamegraph.html speedscope.json; do
+			[ -s "$d/$f" ] || fail "$d: no $f"
+		done
+		"$COLLECTOR" dump --check "$d" >/dev/null 2>"$TMP/err" ||
+			{ cat "$TMP/err"; fail "$d: collector dump --check rejects it"; }
+		said=$(sed -n "s/^collector: interval $name: \([0-9]*\) samples.*/\1/p" "$log")
+		[ -n "$said" ] || fail "the run did not report interval $name"
+		got=$(pprof_samples "$d/profile.pb.gz")
+		[ "$got" = "$said" ] || fail "$d: pprof counts $got samples, the run said $said"
+		folded=$(awk '{ n += $NF } END { print n + 0 }' "$d/collector.folded")
+		[ "$folded" = "$said" ] || fail "$d: the folded stacks count $folded, the run said $said"
+		# pprof's time_nanos is the interval's start: the directory's name
+		t=$(go tool pprof -raw "$d/profile.pb.gz" 2>/dev/null | sed -n 's/^Time: \([^.]*\).*/\1/p')
+		[ "$(date -u -d "$t" +%Y%m%dT%H%M%SZ)" = "$name" ] ||
+			fail "$d: the profile starts at $t, not at $name"
+		n=$((n + 1)) sum=$((sum + got))
+	done
+	[ "$n" -ge "$3" ] && [ "$n" -le "$4" ] || fail "$out: $n intervals, expected $3 to $4"
+	echo "$sum"
+}
+
+# 1. -a for 7 s in 2 s intervals, with a busy workload: cuts are due at
+# 2, 4 and 6 s (on that grid however late one is), then the last second
+# (4 sets; 3 should the cut at 6 s come after the end at 7 s)
+"$WL/split" 9 >/dev/null &
+busy=$!
+"$COLLECTOR" -a -d 7 --interval 2 -o "$TMP/all" >"$TMP/summary" 2>"$TMP/log" ||
+	{ cat "$TMP/log"; fail "collector -a --interval failed"; }
+kill "$busy" 2>/dev/null
+wait "$busy" 2>/dev/null
+cat "$TMP/log" "$TMP/summary" >"$TMP/all.txt"
+sum=$(check_intervals "$TMP/all" "$TMP/all.txt" 3 4) || exit 1
+total=$(summary_value "$TMP/all.txt" samples)
+[ "$sum" = "$total" ] || fail "-a: the intervals hold $sum samples, the run $total"
+[ "$total" -gt 1000 ] || fail "-a: only $total samples in 7 s with a busy workload"
+sets=$(summary_value "$TMP/all.txt" intervals)
+[ "$sets" = "$(ls -d "$TMP"/all/*/ | wc -l)" ] || fail "the summary says $sets intervals"
+echo "-a: $sets intervals, $sum samples in all"
+
+# 2. -p on a process that works for 2.5 s, in 1 s intervals: the last
+# interval ends with it, and every sample of the run is in some interval
+# (how many intervals depends on when the work ends: at least 2)
+"$WL/split" 2.5 >/dev/null &
+pid=$!
+"$COLLECTOR" -p "$pid" --interval 1 -f pprof,folded,flamegraph,speedscope \
+	-o "$TMP/pid" >"$TMP/summary" 2>"$TMP/log" || { cat "$TMP/log"; fail "collector -p --interval failed"; }
+wait "$pid"
+cat "$TMP/log" "$TMP/summary" >"$TMP/pid.txt"
+sum=$(check_intervals "$TMP/pid" "$TMP/pid.txt" 2 1000) || exit 1
+total=$(summary_value "$TMP/pid.txt" samples)
+[ "$sum" = "$total" ] || fail "-p: the intervals hold $sum samples, the run $total"
+[ "$total" -gt 1000 ] || fail "-p: only $total samples of 2.5 s of work"
+ls "$TMP/pid"/*/callgrind.out.* >/dev/null 2>&1 && fail "-f was not followed: callgrind written"
+sets=$(summary_value "$TMP/pid.txt" intervals)
+[ "$sets" = "$(ls -d "$TMP"/pid/*/ | wc -l)" ] || fail "the summary says $sets intervals"
+echo "-p: $sets intervals, $sum samples in all"
+
+# 3. refused: a clear message and exit 2, nothing written
+cd "$TMP" || exit 1
+expect_exit 2 "$COLLECTOR" -a --interval 0
+grep -q "at least 1" "$TMP/err" || fail "--interval 0: $(cat "$TMP/err")"
+expect_exit 2 "$COLLECTOR" -a --interval abc
+grep -q "not a number of seconds" "$TMP/err" || fail "--interval abc: $(cat "$TMP/err")"
+expect_exit 2 "$COLLECTOR" --interval 2 --trace "$WL/calls:leaf" -- "$WL/calls"
+grep -q "two runs" "$TMP/err" || fail "--interval --trace: $(cat "$TMP/err")"
+expect_exit 2 "$COLLECTOR" -a --interval 2 -f pprof,xray
+grep -q "xray format holds traced calls" "$TMP/err" || fail "-f xray --interval: $(cat "$TMP/err")"
+ls -d "$TMP"/collector-* >/dev/null 2>&1 && fail "a refused run left an output directory"
+echo "PASS"

@@ -41,6 +41,12 @@
 #include "model/model.h"
 #include "symbols/symbolize.h"
 
+/* How long one drain may take before the loop looks at the clock, the
+ * targets and the signals again: a ring filled as fast as it is read
+ * (hundreds of new processes a second, each read from /proc) would
+ * otherwise keep the loop in one drain past -d and every --interval. */
+#define DRAIN_SLICE_NS 200000000ULL
+
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t writing;
 
@@ -434,6 +440,10 @@ static void cut_interval(struct record *r, uint64_t now)
 
 	continuous_write(&r->cont, &r->m, interval_formats(r), &eo, now,
 			 r->spilling ? r->outdir : NULL, false);
+	if (tracker_forget_ended(r->tracker) != 0) {
+		fprintf(stderr, "collector: out of memory\n");
+		stop_requested = 1;
+	}
 }
 
 /* Drains the ring until a signal, the duration, or the targets' exit. */
@@ -446,7 +456,7 @@ static void drain_until_stopped(struct record *r)
 
 		waiter_wait(&r->waiter, continuous_wait_ms(&r->cont, run_clock_ns(true),
 							   drain_interval_ms(r)));
-		err = bpf_session_drain(r->bpf);
+		err = bpf_session_drain(r->bpf, DRAIN_SLICE_NS);
 		if (err < 0) {
 			fprintf(stderr, "collector: reading the ring buffer failed: %s\n",
 				strerror(-err));
@@ -513,7 +523,7 @@ static void finish(struct record *r)
 	if (r->save)
 		save_records_put(r->save, SAVE_WINDOW_END, &r->m.run.end_ktime_ns, sizeof(uint64_t));
 	decode_energy(&r->m, &r->powercap, true);
-	while (bpf_session_drain(r->bpf) > 0)
+	while (bpf_session_drain(r->bpf, 0) > 0)
 		;
 	bpf_session_counters(r->bpf, counters);
 	decode_sampler_counters(&r->m, counters);

@@ -11,7 +11,7 @@
 
 /* A record of the launched command later than this after it was let go
  * ends the wait for its exec record (see tracker_handle_record). */
-#define EXEC_GRACE_NS 50000000ULL
+#define EXEC_GRACE_NS 1000000000ULL
 
 static void handle_switch(struct tracker *t, const struct collector_switch_event *e)
 {

@@ -62,6 +62,11 @@ size_t tracker_live_processes(const struct tracker *t);
 /* CPU time of the target threads during the run (ns), from the cputime
  * they had when first seen and when last seen. */
 uint64_t tracker_target_cpu_ns(const struct tracker *t);
+/* Continuous runs, between intervals (after model_drop_events(): no event
+ * may refer to a process or thread then): the processes and threads that
+ * have ended leave the model and the tracker, the others are renumbered,
+ * and the caches of resolved raw stacks start over.  0 or -ENOMEM. */
+int tracker_forget_ended(struct tracker *t);
 
 void tracker_free(struct tracker *t);
 

@@ -50,7 +50,7 @@ void tracker_end_window(struct tracker *t)
 
 uint64_t tracker_target_cpu_ns(const struct tracker *t)
 {
-	uint64_t sum = 0;
+	uint64_t sum = t->forgotten_cpu_ns;
 
 	for (size_t i = 0; i < t->m->threads.len; i++) {
 		const struct thread_state *ts = &t->threads.items[i];

@@ -10,6 +10,7 @@
  *   tracker_stacks.c   samples: their user and kernel stacks into model
  *                      stacks, through caches keyed by the raw frames
  *   tracker_cputime.c  the targets' CPU time over the window
+ *   tracker_forget.c   continuous runs: forgetting what has ended
  *
  * Every record carries its own stacks; nothing here knows libbpf.
  */
@@ -66,6 +67,7 @@ struct tracker {
 	uint64_t unwind_ns, unwinds;    /* time spent unwinding */
 	uint64_t stack_record_bytes;    /* ring bytes of stack-copy samples */
 	uint64_t samples;
+	uint64_t forgotten_cpu_ns;      /* CPU time of the threads forgotten */
 	uint64_t last_task_ktime;       /* last fork, exec or new process */
 	size_t live;
 };

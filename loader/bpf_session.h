@@ -46,8 +46,12 @@ int bpf_session_start_sampling(struct bpf_session *s);
 /* Detaches the sampler and closes its events; records already in the ring
  * stay there for the final drain. */
 void bpf_session_stop_sampling(struct bpf_session *s);
-/* Consumes every record in the ring (submitted with or without a wakeup). */
-int bpf_session_drain(struct bpf_session *s);
+/* Consumes the records in the ring (submitted with or without a wakeup):
+ * all of them, or with max_ns > 0 those it gets through in about max_ns,
+ * so that a ring filled as fast as it is read does not hold the caller
+ * (the run's end, its intervals) for ever.  Returns how many, or a
+ * negative errno. */
+int bpf_session_drain(struct bpf_session *s, uint64_t max_ns);
 /* An fd that epoll reports readable when the ring asks to be drained. */
 int bpf_session_epoll_fd(struct bpf_session *s);
 /* Counters summed over CPUs. */

@@ -264,6 +264,39 @@ int model_drop_events(struct model *m, const char *spill_dir)
 	return spill_dir ? model_spill_events(m, spill_dir) : 0;
 }
 
+void model_forget_ended_tasks(struct model *m, uint32_t *process_map, uint32_t *thread_map)
+{
+	size_t np = 0, nt = 0;
+
+	for (size_t i = 0; i < m->processes.len; i++) {
+		struct model_process *p = &m->processes.items[i];
+
+		if (p->end_ns) {
+			free(p->cmdline);
+			free(p->exe);
+			free(p->maps.items);
+			process_map[i] = MODEL_NONE;
+			continue;
+		}
+		process_map[i] = np;
+		m->processes.items[np++] = *p;
+	}
+	m->processes.len = np;
+	for (size_t i = 0; i < m->threads.len; i++) {
+		struct model_thread *th = &m->threads.items[i];
+		uint32_t process = process_map[th->process];
+
+		if (th->end_ns || process == MODEL_NONE) {
+			thread_map[i] = MODEL_NONE;
+			continue;
+		}
+		thread_map[i] = nt;
+		th->process = process;
+		m->threads.items[nt++] = *th;
+	}
+	m->threads.len = nt;
+}
+
 /* ---- indexes ------------------------------------------------------------ */
 
 /* A new index entry; the model cannot be partially built, so out of

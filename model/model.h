@@ -329,6 +329,13 @@ int model_seal_events(struct model *m);
  * negative errno of model_spill_events() (the events then stay in
  * memory). */
 int model_drop_events(struct model *m, const char *spill_dir);
+/* Continuous runs, after model_drop_events(): the processes that have
+ * ended (end_ns set) and the threads that have ended or whose process has
+ * leave the model; the others are renumbered in order.  process_map and
+ * thread_map (as many entries as there were processes and threads) get
+ * each old id's new one, or MODEL_NONE.  Nothing may refer to a process
+ * or thread by id at that time but what the caller renumbers. */
+void model_forget_ended_tasks(struct model *m, uint32_t *process_map, uint32_t *thread_map);
 /* Trace events so far, spilled or not. */
 static inline size_t model_trace_event_count(const struct model *m)
 {

@@ -53,12 +53,20 @@ check_intervals() {
 # 1. -a for 7 s in 2 s intervals, with a busy workload: cuts are due at
 # 2, 4 and 6 s (on that grid however late one is), then the last second
 # (4 sets; 3 should the cut at 6 s come after the end at 7 s)
+# and short processes coming and going all along (forgotten between
+# intervals once they have ended: their samples must be in their interval)
 "$WL/split" 9 >/dev/null &
 busy=$!
-"$COLLECTOR" -a -d 7 --interval 2 -o "$TMP/all" >"$TMP/summary" 2>"$TMP/log" ||
+(while [ ! -e "$TMP/stop" ]; do "$WL/forkexec" "$WL/split" 0.05 >/dev/null; done) &
+churn=$!
+# (the formats of the whole system at once: those with a file per process
+# would make each cut take seconds under ASan, and the -p run has them)
+"$COLLECTOR" -a -d 7 --interval 2 -f pprof,folded,flamegraph,speedscope -o "$TMP/all" \
+	>"$TMP/summary" 2>"$TMP/log" ||
 	{ cat "$TMP/log"; fail "collector -a --interval failed"; }
+touch "$TMP/stop"
 kill "$busy" 2>/dev/null
-wait "$busy" 2>/dev/null
+wait "$busy" "$churn" 2>/dev/null
 cat "$TMP/log" "$TMP/summary" >"$TMP/all.txt"
 sum=$(check_intervals "$TMP/all" "$TMP/all.txt" 3 4) || exit 1
 total=$(summary_value "$TMP/all.txt" samples)
@@ -66,22 +74,34 @@ total=$(summary_value "$TMP/all.txt" samples)
 [ "$total" -gt 1000 ] || fail "-a: only $total samples in 7 s with a busy workload"
 sets=$(summary_value "$TMP/all.txt" intervals)
 [ "$sets" = "$(ls -d "$TMP"/all/*/ | wc -l)" ] || fail "the summary says $sets intervals"
+# the short processes of every interval are in that interval's files
+for d in "$TMP"/all/*/; do
+	grep -q '^split;' "$d/collector.folded" || fail "$d: no samples of split"
+done
 echo "-a: $sets intervals, $sum samples in all"
 
-# 2. -p on a process that works for 2.5 s, in 1 s intervals: the last
+# 2. -p on a process that works for 2.5 s, in 1 s intervals, every sampled
+# format: the last
 # interval ends with it, and every sample of the run is in some interval
 # (how many intervals depends on when the work ends: at least 2)
 "$WL/split" 2.5 >/dev/null &
 pid=$!
-"$COLLECTOR" -p "$pid" --interval 1 -f pprof,folded,flamegraph,speedscope \
-	-o "$TMP/pid" >"$TMP/summary" 2>"$TMP/log" || { cat "$TMP/log"; fail "collector -p --interval failed"; }
+"$COLLECTOR" -p "$pid" --interval 1 -o "$TMP/pid" >"$TMP/summary" 2>"$TMP/log" ||
+	{ cat "$TMP/log"; fail "collector -p --interval failed"; }
 wait "$pid"
 cat "$TMP/log" "$TMP/summary" >"$TMP/pid.txt"
 sum=$(check_intervals "$TMP/pid" "$TMP/pid.txt" 2 1000) || exit 1
 total=$(summary_value "$TMP/pid.txt" samples)
 [ "$sum" = "$total" ] || fail "-p: the intervals hold $sum samples, the run $total"
 [ "$total" -gt 1000 ] || fail "-p: only $total samples of 2.5 s of work"
-ls "$TMP/pid"/*/callgrind.out.* >/dev/null 2>&1 && fail "-f was not followed: callgrind written"
+# every sampled format, in every interval; none of another kind
+for d in "$TMP"/pid/*/; do
+	for f in callgrind.out.* hpctoolkit sampler dcpi; do
+		ls -d "$d"$f >/dev/null 2>&1 || fail "$d: no $f"
+	done
+	ls "$d" | grep -q xray && fail "$d: an XRay file in a sampled interval"
+done
+ls "$TMP/all"/*/callgrind.out.* >/dev/null 2>&1 && fail "-f was not followed: callgrind written"
 sets=$(summary_value "$TMP/pid.txt" intervals)
 [ "$sets" = "$(ls -d "$TMP"/pid/*/ | wc -l)" ] || fail "the summary says $sets intervals"
 echo "-p: $sets intervals, $sum samples in all"

@@ -318,6 +318,42 @@ static void test_drop_events(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* Continuous runs: ended processes and threads leave the model, the
+ * others keep their order and fields under their new ids. */
+static void test_forget_ended_tasks(void **state)
+{
+	uint32_t pmap[3], tmap[4];
+	struct model m;
+
+	(void)state;
+	model_init(&m);
+	for (int i = 0; i < 3; i++)
+		model_add_process(&m, 100 + i, 1, 0, "p", "cmd", "/bin/p");
+	m.processes.items[1].end_ns = 5; /* ended: goes with its thread */
+	for (int i = 0; i < 4; i++) {
+		struct model_thread *th = MODEL_VEC_PUSH(m.threads);
+
+		th->tid = 1000 + i;
+		th->process = i < 3 ? i : 2;
+	}
+	m.threads.items[3].end_ns = 7; /* a thread that ended in process 2 */
+	model_forget_ended_tasks(&m, pmap, tmap);
+	assert_int_equal(m.processes.len, 2);
+	assert_int_equal(pmap[0], 0);
+	assert_int_equal(pmap[1], MODEL_NONE);
+	assert_int_equal(pmap[2], 1);
+	assert_int_equal(m.processes.items[1].pid, 102);
+	assert_string_equal(m.processes.items[1].cmdline, "cmd");
+	assert_int_equal(m.threads.len, 2);
+	assert_int_equal(tmap[0], 0);
+	assert_int_equal(tmap[1], MODEL_NONE);
+	assert_int_equal(tmap[2], 1);
+	assert_int_equal(tmap[3], MODEL_NONE);
+	assert_int_equal(m.threads.items[1].tid, 1002);
+	assert_int_equal(m.threads.items[1].process, 1);
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_spill_round_trip),
 		cmocka_unit_test(test_spill_write_fails),
 		cmocka_unit_test(test_drop_events),
+		cmocka_unit_test(test_forget_ended_tasks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

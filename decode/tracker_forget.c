@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Continuous runs: between intervals, the processes and threads that have
+ * ended leave the model and the tracker, and the caches of resolved raw
+ * stacks start over, so that memory follows what is alive rather than
+ * everything the run has met.  Measured on a system-wide run with 180
+ * short processes a second (a shell loop of /bin/true): the heap grew by
+ * 3.2 KiB per process met without this.
+ */
+#include "decode/tracker_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* The CPU time of the threads about to go still counts in the summary's
+ * rate (tracker_target_cpu_ns()). */
+static void keep_cputime_of_ended(struct tracker *t)
+{
+	const struct model *m = t->m;
+
+	for (size_t i = 0; i < m->threads.len; i++) {
+		const struct model_thread *th = &m->threads.items[i];
+		const struct thread_state *ts = &t->threads.items[i];
+
+		if ((th->end_ns || m->processes.items[th->process].end_ns) && ts->first_known &&
+		    th->cputime_ns > ts->first_cputime)
+			t->forgotten_cpu_ns += th->cputime_ns - ts->first_cputime;
+	}
+}
+
+/* The tracker's vectors indexed by model id, renumbered as the model was,
+ * and the pid and tid maps made again from what is left. */
+static int renumber(struct tracker *t, const uint32_t *process_map, size_t n_processes,
+		    const uint32_t *thread_map, size_t n_threads)
+{
+	const struct model *m = t->m;
+
+	for (size_t i = 0; i < n_processes; i++) {
+		if (process_map[i] == MODEL_NONE)
+			trk_free_proc_state(&t->procs.items[i]);
+		else
+			t->procs.items[process_map[i]] = t->procs.items[i];
+	}
+	t->procs.len = m->processes.len;
+	for (size_t i = 0; i < n_threads; i++)
+		if (thread_map[i] != MODEL_NONE)
+			t->threads.items[thread_map[i]] = t->threads.items[i];
+	t->threads.len = m->threads.len;
+	idmap_clear(&t->pid_to_process);
+	idmap_clear(&t->tid_to_thread);
+	for (size_t i = 0; i < m->processes.len; i++)
+		if (idmap_put(&t->pid_to_process, m->processes.items[i].pid, i))
+			return -ENOMEM;
+	for (size_t i = 0; i < m->threads.len; i++)
+		if (idmap_put(&t->tid_to_thread, m->threads.items[i].tid, i))
+			return -ENOMEM;
+	return 0;
+}
+
+int tracker_forget_ended(struct tracker *t)
+{
+	size_t n_processes = t->m->processes.len, n_threads = t->m->threads.len;
+	uint32_t *process_map = malloc((n_processes + 1) * sizeof(*process_map));
+	uint32_t *thread_map = malloc((n_threads + 1) * sizeof(*thread_map));
+	int err = -ENOMEM;
+
+	if (process_map && thread_map) {
+		keep_cputime_of_ended(t);
+		model_forget_ended_tasks(t->m, process_map, thread_map);
+		err = renumber(t, process_map, n_processes, thread_map, n_threads);
+		/* the part cache is keyed by model process: start over; the
+		 * model's stacks stay interned, so a stack met again resolves
+		 * to the one it was */
+		stackcache_clear(&t->part_cache);
+		idmap_clear(&t->stack_cache);
+		free(t->parts.items);
+		free(t->pool.items);
+		t->parts.items = NULL;
+		t->pool.items = NULL;
+		t->parts.len = t->parts.cap = t->pool.len = t->pool.cap = 0;
+		t->empty_part = UINT32_MAX;
+	}
+	free(process_map);
+	free(thread_map);
+	return err;
+}

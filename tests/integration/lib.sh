@@ -100,6 +100,12 @@ expect_exit() {
 	}
 }
 
+# callgrind_of DIR PROGRAM: the Callgrind file of the process that ran
+# PROGRAM (its "cmd:" line), not any other process a run may have met
+callgrind_of() {
+	grep -l "^cmd: [^ ]*$(basename "$2")\( \|\$\)" "$1"/callgrind.out.* 2>/dev/null | head -n 1
+}
+
 # summary_value SUMMARY_FILE LABEL: the first number after a summary label
 summary_value() {
 	awk -v label="$2" '$1 == label { print $2; exit }' "$1"

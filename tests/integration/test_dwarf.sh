@@ -12,7 +12,7 @@ cat "$TMP/summary"
 grep -q "call graph: dwarf" "$TMP/summary" || fail "auto mode did not choose dwarf for a no-frame-pointer binary"
 # every function's inclusive share, from Callgrind: the summary lists the
 # top 20 only, and the chain, main and libc's start make 20 at about 100%
-cg=$(ls "$TMP"/dwarf/callgrind.out.*)
+cg=$(callgrind_of "$TMP"/dwarf deep)
 annotate "$cg" "$TMP/incl" --inclusive=yes || { cat "$TMP/incl"; fail "callgrind_annotate failed"; }
 for fn in d16 d12 d8 d4 d1 main; do
 	t=$(annotated_share "$TMP/incl" $fn)

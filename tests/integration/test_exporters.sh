@@ -12,7 +12,7 @@ command -v callgrind_annotate >/dev/null || fail "callgrind_annotate missing (va
 # Callgrind: callgrind_annotate puts hot_function first, with ~75% of the
 # work of hot_function and cold_function (of all samples it may have less:
 # see percent_of)
-cg=$(ls "$TMP"/one/callgrind.out.*)
+cg=$(callgrind_of "$TMP"/one split)
 annotate "$cg" "$TMP/annotate" || { cat "$TMP/annotate"; fail "callgrind_annotate failed"; }
 first=$(awk '/file:function/ { getline; getline; print; exit }' "$TMP/annotate")
 echo "first: $first"
@@ -54,7 +54,7 @@ awk '$1 == "tid" { if ($6 + 0 < last[$2]) { print "tid " $2 " cputime decreased"
 "$COLLECTOR" -q -o "$TMP/pie" -- "$WL/pie_lib" 1.5 2>"$TMP/err" || { cat "$TMP/err"; fail "pie_lib"; }
 "$COLLECTOR" dump "$TMP/pie/dcpi/libhot.so.prof" | grep -q "^total_samples [1-9]" ||
 	fail "no DCPI profile with samples for libhot.so"
-callgrind_annotate "$TMP"/pie/callgrind.out.* >"$TMP/annotate" 2>&1
+callgrind_annotate "$(callgrind_of "$TMP"/pie pie_lib)" >"$TMP/annotate" 2>&1
 first=$(awk '/file:function/ { getline; getline; print; exit }' "$TMP/annotate")
 case "$first" in *lib_hot_function*libhot.so*) ;; *) fail "Callgrind: '$first' is not lib_hot_function" ;; esac
 # sampler: the reference reader resolves PC - VMMap address with addr2line

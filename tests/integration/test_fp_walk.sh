@@ -21,7 +21,7 @@ for walker in program kernel; do
 	within "$spin" 90 100 || fail "$walker walk: spin self share '$spin' is not ~100"
 	# every frame's inclusive share, from Callgrind: the summary lists the
 	# top 20 only, and here more than 20 functions tie at about 100%
-	annotate "$TMP"/out-$walker/callgrind.out.* "$TMP/incl-$walker" --inclusive=yes ||
+	annotate "$(callgrind_of "$TMP"/out-$walker bigframes)" "$TMP/incl-$walker" --inclusive=yes ||
 		{ cat "$TMP/incl-$walker"; fail "$walker walk: callgrind_annotate failed"; }
 	for i in $(seq 0 23); do
 		i=$(printf %02d "$i")
@@ -55,7 +55,7 @@ edges() {
 # the caller (frame_15 -> frame_17) in either walker alike: one such sample
 # in one run but not the other is luck, not a difference between walkers.
 for walker in program kernel; do
-	edges "$TMP/out-$walker"/callgrind.out.* |
+	edges "$(callgrind_of "$TMP"/out-$walker bigframes)" |
 		grep -E '^(main|frame_[0-9]+) -> (frame_[0-9]+|spin) [0-9]+$' >"$TMP/all-edges-$walker"
 	cat "$TMP/all-edges-$walker"
 	awk '$4 > 10 { print $1, $2, $3 }' "$TMP/all-edges-$walker" >"$TMP/edges-$walker"

@@ -35,7 +35,7 @@ grep -q ",100000,.*traced_g" "$TMP/account" || fail "llvm-xray account: traced_g
 "$COLLECTOR" dump --check "$trace" || fail "collector dump --check rejects the trace"
 
 # Callgrind: the traced callee gets its exact call count
-cg=$(ls "$TMP"/run/callgrind.out.*)
+cg=$(callgrind_of "$TMP"/run calls)
 grep -q "^events: .*TracedNs" "$cg" || fail "no TracedNs event in Callgrind"
 awk '	# cfn= names are compressed: (id) name the first time, (id) after
 	function name(s,  id) {

@@ -21,7 +21,7 @@ MINUTES = int(os.environ.get("BENCH_CONTINUOUS_MINUTES", "30"))
 def continuous():
     tmp = tempfile.mkdtemp(prefix="bench-continuous-")
     secs = MINUTES * 60
-    cargv = [COLLECTOR, "-a", "-F", "99", "--interval", "60", "-f", "pprof", "-q",
+    cargv = [COLLECTOR, "-a", "-F", "99", "--interval", "60", "-f", "pprof",
              "-d", str(secs + 5), "-o", os.path.join(tmp, "collector")]
     pargv = ["perf", "record", "-a", "-F", "99", "-g", "--switch-output=60s", "-q",
              "-o", os.path.join(tmp, "perf.data")]
@@ -56,7 +56,7 @@ def continuous():
             stop(c, signal.SIGKILL, 10)
         stop(p, signal.SIGINT, 120)
         shutil.rmtree(tmp, ignore_errors=True)
-    table(f"Continuous: `{' '.join(cargv[:10])}` for {MINUTES} minutes ({sets} sets of files, "
+    table(f"Continuous: `{' '.join(cargv[1:11])}` for {MINUTES} minutes ({sets} sets of files, "
           f"lost {fmt(s.get('lost'), 0)}), beside `perf record -a -F 99 -g --switch-output=60s`",
           ["minute", "collector RSS MiB", "of which anonymous", "collector CPU s",
            "perf RSS MiB", "perf CPU s"], rows,

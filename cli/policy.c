@@ -38,11 +38,12 @@ static struct policy_rule *rule_of(struct policy *p, const char *key)
 /* One line: 0, or -EINVAL after a message. */
 static int parse_line(struct policy *p, char *text, int line)
 {
-	char *s = trim(text), *eq, *key, *value;
+	char *s = trim(text), *eq, *key, *value, as_written[128];
 	struct policy_rule *rule;
 
 	if (!*s || *s == '#')
 		return 0;
+	snprintf(as_written, sizeof(as_written), "%s", s);
 	eq = strchr(s, '=');
 	if (eq) {
 		*eq = '\0';
@@ -55,11 +56,10 @@ static int parse_line(struct policy *p, char *text, int line)
 			snprintf(rule->text, sizeof(rule->text), "%s = %s", key, value);
 			return 0;
 		}
-		*eq = '=';
 	}
 	fprintf(stderr, "collector: %s:%d: '%s' is not a policy line (KEY = yes|no, with "
 		"KEY run-as-root, all-cpus or other-users-pids): users who are not root may not "
-		"run collector until the administrator mends it\n", p->path, line, s);
+		"run collector until the administrator mends it\n", p->path, line, as_written);
 	return -EINVAL;
 }
 

@@ -109,14 +109,16 @@ static int refuse(const struct policy *p, const char *what, const struct policy_
 	return -EPERM;
 }
 
-/* A process of the user: every one of its uids is his (as for ptrace). */
-static bool own_process(pid_t pid, uid_t uid)
+/* A process of another user: one of its real, effective and saved uids
+ * is not his (ptrace's rule).  A process that cannot be read is left to
+ * the target checks, which say it does not exist. */
+static bool other_users_process(pid_t pid, uid_t uid)
 {
 	uid_t ids[4];
 
 	if (proc_uids(pid, ids) != 0)
 		return false;
-	return ids[0] == uid && ids[1] == uid && ids[2] == uid;
+	return ids[0] != uid || ids[1] != uid || ids[2] != uid;
 }
 
 int policy_check(const struct policy *p, const struct collector_options *opts, uid_t uid)
@@ -130,7 +132,7 @@ int policy_check(const struct policy *p, const struct collector_options *opts, u
 	if (opts->all_cpus && !p->all_cpus.allowed)
 		return refuse(p, "-a", &p->all_cpus);
 	for (int i = 0; i < opts->n_pids && !p->other_users_pids.allowed; i++) {
-		if (own_process(opts->pids[i], uid))
+		if (!other_users_process(opts->pids[i], uid))
 			continue;
 		snprintf(what, sizeof(what), "-p %d (a process of another user)",
 			 (int)opts->pids[i]);

@@ -157,3 +157,18 @@ wait_exec() {
 	done
 	return 1
 }
+
+# sudo_user: the test's sudo user is nobody (user, uid, gid), who owns
+# nothing but $TMP/home (made here; $TMP is opened to him); as_sudo CMD...
+# runs CMD with the SUDO_* variables sudo would set (CI has no sudo).
+sudo_user() {
+	user=nobody
+	uid=$(id -u $user) || skip "no user $user"
+	gid=$(id -g $user)
+	chmod 755 "$TMP"
+	mkdir -p "$TMP/home"
+	chown "$uid:$gid" "$TMP/home"
+}
+as_sudo() {
+	env SUDO_UID="$uid" SUDO_GID="$gid" SUDO_USER="$user" "$@"
+}

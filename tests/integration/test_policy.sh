@@ -6,12 +6,8 @@
 # through sudo (SUDO_* set by hand: CI has no sudo).
 . tests/integration/lib.sh
 need_root
-user=nobody
-uid=$(id -u $user) || skip "no user $user"
-gid=$(id -g $user)
-chmod 755 "$TMP"
-mkdir -p "$TMP/etc" "$TMP/home"
-chown "$uid:$gid" "$TMP/home"
+sudo_user
+mkdir -p "$TMP/etc"
 install_copy "$TMP/dest" "$TMP/etc"
 bin="$TMP/dest/usr/bin/collector"
 conf="$TMP/etc/collector.conf"
@@ -19,7 +15,7 @@ conf="$TMP/etc/collector.conf"
 n=0
 user_run() {
 	n=$((n + 1))
-	env SUDO_UID="$uid" SUDO_GID="$gid" SUDO_USER="$user" "$bin" -q -o "$TMP/home/o$n" "$@"
+	as_sudo "$bin" -q -o "$TMP/home/o$n" "$@"
 }
 root_run() {
 	n=$((n + 1))
@@ -89,8 +85,7 @@ grep -q "ignoring" "$TMP/err" || fail "no warning for a policy the user owns"
 # the build's own copy reads /etc/collector.conf, not this one
 chown root "$conf"
 if [ ! -e /etc/collector.conf ]; then
-		expect_exit 0 env SUDO_UID="$uid" SUDO_GID="$gid" SUDO_USER="$user" "$COLLECTOR" -q \
-		-o "$TMP/home/build" --run-as-root -- true
+		expect_exit 0 as_sudo "$COLLECTOR" -q -o "$TMP/home/build" --run-as-root -- true
 fi
 kill "$roots" "$users" 2>/dev/null
 wait

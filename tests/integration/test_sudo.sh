@@ -2,15 +2,10 @@
 # to that user (SUDO_UID/SUDO_GID/SUDO_USER set by hand: CI has no sudo).
 . tests/integration/lib.sh
 need_root
-user=nobody
-uid=$(id -u $user) || skip "no user $user"
-gid=$(id -g $user)
-chmod 755 "$TMP"
 # the output goes where the user may write (test_user_rights: nowhere else)
-mkdir "$TMP/home"
-chown "$uid:$gid" "$TMP/home"
+sudo_user
 
-SUDO_UID=$uid SUDO_GID=$gid SUDO_USER=$user "$COLLECTOR" -o "$TMP/home/out" -- \
+as_sudo "$COLLECTOR" -o "$TMP/home/out" -- \
 	sh -c 'id -u > /dev/shm/collector-sudo-uid; id -G > /dev/shm/collector-sudo-groups;
 	       '"$WL/split"' 0.5' >"$TMP/summary" 2>"$TMP/err" ||
 	{ cat "$TMP/err"; fail "collector exited $?"; }

@@ -4,16 +4,9 @@
 # nobody, who owns nothing here but $TMP/home.
 . tests/integration/lib.sh
 need_root
-user=nobody
-uid=$(id -u $user) || skip "no user $user"
-gid=$(id -g $user)
-chmod 755 "$TMP"
-as_sudo() {
-	env SUDO_UID="$uid" SUDO_GID="$gid" SUDO_USER="$user" "$@"
-}
+sudo_user
 mkdir -m 700 "$TMP/rootonly"
-mkdir -m 755 "$TMP/home" "$TMP/rootdir"
-chown "$uid:$gid" "$TMP/home"
+mkdir -m 755 "$TMP/rootdir"
 echo "root's" >"$TMP/rootonly/victim"
 cp "$WL/split" "$TMP/rootonly/split"
 

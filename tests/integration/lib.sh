@@ -115,14 +115,16 @@ install_copy() {
 		{ cat "$TMP/install.log"; fail "make ${3:-install} failed"; }
 }
 
-# test_user: the unprivileged user collector-test, in group collector,
-# both created when missing and removed at exit (add_cleanup).  Sets
-# TUSER, TUID, TGID.
+# add_cleanup CMD: CMD runs at exit, before $TMP is removed (the last
+# added first).
 CLEANUP=""
 add_cleanup() {
 	CLEANUP="$1; $CLEANUP"
 	trap 'eval "$CLEANUP"; rm -rf "$TMP"' EXIT
 }
+
+# test_user: the unprivileged user collector-test, in group collector,
+# both created when missing and removed at exit.  Sets TUSER, TUID, TGID.
 test_user() {
 	TUSER=collector-test
 	if ! getent group collector >/dev/null; then

@@ -32,8 +32,9 @@ grep -q "kptr_restrict" "$TMP/err" && fail "kernel symbols unreadable: $(cat "$T
 
 # -p on the user's own process
 # (setpriv itself, not as_user: $! of a function is a subshell's pid)
-setpriv --reuid="$TUID" --regid="$TGID" --init-groups ./split 3 >/dev/null &
+setpriv --reuid="$TUID" --regid="$TGID" --init-groups ./split 60 >/dev/null &
 own=$!
+add_cleanup "kill $own 2>/dev/null; wait $own 2>/dev/null"
 wait_exec "$own" split || fail "the user's split did not start"
 as_user "$TUSER" "$bin" -o "$TMP/home/pid" -d 1 -p "$own" >"$TMP/summary" 2>"$TMP/err" ||
 	{ cat "$TMP/err"; fail "-p on his own process exited $?"; }
@@ -60,6 +61,7 @@ expect_exit 5 as_user "$TUSER" "$bin" -q -o "$TMP/rootonly/out" -- true
 # the policy: another user's process refused, his own still allowed
 setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups sleep 30 &
 other=$!
+add_cleanup "kill $other 2>/dev/null; wait $other 2>/dev/null"
 printf '# test policy\nother-users-pids = no\n' >"$TMP/etc/collector.conf"
 expect_exit 3 as_user "$TUSER" "$bin" -q -o "$TMP/home/other" -d 1 -p "$other"
 grep -q "collector.conf:2: other-users-pids = no" "$TMP/err" ||

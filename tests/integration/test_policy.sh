@@ -33,8 +33,10 @@ policy() {
 # $! is its pid)
 sleep 60 &
 roots=$!
+add_cleanup "kill $roots 2>/dev/null; wait $roots 2>/dev/null"
 setpriv --reuid="$uid" --regid="$gid" --clear-groups sleep 60 &
 users=$!
+add_cleanup "kill $users 2>/dev/null; wait $users 2>/dev/null"
 wait_exec "$users" sleep || fail "the user's sleep did not start"
 
 # no policy file: today's behaviour

@@ -18,8 +18,11 @@
 # away; README.md, "Privileges"):
 #   cap_bpf      load the BPF programs and create their maps
 #   cap_perfmon  open the sampling perf events on every CPU, attach the
-#                tracing programs (tp_btf) and the uprobes; with cap_bpf,
-#                lets the programs read kernel memory (stacks)
+#                tracing programs (tp_btf) and the uprobes through
+#                multi-uprobe links; with cap_bpf, lets the programs read
+#                kernel memory (stacks).  Single uprobes (perf events: kernels
+#                before 6.6, COLLECTOR_SINGLE_UPROBES) are refused without
+#                cap_sys_admin, which is not granted: there --trace needs sudo
 #   cap_syslog   read the kernel's symbol addresses in /proc/kallsyms
 #                (zeros without it while kptr_restrict or perf_event_paranoid
 #                hide them): kernel frames would stay unnamed

@@ -20,6 +20,7 @@
 
 #include "formats/registry.h"
 #include "cli/options.h"
+#include "loader/privileges.h"
 
 struct dump_args {
 	bool check;
@@ -156,8 +157,17 @@ int cmd_dump(int argc, char **argv)
 	const struct argp argp = { dump_options, parse_dump_opt, "FILE|DIR...", doc,
 				   NULL, NULL, NULL };
 	struct dump_args a = { 0 };
-	int rc = 0;
+	struct invoking_user user;
+	int rc = 0, err;
 
+	/* dump reads only the files the user names, and needs no privilege:
+	 * under sudo or capabilities it keeps none, and reads as the user */
+	if (invoking_user_get(&user) != 0)
+		return EXIT_USAGE;
+	if ((err = privileges_drop(&user)) != 0) {
+		fprintf(stderr, "collector dump: cannot drop privileges: %s\n", strerror(-err));
+		return EXIT_NO_PRIVILEGE;
+	}
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EXIT_USAGE;

@@ -17,8 +17,16 @@
 #include "cli/dump.h"
 #include "formats/registry.h"
 #include "cli/options.h"
+#include "cli/policy.h"
 #include "cli/record.h"
 #include "lib/proc.h"
+
+/* The administrator's policy (cli/policy.h), where the build put it:
+ * `make install SYSCONFDIR=DIR` compiles this file with another DIR. */
+#ifndef COLLECTOR_SYSCONFDIR
+#define COLLECTOR_SYSCONFDIR "/etc"
+#endif
+const char collector_conf_path[] = COLLECTOR_SYSCONFDIR "/collector.conf";
 
 const char *argp_program_version = "collector " COLLECTOR_VERSION;
 const char *argp_program_bug_address = "the project's issue tracker";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The output directory of a run. */
 #include "cli/outdir.h"
+#include "lib/userfs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,20 +21,14 @@ void outdir_default_name(char *buf, size_t size)
 	strftime(buf, size, "collector-%Y%m%d-%H%M%S", &tm);
 }
 
-int outdir_make(const char *dir, const struct invoking_user *user)
+static int make_dir(const char *dir)
 {
 	struct dirent *d;
 	DIR *dp;
 	int fd, err;
 
 	if (mkdir(dir, 0755) == 0) {
-		chmod(dir, 0755);
-		if (user->set && chown(dir, user->uid, user->gid) != 0) {
-			err = -errno;
-			fprintf(stderr, "collector: cannot give %s to uid %u: %s\n", dir,
-				(unsigned)user->uid, strerror(errno));
-			return err;
-		}
+		chmod(dir, 0755); /* whatever the umask */
 		return 0;
 	}
 	if (errno != EEXIST) {
@@ -44,9 +39,22 @@ int outdir_make(const char *dir, const struct invoking_user *user)
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "collector: %s exists and is not a directory; "
-			"choose another output with -o\n", dir);
-		return -EEXIST;
+		err = -errno;
+		if (err == -EACCES)
+			fprintf(stderr, "collector: cannot open the output directory %s: %s\n", dir,
+				strerror(-err));
+		else
+			fprintf(stderr, "collector: %s exists and is not a directory; "
+				"choose another output with -o\n", dir);
+		return err == -EACCES ? err : -EEXIST;
+	}
+	/* the effective ids: the file system ids of the scope, not sudo's
+	 * real uid 0 as access() would use */
+	if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) != 0) {
+		err = -errno;
+		fprintf(stderr, "collector: cannot write into %s: %s\n", dir, strerror(errno));
+		close(fd);
+		return err;
 	}
 	dp = fdopendir(fd);
 	if (!dp) {
@@ -63,10 +71,18 @@ int outdir_make(const char *dir, const struct invoking_user *user)
 		}
 	}
 	closedir(dp);
-	if (access(dir, W_OK) != 0) {
-		err = -errno;
-		fprintf(stderr, "collector: cannot write into %s: %s\n", dir, strerror(errno));
+	return 0;
+}
+
+int outdir_make(const char *dir)
+{
+	int err = user_fs_enter();
+
+	if (err) {
+		fprintf(stderr, "collector: cannot take your rights to create %s\n", dir);
 		return err;
 	}
-	return 0;
+	err = make_dir(dir);
+	user_fs_leave();
+	return err;
 }

@@ -23,6 +23,7 @@
 
 #include "cli/continuous.h"
 #include "cli/outdir.h"
+#include "cli/policy.h"
 #include "cli/save_records.h"
 #include "cli/status.h"
 #include "cli/summary.h"
@@ -139,6 +140,10 @@ static int check_and_prepare_output(struct record *r)
 			"CAP_PERFMON: run it as 'sudo collector ...'\n");
 		return EXIT_NO_PRIVILEGE;
 	}
+	/* the paths the user names are his (lib/userfs.h); the policy is root's */
+	if (invoking_user_fs_setup(&r->user) != 0 ||
+	    policy_enforce(opts, invoking_user_uid(&r->user)) != 0)
+		return EXIT_NO_PRIVILEGE;
 	rc = targets_check(opts);
 	if (rc)
 		return rc;
@@ -146,7 +151,7 @@ static int check_and_prepare_output(struct record *r)
 		snprintf(r->outdir, sizeof(r->outdir), "%s", opts->output);
 	else
 		outdir_default_name(r->outdir, sizeof(r->outdir));
-	if (outdir_make(r->outdir, &r->user) != 0)
+	if (outdir_make(r->outdir) != 0)
 		return EXIT_OUTPUT;
 	if (save_records_open(&r->save) != 0)
 		return EXIT_OUTPUT;
@@ -416,9 +421,6 @@ static struct export_options export_options_of(const struct record *r)
 	const struct collector_options *opts = r->opts;
 	struct export_options eo = {
 		.dir = r->outdir,
-		.chown_files = r->user.set,
-		.uid = r->user.uid,
-		.gid = r->user.gid,
 		.sampler_layout_spec = opts->sampler_layout_spec,
 		.hpctoolkit_draft = opts->hpctoolkit_draft,
 		.quiet = opts->quiet,

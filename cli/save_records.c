@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/userfs.h"
 #include "model/model.h"
 
 struct save_records {
@@ -31,7 +32,11 @@ int save_records_open(struct save_records **out)
 		free(s);
 		return -ENOMEM;
 	}
-	s->f = fopen(path, "wbe");
+	/* a path the user names: created with his rights (lib/userfs.h) */
+	if (user_fs_enter() == 0) {
+		s->f = fopen(path, "wbe");
+		user_fs_leave();
+	}
 	if (!s->f) {
 		int err = -errno;
 

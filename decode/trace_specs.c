@@ -3,13 +3,16 @@
 #include "decode/trace_specs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/path.h"
+#include "lib/userfs.h"
 #include "symbols/elfinfo.h"
 #include "lib/procmaps.h"
 
@@ -116,22 +119,53 @@ static char *which(const char *cmd)
 	return real;
 }
 
-/* BIN: a path, or a library name found in the targets' mappings, in
- * what COMMAND needs, or in the library directories. */
-static int resolve_binary(const struct trace_specs_config *cfg, const char *bin, char *out,
-			  size_t size)
+/*
+ * BIN named by a path: the user names it, so it is resolved and opened
+ * with his rights (lib/userfs.h), and its symbols are read from that open
+ * file.  The probes are attached by the resolved path (with no symlink
+ * left in it), as the kernel takes them.  An fd, or a negative errno after
+ * a message.
+ */
+static int open_as_user(const char *bin, char *out, size_t size)
 {
-	char *cmd_path = NULL, *real;
+	char *real = NULL;
+	struct stat st;
+	int fd = -1, err = user_fs_enter();
 
-	if (strchr(bin, '/')) {
-		if (!regular_file(bin)) {
-			fprintf(stderr, "collector: --trace %s: no such file\n", bin);
-			return -ENOENT;
-		}
-		real = realpath(bin, NULL);
-		snprintf(out, size, "%s", real ? real : bin);
+	if (err)
+		return err;
+	real = realpath(bin, NULL);
+	if (real)
+		fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	err = fd < 0 ? -errno : 0;
+	user_fs_leave();
+	if (!err && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))
+		err = -ENOENT;
+	if (err) {
+		fprintf(stderr, "collector: --trace %s: %s\n", bin,
+			err == -ENOENT ? "no such file" : strerror(-err));
+		if (fd >= 0)
+			close(fd);
 		free(real);
-		return 0;
+		return err;
+	}
+	snprintf(out, size, "%s", real);
+	free(real);
+	return fd;
+}
+
+/* BIN: a path (then *fd is the file opened with the user's rights), or a
+ * library name found in the targets' mappings, in what COMMAND needs, or
+ * in the library directories (then *fd is -1). */
+static int resolve_binary(const struct trace_specs_config *cfg, const char *bin, char *out,
+			  size_t size, int *fd)
+{
+	char *cmd_path = NULL;
+
+	*fd = -1;
+	if (strchr(bin, '/')) {
+		*fd = open_as_user(bin, out, size);
+		return *fd < 0 ? *fd : 0;
 	}
 	for (int i = 0; i < cfg->n_pids; i++)
 		if (find_in_maps(cfg->pids[i], bin, out, size))
@@ -220,6 +254,8 @@ static int on_match(void *vctx, const struct symbolizer_symbol *sym)
 void trace_files_free(struct trace_files *files)
 {
 	for (size_t i = 0; i < files->len; i++) {
+		if (files->items[i].fd >= 0)
+			close(files->items[i].fd);
 		free(files->items[i].path);
 		free(files->items[i].offsets);
 		free(files->items[i].cookies);
@@ -243,6 +279,7 @@ static struct trace_file *file_of(struct trace_files *files, const char *path)
 		return NULL;
 	files->items = grown;
 	memset(&grown[files->len], 0, sizeof(*grown));
+	grown[files->len].fd = -1;
 	grown[files->len].path = strdup(path);
 	if (!grown[files->len].path)
 		return NULL;
@@ -254,11 +291,11 @@ static int resolve_specs(struct model *m, struct symbolizer *sym,
 {
 	for (int i = 0; i < cfg->n_specs; i++) {
 		const char *spec = cfg->specs[i], *colon = strchr(spec, ':');
-		char bin[PATH_MAX], path[PATH_MAX];
+		char bin[PATH_MAX], path[PATH_MAX], open_path[64];
 		struct match_ctx c = { .m = m, .sym = sym, .verbose = cfg->verbose };
 		struct trace_file *f = NULL;
 		struct stat st;
-		int n, err;
+		int n, err, fd;
 
 		if (!colon || colon == spec || !colon[1]) {
 			fprintf(stderr, "collector: --trace '%s': expected BIN:PATTERN, e.g. "
@@ -266,14 +303,24 @@ static int resolve_specs(struct model *m, struct symbolizer *sym,
 			return -EINVAL;
 		}
 		snprintf(bin, sizeof(bin), "%.*s", (int)(colon - spec), spec);
-		err = resolve_binary(cfg, bin, path, sizeof(path));
+		err = resolve_binary(cfg, bin, path, sizeof(path), &fd);
 		if (err)
 			return err;
 		f = file_of(files, path);
-		if (!f)
+		if (!f) {
+			if (fd >= 0)
+				close(fd);
 			return -ENOMEM;
-		stat(path, &st);
-		c.image = symbolizer_image(sym, path, NULL, st.st_dev, st.st_ino);
+		}
+		if (fd >= 0 && f->fd >= 0)
+			close(fd); /* named twice: the first open serves */
+		else if (fd >= 0)
+			f->fd = fd;
+		snprintf(open_path, sizeof(open_path), "/proc/self/fd/%d", f->fd);
+		if (f->fd >= 0 ? fstat(f->fd, &st) : stat(path, &st))
+			memset(&st, 0, sizeof(st));
+		c.image = symbolizer_image(sym, path, f->fd >= 0 ? open_path : NULL, st.st_dev,
+					   st.st_ino);
 		c.file = f;
 		n = symbolizer_match_functions(sym, c.image, colon + 1, on_match, &c);
 		if (n < 0) {

@@ -28,6 +28,7 @@ struct trace_specs_config {
 /* One traced file and the functions in it, in the order they matched. */
 struct trace_file {
 	char *path;
+	int fd;                 /* BIN named by path: opened with the user's rights, else -1 */
 	uint64_t *offsets;      /* file offsets of the functions' entries */
 	uint64_t *cookies;      /* their model.traced ids */
 	const char **names;     /* their names (the model's strings) */

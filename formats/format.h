@@ -21,9 +21,6 @@
 
 struct export_options {
 	const char *dir;          /* output directory, already created */
-	bool chown_files;         /* give files to uid:gid (under sudo) */
-	uid_t uid;
-	gid_t gid;
 	bool sampler_layout_spec; /* --sampler-layout=spec */
 	bool hpctoolkit_draft;    /* --hpctoolkit-layout=draft */
 	bool quiet;
@@ -33,7 +30,8 @@ struct export_options {
  * An output file written under a temporary name in the same directory and
  * renamed to its final name only when complete, so that no partial file
  * ever stands under a final name.  Created with O_EXCL|O_NOFOLLOW, mode
- * 0644, owned by the invoking user under sudo.
+ * 0644, with the invoking user's rights (lib/userfs.h): his, and only
+ * where he may write.
  */
 struct outfile {
 	FILE *fp;
@@ -51,7 +49,8 @@ int outfile_open(struct outfile *f, const struct export_options *opts, const cha
 int outfile_commit(struct outfile *f);
 /* Closes and removes the temporary file. */
 void outfile_abort(struct outfile *f);
-/* Creates opts->dir/relpath (one level) with mode 0755, owned like files.
+/* Creates opts->dir/relpath (one level) with mode 0755, like files with
+ * the invoking user's rights.
  * An existing directory is accepted. */
 int export_mkdir(const struct export_options *opts, const char *relpath);
 

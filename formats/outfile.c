@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Output files that appear under their final name only when complete. */
+/*
+ * Output files that appear under their final name only when complete.
+ * Every path under opts->dir is created, renamed and removed inside a
+ * user_fs scope (lib/userfs.h): with the invoking user's rights, so that
+ * what he could not create is refused and what is created is his.
+ */
 #include "formats/format.h"
+#include "lib/userfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +25,37 @@ static char *join(const char *dir, const char *rel, const char *suffix)
 	return p;
 }
 
+/* The temporary file, created with the user's rights: an fd, or a
+ * negative errno after a message. */
+static int create_tmp(const char *tmp_path)
+{
+	int fd, err = user_fs_enter();
+
+	if (err)
+		return err;
+	/* A stale temporary file from an interrupted run is ours to replace,
+	 * but never through a symlink: unlink removes the link itself. */
+	unlink(tmp_path);
+	fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	err = fd < 0 ? -errno : 0;
+	user_fs_leave();
+	if (err) {
+		fprintf(stderr, "collector: cannot create %s: %s\n", tmp_path, strerror(-err));
+		return err;
+	}
+	fchmod(fd, 0644); /* whatever the umask */
+	return fd;
+}
+
+/* unlink, with the user's rights */
+static void remove_tmp(const char *tmp_path)
+{
+	if (user_fs_enter() == 0) {
+		unlink(tmp_path);
+		user_fs_leave();
+	}
+}
+
 int outfile_open(struct outfile *f, const struct export_options *opts, const char *relpath)
 {
 	int fd, err;
@@ -31,29 +68,16 @@ int outfile_open(struct outfile *f, const struct export_options *opts, const cha
 		err = -ENOMEM;
 		goto fail;
 	}
-	/* A stale temporary file from an interrupted run is ours to replace,
-	 * but never through a symlink: unlink removes the link itself. */
-	unlink(f->tmp_path);
-	fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = create_tmp(f->tmp_path);
 	if (fd < 0) {
-		err = -errno;
-		fprintf(stderr, "collector: cannot create %s: %s\n", f->tmp_path, strerror(errno));
-		goto fail;
-	}
-	fchmod(fd, 0644); /* whatever the umask */
-	if (opts->chown_files && fchown(fd, opts->uid, opts->gid) < 0) {
-		err = -errno;
-		fprintf(stderr, "collector: cannot give %s to uid %u: %s\n", f->tmp_path,
-			(unsigned)opts->uid, strerror(errno));
-		close(fd);
-		unlink(f->tmp_path);
+		err = fd;
 		goto fail;
 	}
 	f->fp = fdopen(fd, "wb");
 	if (!f->fp) {
 		err = -errno;
 		close(fd);
-		unlink(f->tmp_path);
+		remove_tmp(f->tmp_path);
 		goto fail;
 	}
 	/* big buffer: exporters write many small records */
@@ -91,11 +115,14 @@ int outfile_commit(struct outfile *f)
 	if (fclose(f->fp) != 0 && !err)
 		err = errno ? -errno : -EIO;
 	f->fp = NULL;
-	if (!err && rename(f->tmp_path, f->final_path) != 0)
-		err = -errno;
+	if (!err && !(err = user_fs_enter())) {
+		if (rename(f->tmp_path, f->final_path) != 0)
+			err = -errno;
+		user_fs_leave();
+	}
 	if (err) {
 		fprintf(stderr, "collector: cannot write %s: %s\n", f->final_path, strerror(-err));
-		unlink(f->tmp_path);
+		remove_tmp(f->tmp_path);
 	}
 	release(f);
 	return err;
@@ -105,7 +132,7 @@ void outfile_abort(struct outfile *f)
 {
 	if (f->fp) {
 		fclose(f->fp);
-		unlink(f->tmp_path);
+		remove_tmp(f->tmp_path);
 	}
 	release(f);
 }
@@ -114,26 +141,26 @@ int export_mkdir(const struct export_options *opts, const char *relpath)
 {
 	char *path = join(opts->dir, relpath, "");
 	struct stat st;
-	int err = 0;
+	int err;
 
 	if (!path)
 		return -ENOMEM;
-	if (mkdir(path, 0755) != 0) {
+	err = user_fs_enter();
+	if (err)
+		goto out;
+	if (mkdir(path, 0755) == 0) {
+		chmod(path, 0755); /* whatever the umask */
+	} else {
 		err = -errno;
 		/* an existing real directory (not a symlink to one) is fine */
 		if (err == -EEXIST && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			err = 0;
-		else
-			fprintf(stderr, "collector: cannot create directory %s: %s\n", path,
-				strerror(-err));
-	} else {
-		chmod(path, 0755);
-		if (opts->chown_files && chown(path, opts->uid, opts->gid) != 0) {
-			err = -errno;
-			fprintf(stderr, "collector: cannot give %s to uid %u: %s\n", path,
-				(unsigned)opts->uid, strerror(errno));
-		}
 	}
+	user_fs_leave();
+	if (err)
+		fprintf(stderr, "collector: cannot create directory %s: %s\n", path,
+			strerror(-err));
+out:
 	free(path);
 	return err;
 }

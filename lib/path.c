@@ -3,6 +3,7 @@
 #include "lib/path.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,9 @@ int path_check_executable(const char *path)
 		return -errno;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
-	if (access(path, X_OK) != 0)
+	/* the effective ids, as execve checks them (and the file system
+	 * ids of a user_fs scope), not the real ones access() takes */
+	if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0)
 		return -EACCES;
 	return 0;
 }

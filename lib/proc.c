@@ -108,6 +108,23 @@ int proc_stat(pid_t pid, struct proc_stat *st)
 	return 0;
 }
 
+int proc_uids(pid_t pid, uid_t ids[4])
+{
+	char path[64], buf[4096], *p;
+	unsigned int r, e, s, f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	n = proc_read_file(path, buf, sizeof(buf));
+	if (n <= 0)
+		return n == -ENOENT || n == 0 ? -ESRCH : n;
+	p = strstr(buf, "\nUid:");
+	if (!p || sscanf(p + 5, "%u %u %u %u", &r, &e, &s, &f) != 4)
+		return -EINVAL;
+	ids[0] = r, ids[1] = e, ids[2] = s, ids[3] = f;
+	return 0;
+}
+
 int proc_threads(pid_t pid, pid_t **tids, size_t *n)
 {
 	size_t cap = 0;

@@ -34,6 +34,9 @@ struct proc_stat {
 };
 /* 0, -ESRCH when there is no such process, -EINVAL when unreadable. */
 int proc_stat(pid_t pid, struct proc_stat *st);
+/* The process's real, effective, saved and file system uids (the Uid: line
+ * of /proc/PID/status).  0, -ESRCH, or a negative errno. */
+int proc_uids(pid_t pid, uid_t ids[4]);
 
 /* The threads of a process (the entries of /proc/PID/task), in the order
  * listed, into a new array *tids of *n, to free.  Returns 0, -ESRCH when

@@ -243,7 +243,9 @@ int procmaps_open_path(pid_t pid, const struct procmap_entry *e, char *buf, size
 		return -EINVAL;
 	if (procmaps_map_files_path(pid, e->start, e->end, buf, size))
 		return -ENAMETOOLONG;
-	if (access(buf, R_OK) == 0)
+	/* effective rights: access() would drop the capabilities that let a
+	 * collector with file capabilities open map_files */
+	if (faccessat(AT_FDCWD, buf, R_OK, AT_EACCESS) == 0)
 		return 0;
 	n = snprintf(buf, size, "/proc/%d/root%s", (int)pid, e->path);
 	if (n < 0 || (size_t)n >= size)

@@ -2,6 +2,7 @@
 /* Starting the profiled command. */
 #include "loader/launch.h"
 #include "lib/path.h"
+#include "lib/userfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,13 +23,17 @@ int launch_check_command(const char *argv0)
 		fprintf(stderr, "collector: the command after -- is empty\n");
 		return -ENOENT;
 	}
-	/* a path: say why it cannot run; a name: whether PATH has it */
+	/* a path: say why it cannot run; a name: whether PATH has it; both
+	 * with the rights of the user it will run as (lib/userfs.h) */
+	if ((err = user_fs_enter()) != 0)
+		return err;
 	if (strchr(argv0, '/'))
 		err = path_check_executable(argv0);
 	else if ((found = path_find_command(argv0)) != NULL)
 		err = 0, free(found);
 	else
 		err = -ENOENT;
+	user_fs_leave();
 	if (err)
 		fprintf(stderr, "collector: cannot run '%s': %s%s\n", argv0, strerror(-err),
 			strchr(argv0, '/') ? "" : " (searched PATH)");

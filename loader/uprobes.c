@@ -407,42 +407,96 @@ static int own_offset(uint64_t *offset)
 	return e ? 0 : -ENOENT;
 }
 
+/* Entry and return probes on the calibration target: two multi-uprobe
+ * links (fds), or two single uprobes (libbpf links on perf events; they
+ * need CAP_SYS_ADMIN, the multi-uprobe links only CAP_BPF and CAP_PERFMON). */
+struct calibration_probes {
+	int fds[2];
+	struct bpf_link *links[2];
+};
+
+static void calibration_probes_release(struct calibration_probes *c)
+{
+	for (int i = 0; i < 2; i++) {
+		if (c->fds[i] >= 0)
+			close(c->fds[i]);
+		bpf_link__destroy(c->links[i]);
+		c->fds[i] = -1;
+		c->links[i] = NULL;
+	}
+}
+
+/* 0, or a negative errno with nothing attached. */
+static int calibration_probes(struct trace_bpf *skel, bool multi, uint64_t offset,
+			      struct calibration_probes *c)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = COLLECTOR_CALIBRATION_COOKIE);
+	uint64_t cookie = COLLECTOR_CALIBRATION_COOKIE;
+	pid_t self = getpid();
+	int err;
+
+	*c = (struct calibration_probes){ .fds = { -1, -1 } };
+	if (multi) {
+		c->fds[0] = create_multi(skel->progs.trace_entry, "/proc/self/exe", &offset,
+					 &cookie, 1, false, self);
+		c->fds[1] = c->fds[0] < 0 ? c->fds[0]
+					  : create_multi(skel->progs.trace_exit, "/proc/self/exe",
+							 &offset, &cookie, 1, true, self);
+		err = c->fds[0] < 0 ? c->fds[0] : c->fds[1] < 0 ? c->fds[1] : 0;
+	} else {
+		c->links[0] = bpf_program__attach_uprobe_opts(skel->progs.trace_entry, self,
+							      "/proc/self/exe", offset, &opts);
+		opts.retprobe = true;
+		c->links[1] = c->links[0] ? bpf_program__attach_uprobe_opts(
+						    skel->progs.trace_exit, self, "/proc/self/exe",
+						    offset, &opts)
+					  : NULL;
+		err = c->links[0] && c->links[1] ? 0 : -errno;
+	}
+	if (err)
+		calibration_probes_release(c);
+	return err;
+}
+
 /*
- * The same programs, loaded once more for single uprobes on the collector's
- * own function: their records reach the ring with a cookie no traced
- * function has, and the tracker leaves them out.
+ * The same programs, loaded once more for probes on the collector's own
+ * function, through the link the attach will take (the multi-uprobe link
+ * where the kernel has it): their records reach the ring with a cookie no
+ * traced function has, and the tracker leaves them out.
  */
 double uprobes_calibrate(struct uprobes *u)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = COLLECTOR_CALIBRATION_COOKIE);
-	struct bpf_link *entry = NULL, *ret = NULL;
 	struct trace_bpf *skel = NULL;
 	uint32_t self = getpid();
 	double base, probed = 0;
 	uint64_t offset = 0;
+	struct calibration_probes probes;
+	bool multi = u->multi;
 	int err;
 
 	err = own_offset(&offset);
 	if (!err)
-		err = load(u, false, &skel);
+		err = load(u, multi, &skel);
 	if (err)
 		return err;
 	base = time_calls();
 	base = base < time_calls() ? base : time_calls();
-	entry = bpf_program__attach_uprobe_opts(skel->progs.trace_entry, self,
-						"/proc/self/exe", offset, &opts);
-	opts.retprobe = true;
-	ret = bpf_program__attach_uprobe_opts(skel->progs.trace_exit, self,
-					      "/proc/self/exe", offset, &opts);
-	if (entry && ret) {
+	err = calibration_probes(skel, multi, offset, &probes);
+	if (multi && (err == -EINVAL || err == -EOPNOTSUPP || err == -ENOSYS)) {
+		/* no multi-uprobe link in this kernel */
+		trace_bpf__destroy(skel);
+		skel = NULL;
+		err = load(u, false, &skel);
+		if (err)
+			return err;
+		err = calibration_probes(skel, false, offset, &probes);
+	}
+	if (!err) {
 		bpf_session_add_target(u->session, self);
 		probed = time_calls();
 		bpf_session_remove_target(u->session, self);
-	} else {
-		err = -errno;
+		calibration_probes_release(&probes);
 	}
-	bpf_link__destroy(entry);
-	bpf_link__destroy(ret);
 	trace_bpf__destroy(skel);
 	if (err)
 		return err;

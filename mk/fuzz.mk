@@ -42,7 +42,7 @@ FUZZ_SRCS_hpctoolkit := formats/hpctoolkit/hpctoolkit_reader.c formats/hpctoolki
 			formats/hpctoolkit/hpctoolkit_read_data.c formats/hpctoolkit/hpctoolkit_dump.c
 FUZZ_SRCS_elf       := symbols/symbolize.c symbols/debug_files.c symbols/dwarf_lines.c \
 		       symbols/symbol_match.c symbols/elfinfo.c symbols/kallsyms.c \
-		       lib/procmaps.c lib/proc.c model/model.c model/counters.c
+		       lib/procmaps.c lib/proc.c lib/userfs.c model/model.c model/counters.c
 FUZZ_SRCS_procmaps  := lib/procmaps.c lib/proc.c
 # (the protobuf code protoc-c generates: mk/gen.mk)
 FUZZ_SRCS_pprof     := formats/pprof/pprof_reader.c \

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The in-memory model of a run: construction, interning and lookups. */
 #include "model/model.h"
+#include "lib/userfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -127,11 +128,19 @@ static void *spill_push(struct model_spill *sp, void *vec_items, size_t *len, si
 	return model_vec_grow(vec_items, len, cap, size);
 }
 
+/* In the output directory, with the invoking user's rights (lib/userfs.h),
+ * as everything created there. */
 static int spill_open(struct model_spill *sp, const char *dir)
 {
+	int err = user_fs_enter();
+
+	if (err)
+		return err;
 	sp->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (sp->fd < 0)
-		return -errno;
+	err = sp->fd < 0 ? -errno : 0;
+	user_fs_leave();
+	if (err)
+		return err;
 	sp->active = true;
 	sp->failed = false;
 	sp->spilled = 0;

@@ -12,9 +12,12 @@ set -eu
 
 # protobuf-c, json-c, xxd: the pprof writer and the readers, the flame graph
 # page's assets; golang-go (go tool pprof), chromium (headless, the flame
-# graph and speedscope pages): the tests' readers of the new formats
+# graph and speedscope pages): the tests' readers of the new formats;
+# libcap2-bin (setcap), util-linux (setpriv), passwd (useradd): make
+# install-caps and the tests that run collector as a user with capabilities
 PACKAGES="clang llvm-14 libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 libcmocka-dev pkg-config valgrind gcc make binutils elfutils file linux-perf
+libcap2-bin util-linux passwd
 protobuf-c-compiler libprotobuf-c-dev libjson-c-dev xxd golang-go chromium"
 NPM_DIR=$(cd "$(dirname "$0")/.." && pwd)/tests/js
 if [ $# -gt 0 ]; then

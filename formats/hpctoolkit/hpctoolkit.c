@@ -7,6 +7,7 @@
  */
 #include "formats/hpctoolkit/hpctoolkit_internal.h"
 #include "formats/hpctoolkit/hpctoolkit.h"
+#include "lib/userfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,20 +58,6 @@ static int write_taxonomy(const struct export_options *opts)
 	return outfile_commit(&f);
 }
 
-/* Could the invoking user read this file himself?  Under sudo the
- * collector is root; it must not hand him a copy of a file he could not
- * read (a binary's debug info can name any path). */
-static bool user_may_read(const struct export_options *opts, const struct stat *st)
-{
-	if (!opts->chown_files)
-		return true;
-	if (st->st_uid == opts->uid)
-		return st->st_mode & S_IRUSR;
-	if (st->st_gid == opts->gid)
-		return st->st_mode & S_IRGRP;
-	return st->st_mode & S_IROTH;
-}
-
 /* Creates DB_DIR/src/<dirs of path> one level at a time. */
 static int make_parents(const struct export_options *opts, const char *rel)
 {
@@ -93,7 +80,10 @@ static int make_parents(const struct export_options *opts, const char *rel)
  * Copies a source file into DB_DIR/src/<canonical path>; returns the path
  * relative to the database ("src/..."), or NULL when not copied (missing,
  * not a regular file, unreadable, too big).  The canonical path has no
- * symlink and no "..", so the copy stays under src/.
+ * symlink and no "..", so the copy stays under src/.  The source is
+ * opened with the invoking user's rights (lib/userfs.h): a binary's debug
+ * information can name any path, and the user gets no copy of a file he
+ * could not read himself.
  */
 static char *copy_source(const struct export_options *opts, const char *path)
 {
@@ -104,11 +94,14 @@ static char *copy_source(const struct export_options *opts, const char *path)
 	ssize_t n;
 	int fd = -1;
 
-	if (path[0] != '/' || !(real = realpath(path, NULL)))
+	if (path[0] != '/' || user_fs_enter() != 0)
 		goto out;
-	fd = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	real = realpath(path, NULL);
+	if (real)
+		fd = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	user_fs_leave();
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > MAX_SOURCE_SIZE || !user_may_read(opts, &st))
+	    st.st_size > MAX_SOURCE_SIZE)
 		goto out;
 	if (asprintf(&rel, DB_DIR "/src%s", real) < 0) {
 		rel = NULL;
@@ -146,7 +139,10 @@ static void remove_stage(const struct export_options *opts)
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/%s", opts->dir, DB_DIR);
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (user_fs_enter() == 0) {
+		nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		user_fs_leave();
+	}
 }
 
 static int publish(const struct export_options *opts)
@@ -156,13 +152,18 @@ static int publish(const struct export_options *opts)
 
 	snprintf(from, sizeof(from), "%s/%s", opts->dir, DB_DIR);
 	snprintf(to, sizeof(to), "%s/%s", opts->dir, DB_FINAL);
-	if (rename(from, to) == 0)
-		return 0;
+	err = user_fs_enter();
+	if (err)
+		return err;
+	err = rename(from, to) == 0 ? 0 : -errno;
 	/* a database written before into the same output is replaced, as files are */
-	if ((errno == ENOTEMPTY || errno == EEXIST) &&
-	    nftw(to, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 && rename(from, to) == 0)
+	if ((err == -ENOTEMPTY || err == -EEXIST) &&
+	    nftw(to, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0)
+		err = rename(from, to) == 0 ? 0 : -errno;
+	user_fs_leave();
+	if (!err)
 		return 0;
-	err = -errno;
+	errno = -err;
 	fprintf(stderr, "collector: cannot rename %s to %s: %s\n", from, to, strerror(errno));
 	return err;
 }

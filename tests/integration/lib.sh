@@ -110,3 +110,73 @@ callgrind_of() {
 summary_value() {
 	awk -v label="$2" '$1 == label { print $2; exit }' "$1"
 }
+
+# install_copy DESTDIR SYSCONFDIR [TARGET]: `make install` (or TARGET, e.g.
+# install-caps) of this tree into DESTDIR with PREFIX=/usr, reading its
+# policy from SYSCONFDIR/collector.conf; the installed copy is
+# DESTDIR/usr/bin/collector.  Not the parent make's jobs: a make of its own.
+install_copy() {
+	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$TOP" "${3:-install}" \
+		DESTDIR="$1" PREFIX=/usr SYSCONFDIR="$2" >"$TMP/install.log" 2>&1 ||
+		{ cat "$TMP/install.log"; fail "make ${3:-install} failed"; }
+}
+
+# add_cleanup CMD: CMD runs at exit, before $TMP is removed (the last
+# added first).
+CLEANUP=""
+add_cleanup() {
+	CLEANUP="$1; $CLEANUP"
+	trap 'eval "$CLEANUP"; rm -rf "$TMP"' EXIT
+}
+
+# test_user: the unprivileged user collector-test, in group collector,
+# both created when missing and removed at exit.  Sets TUSER, TUID, TGID.
+test_user() {
+	TUSER=collector-test
+	if ! getent group collector >/dev/null; then
+		groupadd --system collector || fail "groupadd collector"
+		add_cleanup "groupdel collector 2>/dev/null"
+	fi
+	if ! id "$TUSER" >/dev/null 2>&1; then
+		useradd --system -M -N -g nogroup -G collector -d /nonexistent \
+			-s /usr/sbin/nologin "$TUSER" || fail "useradd $TUSER"
+		add_cleanup "userdel $TUSER 2>/dev/null"
+	fi
+	id -nG "$TUSER" | grep -qw collector || fail "$TUSER is not in group collector"
+	TUID=$(id -u "$TUSER")
+	TGID=$(id -g "$TUSER")
+}
+
+# as_user USER CMD...: CMD as USER with his groups, no capability kept (in
+# the foreground: in the background, $! would be a subshell's pid)
+as_user() {
+	u=$1
+	shift
+	setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups "$@"
+}
+
+# wait_exec PID COMM: waits (10 s at most) until PID runs the program COMM
+# (a process started through setpriv or sh is that program only once it
+# has called exec)
+wait_exec() {
+	for _ in $(seq 1 100); do
+		[ "$(cat /proc/"$1"/comm 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# sudo_user: the test's sudo user is nobody (user, uid, gid), who owns
+# nothing but $TMP/home (made here; $TMP is opened to him); as_sudo CMD...
+# runs CMD with the SUDO_* variables sudo would set (CI has no sudo).
+sudo_user() {
+	user=nobody
+	uid=$(id -u $user) || skip "no user $user"
+	gid=$(id -g $user)
+	chmod 755 "$TMP"
+	mkdir -p "$TMP/home"
+	chown "$uid:$gid" "$TMP/home"
+}
+as_sudo() {
+	env SUDO_UID="$uid" SUDO_GID="$gid" SUDO_USER="$user" "$@"
+}

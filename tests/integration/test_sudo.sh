@@ -6,12 +6,12 @@ need_root
 sudo_user
 
 as_sudo "$COLLECTOR" -o "$TMP/home/out" -- \
-	sh -c 'id -u > /dev/shm/collector-sudo-uid; id -G > /dev/shm/collector-sudo-groups;
-	       '"$WL/split"' 0.5' >"$TMP/summary" 2>"$TMP/err" ||
+	sh -c 'id -u > "$1/uid"; id -G > "$1/groups"; "$2" 0.5' sh "$TMP/home" "$WL/split" \
+	>"$TMP/summary" 2>"$TMP/err" ||
 	{ cat "$TMP/err"; fail "collector exited $?"; }
-ran_as=$(cat /dev/shm/collector-sudo-uid)
-groups=$(cat /dev/shm/collector-sudo-groups)
-rm -f /dev/shm/collector-sudo-uid /dev/shm/collector-sudo-groups
+ran_as=$(cat "$TMP/home/uid")
+groups=$(cat "$TMP/home/groups")
+rm -f "$TMP/home/uid" "$TMP/home/groups"
 [ "$ran_as" = "$uid" ] || fail "the command ran as uid $ran_as, not $uid"
 case " $groups " in *" 0 "*) fail "the command kept root's group: $groups" ;; esac
 [ "$(stat -c %u "$TMP/home/out")" = "$uid" ] || fail "the output directory is not the user's"
@@ -22,12 +22,9 @@ bad=$(find "$TMP/home/out" \( ! -user "$uid" -o \( -type f ! -perm 644 \) -o \( 
 [ -z "$bad" ] || fail "not owned by the user or wrong mode: $bad"
 
 # --run-as-root keeps root
-"$COLLECTOR" -q -o "$TMP/out2" --run-as-root -- sh -c 'id -u > /dev/shm/collector-sudo-uid' \
-	>/dev/null 2>&1
 SUDO_UID=$uid SUDO_GID=$gid SUDO_USER=$user "$COLLECTOR" -q -o "$TMP/home/out3" --run-as-root -- \
-	sh -c 'id -u > /dev/shm/collector-sudo-uid' >/dev/null 2>&1
-[ "$(cat /dev/shm/collector-sudo-uid)" = 0 ] || fail "--run-as-root did not run as root"
-rm -f /dev/shm/collector-sudo-uid
+	sh -c 'id -u > "$1"' sh "$TMP/root-uid" >/dev/null 2>&1
+[ "$(cat "$TMP/root-uid")" = 0 ] || fail "--run-as-root did not run as root"
 # malformed SUDO_UID
 SUDO_UID=abc SUDO_GID=0 "$COLLECTOR" -- true >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] || fail "malformed SUDO_UID accepted"

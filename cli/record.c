@@ -517,7 +517,7 @@ static int write_outputs(struct record *r)
 
 	rc = formats_write(&r->m, formats, &eo) ? EXIT_FAILURE_RUN : EXIT_OK;
 	if (!opts->quiet)
-		summary_print(stdout, &r->m, &r->fig);
+		summary_print(stderr, &r->m, &r->fig);
 	if (!formats && !opts->quiet)
 		fprintf(stderr, "collector: nothing was collected, so no file was written\n");
 	return rc;

@@ -9,8 +9,8 @@ chmod 755 "$TMP"
 
 SUDO_UID=$uid SUDO_GID=$gid SUDO_USER=$user "$COLLECTOR" -o "$TMP/out" -- \
 	sh -c 'id -u > /dev/shm/collector-sudo-uid; id -G > /dev/shm/collector-sudo-groups;
-	       '"$WL/split"' 0.5' >"$TMP/summary" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "collector exited $?"; }
+	       '"$WL/split"' 0.5' >"$TMP/stdout" 2>"$TMP/summary" ||
+	{ cat "$TMP/summary"; fail "collector exited $?"; }
 ran_as=$(cat /dev/shm/collector-sudo-uid)
 groups=$(cat /dev/shm/collector-sudo-groups)
 rm -f /dev/shm/collector-sudo-uid /dev/shm/collector-sudo-groups

@@ -49,6 +49,7 @@ enum {
 	OPT_ARGS,
 	OPT_CALL_GRAPH,
 	OPT_STACK_SIZE,
+	OPT_NO_DEMANGLE,
 };
 
 static const struct argp_option options[] = {
@@ -61,6 +62,9 @@ static const struct argp_option options[] = {
 	{ "format", 'f', "LIST", 0, "Formats to write (listed by help_filter())", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More messages, libbpf's included", 0 },
+	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0,
+	  "Function names as the symbols spell them (C++ and Rust names are demangled by "
+	  "default)", 0 },
 	{ "run-as-root", OPT_RUN_AS_ROOT, NULL, 0,
 	  "Under sudo, run COMMAND as root instead of the invoking user", 0 },
 	{ "sampler-layout", OPT_SAMPLER_LAYOUT, "tool|spec", 0,
@@ -309,6 +313,9 @@ static error_t parse_output_opt(struct collector_options *o, int key, char *arg)
 		return 0;
 	case OPT_RUN_AS_ROOT:
 		o->run_as_root = true;
+		return 0;
+	case OPT_NO_DEMANGLE:
+		o->no_demangle = true;
 		return 0;
 	}
 	return ARGP_ERR_UNKNOWN;

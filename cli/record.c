@@ -175,6 +175,7 @@ static int open_model(struct record *r)
 		fprintf(stderr, "collector: out of memory\n");
 		return EXIT_FAILURE_RUN;
 	}
+	symbolizer_set_demangle(r->sym, !opts->no_demangle);
 	return 0;
 }
 

@@ -375,8 +375,8 @@ static uint32_t resolve_kernel(struct symbolizer *s, uint32_t image, uint64_t ad
 
 	if (k) {
 		if (k->function == MODEL_NONE)
-			k->function = model_intern_function(s->m, image, k->name, k->addr, 0,
-							    MODEL_NONE, 0);
+			k->function = symbolizer_function(s, image, k->name, k->addr, 0,
+							  MODEL_NONE, 0);
 		function = k->function;
 	} else {
 		model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNRESOLVED_LOCATIONS, 1);

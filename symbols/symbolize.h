@@ -75,6 +75,16 @@ uint64_t symbolizer_bias(struct symbolizer *s, uint32_t image, uint64_t start, u
  */
 uint32_t symbolizer_location(struct symbolizer *s, uint32_t image, uint64_t addr);
 
+/*
+ * The model function of symbol `name` (as the ELF file spells it) of
+ * `image`: named by its demangled form (C++, Rust), the symbol kept as its
+ * linkage name, unless symbolizer_set_demangle(s, false) (--no-demangle).
+ */
+uint32_t symbolizer_function(struct symbolizer *s, uint32_t image, const char *name,
+			     uint64_t entry, uint64_t size, uint32_t file, uint32_t line);
+/* Demangle names (the default) or keep them as the symbols spell them. */
+void symbolizer_set_demangle(struct symbolizer *s, bool demangle);
+
 /* Symbol lookup by name for --trace: calls fn for every FUNC symbol of the
  * image's file (symtab, else dynsym) whose name matches the glob pattern.
  * Returns the number of matches or a negative errno. */

@@ -9,6 +9,7 @@
  *   dwarf_lines.c   an ELF address into a location: its symbol, and from
  *                   the DWARF its source line and chain of inlined calls
  *   symbol_match.c  function symbols by name, for --trace
+ *   demangle.c      model functions named by their demangled symbols
  *
  * Per image we keep the mapped ELF file, the separate debug file if one was
  * found, a sorted table of function symbols, and (opened on first need) the
@@ -98,6 +99,7 @@ struct symbolizer {
 	uint32_t kernel_image;
 	struct kallsyms ksyms;
 	uint64_t page_size;
+	bool no_demangle;          /* --no-demangle: names as the symbols spell them */
 };
 
 /* Allocation that cannot fail: the symbolizer writes into the model, which

@@ -384,8 +384,26 @@ static uint32_t resolve_kernel(struct symbolizer *s, uint32_t image, uint64_t ad
 	return model_intern_location(s->m, image, addr, function, MODEL_NONE, 0, NULL, 0);
 }
 
+/* Code the kernel maps into a process under a name of its own: the uprobe
+ * trampoline ("[uprobes]", where a probed function's breakpoint is single-
+ * stepped out of line) and the legacy vsyscall page.  Each is one function
+ * named after its mapping; other special images resolve nothing. */
+static uint32_t kernel_provided_function(struct symbolizer *s, uint32_t image)
+{
+	static const char *const names[] = { "[uprobes]", "[vsyscall]" };
+	const struct model_image *img = &s->m->images.items[image];
+
+	if (img->kind != MODEL_IMAGE_ANON)
+		return MODEL_NONE;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(img->path, names[i]))
+			return model_intern_function(s->m, image, names[i], 0, 0, MODEL_NONE, 0);
+	return MODEL_NONE;
+}
+
 uint32_t symbolizer_location(struct symbolizer *s, uint32_t image, uint64_t addr)
 {
+	uint32_t function;
 	uint32_t loc = model_find_location(s->m, image, addr);
 	struct sym_image *si;
 
@@ -396,6 +414,8 @@ uint32_t symbolizer_location(struct symbolizer *s, uint32_t image, uint64_t addr
 	si = sym_get_image(s, image);
 	if (si && si->opened)
 		return sym_resolve_elf(s, image, si, addr);
-	model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNRESOLVED_LOCATIONS, 1);
-	return model_intern_location(s->m, image, addr, MODEL_NONE, MODEL_NONE, 0, NULL, 0);
+	function = kernel_provided_function(s, image);
+	if (function == MODEL_NONE)
+		model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNRESOLVED_LOCATIONS, 1);
+	return model_intern_location(s->m, image, addr, function, MODEL_NONE, 0, NULL, 0);
 }

@@ -50,7 +50,8 @@ uint32_t symbolizer_kernel_image(struct symbolizer *s);
  * "[vdso]" gets the symbols of the collector's own vDSO (the same image in
  * every 64-bit process; wrong for 32-bit ones): symbolizer_bias() gives
  * the mapping's start, and addresses are offsets into the vDSO image.
- * Other special images resolve nothing.
+ * "[uprobes]" (the kernel's uprobe trampoline) and "[vsyscall]" resolve to
+ * one function of that name.  Other special images resolve nothing.
  */
 uint32_t symbolizer_special_image(struct symbolizer *s, const char *name);
 

@@ -337,6 +337,8 @@ uint32_t sym_resolve_elf(struct symbolizer *s, uint32_t image, struct sym_image 
 	else if (sub)
 		function = dwarf_function(s, image, sub);
 	if (function == MODEL_NONE)
+		function = sym_fde_function(s, image, si, addr);
+	if (function == MODEL_NONE)
 		model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNRESOLVED_LOCATIONS, 1);
 	return model_intern_location(s->m, image, addr, function, file, line, inl, n_inl);
 }

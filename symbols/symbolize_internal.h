@@ -10,6 +10,7 @@
  *                   the DWARF its source line and chain of inlined calls
  *   symbol_match.c  function symbols by name, for --trace
  *   demangle.c      model functions named by their demangled symbols
+ *   fde_functions.c stripped code: the .eh_frame FDE as the function
  *
  * Per image we keep the mapped ELF file, the separate debug file if one was
  * found, a sorted table of function symbols, and (opened on first need) the
@@ -51,6 +52,10 @@ struct sym_image {
 	Elf_Scn *sym_scn;
 	Dwarf *dwarf;
 	Dwarf *alt_dwarf;
+	Dwarf_CFI *cfi;           /* .eh_frame of the file, for stripped code */
+	bool cfi_tried;
+	uint64_t *fde_starts;     /* .eh_frame_hdr's initial locations, sorted */
+	size_t n_fde_starts;
 	struct cu_range *cus;
 	size_t n_cus;
 	/* per symbol: its DWARF subprogram (SUB_* state), made on first use */
@@ -151,5 +156,10 @@ void sym_open_alt(struct symbolizer *s, struct sym_image *si, const struct elf_f
 /* dwarf_lines.c: the location of link-time address addr of an ELF image. */
 uint32_t sym_resolve_elf(struct symbolizer *s, uint32_t image, struct sym_image *si,
 			 uint64_t addr);
+
+/* fde_functions.c: the function "IMAGE+0xSTART" of the .eh_frame FDE
+ * that contains link-time address addr, or MODEL_NONE when none does. */
+uint32_t sym_fde_function(struct symbolizer *s, uint32_t image, struct sym_image *si,
+			  uint64_t addr);
 
 #endif /* COLLECTOR_SYMBOLIZE_INTERNAL_H */

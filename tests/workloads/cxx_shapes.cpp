@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // A C++ workload with namespaces, class templates and function templates,
-// for the comparison with perf: five functions take about 40, 25, 15, 10
-// and 5% of the samples (work in a fixed ratio, not in time, so the shares
-// do not depend on the machine).  Usage: cxx_shapes SECONDS
+// for the comparison with perf (tests/integration/test_perf_cxx.sh): five
+// functions do work in a fixed ratio (about 33, 25, 21, 13 and 5% of the
+// samples here), so that their shares do not depend on the run.
+// Usage: cxx_shapes SECONDS
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -63,11 +64,11 @@ int main(int argc, char **argv)
 	auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
 
 	while (std::chrono::steady_clock::now() < end) {
-		sink = acc_d.add_squares(vd, 8);               /* ~40% */
-		sink = poly.perimeter(5);                      /* ~25% */
-		sink = shapes::scaled_sum<double, 3>(vd, 6);   /* ~15% */
-		sink = (double)acc_l.add_squares(vl, 4);       /* ~10% */
-		sink = shapes::scaled_sum<long, 5>(vl, 2);     /* ~5% */
+		sink = acc_d.add_squares(vd, 8);
+		sink = poly.perimeter(5);
+		sink = shapes::scaled_sum<double, 3>(vd, 6);
+		sink = (double)acc_l.add_squares(vl, 4);
+		sink = shapes::scaled_sum<long, 5>(vl, 2);
 	}
 	printf("%g\n", (double)sink);
 	return 0;

@@ -65,7 +65,11 @@ static uint32_t user_location(struct tracker *t, const struct model_mapping *mp,
 	loc = model_find_location(t->m, mp->image, addr - mp->bias);
 	if (loc != MODEL_NONE)
 		return loc;
-	return symbolizer_location(t->sym, mp->image, addr - mp->bias);
+	loc = symbolizer_location(t->sym, mp->image, addr - mp->bias);
+	if (t->m->images.items[mp->image].kind == MODEL_IMAGE_ANON &&
+	    t->m->locations.items[loc].function == MODEL_NONE)
+		trk_jit_location(t, mp->image, loc);
+	return loc;
 }
 
 static bool is_root(const struct model *m, uint32_t loc)

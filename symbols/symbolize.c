@@ -331,6 +331,13 @@ uint32_t symbolizer_special_image(struct symbolizer *s, const char *name)
 	return id;
 }
 
+uint32_t symbolizer_jit_image(struct symbolizer *s)
+{
+	struct model_image tmpl = { .path = "[jit]", .kind = MODEL_IMAGE_ANON };
+
+	return add_image(s, &tmpl, NULL);
+}
+
 uint32_t symbolizer_kernel_image(struct symbolizer *s)
 {
 	struct model_image tmpl = { 0 };

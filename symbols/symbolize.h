@@ -55,6 +55,10 @@ uint32_t symbolizer_kernel_image(struct symbolizer *s);
  */
 uint32_t symbolizer_special_image(struct symbolizer *s, const char *name);
 
+/* A new image "[jit]" (anonymous executable memory of one process, whose
+ * functions the caller names): each call makes another. */
+uint32_t symbolizer_jit_image(struct symbolizer *s);
+
 /*
  * Load bias of a mapping of `image` at runtime address `start` with file
  * offset `pgoff`: runtime address - file-relative address, from the

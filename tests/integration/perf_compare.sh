@@ -55,12 +55,15 @@ perf_shares() {
 }
 
 # collector_shares SUMMARY OUT: "share<TAB>name" of the summary's top self
-# functions (names may hold spaces; the image is the last field)
+# functions (names may hold spaces; the image is the last field), summed
+# per name as for perf (a JIT function compiled twice is two functions)
 collector_shares() {
 	awk '/^Top functions by self/ { on = 1; getline; next } /^Top functions by total/ { on = 0 }
 		on && $1 ~ /%$/ { share = $1; sub("%", "", share); name = $3
 			for (i = 4; i < NF; i++) name = name " " $i
-			printf "%s\t%s\n", share, name }' "$1" >"$2"
+			sum[name] += share }
+		END { for (nm in sum) printf "%.1f\t%s\n", sum[nm], nm }' "$1" |
+		sort -t "$(printf '\t')" -k1,1 -rn >"$2"
 }
 
 # share_in FILE NAME: the share of NAME, 0 when absent
@@ -76,7 +79,7 @@ compare_with_perf() {
 		{ cat "$TMP/$name.perf-err"; fail "$name: perf record failed"; }
 	perf report -v -i "$TMP/$name.data" --stdio --sort dso,sym >"$TMP/$name.perf" 2>/dev/null ||
 		fail "$name: perf report failed"
-	"$COLLECTOR" -F "$freq" -f folded -o "$TMP/$name.out" -- "$@" >/dev/null \
+	"$COLLECTOR" -F "$freq" -f folded,callgrind -o "$TMP/$name.out" -- "$@" >/dev/null \
 		2>"$TMP/$name.summary" || { cat "$TMP/$name.summary"; fail "$name: collector failed"; }
 	perf_shares "$TMP/$name.perf" "$TMP/$name.pshares"
 	collector_shares "$TMP/$name.summary" "$TMP/$name.cshares"

@@ -203,10 +203,15 @@ static error_t parse_sampling_opt(struct collector_options *o, int key, char *ar
 		if (parse_uint("frequency", arg, ULONG_MAX, &v))
 			return EINVAL;
 		if (v > max_sample_rate()) {
-			fprintf(stderr, "collector: -F %lu is above the kernel's limit of %lu Hz "
-				"(/proc/sys/kernel/perf_event_max_sample_rate)\n", v,
-				max_sample_rate());
-			return EINVAL;
+			/* perf's model: the kernel lowers the limit when its sampling
+			 * interrupts take too long; perf caps -F there and says so */
+			fprintf(stderr, "collector: warning: maximum frequency rate (%lu Hz) "
+				"exceeded, throttling from %lu Hz to %lu Hz.\n"
+				"  The limit can be raised via "
+				"/proc/sys/kernel/perf_event_max_sample_rate.\n"
+				"  The kernel will lower it when its sampling interrupts take too "
+				"long.\n", max_sample_rate(), v, max_sample_rate());
+			v = max_sample_rate();
 		}
 		o->freq = v;
 		return 0;

@@ -13,12 +13,13 @@ set -eu
 # protobuf-c, json-c, xxd: the pprof writer and the readers, the flame graph
 # page's assets; golang-go (go tool pprof), chromium (headless, the flame
 # graph and speedscope pages): the tests' readers of the new formats;
-# libiberty-dev: the C++ and Rust demangler; xz-utils, python3, g++, nodejs:
+# libiberty-dev: the C++ and Rust demangler; libdebuginfod-dev: debug files
+# from debuginfod servers (debuginfod: the server its test starts); xz-utils, python3, g++, nodejs:
 # the real programs the tests profile beside perf
 PACKAGES="clang llvm-14 libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 libcmocka-dev pkg-config valgrind gcc make binutils elfutils file linux-perf
 protobuf-c-compiler libprotobuf-c-dev libjson-c-dev xxd golang-go chromium
-libiberty-dev xz-utils python3 g++ nodejs"
+libiberty-dev libdebuginfod-dev debuginfod xz-utils python3 g++ nodejs"
 NPM_DIR=$(cd "$(dirname "$0")/.." && pwd)/tests/js
 if [ $# -gt 0 ]; then
 	PACKAGES="$*"

@@ -100,6 +100,7 @@ void symbolizer_free(struct symbolizer *s)
 		free(e->key);
 	image_keys_free(&s->keys);
 	kallsyms_free(&s->ksyms);
+	sym_debuginfod_end(s);
 	free(s->debug_root);
 	free(s->kallsyms_path);
 	free(s);

@@ -11,6 +11,7 @@
  *   symbol_match.c  function symbols by name, for --trace
  *   demangle.c      model functions named by their demangled symbols
  *   fde_functions.c stripped code: the .eh_frame FDE as the function
+ *   debuginfod.c    debug files by build-id from debuginfod servers
  *
  * Per image we keep the mapped ELF file, the separate debug file if one was
  * found, a sorted table of function symbols, and (opened on first need) the
@@ -105,6 +106,8 @@ struct symbolizer {
 	struct kallsyms ksyms;
 	uint64_t page_size;
 	bool no_demangle;          /* --no-demangle: names as the symbols spell them */
+	struct debuginfod_client *debuginfod; /* made on first need */
+	bool debuginfod_tried;
 };
 
 /* Allocation that cannot fail: the symbolizer writes into the model, which
@@ -149,6 +152,10 @@ char *sym_namespace_prefix(const char *open_path);
 /* Opens the separate debug file of si->file into si->debug if there is one;
  * returns its path (to free), or NULL.  path is the image's own name. */
 char *sym_find_debug_file(struct symbolizer *s, struct sym_image *si, const char *path);
+/* Opens candidate into si->debug if it is the debug file of si->file (not
+ * the file itself, the same build-id, the CRC asked when check_crc). */
+bool sym_try_debug_file(struct sym_image *si, const char *candidate, bool check_crc,
+			uint32_t crc);
 /* Opens the dwz supplementary file that f (the file with the DWARF) names,
  * and attaches its DWARF to si->dwarf. */
 void sym_open_alt(struct symbolizer *s, struct sym_image *si, const struct elf_file *f);
@@ -161,5 +168,11 @@ uint32_t sym_resolve_elf(struct symbolizer *s, uint32_t image, struct sym_image 
  * that contains link-time address addr, or MODEL_NONE when none does. */
 uint32_t sym_fde_function(struct symbolizer *s, uint32_t image, struct sym_image *si,
 			  uint64_t addr);
+
+/* debuginfod.c: the debug file of si->file from the servers of
+ * DEBUGINFOD_URLS (none when unset), opened into si->debug; its path (to
+ * free) or NULL.  sym_debuginfod_end() ends the client. */
+char *sym_debuginfod_fetch(struct symbolizer *s, struct sym_image *si);
+void sym_debuginfod_end(struct symbolizer *s);
 
 #endif /* COLLECTOR_SYMBOLIZE_INTERNAL_H */

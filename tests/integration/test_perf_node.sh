@@ -23,6 +23,8 @@ let t = 0;
 while (Date.now() < end) { t += hotLoop(2000000); t += mathy(100000); }
 console.log(t !== 0 ? "done" : "zero");
 JS
+# node leaves isolate-*-v8.log files in its directory: run it in $TMP
+cd "$TMP" || fail "cannot enter $TMP"
 compare_with_perf node 999 node --perf-basic-prof "$TMP/hot.js"
 grep -q "^ .*JS:\\*hotLoop $TMP/hot.js:1:17 *\\[jit\\]\$" "$TMP/node.summary" ||
 	fail "hotLoop is not a function of the image [jit] in the summary"

@@ -20,7 +20,7 @@ CFLAGS   ?= -O2 -g
 # folders below it (scripts/check-layering.sh).
 CFLAGS   += -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -DCOLLECTOR_VERSION='"$(VERSION)"' -I. \
 	    -MMD -MP
-LDLIBS   := -lbpf -lelf -ldw -lz -lpthread -lm
+LDLIBS   := -lbpf -lelf -ldw -lz -lpthread -lm -liberty -ldebuginfod
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 ARCH     := x86

@@ -58,6 +58,7 @@ enum {
 	OPT_CALL_GRAPH,
 	OPT_STACK_SIZE,
 	OPT_INTERVAL,
+	OPT_NO_DEMANGLE,
 };
 
 static const struct argp_option options[] = {
@@ -73,6 +74,9 @@ static const struct argp_option options[] = {
 	  "profiles into DIR/<UTC start of the interval>/", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More messages, libbpf's included", 0 },
+	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0,
+	  "Function names as the symbols spell them (C++ and Rust names are demangled by "
+	  "default)", 0 },
 	{ "run-as-root", OPT_RUN_AS_ROOT, NULL, 0,
 	  "Under sudo, run COMMAND as root instead of the invoking user", 0 },
 	{ "sampler-layout", OPT_SAMPLER_LAYOUT, "tool|spec", 0,
@@ -211,10 +215,15 @@ static error_t parse_sampling_opt(struct collector_options *o, int key, char *ar
 		if (parse_uint("frequency", arg, ULONG_MAX, &v))
 			return EINVAL;
 		if (v > max_sample_rate()) {
-			fprintf(stderr, "collector: -F %lu is above the kernel's limit of %lu Hz "
-				"(/proc/sys/kernel/perf_event_max_sample_rate)\n", v,
-				max_sample_rate());
-			return EINVAL;
+			/* perf's model: the kernel lowers the limit when its sampling
+			 * interrupts take too long; perf caps -F there and says so */
+			fprintf(stderr, "collector: warning: maximum frequency rate (%lu Hz) "
+				"exceeded, throttling from %lu Hz to %lu Hz.\n"
+				"  The limit can be raised via "
+				"/proc/sys/kernel/perf_event_max_sample_rate.\n"
+				"  The kernel will lower it when its sampling interrupts take too "
+				"long.\n", max_sample_rate(), v, max_sample_rate());
+			v = max_sample_rate();
 		}
 		o->freq = v;
 		return 0;
@@ -333,6 +342,9 @@ static error_t parse_output_opt(struct collector_options *o, int key, char *arg)
 		return 0;
 	case OPT_RUN_AS_ROOT:
 		o->run_as_root = true;
+		return 0;
+	case OPT_NO_DEMANGLE:
+		o->no_demangle = true;
 		return 0;
 	}
 	return ARGP_ERR_UNKNOWN;

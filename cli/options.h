@@ -41,6 +41,7 @@ struct collector_options {
 	bool quiet;
 	bool verbose;
 	bool run_as_root;
+	bool no_demangle;       /* --no-demangle: symbol names as they are */
 	bool sampler_layout_spec;
 	bool hpctoolkit_draft;
 	unsigned int ring_bytes; /* ring buffer size */

@@ -190,6 +190,7 @@ static int open_model(struct record *r)
 		fprintf(stderr, "collector: out of memory\n");
 		return EXIT_FAILURE_RUN;
 	}
+	symbolizer_set_demangle(r->sym, !opts->no_demangle);
 	return 0;
 }
 
@@ -440,6 +441,7 @@ static void cut_interval(struct record *r, uint64_t now)
 {
 	struct export_options eo = export_options_of(r);
 
+	tracker_name_jit_code(r->tracker);
 	continuous_write(&r->cont, &r->m, interval_formats(r), &eo, now,
 			 r->spilling ? r->outdir : NULL, false);
 	if (tracker_forget_ended(r->tracker) != 0) {
@@ -575,7 +577,7 @@ static int write_outputs(struct record *r)
 		rc = formats_write(&r->m, formats, &eo) ? EXIT_FAILURE_RUN : EXIT_OK;
 	}
 	if (!opts->quiet)
-		summary_print(stdout, &r->m, &r->fig);
+		summary_print(stderr, &r->m, &r->fig);
 	if (!formats && !opts->quiet)
 		fprintf(stderr, "collector: nothing was collected, so no file was written\n");
 	return rc;

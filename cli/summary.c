@@ -204,6 +204,24 @@ static void print_traced(FILE *out, const struct model *m)
 	free(t);
 }
 
+/* The achieved rate far below the requested one (per CPU-second of the
+ * targets, so not for -a, where idle CPUs take no samples): the machine
+ * cannot take the sampling interrupts that often.  Said plainly, with
+ * what to do. */
+static void print_rate_warning(FILE *out, const struct model *m, const struct summary_figures *f)
+{
+	double rate;
+
+	if (!f->target_cpu_ns || m->run.system_wide || !m->run.freq_hz)
+		return;
+	rate = m->samples.len / (f->target_cpu_ns / 1e9);
+	if (rate >= m->run.freq_hz / 2.0)
+		return;
+	fprintf(out, "    the achieved rate is %.0f%% of the requested %u Hz: this machine cannot "
+		"take its sampling interrupts that often; a lower -F gives samples as evenly "
+		"spaced as asked\n", 100.0 * rate / m->run.freq_hz, m->run.freq_hz);
+}
+
 void summary_print(FILE *out, const struct model *m, const struct summary_figures *f)
 {
 	uint64_t samples = f->intervals ? f->interval_samples : m->samples.len;
@@ -234,6 +252,7 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 	else if (f->duration_s > 0)
 		fprintf(out, "  rate            %.0f samples/s over %d CPUs (requested %u Hz per CPU)\n",
 			samples / f->duration_s, f->cpus, m->run.freq_hz);
+	print_rate_warning(out, m, f);
 	if (f->intervals)
 		fprintf(out, "  intervals       %u sets of files, one per interval (the tables below: "
 			"the last interval's %zu samples)\n", f->intervals, m->samples.len);

@@ -126,8 +126,14 @@ void targets_warm_symbols(struct symbolizer *sym, struct model *m, char *const *
 	if (!command)
 		return;
 	exe = path_find_command(command[0]);
-	if (exe)
-		warm_image(sym, m, exe);
+	if (exe) {
+		/* the name the process will map it under: /usr/bin/python3 is a
+		 * link to python3.11, and the image keeps its first name */
+		char *real = realpath(exe, NULL);
+
+		warm_image(sym, m, real ? real : exe);
+		free(real);
+	}
 	free(exe);
 	warm_own_libc(sym, m);
 }

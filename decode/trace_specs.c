@@ -233,7 +233,7 @@ static int on_match(void *vctx, const struct symbolizer_symbol *sym)
 	/* The symbol names the function; its source file and line arrive when
 	 * a sample resolves into it.  Reading DWARF here for each of 10 000
 	 * matches made the attach take half a minute. */
-	fn = model_intern_function(c->m, c->image, sym->name, sym->addr, sym->size, MODEL_NONE, 0);
+	fn = symbolizer_function(c->sym, c->image, sym->name, sym->addr, sym->size, MODEL_NONE, 0);
 	id = model_add_traced_function(c->m, c->image, sym->addr, fn);
 	if (f->n == f->cap) {
 		f->cap = f->cap ? f->cap * 2 : 64;

@@ -160,6 +160,8 @@ void tracker_finish(struct tracker *t, uint64_t end_ktime)
 	}
 	/* threads first seen in the last drain */
 	tracker_end_window(t);
+	/* JIT code of the processes still running, or sampled after exit */
+	trk_jit_resolve(t, -1);
 	(void)end_ktime;
 }
 
@@ -227,6 +229,7 @@ void tracker_free(struct tracker *t)
 		trk_free_proc_state(&t->procs.items[i]);
 	free(t->procs.items);
 	free(t->threads.items);
+	trk_jit_free(t);
 	unwinder_free(t->unwinder);
 	free(t);
 }

@@ -67,6 +67,10 @@ uint64_t tracker_target_cpu_ns(const struct tracker *t);
  * have ended leave the model and the tracker, the others are renumbered,
  * and the caches of resolved raw stacks start over.  0 or -ENOMEM. */
 int tracker_forget_ended(struct tracker *t);
+/* Continuous runs, before an interval is written: the JIT code met so far
+ * named from the processes' perf maps (otherwise read at a process's exit
+ * and at the end of the run). */
+void tracker_name_jit_code(struct tracker *t);
 
 void tracker_free(struct tracker *t);
 

@@ -36,9 +36,11 @@ static int renumber(struct tracker *t, const uint32_t *process_map, size_t n_pro
 	const struct model *m = t->m;
 
 	for (size_t i = 0; i < n_processes; i++) {
-		if (process_map[i] == MODEL_NONE)
+		if (process_map[i] == MODEL_NONE) {
+			if (t->procs.items[i].jit != UINT32_MAX)
+				trk_jit_forget(t, t->procs.items[i].jit);
 			trk_free_proc_state(&t->procs.items[i]);
-		else
+		} else
 			t->procs.items[process_map[i]] = t->procs.items[i];
 	}
 	t->procs.len = m->processes.len;
@@ -55,6 +57,11 @@ static int renumber(struct tracker *t, const uint32_t *process_map, size_t n_pro
 		if (idmap_put(&t->tid_to_thread, m->threads.items[i].tid, i))
 			return -ENOMEM;
 	return 0;
+}
+
+void tracker_name_jit_code(struct tracker *t)
+{
+	trk_jit_resolve(t, -1);
 }
 
 int tracker_forget_ended(struct tracker *t)

@@ -11,6 +11,8 @@
  *                      stacks, through caches keyed by the raw frames
  *   tracker_cputime.c  the targets' CPU time over the window
  *   tracker_forget.c   continuous runs: forgetting what has ended
+ *   tracker_jit.c      JIT code: per-process "[jit]" images named from
+ *                      the processes' perf maps
  *
  * Every record carries its own stacks; nothing here knows libbpf.
  */
@@ -37,6 +39,16 @@ struct proc_state {
 	uint64_t maps_version;
 	struct unwind_mapping *umaps;
 	size_t n_umaps;
+	uint32_t jit;        /* index in tracker.jits, UINT32_MAX: none */
+};
+
+/* A process's JIT code: its "[jit]" image, its perf map (opened while the
+ * process is alive, -1 until then) and the locations still unnamed. */
+struct jit_state {
+	uint32_t image;
+	pid_t pid;
+	int fd;
+	MODEL_VEC(uint32_t) pending;
 };
 
 struct thread_state {
@@ -57,6 +69,7 @@ struct tracker {
 	MODEL_VEC(uint32_t) pool;
 	MODEL_VEC(struct proc_state) procs;     /* by model process id */
 	MODEL_VEC(struct thread_state) threads; /* by model thread id */
+	MODEL_VEC(struct jit_state) jits;
 	uint32_t unknown_image;
 	uint32_t empty_part;            /* the part of samples with no user stack */
 	pid_t awaiting_exec;            /* launched, not exec'd yet */
@@ -95,5 +108,19 @@ void trk_free_proc_state(struct proc_state *ps);
 void trk_handle_sample(struct tracker *t, const struct collector_sample_event *e);
 /* --call-graph dwarf: a sample with registers and a copy of the stack. */
 void trk_handle_stack_sample(struct tracker *t, const struct collector_stack_sample_event *se);
+
+/* tracker_jit.c */
+/* The "[jit]" image of the process's anonymous executable memory (its
+ * addresses are runtime addresses), made on first use. */
+uint32_t trk_jit_image(struct tracker *t, uint32_t process);
+/* A new location in JIT image `image`: named when the map is read. */
+void trk_jit_location(struct tracker *t, uint32_t image, uint32_t loc);
+/* Names the pending JIT locations of process pid (every process for -1)
+ * from their perf maps. */
+void trk_jit_resolve(struct tracker *t, pid_t pid);
+/* Continuous runs: the JIT state of a process that has ended and been
+ * named is let go (its map's descriptor closed). */
+void trk_jit_forget(struct tracker *t, uint32_t jit);
+void trk_jit_free(struct tracker *t);
 
 #endif /* COLLECTOR_TRACKER_INTERNAL_H */

@@ -39,17 +39,25 @@ static uint32_t unknown_location(struct tracker *t, uint64_t addr)
 				     NULL, 0);
 }
 
-static uint32_t user_location(struct tracker *t, uint32_t process, uint64_t addr,
-			      uint64_t ktime)
+/* The mapping of a user address, the process's maps read again (at most
+ * every MAPS_REREAD_NS) when none holds it: a new mmap, a dlopen. */
+static const struct model_mapping *user_mapping(struct tracker *t, uint32_t process,
+						uint64_t addr, uint64_t ktime)
 {
 	const struct model_mapping *mp = model_find_mapping(t->m, process, addr);
 	struct proc_state *ps = &t->procs.items[process];
-	uint32_t loc;
 
 	if (!mp && ps->alive && ktime >= ps->maps_read_ktime + MAPS_REREAD_NS) {
-		trk_load_maps(t, process, ktime); /* a new mmap, dlopen */
+		trk_load_maps(t, process, ktime);
 		mp = model_find_mapping(t->m, process, addr);
 	}
+	return mp;
+}
+
+static uint32_t user_location(struct tracker *t, const struct model_mapping *mp, uint64_t addr)
+{
+	uint32_t loc;
+
 	if (!mp) {
 		model_stat_add(t->m, MODEL_STAT_FRAMES_WITHOUT_MAPPING, 1);
 		return unknown_location(t, addr);
@@ -57,7 +65,11 @@ static uint32_t user_location(struct tracker *t, uint32_t process, uint64_t addr
 	loc = model_find_location(t->m, mp->image, addr - mp->bias);
 	if (loc != MODEL_NONE)
 		return loc;
-	return symbolizer_location(t->sym, mp->image, addr - mp->bias);
+	loc = symbolizer_location(t->sym, mp->image, addr - mp->bias);
+	if (t->m->images.items[mp->image].kind == MODEL_IMAGE_ANON &&
+	    t->m->locations.items[loc].function == MODEL_NONE)
+		trk_jit_location(t, mp->image, loc);
+	return loc;
 }
 
 static bool is_root(const struct model *m, uint32_t loc)
@@ -131,12 +143,24 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	part = stackcache_get(&t->part_cache, &key);
 	if (part != UINT32_MAX)
 		return part;
-	for (uint32_t i = 0; i < n; i++)
-		locs[i] = user_location(t, process, i ? ips[i] - 1 : ips[i], ktime);
-	if (end == WALK_END_BY_ROOT)
+	truncated = end == WALK_END_TRUNCATED;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t addr = i ? ips[i] - 1 : ips[i];
+		const struct model_mapping *mp = user_mapping(t, process, addr, ktime);
+
+		/* A caller outside every executable mapping is no return
+		 * address: a frame-pointer walk through code that keeps no
+		 * frame pointer read data as one.  The walk ends before it. */
+		if (!mp && i) {
+			model_stat_add(t->m, MODEL_STAT_FRAMES_WITHOUT_MAPPING, 1);
+			n = i;
+			truncated = true;
+			break;
+		}
+		locs[i] = user_location(t, mp, addr);
+	}
+	if (end == WALK_END_BY_ROOT && !truncated)
 		truncated = n >= COLLECTOR_MAX_STACK_DEPTH || !is_root(t->m, locs[n - 1]);
-	else
-		truncated = end == WALK_END_TRUNCATED;
 	part = add_part(t, locs, n, truncated);
 	stackcache_put(&t->part_cache, &key, part);
 	return part;

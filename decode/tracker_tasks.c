@@ -153,10 +153,13 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 			mm.image = symbolizer_image(t->sym, e->path, open_path, procmap_dev(e),
 						    e->inode);
 			mm.bias = symbolizer_bias(t->sym, mm.image, e->start, e->pgoff);
+		} else if (!e->path[0]) {
+			/* anonymous code: JIT, runtime addresses */
+			mm.image = trk_jit_image(t, process);
+			mm.bias = 0;
 		} else {
-			/* [vdso], JIT code: addresses relative to the mapping */
-			mm.image = symbolizer_special_image(t->sym, e->path[0] ? e->path
-									      : "[anon:exec]");
+			/* [vdso], [uprobes]: addresses relative to the mapping */
+			mm.image = symbolizer_special_image(t->sym, e->path);
 			mm.bias = e->start;
 		}
 		model_add_mapping(t->m, process, &mm);
@@ -180,6 +183,7 @@ static uint32_t new_process(struct tracker *t, pid_t pid, pid_t ppid, uint32_t g
 	struct proc_state *ps = MODEL_VEC_PUSH(t->procs);
 
 	ps->alive = true;
+	ps->jit = UINT32_MAX;
 	t->m->processes.items[id].start_ns = trk_epoch_of(t, ktime);
 	idmap_put(&t->pid_to_process, pid, id);
 	t->live++;
@@ -363,6 +367,7 @@ void trk_handle_exit(struct tracker *t, const struct collector_task_event *e)
 	}
 	if (e->group_dead && process != UINT32_MAX) {
 		end_process(t, process, e->hdr.ktime_ns);
+		trk_jit_resolve(t, e->hdr.tgid);
 		if (t->unwinder)
 			unwinder_forget(t->unwinder, e->hdr.tgid);
 		/* a later process may reuse the pid */

@@ -86,11 +86,12 @@ static uint8_t image_kind(const struct model *m, uint32_t image)
 	case MODEL_IMAGE_KERNEL:
 		return FRAME_KERNEL;
 	case MODEL_IMAGE_ANON:
-		/* anonymous executable memory ("[anon:exec]", "[anon:NAME]") is
+		/* anonymous executable memory ("[jit]", "[anon:NAME]") is
 		 * generated code; "[vdso]" is compiled, "[unknown]" is outside
 		 * every mapping */
 		path = m->images.items[image].path;
-		return path[0] != '[' || !strncmp(path, "[anon", 5) ? FRAME_JIT : 0;
+		return path[0] != '[' || !strcmp(path, "[jit]") || !strncmp(path, "[anon", 5)
+		       ? FRAME_JIT : 0;
 	default:
 		return 0;
 	}

@@ -28,16 +28,15 @@
 #include "lib/idmap.h"
 #include "model/model.h"
 
-/* The two names of a model function.  Today the model keeps one name, the
- * symbol as the ELF file spells it, so both are that name; when the model
- * keeps a demangled name beside the linkage name, only this changes. */
+/* The two names of a model function: the one to show (demangled) and the
+ * symbol as the ELF file spells it (the same when nothing was demangled). */
 static inline void frame_function_names(const struct model *m, uint32_t function,
 					const char **display, const char **linkage)
 {
 	const struct model_function *f = &m->functions.items[function];
 
 	*display = f->name;
-	*linkage = f->name;
+	*linkage = f->linkage_name ? f->linkage_name : f->name;
 }
 
 enum frame_kind_bits {

@@ -25,7 +25,7 @@ FUZZ_SMOKE_SECONDS ?= 2
 FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 		  -fno-sanitize-recover=undefined -std=gnu11 -Wall -Wextra -D_GNU_SOURCE \
 		  -DCOLLECTOR_VERSION='"$(VERSION)"' -I. -I$(BUILD)/gen -Itests/fuzz
-FUZZ_LDLIBS    := -lelf -ldw -lz -lprotobuf-c -ljson-c
+FUZZ_LDLIBS    := -lelf -ldw -lz -lprotobuf-c -ljson-c -liberty -ldebuginfod
 
 FUZZ_ALL       := dcpi sampler callgrind xray hpctoolkit-meta hpctoolkit-profile \
 		  hpctoolkit-cct hpctoolkit-trace elf procmaps pprof folded flamegraph speedscope
@@ -41,7 +41,8 @@ FUZZ_SRCS_xray      := formats/xray/xray_reader.c
 FUZZ_SRCS_hpctoolkit := formats/hpctoolkit/hpctoolkit_reader.c formats/hpctoolkit/hpctoolkit_read_meta.c \
 			formats/hpctoolkit/hpctoolkit_read_data.c formats/hpctoolkit/hpctoolkit_dump.c
 FUZZ_SRCS_elf       := symbols/symbolize.c symbols/debug_files.c symbols/dwarf_lines.c \
-		       symbols/symbol_match.c symbols/elfinfo.c symbols/kallsyms.c \
+		       symbols/symbol_match.c symbols/elfinfo.c symbols/kallsyms.c symbols/demangle.c \
+		       symbols/fde_functions.c symbols/debuginfod.c \
 		       lib/procmaps.c lib/proc.c lib/userfs.c model/model.c model/counters.c
 FUZZ_SRCS_procmaps  := lib/procmaps.c lib/proc.c
 # (the protobuf code protoc-c generates: mk/gen.mk)

@@ -39,8 +39,13 @@ $(WL)/deep: tests/workloads/deep.c
 	@mkdir -p $(dir $@)
 	$(CC) -g -O2 -fomit-frame-pointer -o $@ $<
 
+# C++ with namespaces and templates, for the comparison with perf
+$(WL)/cxx_shapes: tests/workloads/cxx_shapes.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -g -O2 -fno-omit-frame-pointer -o $@ $<
+
 WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls $(WL)/pie_lib \
-	$(WL)/threads $(WL)/deep $(WL)/bigframes $(WL)/escapes
+	$(WL)/threads $(WL)/deep $(WL)/bigframes $(WL)/escapes $(WL)/cxx_shapes
 INTEGRATION_DEPS += $(WORKLOADS)
 DEMO_DEPS += $(WL)/demo
 UNIT_DEPS += $(WL)/split $(WL)/split-nofp $(WL)/bigframes

@@ -449,8 +449,10 @@ void model_free(struct model *m)
 	}
 	for (i = 0; i < m->files.len; i++)
 		free(m->files.items[i].path);
-	for (i = 0; i < m->functions.len; i++)
+	for (i = 0; i < m->functions.len; i++) {
 		free(m->functions.items[i].name);
+		free(m->functions.items[i].linkage_name);
+	}
 	for (i = 0; i < m->processes.len; i++) {
 		free(m->processes.items[i].cmdline);
 		free(m->processes.items[i].exe);
@@ -547,6 +549,14 @@ uint32_t model_intern_function(struct model *m, uint32_t image, const char *name
 	e->hash = k.hash;
 	e->id = m->functions.len - 1;
 	return e->id;
+}
+
+void model_function_set_linkage(struct model *m, uint32_t function, const char *linkage)
+{
+	struct model_function *f = &m->functions.items[function];
+
+	if (!f->linkage_name && linkage && strcmp(linkage, f->name) != 0)
+		f->linkage_name = model_strdup(linkage);
 }
 
 /* ---- locations and stacks --------------------------------------------- */

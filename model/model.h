@@ -93,7 +93,9 @@ struct model_source_file {
 };
 
 struct model_function {
-	char *name;           /* demangled-as-is symbol name */
+	char *name;           /* the name to show: demangled unless --no-demangle */
+	char *linkage_name;   /* the symbol as the linker spells it, when it differs
+			       * from name (a mangled C++ or Rust name); else NULL */
 	uint32_t image;
 	uint64_t entry;       /* file-relative entry address; 0 if unknown */
 	uint64_t size;        /* bytes, 0 if unknown */
@@ -358,6 +360,9 @@ uint32_t model_add_image(struct model *m, const struct model_image *tmpl);
 uint32_t model_intern_file(struct model *m, const char *path);
 uint32_t model_intern_function(struct model *m, uint32_t image, const char *name,
 			       uint64_t entry, uint64_t size, uint32_t file, uint32_t line);
+/* Records the linkage (mangled) name of a function whose name is its
+ * demangled form; the first one recorded stays. */
+void model_function_set_linkage(struct model *m, uint32_t function, const char *linkage);
 /* `inl` may be NULL when n_inl is 0. */
 uint32_t model_intern_location(struct model *m, uint32_t image, uint64_t addr,
 			       uint32_t function, uint32_t file, uint32_t line,

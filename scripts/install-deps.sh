@@ -14,11 +14,15 @@ set -eu
 # page's assets; golang-go (go tool pprof), chromium (headless, the flame
 # graph and speedscope pages): the tests' readers of the new formats;
 # libcap2-bin (setcap), util-linux (setpriv), passwd (useradd): make
-# install-caps and the tests that run collector as a user with capabilities
+# install-caps and the tests that run collector as a user with capabilities;
+# libiberty-dev: the C++ and Rust demangler; libdebuginfod-dev: debug files
+# from debuginfod servers (debuginfod: the server its test starts); xz-utils,
+# python3, g++, nodejs: the real programs the tests profile beside perf
 PACKAGES="clang llvm-14 libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 libcmocka-dev pkg-config valgrind gcc make binutils elfutils file linux-perf
 libcap2-bin util-linux passwd
-protobuf-c-compiler libprotobuf-c-dev libjson-c-dev xxd golang-go chromium"
+protobuf-c-compiler libprotobuf-c-dev libjson-c-dev xxd golang-go chromium
+libiberty-dev libdebuginfod-dev debuginfod xz-utils python3 g++ nodejs"
 NPM_DIR=$(cd "$(dirname "$0")/.." && pwd)/tests/js
 if [ $# -gt 0 ]; then
 	PACKAGES="$*"

@@ -43,8 +43,8 @@ static bool same_build_id(const struct elf_file *a, const uint8_t *id, size_t le
  * itself, the same build-id when both have one, and the CRC the debuglink
  * asks for (when check_crc).
  */
-static bool try_debug_file(struct sym_image *si, const char *candidate, bool check_crc,
-			   uint32_t crc)
+bool sym_try_debug_file(struct sym_image *si, const char *candidate, bool check_crc,
+			uint32_t crc)
 {
 	struct elf_file d;
 
@@ -95,7 +95,8 @@ static char *dir_of(const char *path)
 
 /* Looks for the separate debug file of si->file: by build-id under the
  * debug root, then by .gnu_debuglink beside the file, in .debug/ beside it
- * and under the debug root (as gdb does).  Returns the path used. */
+ * and under the debug root (as gdb does), then from the debuginfod servers
+ * of DEBUGINFOD_URLS.  Returns the path used. */
 char *sym_find_debug_file(struct symbolizer *s, struct sym_image *si, const char *path)
 {
 	const char *roots[2] = { "", si->ns_prefix };
@@ -107,7 +108,7 @@ char *sym_find_debug_file(struct symbolizer *s, struct sym_image *si, const char
 		if (si->file.build_id_len &&
 		    !build_id_path(cand, sizeof(cand), roots[r], s->debug_root, si->file.build_id,
 				   si->file.build_id_len) &&
-		    try_debug_file(si, cand, false, 0))
+		    sym_try_debug_file(si, cand, false, 0))
 			return xstrdup(cand);
 	}
 	if (elf_file_debuglink(&si->file, &link, &crc) && !strchr(link, '/')) {
@@ -117,20 +118,21 @@ char *sym_find_debug_file(struct symbolizer *s, struct sym_image *si, const char
 
 		if ((size_t)snprintf(cand, sizeof(cand), "%s%s/%s", si->ns_prefix, dir, link) <
 			    sizeof(cand) &&
-		    try_debug_file(si, cand, true, crc))
+		    sym_try_debug_file(si, cand, true, crc))
 			found = xstrdup(cand);
 		else if ((size_t)snprintf(cand, sizeof(cand), "%s%s/.debug/%s", si->ns_prefix, dir,
 					  link) < sizeof(cand) &&
-			 try_debug_file(si, cand, true, crc))
+			 sym_try_debug_file(si, cand, true, crc))
 			found = xstrdup(cand);
 		else if ((size_t)snprintf(cand, sizeof(cand), "%s%s%s/%s", s->debug_root, sep, dir,
 					  link) < sizeof(cand) &&
-			 try_debug_file(si, cand, true, crc))
+			 sym_try_debug_file(si, cand, true, crc))
 			found = xstrdup(cand);
 		free(dir);
-		return found;
+		if (found)
+			return found;
 	}
-	return NULL;
+	return sym_debuginfod_fetch(s, si);
 }
 
 /* Attaches the dwz supplementary file named by .gnu_debugaltlink. */

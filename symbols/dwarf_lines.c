@@ -136,7 +136,7 @@ static uint32_t symbol_function(struct symbolizer *s, uint32_t image, struct sym
 		name = copy = xstrndup(name, (size_t)(at - name));
 	if (die)
 		die_decl(s, die, &file, &line);
-	e->function = model_intern_function(s->m, image, name, e->addr, e->size, file, line);
+	e->function = symbolizer_function(s, image, name, e->addr, e->size, file, line);
 	free(copy);
 	return e->function;
 }
@@ -155,7 +155,7 @@ static uint32_t dwarf_function(struct symbolizer *s, uint32_t image, Dwarf_Die *
 	if (dwarf_lowpc(die, &lo) == 0 && dwarf_highpc(die, &hi) == 0 && hi < lo)
 		hi = 0;
 	die_decl(s, die, &file, &line);
-	return model_intern_function(s->m, image, name, lo, hi > lo ? hi - lo : 0, file, line);
+	return symbolizer_function(s, image, name, lo, hi > lo ? hi - lo : 0, file, line);
 }
 
 /* The function of an inlined call: the out-of-line copy's when the image
@@ -173,7 +173,7 @@ static uint32_t inlined_function(struct symbolizer *s, uint32_t image, struct sy
 	if (e)
 		return symbol_function(s, image, e, die);
 	die_decl(s, die, &file, &line);
-	return model_intern_function(s->m, image, name, 0, 0, file, line);
+	return symbolizer_function(s, image, name, 0, 0, file, line);
 }
 
 static void call_site(struct symbolizer *s, Dwarf_Die *cudie, Dwarf_Die *die,
@@ -336,6 +336,8 @@ uint32_t sym_resolve_elf(struct symbolizer *s, uint32_t image, struct sym_image 
 		function = symbol_function(s, image, sym, sub);
 	else if (sub)
 		function = dwarf_function(s, image, sub);
+	if (function == MODEL_NONE)
+		function = sym_fde_function(s, image, si, addr);
 	if (function == MODEL_NONE)
 		model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNRESOLVED_LOCATIONS, 1);
 	return model_intern_location(s->m, image, addr, function, file, line, inl, n_inl);

@@ -69,6 +69,9 @@ static void sym_image_free(struct sym_image *si)
 		dwarf_end(si->dwarf);
 	if (si->alt_dwarf)
 		dwarf_end(si->alt_dwarf);
+	if (si->cfi)
+		dwarf_cfi_end(si->cfi);
+	free(si->fde_starts);
 	symtab_free(&si->syms);
 	free(si->sub_state);
 	free(si->sub_dies);
@@ -97,6 +100,7 @@ void symbolizer_free(struct symbolizer *s)
 		free(e->key);
 	image_keys_free(&s->keys);
 	kallsyms_free(&s->ksyms);
+	sym_debuginfod_end(s);
 	free(s->debug_root);
 	free(s->kallsyms_path);
 	free(s);
@@ -328,6 +332,13 @@ uint32_t symbolizer_special_image(struct symbolizer *s, const char *name)
 	return id;
 }
 
+uint32_t symbolizer_jit_image(struct symbolizer *s)
+{
+	struct model_image tmpl = { .path = "[jit]", .kind = MODEL_IMAGE_ANON };
+
+	return add_image(s, &tmpl, NULL);
+}
+
 uint32_t symbolizer_kernel_image(struct symbolizer *s)
 {
 	struct model_image tmpl = { 0 };
@@ -375,8 +386,8 @@ static uint32_t resolve_kernel(struct symbolizer *s, uint32_t image, uint64_t ad
 
 	if (k) {
 		if (k->function == MODEL_NONE)
-			k->function = model_intern_function(s->m, image, k->name, k->addr, 0,
-							    MODEL_NONE, 0);
+			k->function = symbolizer_function(s, image, k->name, k->addr, 0,
+							  MODEL_NONE, 0);
 		function = k->function;
 	} else {
 		model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNRESOLVED_LOCATIONS, 1);
@@ -384,8 +395,26 @@ static uint32_t resolve_kernel(struct symbolizer *s, uint32_t image, uint64_t ad
 	return model_intern_location(s->m, image, addr, function, MODEL_NONE, 0, NULL, 0);
 }
 
+/* Code the kernel maps into a process under a name of its own: the uprobe
+ * trampoline ("[uprobes]", where a probed function's breakpoint is single-
+ * stepped out of line) and the legacy vsyscall page.  Each is one function
+ * named after its mapping; other special images resolve nothing. */
+static uint32_t kernel_provided_function(struct symbolizer *s, uint32_t image)
+{
+	static const char *const names[] = { "[uprobes]", "[vsyscall]" };
+	const struct model_image *img = &s->m->images.items[image];
+
+	if (img->kind != MODEL_IMAGE_ANON)
+		return MODEL_NONE;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(img->path, names[i]))
+			return model_intern_function(s->m, image, names[i], 0, 0, MODEL_NONE, 0);
+	return MODEL_NONE;
+}
+
 uint32_t symbolizer_location(struct symbolizer *s, uint32_t image, uint64_t addr)
 {
+	uint32_t function;
 	uint32_t loc = model_find_location(s->m, image, addr);
 	struct sym_image *si;
 
@@ -396,6 +425,8 @@ uint32_t symbolizer_location(struct symbolizer *s, uint32_t image, uint64_t addr
 	si = sym_get_image(s, image);
 	if (si && si->opened)
 		return sym_resolve_elf(s, image, si, addr);
-	model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNRESOLVED_LOCATIONS, 1);
-	return model_intern_location(s->m, image, addr, MODEL_NONE, MODEL_NONE, 0, NULL, 0);
+	function = kernel_provided_function(s, image);
+	if (function == MODEL_NONE)
+		model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNRESOLVED_LOCATIONS, 1);
+	return model_intern_location(s->m, image, addr, function, MODEL_NONE, 0, NULL, 0);
 }

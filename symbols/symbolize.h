@@ -50,9 +50,14 @@ uint32_t symbolizer_kernel_image(struct symbolizer *s);
  * "[vdso]" gets the symbols of the collector's own vDSO (the same image in
  * every 64-bit process; wrong for 32-bit ones): symbolizer_bias() gives
  * the mapping's start, and addresses are offsets into the vDSO image.
- * Other special images resolve nothing.
+ * "[uprobes]" (the kernel's uprobe trampoline) and "[vsyscall]" resolve to
+ * one function of that name.  Other special images resolve nothing.
  */
 uint32_t symbolizer_special_image(struct symbolizer *s, const char *name);
+
+/* A new image "[jit]" (anonymous executable memory of one process, whose
+ * functions the caller names): each call makes another. */
+uint32_t symbolizer_jit_image(struct symbolizer *s);
 
 /*
  * Load bias of a mapping of `image` at runtime address `start` with file
@@ -74,6 +79,16 @@ uint64_t symbolizer_bias(struct symbolizer *s, uint32_t image, uint64_t start, u
  * that resolves to nothing still gets a location (function MODEL_NONE).
  */
 uint32_t symbolizer_location(struct symbolizer *s, uint32_t image, uint64_t addr);
+
+/*
+ * The model function of symbol `name` (as the ELF file spells it) of
+ * `image`: named by its demangled form (C++, Rust), the symbol kept as its
+ * linkage name, unless symbolizer_set_demangle(s, false) (--no-demangle).
+ */
+uint32_t symbolizer_function(struct symbolizer *s, uint32_t image, const char *name,
+			     uint64_t entry, uint64_t size, uint32_t file, uint32_t line);
+/* Demangle names (the default) or keep them as the symbols spell them. */
+void symbolizer_set_demangle(struct symbolizer *s, bool demangle);
 
 /* Symbol lookup by name for --trace: calls fn for every FUNC symbol of the
  * image's file (symtab, else dynsym) whose name matches the glob pattern.

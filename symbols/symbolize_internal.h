@@ -9,6 +9,9 @@
  *   dwarf_lines.c   an ELF address into a location: its symbol, and from
  *                   the DWARF its source line and chain of inlined calls
  *   symbol_match.c  function symbols by name, for --trace
+ *   demangle.c      model functions named by their demangled symbols
+ *   fde_functions.c stripped code: the .eh_frame FDE as the function
+ *   debuginfod.c    debug files by build-id from debuginfod servers
  *
  * Per image we keep the mapped ELF file, the separate debug file if one was
  * found, a sorted table of function symbols, and (opened on first need) the
@@ -50,6 +53,10 @@ struct sym_image {
 	Elf_Scn *sym_scn;
 	Dwarf *dwarf;
 	Dwarf *alt_dwarf;
+	Dwarf_CFI *cfi;           /* .eh_frame of the file, for stripped code */
+	bool cfi_tried;
+	uint64_t *fde_starts;     /* .eh_frame_hdr's initial locations, sorted */
+	size_t n_fde_starts;
 	struct cu_range *cus;
 	size_t n_cus;
 	/* per symbol: its DWARF subprogram (SUB_* state), made on first use */
@@ -98,6 +105,9 @@ struct symbolizer {
 	uint32_t kernel_image;
 	struct kallsyms ksyms;
 	uint64_t page_size;
+	bool no_demangle;          /* --no-demangle: names as the symbols spell them */
+	struct debuginfod_client *debuginfod; /* made on first need */
+	bool debuginfod_tried;
 };
 
 /* Allocation that cannot fail: the symbolizer writes into the model, which
@@ -142,6 +152,10 @@ char *sym_namespace_prefix(const char *open_path);
 /* Opens the separate debug file of si->file into si->debug if there is one;
  * returns its path (to free), or NULL.  path is the image's own name. */
 char *sym_find_debug_file(struct symbolizer *s, struct sym_image *si, const char *path);
+/* Opens candidate into si->debug if it is the debug file of si->file (not
+ * the file itself, the same build-id, the CRC asked when check_crc). */
+bool sym_try_debug_file(struct sym_image *si, const char *candidate, bool check_crc,
+			uint32_t crc);
 /* Opens the dwz supplementary file that f (the file with the DWARF) names,
  * and attaches its DWARF to si->dwarf. */
 void sym_open_alt(struct symbolizer *s, struct sym_image *si, const struct elf_file *f);
@@ -149,5 +163,16 @@ void sym_open_alt(struct symbolizer *s, struct sym_image *si, const struct elf_f
 /* dwarf_lines.c: the location of link-time address addr of an ELF image. */
 uint32_t sym_resolve_elf(struct symbolizer *s, uint32_t image, struct sym_image *si,
 			 uint64_t addr);
+
+/* fde_functions.c: the function "IMAGE+0xSTART" of the .eh_frame FDE
+ * that contains link-time address addr, or MODEL_NONE when none does. */
+uint32_t sym_fde_function(struct symbolizer *s, uint32_t image, struct sym_image *si,
+			  uint64_t addr);
+
+/* debuginfod.c: the debug file of si->file from the servers of
+ * DEBUGINFOD_URLS (none when unset), opened into si->debug; its path (to
+ * free) or NULL.  sym_debuginfod_end() ends the client. */
+char *sym_debuginfod_fetch(struct symbolizer *s, struct sym_image *si);
+void sym_debuginfod_end(struct symbolizer *s);
 
 #endif /* COLLECTOR_SYMBOLIZE_INTERNAL_H */

@@ -22,7 +22,10 @@ expect_exit 2 "$COLLECTOR" -F -5 -- true
 message_has "not a whole number"
 expect_exit 2 "$COLLECTOR" -F abc -- true
 message_has "not a whole number"
-expect_exit 2 "$COLLECTOR" -F 100000000 -- true
+# above the kernel's limit: capped there, with perf's warning (a command
+# that does not exist: nothing is sampled at the limit)
+expect_exit 4 "$COLLECTOR" -F 100000000 -- /nonexistent/command
+message_has "throttling from 100000000 Hz to"
 message_has "perf_event_max_sample_rate"
 expect_exit 2 "$COLLECTOR" -p abc
 message_has "PID 'abc'"

@@ -2,8 +2,8 @@
 . tests/integration/lib.sh
 need_root
 
-"$COLLECTOR" -o "$TMP/out" -- "$WL/split" 2 >"$TMP/summary" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "collector exited $?"; }
+"$COLLECTOR" -o "$TMP/out" -- "$WL/split" 2 >"$TMP/stdout" 2>"$TMP/summary" ||
+	{ cat "$TMP/summary"; fail "collector exited $?"; }
 cat "$TMP/summary"
 
 # the split of the work between hot_function and cold_function (of all

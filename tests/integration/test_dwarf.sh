@@ -6,8 +6,8 @@
 need_root
 command -v callgrind_annotate >/dev/null || fail "callgrind_annotate missing (valgrind)"
 
-"$COLLECTOR" -o "$TMP/dwarf" -- "$WL/deep" 1.5 >"$TMP/summary" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "collector exited $?"; }
+"$COLLECTOR" -o "$TMP/dwarf" -- "$WL/deep" 1.5 >"$TMP/stdout" 2>"$TMP/summary" ||
+	{ cat "$TMP/summary"; fail "collector exited $?"; }
 cat "$TMP/summary"
 grep -q "call graph: dwarf" "$TMP/summary" || fail "auto mode did not choose dwarf for a no-frame-pointer binary"
 # every function's inclusive share, from Callgrind: the summary lists the

@@ -5,8 +5,8 @@ need_root
 command -v callgrind_annotate >/dev/null || fail "callgrind_annotate missing (valgrind)"
 
 # --- a single-threaded run with a known split --------------------------------
-"$COLLECTOR" -o "$TMP/one" -- "$WL/split" 1.5 >"$TMP/summary" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "collector exited $?"; }
+"$COLLECTOR" -o "$TMP/one" -- "$WL/split" 1.5 >"$TMP/stdout" 2>"$TMP/summary" ||
+	{ cat "$TMP/summary"; fail "collector exited $?"; }
 "$COLLECTOR" dump --check "$TMP/one" >/dev/null || fail "dump --check rejects the output"
 
 # Callgrind: callgrind_annotate puts hot_function first, with ~75% of the

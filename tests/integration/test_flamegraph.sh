@@ -20,8 +20,8 @@ drawn() {
 	awk -F'\t' -v fn="$2" '$1 == fn { t += $2 } END { print t + 0 }' "$1"
 }
 
-"$COLLECTOR" -f folded,flamegraph -o "$TMP/split" -- "$WL/split" 1 >"$TMP/summary" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "split: collector exited $?"; }
+"$COLLECTOR" -f folded,flamegraph -o "$TMP/split" -- "$WL/split" 1 >"$TMP/stdout" 2>"$TMP/summary" ||
+	{ cat "$TMP/summary"; fail "split: collector exited $?"; }
 page="$TMP/split/flamegraph.html"
 [ -s "$page" ] || fail "no flamegraph.html"
 "$COLLECTOR" dump --check "$page" >/dev/null || fail "collector dump --check rejects $page"
@@ -50,8 +50,8 @@ grep -q 'data-name="chain_a"[^>]*>[^<]*<title>[^<]*</title><rect[^>]*fill="rgb(2
 	fail "search for chain_a: its frame is not highlighted"
 
 # two processes: each has its own graph
-"$COLLECTOR" -f flamegraph -o "$TMP/fork" -- "$WL/forkexec" "$WL/split" 0.5 >"$TMP/summary" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "forkexec: collector exited $?"; }
+"$COLLECTOR" -f flamegraph -o "$TMP/fork" -- "$WL/forkexec" "$WL/split" 0.5 >"$TMP/stdout" 2>"$TMP/summary" ||
+	{ cat "$TMP/summary"; fail "forkexec: collector exited $?"; }
 dump_dom "file://$TMP/fork/flamegraph.html#process=split" "$TMP/dom"
 node "$JS/flamegraph-dom.mjs" "$TMP/dom" >"$TMP/frames" || fail "forkexec: frames are not as wide as their samples"
 grep -q '^ancestor	all	' "$TMP/frames" || fail "#process=split: the root is not drawn as an ancestor"

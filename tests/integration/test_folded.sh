@@ -10,8 +10,8 @@ self_of() {
 		if (f[k] == fn) t += n } END { print t + 0 }' "$1"
 }
 
-"$COLLECTOR" -f folded -o "$TMP/split" -- "$WL/split" 1 >"$TMP/summary" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "split: collector exited $?"; }
+"$COLLECTOR" -f folded -o "$TMP/split" -- "$WL/split" 1 >"$TMP/stdout" 2>"$TMP/summary" ||
+	{ cat "$TMP/summary"; fail "split: collector exited $?"; }
 f="$TMP/split/collector.folded"
 [ -s "$f" ] || fail "no collector.folded"
 head -n 5 "$f"
@@ -36,7 +36,7 @@ grep -qx "samples $samples" "$TMP/dump" || fail "collector dump does not count $
 # calls under uprobes spends much of its time in the kernel: every kernel
 # function of the summary is marked _[k] in the folded stacks
 "$COLLECTOR" -f folded -o "$TMP/calls" --trace "$WL/calls:traced_*" -- "$WL/calls" \
-	>"$TMP/summary" 2>"$TMP/err" || { cat "$TMP/err"; fail "calls: collector exited $?"; }
+	>"$TMP/stdout" 2>"$TMP/summary" || { cat "$TMP/summary"; fail "calls: collector exited $?"; }
 f="$TMP/calls/collector.folded"
 kernel=$(awk '/^Top functions by/ { on = 1; next } on && $NF == "[kernel.kallsyms]" { print $3 }' "$TMP/summary" | sort -u)
 [ -n "$kernel" ] || fail "calls under uprobes has no kernel function in the summary"

@@ -2,8 +2,8 @@
 . tests/integration/lib.sh
 need_root
 
-"$COLLECTOR" -o "$TMP/out" -- "$WL/forkexec" "$WL/split" 1.5 >"$TMP/summary" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "collector exited $?"; }
+"$COLLECTOR" -o "$TMP/out" -- "$WL/forkexec" "$WL/split" 1.5 >"$TMP/stdout" 2>"$TMP/summary" ||
+	{ cat "$TMP/summary"; fail "collector exited $?"; }
 cat "$TMP/summary"
 grep -q "parent_spin" "$TMP/summary" || fail "the parent's own work is missing"
 hot=$(share "$TMP/summary" self hot_function)

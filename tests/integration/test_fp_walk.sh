@@ -14,8 +14,8 @@ for walker in program kernel; do
 		unset COLLECTOR_KERNEL_FP_WALK
 	fi
 	"$COLLECTOR" -o "$TMP/out-$walker" -f callgrind --call-graph fp -- "$WL/bigframes" 1 \
-		>"$TMP/summary-$walker" 2>"$TMP/err-$walker" ||
-		{ cat "$TMP/err-$walker"; fail "collector ($walker walk) exited $?"; }
+		>"$TMP/stdout" 2>"$TMP/summary-$walker" ||
+		{ cat "$TMP/summary-$walker"; fail "collector ($walker walk) exited $?"; }
 	cat "$TMP/summary-$walker"
 	spin=$(share "$TMP/summary-$walker" self spin)
 	within "$spin" 90 100 || fail "$walker walk: spin self share '$spin' is not ~100"

@@ -5,11 +5,11 @@ need_root
 "$WL/split" 30 >/dev/null &
 pid=$!
 sleep 0.3
-"$COLLECTOR" -p "$pid" -d 1.5 -o "$TMP/out" >"$TMP/summary" 2>"$TMP/err"
+"$COLLECTOR" -p "$pid" -d 1.5 -o "$TMP/out" >"$TMP/stdout" 2>"$TMP/summary"
 rc=$?
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
-cat "$TMP/summary" "$TMP/err"
+cat "$TMP/summary"
 [ $rc -eq 0 ] || fail "collector exited $rc"
 # the split of the work (see percent_of in lib.sh)
 pct=$(percent_of "$(samples_of "$TMP/summary" self hot_function)" \

@@ -78,8 +78,8 @@ for name in pprof folded flamegraph speedscope; do
 done
 
 # --- split: hot_function through chain_c, chain_b, chain_a ---------------------
-"$COLLECTOR" -f pprof -o "$TMP/split" -- "$WL/split" 1 >"$TMP/s-split" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "split: collector exited $?"; }
+"$COLLECTOR" -f pprof -o "$TMP/split" -- "$WL/split" 1 >"$TMP/stdout" 2>"$TMP/s-split" ||
+	{ cat "$TMP/s-split"; fail "split: collector exited $?"; }
 check_profile "$TMP/split" "$TMP/s-split" "$WL/split" hot_function chain_c chain_b chain_a run main
 # sample types and labels as pprof reads them
 grep -q "^samples/count cpu/nanoseconds\[dflt\]" "$TMP/raw" || fail "split: sample types are not samples/count, cpu/nanoseconds (default)"
@@ -89,21 +89,21 @@ grep -q "comm:\[split\]" "$TMP/raw" && grep -q "pid:\[[0-9]*\] tid:\[[0-9]*\]" "
 	fail "split: samples lack the pid, tid and comm labels"
 
 # --- threads: two workers, the labels tell the threads apart ----------------
-"$COLLECTOR" -f pprof -o "$TMP/threads" -- "$WL/threads" 0.3 >"$TMP/s-threads" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "threads: collector exited $?"; }
+"$COLLECTOR" -f pprof -o "$TMP/threads" -- "$WL/threads" 0.3 >"$TMP/stdout" 2>"$TMP/s-threads" ||
+	{ cat "$TMP/s-threads"; fail "threads: collector exited $?"; }
 check_profile "$TMP/threads" "$TMP/s-threads" "$WL/threads" spin_until
 $PPROF -tags "$TMP/threads/profile.pb.gz" >"$TMP/tags" 2>&1 || fail "threads: pprof -tags"
 tids=$(awk '/^ *tid:/ { on = 1; next } /^ *[a-z_]+:/ { on = 0 } on && /%\)/ { n++ } END { print n + 0 }' "$TMP/tags")
 [ "$tids" -ge 2 ] || { cat "$TMP/tags"; fail "threads: pprof -tags shows $tids threads, expected the 2 workers"; }
 
 # --- pie_lib: a PIE whose hot code is in a shared library --------------------
-"$COLLECTOR" -f pprof -o "$TMP/pie" -- "$WL/pie_lib" 1 >"$TMP/s-pie" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "pie_lib: collector exited $?"; }
+"$COLLECTOR" -f pprof -o "$TMP/pie" -- "$WL/pie_lib" 1 >"$TMP/stdout" 2>"$TMP/s-pie" ||
+	{ cat "$TMP/s-pie"; fail "pie_lib: collector exited $?"; }
 check_profile "$TMP/pie" "$TMP/s-pie" "$WL/libhot.so" lib_hot_function main
 
 # --- calls with --trace: the traced calls are their own sample type ----------
 "$COLLECTOR" -f pprof -o "$TMP/calls" --trace "$WL/calls:traced_*" -- "$WL/calls" 2 \
-	>"$TMP/s-calls" 2>"$TMP/err" || { cat "$TMP/err"; fail "calls: collector exited $?"; }
+	>"$TMP/stdout" 2>"$TMP/s-calls" || { cat "$TMP/s-calls"; fail "calls: collector exited $?"; }
 "$COLLECTOR" dump --check "$TMP/calls/profile.pb.gz" >/dev/null || fail "calls: dump --check"
 $PPROF -raw "$TMP/calls/profile.pb.gz" >"$TMP/raw" 2>&1 || fail "calls: pprof -raw"
 grep -q "^samples/count cpu/nanoseconds\[dflt\] traced_calls/count traced_time/nanoseconds" "$TMP/raw" ||

@@ -10,15 +10,15 @@ check_out() {
 }
 
 for sig in INT TERM; do
-	"$COLLECTOR" -o "$TMP/$sig" -- "$WL/split" 30 >"$TMP/summary" 2>"$TMP/err" &
+	"$COLLECTOR" -o "$TMP/$sig" -- "$WL/split" 30 >"$TMP/stdout" 2>"$TMP/summary" &
 	pid=$!
-	wait_sampling $pid || { cat "$TMP/err"; fail "SIG$sig: the collector did not start sampling"; }
+	wait_sampling $pid || { cat "$TMP/summary"; fail "SIG$sig: the collector did not start sampling"; }
 	sleep 1
 	kill -$sig $pid
 	wait $pid
 	rc=$?
 	pkill -f "$WL/split 30"
-	[ $rc -eq 0 ] || { cat "$TMP/err"; fail "SIGINT: exit $rc"; }
+	[ $rc -eq 0 ] || { cat "$TMP/summary"; fail "SIGINT: exit $rc"; }
 	grep -q "hot_function" "$TMP/summary" || fail "SIG$sig: no summary"
 	check_out "$TMP/$sig"
 done
@@ -49,14 +49,14 @@ pkill -f "$WL/split 2"
 # the target killed mid-run
 "$WL/split" 30 >/dev/null &
 target=$!
-"$COLLECTOR" -p $target -o "$TMP/killed" >"$TMP/summary" 2>"$TMP/err" &
+"$COLLECTOR" -p $target -o "$TMP/killed" >"$TMP/stdout" 2>"$TMP/summary" &
 pid=$!
-wait_sampling $pid || { kill -KILL $target; cat "$TMP/err"; fail "target killed: the collector did not start sampling"; }
+wait_sampling $pid || { kill -KILL $target; cat "$TMP/summary"; fail "target killed: the collector did not start sampling"; }
 sleep 1
 kill -KILL $target
 wait $pid
 rc=$?
-[ $rc -eq 0 ] || { cat "$TMP/err"; fail "target killed: exit $rc"; }
+[ $rc -eq 0 ] || { cat "$TMP/summary"; fail "target killed: exit $rc"; }
 grep -q "hot_function" "$TMP/summary" || fail "target killed: no summary"
 check_out "$TMP/killed"
 echo ok

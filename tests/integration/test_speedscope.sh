@@ -20,8 +20,8 @@ open_in_speedscope() {
 }
 
 # --- split: one thread, shares as the summary's -------------------------------
-"$COLLECTOR" -f speedscope -o "$TMP/split" -- "$WL/split" 1 >"$TMP/summary" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "split: collector exited $?"; }
+"$COLLECTOR" -f speedscope -o "$TMP/split" -- "$WL/split" 1 >"$TMP/stdout" 2>"$TMP/summary" ||
+	{ cat "$TMP/summary"; fail "split: collector exited $?"; }
 file="$TMP/split/speedscope.json"
 "$COLLECTOR" dump --check "$file" >/dev/null || fail "collector dump --check rejects $file"
 node "$JS/validate-speedscope.mjs" "$file" >"$TMP/profiles" || fail "split: not a valid speedscope file"
@@ -57,7 +57,7 @@ cat "$TMP/profiles"
 
 # --- calls --trace: a timeline of the traced calls ----------------------------
 "$COLLECTOR" -f speedscope -o "$TMP/calls" --trace "$WL/calls:traced_*" -- "$WL/calls" \
-	>"$TMP/summary" 2>"$TMP/err" || { cat "$TMP/err"; fail "calls: collector exited $?"; }
+	>"$TMP/stdout" 2>"$TMP/summary" || { cat "$TMP/summary"; fail "calls: collector exited $?"; }
 node "$JS/validate-speedscope.mjs" "$TMP/calls/speedscope.json" >"$TMP/profiles" ||
 	fail "calls: not a valid speedscope file"
 cat "$TMP/profiles"

@@ -7,8 +7,8 @@ sudo_user
 
 as_sudo "$COLLECTOR" -o "$TMP/home/out" -- \
 	sh -c 'id -u > "$1/uid"; id -G > "$1/groups"; "$2" 0.5' sh "$TMP/home" "$WL/split" \
-	>"$TMP/summary" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "collector exited $?"; }
+	>"$TMP/stdout" 2>"$TMP/summary" ||
+	{ cat "$TMP/summary"; fail "collector exited $?"; }
 ran_as=$(cat "$TMP/home/uid")
 groups=$(cat "$TMP/home/groups")
 rm -f "$TMP/home/uid" "$TMP/home/groups"

@@ -10,8 +10,8 @@ calls_of() {
 }
 
 "$COLLECTOR" -o "$TMP/run" --trace "$WL/calls:traced_*" --args 2 -- "$WL/calls" \
-	>"$TMP/summary" 2>"$TMP/err" || { cat "$TMP/err"; fail "collector exited $?"; }
-cat "$TMP/summary" "$TMP/err"
+	>"$TMP/stdout" 2>"$TMP/summary" || { cat "$TMP/summary"; fail "collector exited $?"; }
+cat "$TMP/summary"
 [ "$(calls_of "$TMP/summary" traced_f)" = 1000 ] || fail "summary: traced_f not called 1000 times"
 [ "$(calls_of "$TMP/summary" traced_g)" = 100000 ] || fail "summary: traced_g not called 100000 times"
 grep -q "measured probe cost" "$TMP/summary" || fail "no calibrated probe cost"

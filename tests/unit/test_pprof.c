@@ -104,6 +104,7 @@ static void test_locations_and_functions(void **state)
 	(void)state;
 	/* the text segment at file offset 0x3000 of the file */
 	sm->m.processes.items[sm->proc].maps.items[0].pgoff = 0x3000;
+	model_function_set_linkage(&sm->m, sm->f_work, "_Z4workv");
 	read_back(sm, &p);
 	/* inl inlined into leaf: the innermost first, each at its own line */
 	l = pprof_location(&p, sm->l_leaf + 1);
@@ -118,6 +119,11 @@ static void test_locations_and_functions(void **state)
 	assert_string_equal(str(&p, f->system_name), "leaf");
 	assert_string_equal(str(&p, f->filename), "/src/work.c");
 	assert_int_equal(f->start_line, 30);
+	/* a demangled function: its symbol is the system name */
+	l = pprof_location(&p, sm->l_work + 1);
+	f = pprof_function(&p, l->line[l->n_line - 1]->function_id);
+	assert_string_equal(str(&p, f->name), "work");
+	assert_string_equal(str(&p, f->system_name), "_Z4workv");
 	/* unresolved code: an address in its mapping, no line */
 	l = pprof_location(&p, sm->l_unknown + 1);
 	assert_int_equal(l->n_line, 0);

@@ -299,6 +299,35 @@ static void test_pc_only_sample(void **state)
 	assert_string_equal(frame_name(f, s, 0), "tt_middle");
 }
 
+/* A frame-pointer walk that reads data as a return address: the walk ends
+ * before the first caller outside every executable mapping, and the stack
+ * counts as truncated.  Code in the uprobe trampoline is "[uprobes]". */
+static void test_garbage_caller_ends_walk(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t user[4] = { (uint64_t)tt_leaf + 4, (uint64_t)tt_middle + 1,
+			     0x31333436383a3d3eULL, (uint64_t)tt_outer + 1 };
+	struct model_mapping mm = { .start = 0x7ffffffde000ULL, .end = 0x7ffffffdf000ULL,
+				    .exec = true };
+	const struct model_stack *s;
+
+	feed_sample(f, NULL, 0, user, 4, 0);
+	s = last_stack(f);
+	assert_int_equal(s->n_frames, 2);
+	assert_true(s->truncated);
+	assert_string_equal(frame_name(f, s, 1), "tt_middle");
+	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_TRUNCATED_STACKS), 1);
+	/* the trampoline, as /proc/PID/maps names it */
+	mm.image = symbolizer_special_image(f->sym, "[uprobes]");
+	mm.bias = mm.start;
+	model_add_mapping(&f->m, f->m.samples.items[0].process, &mm);
+	user[0] = mm.start + 0x10;
+	feed_sample(f, NULL, 0, user, 2, 0);
+	s = last_stack(f);
+	assert_int_equal(s->n_frames, 2);
+	assert_string_equal(frame_name(f, s, 0), "[uprobes]");
+}
+
 static void test_short_record_rejected(void **state)
 {
 	struct fixture *f = *state;
@@ -322,6 +351,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kernel_frames_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pc_only_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_record_rejected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_caller_ends_walk, setup, teardown),
 	};
 
 	(void)tt_outer(1);

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JIT-compiled code: each process's anonymous executable memory is an
+ * image "[jit]" of its own whose addresses are the runtime addresses, and
+ * its functions come from the process's perf map (symbols/perfmap.h),
+ * /tmp/perf-PID.map, or /proc/PID/root/tmp/perf-NSPID.map for a process in
+ * another PID or mount namespace.
+ *
+ * A runtime adds to its map as it compiles, so the map is read late: when
+ * the process exits, and at the end of the run for what is still pending.
+ * The file is opened while the process is alive (its /proc/PID/root leads
+ * into its mount namespace only then) and kept open, so that its content
+ * can be read after the process is gone.
+ */
+#include "decode/tracker_internal.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/proc.h"
+#include "symbols/perfmap.h"
+
+/* A perf map larger than this is left unread (a runtime writes about
+ * 100 bytes per compiled function). */
+#define PERFMAP_MAX_BYTES (512u << 20)
+
+/* The process's PID in its own namespace (the last NSpid field), or pid. */
+static pid_t namespace_pid(pid_t pid)
+{
+	char path[64], buf[4096], *s, *end;
+	pid_t ns = pid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (proc_read_file(path, buf, sizeof(buf)) <= 0 || !(s = strstr(buf, "\nNSpid:")))
+		return pid;
+	s += 7;
+	end = strchr(s, '\n');
+	if (end)
+		*end = '\0';
+	while ((s = strpbrk(s, "0123456789"))) {
+		ns = (pid_t)strtol(s, &end, 10);
+		s = end;
+	}
+	return ns;
+}
+
+/* Opens the process's perf map while it is alive, once it exists. */
+static void open_map(struct jit_state *js, bool alive)
+{
+	char path[96];
+
+	if (js->fd >= 0)
+		return;
+	if (alive) {
+		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)js->pid,
+			 (int)namespace_pid(js->pid));
+		js->fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (js->fd < 0) {
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)js->pid);
+		js->fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+}
+
+uint32_t trk_jit_image(struct tracker *t, uint32_t process)
+{
+	struct proc_state *ps = &t->procs.items[process];
+	struct jit_state *js;
+
+	if (ps->jit != UINT32_MAX) {
+		js = &t->jits.items[ps->jit];
+		open_map(js, ps->alive);
+		return js->image;
+	}
+	js = MODEL_VEC_PUSH(t->jits);
+	js->image = symbolizer_jit_image(t->sym);
+	js->pid = t->m->processes.items[process].pid;
+	js->fd = -1;
+	ps->jit = (uint32_t)(t->jits.len - 1);
+	open_map(js, ps->alive);
+	return js->image;
+}
+
+void trk_jit_location(struct tracker *t, uint32_t image, uint32_t loc)
+{
+	for (size_t i = 0; i < t->jits.len; i++) {
+		if (t->jits.items[i].image == image) {
+			*MODEL_VEC_PUSH(t->jits.items[i].pending) = loc;
+			return;
+		}
+	}
+}
+
+/* The pending locations of one JIT image get the functions of its map. */
+static void resolve(struct tracker *t, struct jit_state *js)
+{
+	char path[64], *text;
+	struct perfmap pm;
+	size_t len;
+
+	if (!js->pending.len)
+		return;
+	open_map(js, false);
+	if (js->fd < 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", js->fd);
+	if (proc_read_all(path, PERFMAP_MAX_BYTES, &text, &len) != 0)
+		return;
+	if (perfmap_parse(&pm, text, len) != 0)
+		return;
+	for (size_t i = 0; i < js->pending.len; i++) {
+		struct model_location *l = &t->m->locations.items[js->pending.items[i]];
+		const struct perfmap_entry *e = perfmap_lookup(&pm, l->addr);
+
+		if (e)
+			l->function = model_intern_function(t->m, js->image, e->name, e->start,
+							    e->size, MODEL_NONE, 0);
+	}
+	js->pending.len = 0;
+	perfmap_free(&pm);
+}
+
+void trk_jit_resolve(struct tracker *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->jits.len; i++)
+		if (pid < 0 || t->jits.items[i].pid == pid)
+			resolve(t, &t->jits.items[i]);
+}
+
+void trk_jit_forget(struct tracker *t, uint32_t jit)
+{
+	struct jit_state *js = &t->jits.items[jit];
+
+	if (js->fd >= 0)
+		close(js->fd);
+	js->fd = -1;
+	free(js->pending.items);
+	js->pending.items = NULL;
+	js->pending.len = js->pending.cap = 0;
+}
+
+void trk_jit_free(struct tracker *t)
+{
+	for (size_t i = 0; i < t->jits.len; i++) {
+		if (t->jits.items[i].fd >= 0)
+			close(t->jits.items[i].fd);
+		free(t->jits.items[i].pending.items);
+	}
+	free(t->jits.items);
+}

@@ -1,0 +1,17 @@
+#!/bin/sh
+# A C++ program with namespaces and templates beside perf: the same top
+# self functions, demangled as `perf report -v` prints them, with shares
+# within 3 points.
+. tests/integration/lib.sh
+. tests/integration/perf_compare.sh
+need_root
+
+compare_with_perf cxx 999 "$WL/cxx_shapes" 3
+grep -q "shapes::Polygon<double>::perimeter(int) const" "$TMP/cxx.cshares" ||
+	fail "no demangled shapes::Polygon<double>::perimeter(int) const"
+# --no-demangle: the symbols as they are
+"$COLLECTOR" --no-demangle -f folded -o "$TMP/raw" -- "$WL/cxx_shapes" 0.5 >/dev/null \
+	2>"$TMP/raw.summary" || { cat "$TMP/raw.summary"; fail "--no-demangle run failed"; }
+grep -q "_ZNK6shapes7PolygonIdE9perimeterEi" "$TMP/raw.summary" ||
+	{ cat "$TMP/raw.summary"; fail "--no-demangle: no raw symbol in the summary"; }
+echo ok

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The model's processes, threads and mappings (model/model.h). */
+#include "model/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+uint32_t model_add_process(struct model *m, pid_t pid, pid_t ppid, uint32_t generation,
+			   const char *comm, const char *cmdline, const char *exe)
+{
+	struct model_process *p = MODEL_VEC_PUSH(m->processes);
+
+	p->pid = pid;
+	p->ppid = ppid;
+	p->generation = generation;
+	if (comm)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	p->cmdline = model_strdup(cmdline);
+	p->exe = model_strdup(exe);
+	p->exe_image = MODEL_NONE;
+	return m->processes.len - 1;
+}
+
+uint32_t model_add_mapping(struct model *m, uint32_t process, const struct model_mapping *map)
+{
+	struct model_process *p = &m->processes.items[process];
+
+	*MODEL_VEC_PUSH(p->maps) = *map;
+	return p->maps.len - 1;
+}
+
+uint32_t model_add_thread(struct model *m, uint32_t process, pid_t tid, const char *comm)
+{
+	struct model_thread *t = MODEL_VEC_PUSH(m->threads);
+
+	t->tid = tid;
+	t->process = process;
+	if (comm)
+		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	return m->threads.len - 1;
+}
+
+const struct model_mapping *model_find_mapping(const struct model *m, uint32_t process,
+					       uint64_t addr)
+{
+	const struct model_process *p = &m->processes.items[process];
+
+	/* newest first: a later mapping replaces an earlier one at the address */
+	for (size_t i = p->maps.len; i-- > 0;) {
+		const struct model_mapping *mp = &p->maps.items[i];
+
+		if (addr >= mp->start && addr < mp->end)
+			return mp;
+	}
+	return NULL;
+}
+
+void model_forget_ended_tasks(struct model *m, uint32_t *process_map, uint32_t *thread_map)
+{
+	size_t np = 0, nt = 0;
+
+	for (size_t i = 0; i < m->processes.len; i++) {
+		struct model_process *p = &m->processes.items[i];
+
+		if (p->end_ns) {
+			free(p->cmdline);
+			free(p->exe);
+			free(p->maps.items);
+			process_map[i] = MODEL_NONE;
+			continue;
+		}
+		process_map[i] = np;
+		m->processes.items[np++] = *p;
+	}
+	m->processes.len = np;
+	for (size_t i = 0; i < m->threads.len; i++) {
+		struct model_thread *th = &m->threads.items[i];
+		uint32_t process = process_map[th->process];
+
+		if (th->end_ns || process == MODEL_NONE) {
+			thread_map[i] = MODEL_NONE;
+			continue;
+		}
+		thread_map[i] = nt;
+		th->process = process;
+		m->threads.items[nt++] = *th;
+	}
+	m->threads.len = nt;
+}

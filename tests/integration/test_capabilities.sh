@@ -21,14 +21,14 @@ chown "$TUID:$TGID" "$TMP/home/split"
 cd "$TMP/home" || fail "no home"
 
 # -- CMD: profiled, and every output is the user's
-as_user "$TUSER" "$bin" -o "$TMP/home/cmd" -- ./split 0.5 >"$TMP/summary" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "-- CMD with capabilities exited $?"; }
+as_user "$TUSER" "$bin" -o "$TMP/home/cmd" -- ./split 0.5 >"$TMP/out" 2>"$TMP/summary" ||
+	{ cat "$TMP/summary"; fail "-- CMD with capabilities exited $?"; }
 [ -n "$(samples_of "$TMP/summary" self hot_function)" ] ||
 	{ cat "$TMP/summary"; fail "hot_function not in the profile of -- CMD"; }
 bad=$(find "$TMP/home/cmd" \( ! -user "$TUID" -o ! -group "$TGID" \) | head -n 3)
 [ -z "$bad" ] || fail "not the user's: $bad"
 # kernel frames are named (cap_syslog: /proc/kallsyms has addresses)
-grep -q "kptr_restrict" "$TMP/err" && fail "kernel symbols unreadable: $(cat "$TMP/err")"
+grep -q "kptr_restrict" "$TMP/summary" && fail "kernel symbols unreadable: $(cat "$TMP/summary")"
 
 # -p on the user's own process
 # (setpriv itself, not as_user: $! of a function is a subshell's pid)
@@ -36,8 +36,8 @@ setpriv --reuid="$TUID" --regid="$TGID" --init-groups ./split 60 >/dev/null &
 own=$!
 add_cleanup "kill $own 2>/dev/null; wait $own 2>/dev/null"
 wait_exec "$own" split || fail "the user's split did not start"
-as_user "$TUSER" "$bin" -o "$TMP/home/pid" -d 1 -p "$own" >"$TMP/summary" 2>"$TMP/err" ||
-	{ cat "$TMP/err"; fail "-p on his own process exited $?"; }
+as_user "$TUSER" "$bin" -o "$TMP/home/pid" -d 1 -p "$own" >"$TMP/out" 2>"$TMP/summary" ||
+	{ cat "$TMP/summary"; fail "-p on his own process exited $?"; }
 [ -n "$(samples_of "$TMP/summary" self hot_function)" ] ||
 	{ cat "$TMP/summary"; fail "hot_function not in the profile of -p"; }
 

@@ -2,8 +2,8 @@
 /*
  * The one way to hash for the hash tables (lib/hashtab.h): hash_mix64()
  * mixes one word; hash_word() folds a word into a running hash and
- * hash_finish() mixes the result; hash_bytes() and hash_string() hash memory
- * and strings a word at a time.  Every result is well mixed in all its
+ * hash_finish() mixes the result (hash_pair() does both for two words);
+ * hash_bytes() and hash_string() hash memory and strings a word at a time.  Every result is well mixed in all its
  * bits, as the tables need (slot from the low bits, control byte from the
  * high ones).  In-memory only: the values are not stable across hosts.
  */
@@ -40,6 +40,12 @@ static inline uint64_t hash_word(uint64_t h, uint64_t v)
 static inline uint64_t hash_finish(uint64_t h)
 {
 	return hash_mix64(h);
+}
+
+/* Two words (order matters): the keys of most tables. */
+static inline uint64_t hash_pair(uint64_t a, uint64_t b)
+{
+	return hash_finish(hash_word(hash_word(0, a), b));
 }
 
 /* n bytes at p, folded into seed: 8 bytes a step (the tail zero-padded),

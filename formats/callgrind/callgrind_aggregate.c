@@ -212,12 +212,12 @@ struct pair_entry {
 
 static inline uint64_t pair_key_hash(const struct pair_key *k)
 {
-	return hash_finish(hash_word(hash_word(0, k->process), (uint64_t)k->parent << 32 | k->child));
+	return hash_pair(k->process, (uint64_t)k->parent << 32 | k->child);
 }
 
 static inline uint64_t pair_entry_hash(const struct pair_entry *e)
 {
-	return hash_finish(hash_word(hash_word(0, e->process), (uint64_t)e->parent << 32 | e->child));
+	return hash_pair(e->process, (uint64_t)e->parent << 32 | e->child);
 }
 
 static inline bool pair_match(const struct pair_entry *e, const struct pair_key *k)

@@ -138,12 +138,12 @@ struct edge_entry {
 
 static inline uint64_t edge_key_hash(const struct edge_key *k)
 {
-	return hash_finish(hash_word(hash_word(0, k->callee), k->site));
+	return hash_pair(k->callee, k->site);
 }
 
 static inline uint64_t edge_entry_hash(const struct edge_entry *e)
 {
-	return hash_finish(hash_word(hash_word(0, e->callee), e->site));
+	return hash_pair(e->callee, e->site);
 }
 
 static inline bool edge_match(const struct edge_entry *e, const struct edge_key *k)

@@ -224,12 +224,12 @@ struct addr_count_entry {
 
 static inline uint64_t addr_key_hash(const struct addr_key *k)
 {
-	return hash_finish(hash_word(hash_word(0, k->addr), k->image));
+	return hash_pair(k->addr, k->image);
 }
 
 static inline uint64_t addr_entry_hash(const struct addr_count_entry *e)
 {
-	return hash_finish(hash_word(hash_word(0, e->addr), e->image));
+	return hash_pair(e->addr, e->image);
 }
 
 static inline bool addr_match(const struct addr_count_entry *e, const struct addr_key *k)

@@ -84,10 +84,7 @@ int continuous_write(struct continuous *c, struct model *m, unsigned int mask,
 	c->written++;
 	if (err && !c->first_err)
 		c->first_err = err;
-	/* the whole run's window again, for the summary */
-	set_window(m, whole.start_ktime_ns, whole.end_ktime_ns);
-	m->run.start_ns = whole.start_ns;
-	m->run.end_ns = whole.end_ns;
+	m->run = whole; /* the whole run's window again, for the summary */
 	c->start_ktime_ns = end_ktime_ns;
 	while (c->end_ktime_ns <= end_ktime_ns)
 		c->end_ktime_ns += c->interval_ns;

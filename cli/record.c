@@ -456,6 +456,7 @@ static void drain_until_stopped(struct record *r)
 	const struct collector_options *opts = r->opts;
 
 	while (!stop_requested) {
+		uint64_t now;
 		int err;
 
 		waiter_wait(&r->waiter, continuous_wait_ms(&r->cont, run_clock_ns(true),
@@ -467,13 +468,12 @@ static void drain_until_stopped(struct record *r)
 			break;
 		}
 		decode_energy(&r->m, &r->powercap, false);
-		if (continuous_due(&r->cont, run_clock_ns(true)) &&
-		    (opts->duration <= 0 ||
-		     run_clock_ns(true) - r->m.run.start_ktime_ns < opts->duration * 1e9))
-			cut_interval(r, run_clock_ns(true));
-		if (opts->duration > 0 &&
-		    run_clock_ns(true) - r->m.run.start_ktime_ns >= opts->duration * 1e9)
+		now = run_clock_ns(true);
+		if (opts->duration > 0 && now - r->m.run.start_ktime_ns >= opts->duration * 1e9)
 			break;
+		/* (the last interval is written once the run has ended) */
+		if (continuous_due(&r->cont, now))
+			cut_interval(r, now);
 		if (opts->command && waitpid(r->launch.pid, NULL, WNOHANG) == r->launch.pid)
 			break;
 		if (!opts->command && waiter_targets_gone(&r->waiter))

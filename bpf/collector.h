@@ -198,6 +198,7 @@ enum collector_counter {
 	COLLECTOR_CNT_WAKEUPS,            /* forced ring wakeups */
 	COLLECTOR_CNT_STACK_COPY_SHORT,   /* user stack copy ended early */
 	COLLECTOR_CNT_NO_USER_REGS,       /* no user registers (kernel thread) */
+	COLLECTOR_CNT_SKIPPED_BUSY,       /* sample skipped: the sampler's CPU share was used */
 	COLLECTOR_CNT_MAX,
 };
 

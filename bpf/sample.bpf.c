@@ -20,6 +20,10 @@ const volatile bool trace_switches = false;
 const volatile bool dwarf_mode = false;    /* copy registers and stack */
 const volatile u32 stack_bytes = 8192;     /* <= COLLECTOR_MAX_STACK_COPY */
 const volatile bool kernel_fp_walk = false; /* bpf_get_stack for every sample */
+/* The sampler's share of a CPU, as kernel.perf_cpu_time_max_percent: after
+ * a sample that took t ns, the CPU takes none for t * idle_per_busy ns.
+ * 0: no limit. */
+const volatile u32 idle_per_busy = 0;
 
 /* The first target (-p's first PID, or the command), which is also in
  * targets: most samples are its own, and comparing with it costs less than
@@ -75,6 +79,14 @@ struct {
 	__type(key, u32);
 	__type(value, struct stack_scratch);
 } scratch SEC(".maps");
+
+/* Per CPU: the sampler's next turn (ktime ns) under its CPU share. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u64);
+} next_turn SEC(".maps");
 
 static __always_inline bool is_target(u32 tgid)
 {
@@ -337,21 +349,15 @@ static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct 
 	return 0;
 }
 
-SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
+/* One sample of a target: counted by instruction, its stacks to the ring. */
+static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid, u32 tid)
 {
-	u64 id = bpf_get_current_pid_tgid();
-	u32 tgid = id >> 32, tid = (u32)id, zero = 0, nk = 0, nu = 0;
+	u32 zero = 0, nk = 0, nu = 0;
 	struct collector_ip_key ipk = {};
 	u64 ip = PT_REGS_IP(&ctx->regs), uip, usp, ubp, n;
 	struct sample_scratch *sc;
 	struct task_struct *task;
 	bool kernel_mode;
-
-	/* Samples are counted by ip_counts below (or as AGG_FULL): no counter
-	 * of their own, one cache line less for a program that runs cold. */
-	if (!is_target(tgid))
-		return 0;
 
 	task = bpf_get_current_task_btf();
 	/* x86-64: the kernel owns the upper half of the address space (the
@@ -398,6 +404,41 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	n &= 255;
 	if (bpf_ringbuf_output(&events, sc, sizeof(sc->e) + n * sizeof(u64), submit_flags()) != 0)
 		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
+	return 0;
+}
+
+/*
+ * A sample costs a few microseconds (stack copy and walk, ring): at the
+ * kernel's top rate, 100 000 Hz, that is most of a CPU, and a 1 ms command
+ * ran for seconds, its CPU busy in this program.  perf is kept to a share
+ * of the CPU by the kernel (perf_cpu_time_max_percent), which lowers
+ * perf_event_max_sample_rate when its handler takes too long; a BPF program
+ * on a software clock is not, so it keeps to that share itself: a sample
+ * whose turn has not come is skipped and counted (SKIPPED_BUSY).
+ */
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	u64 id = bpf_get_current_pid_tgid(), start, end, *turn;
+	u32 tgid = id >> 32, tid = (u32)id, zero = 0;
+
+	/* Samples are counted by ip_counts (or as AGG_FULL): no counter
+	 * of their own, one cache line less for a program that runs cold. */
+	if (!is_target(tgid))
+		return 0;
+	if (!idle_per_busy)
+		return take_sample(ctx, tgid, tid);
+	turn = bpf_map_lookup_elem(&next_turn, &zero);
+	if (!turn)
+		return 0;
+	start = bpf_ktime_get_ns();
+	if (start < *turn) {
+		count(COLLECTOR_CNT_SKIPPED_BUSY);
+		return 0;
+	}
+	take_sample(ctx, tgid, tid);
+	end = bpf_ktime_get_ns();
+	*turn = end + (end - start) * idle_per_busy;
 	return 0;
 }
 

@@ -351,7 +351,8 @@ static int start(struct record *r)
 	if (r->save)
 		save_records_facts(r->save, &r->m, opts->trace_specs, opts->n_trace_specs);
 	tracker_begin_window(r->tracker);
-	if (bpf_session_start_sampling(r->bpf))
+	if (opts->command ? bpf_session_start_sampling(r->bpf, &r->launch.pid, 1)
+			  : bpf_session_start_sampling(r->bpf, opts->pids, opts->n_pids))
 		return EXIT_BPF;
 	powercap_open(&r->powercap, NULL);
 	decode_energy(&r->m, &r->powercap, true);
@@ -552,6 +553,7 @@ static void finish(struct record *r)
 	r->fig.duration_s = (r->m.run.end_ktime_ns - r->m.run.start_ktime_ns) / 1e9;
 	r->fig.target_cpu_ns = tracker_target_cpu_ns(r->tracker);
 	r->fig.cpus = bpf_session_online_cpus(r->bpf);
+	r->fig.sampler_runs = bpf_session_sampler_runs(r->bpf);
 	if (r->save)
 		save_end_of_run(r, counters, by_ip, r->uprobes ? tcounters : NULL);
 }

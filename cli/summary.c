@@ -280,6 +280,14 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 			model_stat_value(m, MODEL_STAT_UNWIND_NS_TOTAL) / 1e3 / n, (unsigned long long)n,
 			(unsigned long long)(model_stat_value(m, MODEL_STAT_STACK_RECORD_BYTES) / n));
 	}
+	if (f->sampler_runs)
+		fprintf(out, "  profiler CPU    %.3f s: %.3f s own, %.3f s BPF (sampler: %llu runs, "
+			"%.1f us each; %llu ring wakeups)\n",
+			(m->run.collector_cpu_ns + m->run.bpf_run_ns) / 1e9,
+			m->run.collector_cpu_ns / 1e9, m->run.bpf_run_ns / 1e9,
+			(unsigned long long)f->sampler_runs,
+			m->run.bpf_run_ns / 1e3 / f->sampler_runs,
+			(unsigned long long)model_stat_value(m, MODEL_STAT_RING_WAKEUPS));
 	if (m->traced.len)
 		print_traced(out, m);
 	if (!samples) {

@@ -15,15 +15,18 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/proc.h"
 #include "sample.skel.h"
 
 struct bpf_session {
 	struct sample_bpf *skel;
 	struct ring_buffer *rb;
-	struct bpf_link **links;
+	struct bpf_link **links;   /* sampling events: n_events of cap_events */
 	int *event_fds;
-	int n_events;
+	pid_t *event_pids;         /* the thread followed, or -1 (one CPU) */
+	int n_events, cap_events;
 	int n_cpus;          /* possible CPUs */
+	int n_online;        /* online CPUs when sampling started */
 	int stats_fd;        /* BPF_ENABLE_STATS, -1 if unavailable */
 	struct bpf_session_config cfg;
 	uint64_t drain_deadline_ns;  /* CLOCK_MONOTONIC; 0: drain until empty */
@@ -54,6 +57,21 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	if (level == LIBBPF_INFO && !verbose_libbpf)
 		return 0;
 	return vfprintf(stderr, fmt, args);
+}
+
+/* The sampler keeps to the CPU share the kernel allows perf's handlers
+ * (kernel.perf_cpu_time_max_percent, 25 by default; 0 or 100: no limit;
+ * COLLECTOR_SAMPLER_SHARE, a percentage, overrides it for this run): after
+ * t ns of sampling, t * (100 - share) / share ns without. */
+static uint32_t idle_per_busy(void)
+{
+	const char *env = getenv("COLLECTOR_SAMPLER_SHARE");
+	double share = env && *env ? strtod(env, NULL)
+		: proc_sysctl_ulong("/proc/sys/kernel/perf_cpu_time_max_percent", 25);
+
+	if (!(share > 0 && share < 100))
+		return 0;
+	return (uint32_t)((100 - share) / share + 0.5);
 }
 
 static int ring_callback(void *ctx, void *data, size_t size)
@@ -101,6 +119,7 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	/* the kernel's own frame-pointer walker instead of the program's,
 	 * for the tests that compare the two */
 	s->skel->rodata->kernel_fp_walk = getenv("COLLECTOR_KERNEL_FP_WALK") != NULL;
+	s->skel->rodata->idle_per_busy = idle_per_busy();
 	bpf_map__set_max_entries(s->skel->maps.events, cfg->ring_bytes);
 	/* dwarf mode builds records in a slot per CPU; 1 entry when unused */
 	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf ? s->n_cpus : 1);
@@ -189,7 +208,117 @@ static bool cpu_online(int cpu)
 	return c == '1';
 }
 
-int bpf_session_start_sampling(struct bpf_session *s)
+/* One sampling event, kept with its link: on CPU cpu (pid -1) for -a, or
+ * following thread pid and the tasks it creates from now on (cpu -1). */
+static int open_sampling_event(struct bpf_session *s, struct perf_event_attr *attr, pid_t pid,
+			       int cpu)
+{
+	struct bpf_link *link;
+	int fd;
+
+	if (s->n_events == s->cap_events) {
+		int cap = s->cap_events ? 2 * s->cap_events : 16;
+		struct bpf_link **links = realloc(s->links, cap * sizeof(*links));
+		pid_t *pids;
+		int *fds;
+
+		if (!links)
+			return -ENOMEM;
+		s->links = links;
+		fds = realloc(s->event_fds, cap * sizeof(*fds));
+		if (!fds)
+			return -ENOMEM;
+		s->event_fds = fds;
+		pids = realloc(s->event_pids, cap * sizeof(*pids));
+		if (!pids)
+			return -ENOMEM;
+		s->event_pids = pids;
+		s->cap_events = cap;
+	}
+	fd = syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	link = bpf_program__attach_perf_event(s->skel->progs.on_sample, fd);
+	if (!link) {
+		int err = -errno;
+
+		close(fd);
+		fprintf(stderr, "collector: cannot attach the sampling program: %s\n",
+			strerror(-err));
+		return err;
+	}
+	s->event_fds[s->n_events] = fd;
+	s->event_pids[s->n_events] = pid;
+	s->links[s->n_events++] = link;
+	return 0;
+}
+
+static int sample_every_cpu(struct bpf_session *s, struct perf_event_attr *attr)
+{
+	for (int cpu = 0; cpu < s->n_cpus; cpu++) {
+		int err;
+
+		if (!cpu_online(cpu))
+			continue;
+		err = open_sampling_event(s, attr, -1, cpu);
+		if (err == -ENODEV)
+			continue; /* went offline */
+		if (err) {
+			fprintf(stderr, "collector: cannot open a cpu-clock perf event on CPU %d: %s\n",
+				cpu, strerror(-err));
+			return err;
+		}
+	}
+	return s->n_events ? 0 : -ENODEV;
+}
+
+/* Every thread of tgid gets an event that its future tasks inherit.  A
+ * thread created while the list is read has no event yet and its creator
+ * may have none to pass on: the list is read again until it brings no new
+ * thread. */
+static int sample_process(struct bpf_session *s, struct perf_event_attr *attr, pid_t tgid)
+{
+	int first = s->n_events, err = 0;
+	bool again = true;
+
+	for (int pass = 0; again && pass < 8 && !err; pass++) {
+		pid_t *tids = NULL;
+		size_t n = 0;
+
+		again = false;
+		if (proc_threads(tgid, &tids, &n) != 0)
+			break; /* gone: its exit is seen by the tracker */
+		for (size_t i = 0; i < n && !err; i++) {
+			bool known = false;
+
+			for (int e = first; e < s->n_events && !known; e++)
+				known = s->event_pids[e] == tids[i];
+			if (known)
+				continue;
+			err = open_sampling_event(s, attr, tids[i], -1);
+			if (err == -ESRCH) {
+				err = 0; /* the thread ended meanwhile */
+				continue;
+			}
+			again = true;
+		}
+		free(tids);
+	}
+	if (err)
+		fprintf(stderr, "collector: cannot open a cpu-clock perf event for process %d: %s\n",
+			tgid, strerror(-err));
+	return err;
+}
+
+/*
+ * System-wide runs sample every CPU.  Runs on given processes follow their
+ * threads instead (inherit), as perf record does: a per-CPU timer fires at
+ * the frequency on every CPU, idle or not, target or not, so at -F 100000
+ * two CPUs took 200 000 interrupts a second, and the VM this was measured
+ * on stopped responding (a 1 ms command ran for 8 min); a per-thread timer
+ * only runs while the thread does.
+ */
+int bpf_session_start_sampling(struct bpf_session *s, const pid_t *tgids, int n_tgids)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -198,49 +327,29 @@ int bpf_session_start_sampling(struct bpf_session *s)
 		.freq = 1,
 		.sample_freq = s->cfg.freq,
 	};
-	int cpu, err = 0;
 
-	s->links = calloc(s->n_cpus, sizeof(*s->links));
-	s->event_fds = calloc(s->n_cpus, sizeof(*s->event_fds));
-	if (!s->links || !s->event_fds)
-		return -ENOMEM;
-	for (cpu = 0; cpu < s->n_cpus; cpu++) {
-		int fd;
+	s->n_online = 0;
+	for (int cpu = 0; cpu < s->n_cpus; cpu++)
+		s->n_online += cpu_online(cpu);
+	if (s->cfg.system_wide || n_tgids == 0)
+		return sample_every_cpu(s, &attr);
+	attr.inherit = 1;
+	for (int i = 0; i < n_tgids; i++) {
+		int err = sample_process(s, &attr, tgids[i]);
 
-		s->event_fds[cpu] = -1;
-		if (!cpu_online(cpu))
-			continue;
-		fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0) {
-			if (errno == ENODEV)
-				continue; /* went offline */
-			err = -errno;
-			fprintf(stderr, "collector: cannot open a cpu-clock perf event on CPU %d: %s\n",
-				cpu, strerror(errno));
+		if (err)
 			return err;
-		}
-		s->event_fds[cpu] = fd;
-		s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.on_sample, fd);
-		if (!s->links[cpu]) {
-			err = -errno;
-			fprintf(stderr, "collector: cannot attach the sampling program on CPU %d: %s\n",
-				cpu, strerror(errno));
-			return err;
-		}
-		s->n_events++;
 	}
-	return s->n_events ? 0 : -ENODEV;
+	return 0;
 }
 
 void bpf_session_stop_sampling(struct bpf_session *s)
 {
-	for (int cpu = 0; s->links && cpu < s->n_cpus; cpu++) {
-		bpf_link__destroy(s->links[cpu]);
-		s->links[cpu] = NULL;
-		if (s->event_fds[cpu] >= 0)
-			close(s->event_fds[cpu]);
-		s->event_fds[cpu] = -1;
+	for (int i = 0; i < s->n_events; i++) {
+		bpf_link__destroy(s->links[i]);
+		close(s->event_fds[i]);
 	}
+	s->n_events = 0;
 }
 
 int bpf_session_epoll_fd(struct bpf_session *s)
@@ -330,15 +439,15 @@ int bpf_session_aggregate_total(struct bpf_session *s, uint64_t *by_ip)
 	return sum_map(s->skel->maps.ip_counts, sizeof(struct collector_ip_key), by_ip);
 }
 
-static uint64_t prog_run_time(struct bpf_program *prog)
+static struct bpf_prog_info prog_info(struct bpf_program *prog)
 {
 	struct bpf_prog_info info = {};
 	uint32_t len = sizeof(info);
 	int fd = bpf_program__fd(prog);
 
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) != 0)
-		return 0;
-	return info.run_time_ns;
+		memset(&info, 0, sizeof(info));
+	return info;
 }
 
 uint64_t bpf_session_run_time_ns(struct bpf_session *s)
@@ -349,13 +458,18 @@ uint64_t bpf_session_run_time_ns(struct bpf_session *s)
 	if (s->stats_fd < 0)
 		return 0;
 	bpf_object__for_each_program(prog, s->skel->obj)
-		sum += prog_run_time(prog);
+		sum += prog_info(prog).run_time_ns;
 	return sum;
+}
+
+uint64_t bpf_session_sampler_runs(struct bpf_session *s)
+{
+	return s->stats_fd < 0 ? 0 : prog_info(s->skel->progs.on_sample).run_cnt;
 }
 
 int bpf_session_online_cpus(struct bpf_session *s)
 {
-	return s->n_events;
+	return s->n_online;
 }
 
 void bpf_session_close(struct bpf_session *s)
@@ -365,6 +479,7 @@ void bpf_session_close(struct bpf_session *s)
 	bpf_session_stop_sampling(s);
 	free(s->links);
 	free(s->event_fds);
+	free(s->event_pids);
 	ring_buffer__free(s->rb);
 	sample_bpf__destroy(s->skel);
 	if (s->stats_fd >= 0)

@@ -41,8 +41,11 @@ int bpf_session_remove_target(struct bpf_session *s, pid_t tgid);
  * with the tracing object. */
 int bpf_session_map_fd(struct bpf_session *s, const char *name);
 size_t bpf_session_ring_bytes(struct bpf_session *s);
-/* Opens one cpu-clock event per online CPU and attaches the sampler. */
-int bpf_session_start_sampling(struct bpf_session *s);
+/* Opens the cpu-clock events and attaches the sampler: one per online CPU
+ * for a system-wide run (or with no tgids), else one per thread of each
+ * of the n_tgids processes, inherited by the tasks they create after.
+ * Returns 0 or a negative errno, after naming what failed on stderr. */
+int bpf_session_start_sampling(struct bpf_session *s, const pid_t *tgids, int n_tgids);
 /* Detaches the sampler and closes its events; records already in the ring
  * stay there for the final drain. */
 void bpf_session_stop_sampling(struct bpf_session *s);
@@ -61,6 +64,10 @@ int bpf_session_aggregate_total(struct bpf_session *s, uint64_t *by_ip);
 /* Run time of the BPF programs so far (ns), 0 if stats are unavailable. */
 uint64_t bpf_session_run_time_ns(struct bpf_session *s);
 int bpf_session_online_cpus(struct bpf_session *s);
+/* How many times the sampling program ran (its bpf_stats run count; 0
+ * when the kernel keeps no statistics): samples of targets and, for -a,
+ * of everything else. */
+uint64_t bpf_session_sampler_runs(struct bpf_session *s);
 void bpf_session_close(struct bpf_session *s);
 
 #endif /* COLLECTOR_BPF_SESSION_H */

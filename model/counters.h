@@ -32,7 +32,8 @@
 	X(TRACE_STATS_FULL, "per-function map full")                              \
 	X(TRACE_SHADOW_FULL, "per-thread call stack map full")                    \
 	X(TRACE_CLAIM_FULL, "per-thread call aggregates not merged (claim map full)") \
-	X(SPILL_UNREAD, "events not read back from the spill file")
+	X(SPILL_UNREAD, "events not read back from the spill file")              \
+	X(SAMPLER_BUSY, "samples skipped (sampler over its CPU share)")
 
 /* Other statistics: records set aside, costs, what symbolizing met. */
 #define MODEL_STAT_LIST(X)                                                        \

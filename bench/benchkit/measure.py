@@ -112,7 +112,7 @@ def collector_summary(err):
     m = re.search(r"^\s*lost events\s+(\d+)", err, re.M)
     if m:
         out["lost"] = int(m.group(1))
-    causes = re.findall(r"^    (\S.*?)\s{2,}(\d+)$", err, re.M)
+    causes = re.findall(r"^    (\S.*?)\s+(\d+)$", err, re.M)
     out["lost_causes"] = {c: int(v) for c, v in causes}
     m = re.search(r"call graph: (\w+)", err)
     if m:

@@ -63,9 +63,11 @@ size_t tracker_live_processes(const struct tracker *t);
  * they had when first seen and when last seen. */
 uint64_t tracker_target_cpu_ns(const struct tracker *t);
 /* Continuous runs, between intervals (after model_drop_events(): no event
- * may refer to a process or thread then): the processes and threads that
- * have ended leave the model and the tracker, the others are renumbered,
- * and the caches of resolved raw stacks start over.  0 or -ENOMEM. */
+ * may refer to a process, thread, location or stack then): the processes
+ * and threads that have ended leave the model and the tracker, the others
+ * are renumbered, the model's code tables (model_forget_code()) and the
+ * caches of resolved raw stacks start over, and the symbolizer closes the
+ * images no live process maps (symbolizer_forget_code()).  0 or -ENOMEM. */
 int tracker_forget_ended(struct tracker *t);
 /* Continuous runs, before an interval is written: the JIT code met so far
  * named from the processes' perf maps (otherwise read at a process's exit

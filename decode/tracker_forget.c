@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Continuous runs: between intervals, the processes and threads that have
- * ended leave the model and the tracker, and the caches of resolved raw
- * stacks start over, so that memory follows what is alive rather than
+ * ended leave the model and the tracker, the model's code tables and the
+ * caches of resolved raw stacks start over, and the images no process maps
+ * any more are closed, so that memory follows what is alive rather than
  * everything the run has met.  Measured on a system-wide run with 180
  * short processes a second (a shell loop of /bin/true): the heap grew by
  * 3.2 KiB per process met without this.
@@ -59,6 +60,34 @@ static int renumber(struct tracker *t, const uint32_t *process_map, size_t n_pro
 	return 0;
 }
 
+/* The model's code tables start over (each interval interns what its own
+ * samples meet), the symbolizer closes the images no live process maps
+ * (measured: a 30-minute system-wide run on a machine building software
+ * kept 321 files mapped, 185 MiB, most of them binaries long gone), and
+ * the JIT locations still unnamed are gone with the locations. */
+static int forget_code(struct tracker *t)
+{
+	const struct model *m = t->m;
+	bool *in_use = calloc(m->images.len + 1, sizeof(*in_use));
+
+	if (!in_use)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->processes.len; i++) {
+		const struct model_process *p = &m->processes.items[i];
+
+		if (p->exe_image != MODEL_NONE)
+			in_use[p->exe_image] = true;
+		for (size_t k = 0; k < p->maps.len; k++)
+			in_use[p->maps.items[k].image] = true;
+	}
+	model_forget_code(t->m);
+	symbolizer_forget_code(t->sym, in_use, m->images.len);
+	for (size_t i = 0; i < t->jits.len; i++)
+		t->jits.items[i].pending.len = 0;
+	free(in_use);
+	return 0;
+}
+
 void tracker_name_jit_code(struct tracker *t)
 {
 	trk_jit_resolve(t, -1);
@@ -75,9 +104,8 @@ int tracker_forget_ended(struct tracker *t)
 		keep_cputime_of_ended(t);
 		model_forget_ended_tasks(t->m, process_map, thread_map);
 		err = renumber(t, process_map, n_processes, thread_map, n_threads);
-		/* the part cache is keyed by model process: start over; the
-		 * model's stacks stay interned, so a stack met again resolves
-		 * to the one it was */
+		/* the part cache is keyed by model process, and holds model
+		 * locations: start over */
 		stackcache_clear(&t->part_cache);
 		idmap_clear(&t->stack_cache);
 		free(t->parts.items);
@@ -86,6 +114,8 @@ int tracker_forget_ended(struct tracker *t)
 		t->pool.items = NULL;
 		t->parts.len = t->parts.cap = t->pool.len = t->pool.cap = 0;
 		t->empty_part = UINT32_MAX;
+		if (!err)
+			err = forget_code(t);
 	}
 	free(process_map);
 	free(thread_map);

@@ -406,19 +406,41 @@ static void free_counters(struct model_counter *c, size_t n)
 	free(c);
 }
 
+#define MODEL_VEC_FREE(vec) \
+	do { \
+		free((vec).items); \
+		(vec).items = NULL; \
+		(vec).len = (vec).cap = 0; \
+	} while (0)
+
+void model_forget_code(struct model *m)
+{
+	for (size_t i = 0; i < m->files.len; i++)
+		free(m->files.items[i].path);
+	for (size_t i = 0; i < m->functions.len; i++) {
+		free(m->functions.items[i].name);
+		free(m->functions.items[i].linkage_name);
+	}
+	MODEL_VEC_FREE(m->files);
+	MODEL_VEC_FREE(m->functions);
+	MODEL_VEC_FREE(m->inlines);
+	MODEL_VEC_FREE(m->locations);
+	MODEL_VEC_FREE(m->frames);
+	MODEL_VEC_FREE(m->stacks);
+	file_index_free(&m->file_index);
+	function_index_free(&m->function_index);
+	location_index_free(&m->location_index);
+	stack_index_free(&m->stack_index);
+}
+
 void model_free(struct model *m)
 {
 	size_t i;
 
+	model_forget_code(m);
 	for (i = 0; i < m->images.len; i++) {
 		free(m->images.items[i].path);
 		free(m->images.items[i].debug_path);
-	}
-	for (i = 0; i < m->files.len; i++)
-		free(m->files.items[i].path);
-	for (i = 0; i < m->functions.len; i++) {
-		free(m->functions.items[i].name);
-		free(m->functions.items[i].linkage_name);
 	}
 	for (i = 0; i < m->processes.len; i++) {
 		free(m->processes.items[i].cmdline);
@@ -426,12 +448,6 @@ void model_free(struct model *m)
 		free(m->processes.items[i].maps.items);
 	}
 	free(m->images.items);
-	free(m->files.items);
-	free(m->functions.items);
-	free(m->inlines.items);
-	free(m->locations.items);
-	free(m->frames.items);
-	free(m->stacks.items);
 	free(m->processes.items);
 	free(m->threads.items);
 	spill_free(&m->samples_spill, m->samples.items);
@@ -445,10 +461,6 @@ void model_free(struct model *m)
 	free_counters(m->stats.items, m->stats.len);
 	free(m->run.command_line);
 	free(m->run.event);
-	file_index_free(&m->file_index);
-	function_index_free(&m->function_index);
-	location_index_free(&m->location_index);
-	stack_index_free(&m->stack_index);
 	memset(m, 0, sizeof(*m));
 }
 

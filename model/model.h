@@ -327,9 +327,9 @@ int model_seal_events(struct model *m);
  * the last energy reading kept as the next interval's baseline, and the
  * spilling starts again in spill_dir (NULL: the events stay in memory).
  * Everything interned (processes, threads, images, functions, stacks)
- * stays: the next interval's samples refer to it.  Returns 0, or the
- * negative errno of model_spill_events() (the events then stay in
- * memory). */
+ * stays (model_forget_ended_tasks() and model_forget_code() let it go).
+ * Returns 0, or the negative errno of model_spill_events() (the events
+ * then stay in memory). */
 int model_drop_events(struct model *m, const char *spill_dir);
 /* Continuous runs, after model_drop_events(): the processes that have
  * ended (end_ns set) and the threads that have ended or whose process has
@@ -338,6 +338,13 @@ int model_drop_events(struct model *m, const char *spill_dir);
  * each old id's new one, or MODEL_NONE.  Nothing may refer to a process
  * or thread by id at that time but what the caller renumbers. */
 void model_forget_ended_tasks(struct model *m, uint32_t *process_map, uint32_t *thread_map);
+/* Continuous runs, after model_drop_events(): the code tables (source
+ * files, functions, inlined calls, locations, stacks) are emptied and
+ * their memory freed, so that each interval interns only what its own
+ * samples meet; images, processes and threads stay.  Nothing may refer to
+ * a file, function, location or stack by id at that time: the caller's
+ * caches of them start over too. */
+void model_forget_code(struct model *m);
 /* Trace events so far, spilled or not. */
 static inline size_t model_trace_event_count(const struct model *m)
 {

@@ -96,6 +96,7 @@ void symbolizer_free(struct symbolizer *s)
 	for (size_t i = 0; i < s->n_images; i++)
 		sym_image_free(s->images[i]);
 	free(s->images);
+	free(s->closed);
 	HASHTAB_FOR_EACH(&s->keys, e)
 		free(e->key);
 	image_keys_free(&s->keys);
@@ -133,6 +134,8 @@ static uint32_t add_image(struct symbolizer *s, const struct model_image *tmpl,
 
 		s->images = xrealloc(s->images, n * sizeof(*s->images));
 		memset(s->images + s->n_images, 0, (n - s->n_images) * sizeof(*s->images));
+		s->closed = xrealloc(s->closed, n * sizeof(*s->closed));
+		memset(s->closed + s->n_images, 0, (n - s->n_images) * sizeof(*s->closed));
 		s->n_images = n;
 	}
 	s->images[id] = si;
@@ -224,6 +227,52 @@ static char *dwarf_path(const struct sym_image *si, const char *path, const char
 	return xstrdup(open_path ? open_path : path);
 }
 
+/* What an opened ELF file needs before its addresses resolve: its debug
+ * file, symbols and the path of its DWARF.  Returns the debug file's path
+ * (to free), or NULL. */
+static char *load_image(struct symbolizer *s, struct sym_image *si, const char *path,
+			const char *open_path)
+{
+	char *debug_path = NULL;
+
+	si->ns_prefix = sym_namespace_prefix(open_path);
+	if (!elf_file_section(&si->file, ".debug_info"))
+		debug_path = sym_find_debug_file(s, si, path);
+	choose_symbols(si);
+	si->dwarf_path = dwarf_path(si, path, open_path, debug_path);
+	return debug_path;
+}
+
+/* A closed image met again (symbolizer_forget_code()): opened from this
+ * caller's path when it is the same file; else it stays closed, and its
+ * addresses resolve to nothing. */
+static void reopen_image(struct symbolizer *s, uint32_t id, struct sym_image *si,
+			 const char *path, const char *open_path)
+{
+	const struct model_image *img = &s->m->images.items[id];
+	char build_id[sizeof(img->build_id)];
+
+	if (!si) {
+		si = xcalloc(1, sizeof(*si));
+		if (elf_file_open(&si->file, open_path ? open_path : path)) {
+			free(si);
+			model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNREADABLE_IMAGES, 1);
+			return;
+		}
+		si->opened = true;
+	}
+	elf_file_build_id_hex(&si->file, build_id, sizeof(build_id));
+	if (img->build_id[0] ? strcmp(build_id, img->build_id) != 0
+			     : si->file.dev != img->dev || si->file.inode != img->inode) {
+		model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_IDENTITY_MISMATCH, 1);
+		sym_image_free(si);
+		return;
+	}
+	free(load_image(s, si, path, open_path));
+	s->images[id] = si;
+	s->closed[id] = false;
+}
+
 uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *open_path,
 			  uint64_t dev, uint64_t inode)
 {
@@ -239,6 +288,8 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
 	if (dev || inode) {
 		dev_key(caller_key, sizeof(caller_key), dev, inode);
 		id = key_find(s, caller_key);
+		if (id != MODEL_NONE && s->closed[id])
+			reopen_image(s, id, NULL, path, open_path);
 		if (id != MODEL_NONE)
 			return id;
 	}
@@ -262,15 +313,14 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
 		if (caller_key[0])
 			key_put(s, caller_key, id);
 		key_put(s, file_key, id);
-		sym_image_free(si);
+		if (s->closed[id])
+			reopen_image(s, id, si, path, open_path);
+		else
+			sym_image_free(si);
 		return id;
 	}
 
-	si->ns_prefix = sym_namespace_prefix(open_path);
-	if (!elf_file_section(&si->file, ".debug_info"))
-		debug_path = sym_find_debug_file(s, si, path);
-	choose_symbols(si);
-	si->dwarf_path = dwarf_path(si, path, open_path, debug_path);
+	debug_path = load_image(s, si, path, open_path);
 	/* the loader's dev/inode (from /proc/PID/maps) and the file we read
 	 * should agree; when not, the file was probably replaced on disk */
 	if ((dev || inode) && (dev != si->file.dev || inode != si->file.inode))
@@ -375,6 +425,27 @@ uint64_t symbolizer_bias(struct symbolizer *s, uint32_t image, uint64_t start, u
 	if (!si || !si->opened || !elf_file_bias(&si->file, start, pgoff, s->page_size, &bias))
 		return 0;
 	return bias;
+}
+
+void symbolizer_forget_code(struct symbolizer *s, const bool *in_use, size_t n)
+{
+	for (size_t i = 0; i < s->ksyms.n; i++)
+		s->ksyms.syms[i].function = MODEL_NONE;
+	for (size_t id = 0; id < s->n_images; id++) {
+		struct sym_image *si = s->images[id];
+		const struct model_image *img = &s->m->images.items[id];
+
+		if (!si)
+			continue;
+		if ((id < n && in_use[id]) || img->kind != MODEL_IMAGE_ELF || !si->opened) {
+			for (size_t k = 0; k < si->syms.n; k++)
+				si->syms.syms[k].function = MODEL_NONE;
+			continue;
+		}
+		sym_image_free(si);
+		s->images[id] = NULL;
+		s->closed[id] = true;
+	}
 }
 
 /* ---- locations ------------------------------------------------------------- */

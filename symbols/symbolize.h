@@ -90,6 +90,17 @@ uint32_t symbolizer_function(struct symbolizer *s, uint32_t image, const char *n
 /* Demangle names (the default) or keep them as the symbols spell them. */
 void symbolizer_set_demangle(struct symbolizer *s, bool demangle);
 
+/*
+ * Continuous runs, when the model's code tables were emptied
+ * (model_forget_code()): the function ids cached with the symbols are
+ * dropped, and the ELF images not in use (in_use[id] false, for the model
+ * image ids below n) are closed: their file, symbols and DWARF leave
+ * memory.  A closed image keeps its model image and its keys; the next
+ * symbolizer_image() call that finds it opens it again (from that call's
+ * path, checked to be the same file: build-id, else device and inode).
+ */
+void symbolizer_forget_code(struct symbolizer *s, const bool *in_use, size_t n);
+
 /* Symbol lookup by name for --trace: calls fn for every FUNC symbol of the
  * image's file (symtab, else dynsym) whose name matches the glob pattern.
  * Returns the number of matches or a negative errno. */

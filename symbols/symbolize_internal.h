@@ -100,6 +100,7 @@ struct symbolizer {
 	char *debug_root;
 	char *kallsyms_path;
 	struct sym_image **images; /* by model image id; NULL if not ours */
+	bool *closed;              /* by model image id: an ELF image to open again */
 	size_t n_images;
 	struct image_keys keys;
 	uint32_t kernel_image;

@@ -354,6 +354,41 @@ static void test_forget_ended_tasks(void **state)
 	model_free(&m);
 }
 
+/* The code tables start over: nothing found, ids from 0 again, images and
+ * processes kept. */
+static void test_forget_code(void **state)
+{
+	uint32_t img, f, g, loc, frames[2], st;
+	struct model m;
+
+	(void)state;
+	model_init(&m);
+	img = model_add_image(&m, &(struct model_image){ .path = "/lib/x.so" });
+	model_add_process(&m, 100, 1, 0, "p", "cmd", "/bin/p");
+	f = model_intern_function(&m, img, "f", 0x10, 4, model_intern_file(&m, "x.c"), 3);
+	g = model_intern_function(&m, img, "g", 0x20, 4, MODEL_NONE, 0);
+	frames[0] = model_intern_location(&m, img, 0x11, f, MODEL_NONE, 0, NULL, 0);
+	frames[1] = model_intern_location(&m, img, 0x21, g, MODEL_NONE, 0,
+					  &(struct model_inline){ f, MODEL_NONE, 0 }, 1);
+	st = model_intern_stack(&m, frames, 2, 0, false);
+	assert_int_equal(st, 0);
+	model_forget_code(&m);
+	assert_int_equal(m.functions.len + m.files.len + m.locations.len + m.inlines.len +
+			 m.stacks.len + m.frames.len, 0);
+	assert_int_equal(model_find_location(&m, img, 0x11), MODEL_NONE);
+	assert_int_equal(m.images.len, 1);
+	assert_int_equal(m.processes.len, 1);
+	/* interned again from nothing: g first this time */
+	assert_int_equal(model_intern_function(&m, img, "g", 0x20, 4, MODEL_NONE, 0), 0);
+	assert_int_equal(model_intern_function(&m, img, "f", 0x10, 4, MODEL_NONE, 0), 1);
+	loc = model_intern_location(&m, img, 0x21, 0, MODEL_NONE, 0, NULL, 0);
+	assert_int_equal(loc, 0);
+	assert_int_equal(model_find_location(&m, img, 0x21), 0);
+	assert_int_equal(model_intern_stack(&m, &loc, 1, 0, false), 0);
+	assert_int_equal(m.frames.len, 1);
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_spill_write_fails),
 		cmocka_unit_test(test_drop_events),
 		cmocka_unit_test(test_forget_ended_tasks),
+		cmocka_unit_test(test_forget_code),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

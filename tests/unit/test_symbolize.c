@@ -459,6 +459,59 @@ static void test_image_cache(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Continuous runs: the code forgotten between intervals, an image no one
+ * maps closed and opened again when met, one in use kept, and a file that
+ * is not the closed image's any more not taken for it. */
+static void test_forget_code(void **state)
+{
+	char dir[] = "/tmp/symtest-XXXXXX", copy[300], cmd[2 * PATH_MAX];
+	uint64_t beta = sym_addr(SYMTEST "/pie", "symtest_beta");
+	struct model m;
+	struct symbolizer *s;
+	uint32_t pie, nopie, stale, loc;
+	bool in_use[8] = { false };
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(copy, sizeof(copy), "%s/lib.so", dir);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", SYMTEST "/nobuildid", copy);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(stat(copy, &st), 0);
+	model_init(&m);
+	s = symbolizer_new(&m);
+	pie = symbolizer_image(s, SYMTEST "/pie", NULL, 0, 0);
+	nopie = symbolizer_image(s, SYMTEST "/nopie", NULL, 0, 0);
+	stale = symbolizer_image(s, copy, NULL, st.st_dev, st.st_ino);
+	assert_true(stale < 8 && pie < 8 && nopie < 8);
+	loc = symbolizer_location(s, pie, beta);
+	assert_string_equal(loc_function(&m, loc)->name, "symtest_beta");
+	in_use[nopie] = true;
+	model_forget_code(&m);
+	symbolizer_forget_code(s, in_use, 8);
+	assert_int_equal(m.locations.len, 0);
+	assert_int_equal(m.functions.len, 0);
+	/* the image in use resolves at once, with fresh function ids */
+	loc = symbolizer_location(s, nopie, sym_addr(SYMTEST "/nopie", "symtest_beta"));
+	assert_string_equal(loc_function(&m, loc)->name, "symtest_beta");
+	/* a closed image resolves nothing until it is met again */
+	assert_null(loc_function(&m, symbolizer_location(s, pie, beta)));
+	model_forget_code(&m);
+	symbolizer_forget_code(s, in_use, 8);
+	assert_int_equal(symbolizer_image(s, SYMTEST "/pie", NULL, 0, 0), pie);
+	loc = symbolizer_location(s, pie, beta);
+	assert_string_equal(loc_function(&m, loc)->name, "symtest_beta");
+	/* the closed file replaced by another (a rebuild) under its dev+inode
+	 * key: the other file is not read as the image's */
+	assert_int_equal(symbolizer_image(s, copy, SYMTEST "/nopie", st.st_dev, st.st_ino), stale);
+	assert_int_equal(model_stat_value(&m, MODEL_STAT_SYMBOLIZE_IDENTITY_MISMATCH), 1);
+	assert_null(loc_function(&m, symbolizer_location(s, stale, 0x1000)));
+	symbolizer_free(s);
+	model_free(&m);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static __attribute__((noinline)) int test_local_function(int x)
 {
 	return x + 1;
@@ -701,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_debuglink_under_root),
 		cmocka_unit_test(test_inline_chain),
 		cmocka_unit_test(test_image_cache),
+		cmocka_unit_test(test_forget_code),
 		cmocka_unit_test(test_live_bias),
 		cmocka_unit_test(test_match_functions),
 		cmocka_unit_test(test_vdso),

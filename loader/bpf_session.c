@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/idmap.h"
 #include "lib/proc.h"
 #include "sample.skel.h"
 
@@ -23,7 +25,6 @@ struct bpf_session {
 	struct ring_buffer *rb;
 	struct bpf_link **links;   /* sampling events: n_events of cap_events */
 	int *event_fds;
-	pid_t *event_pids;         /* the thread followed, or -1 (one CPU) */
 	int n_events, cap_events;
 	int n_cpus;          /* possible CPUs */
 	int n_online;        /* online CPUs when sampling started */
@@ -208,6 +209,19 @@ static bool cpu_online(int cpu)
 	return c == '1';
 }
 
+/* A process with thousands of threads takes an event (an fd) per thread,
+ * past the usual soft limit of 1024 open files: the soft limit goes up to
+ * the hard one, as perf does.  True when it went up. */
+static bool raise_open_files(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max)
+		return false;
+	rl.rlim_cur = rl.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
 /* One sampling event, kept with its link: on CPU cpu (pid -1) for -a, or
  * following thread pid and the tasks it creates from now on (cpu -1). */
 static int open_sampling_event(struct bpf_session *s, struct perf_event_attr *attr, pid_t pid,
@@ -219,7 +233,6 @@ static int open_sampling_event(struct bpf_session *s, struct perf_event_attr *at
 	if (s->n_events == s->cap_events) {
 		int cap = s->cap_events ? 2 * s->cap_events : 16;
 		struct bpf_link **links = realloc(s->links, cap * sizeof(*links));
-		pid_t *pids;
 		int *fds;
 
 		if (!links)
@@ -229,13 +242,11 @@ static int open_sampling_event(struct bpf_session *s, struct perf_event_attr *at
 		if (!fds)
 			return -ENOMEM;
 		s->event_fds = fds;
-		pids = realloc(s->event_pids, cap * sizeof(*pids));
-		if (!pids)
-			return -ENOMEM;
-		s->event_pids = pids;
 		s->cap_events = cap;
 	}
 	fd = syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EMFILE && raise_open_files())
+		fd = syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	link = bpf_program__attach_perf_event(s->skel->progs.on_sample, fd);
@@ -248,7 +259,6 @@ static int open_sampling_event(struct bpf_session *s, struct perf_event_attr *at
 		return err;
 	}
 	s->event_fds[s->n_events] = fd;
-	s->event_pids[s->n_events] = pid;
 	s->links[s->n_events++] = link;
 	return 0;
 }
@@ -278,8 +288,9 @@ static int sample_every_cpu(struct bpf_session *s, struct perf_event_attr *attr)
  * thread. */
 static int sample_process(struct bpf_session *s, struct perf_event_attr *attr, pid_t tgid)
 {
-	int first = s->n_events, err = 0;
+	struct idmap followed = { 0 };
 	bool again = true;
+	int err = 0;
 
 	for (int pass = 0; again && pass < 8 && !err; pass++) {
 		pid_t *tids = NULL;
@@ -289,24 +300,24 @@ static int sample_process(struct bpf_session *s, struct perf_event_attr *attr, p
 		if (proc_threads(tgid, &tids, &n) != 0)
 			break; /* gone: its exit is seen by the tracker */
 		for (size_t i = 0; i < n && !err; i++) {
-			bool known = false;
-
-			for (int e = first; e < s->n_events && !known; e++)
-				known = s->event_pids[e] == tids[i];
-			if (known)
+			if (idmap_get(&followed, tids[i]) != UINT32_MAX)
 				continue;
 			err = open_sampling_event(s, attr, tids[i], -1);
 			if (err == -ESRCH) {
 				err = 0; /* the thread ended meanwhile */
 				continue;
 			}
+			if (!err)
+				err = idmap_put(&followed, tids[i], 1);
 			again = true;
 		}
 		free(tids);
 	}
+	idmap_free(&followed);
 	if (err)
-		fprintf(stderr, "collector: cannot open a cpu-clock perf event for process %d: %s\n",
-			tgid, strerror(-err));
+		fprintf(stderr, "collector: cannot open a cpu-clock perf event for process %d: %s%s\n",
+			tgid, strerror(-err), err == -EMFILE ?
+			" (one per thread: raise the hard limit, ulimit -Hn, or use -a)" : "");
 	return err;
 }
 
@@ -479,7 +490,6 @@ void bpf_session_close(struct bpf_session *s)
 	bpf_session_stop_sampling(s);
 	free(s->links);
 	free(s->event_fds);
-	free(s->event_pids);
 	ring_buffer__free(s->rb);
 	sample_bpf__destroy(s->skel);
 	if (s->stats_fd >= 0)

@@ -13,6 +13,7 @@
 #include "cli/record.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -449,6 +450,9 @@ static void cut_interval(struct record *r, uint64_t now)
 		fprintf(stderr, "collector: out of memory\n");
 		stop_requested = 1;
 	}
+	/* what the interval freed goes back to the system: glibc keeps freed
+	 * heap for reuse, and the next interval's tables are laid out anew */
+	malloc_trim(0);
 }
 
 /* Drains the ring until a signal, the duration, or the targets' exit. */

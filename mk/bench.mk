@@ -7,6 +7,7 @@
 #   make bench-tracing     cost per traced call, drain rate, attach time
 #   make bench-exporters   MB/s and peak RSS of every writer (10^6 and 10^7)
 #   make bench-soak        collector -a RSS minute by minute (10 minutes)
+#   make bench-high-rate   -F 10000/50000/100000 -- true beside perf record
 #   make bench-continuous  collector -a --interval 60 RSS minute by minute beside
 #                          perf record --switch-output (BENCH_CONTINUOUS_MINUTES, 30)
 #
@@ -28,7 +29,7 @@ BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)
 	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench
 
 .PHONY: bench bench-peers bench-sampling bench-dwarf bench-tracing bench-exporters bench-soak \
-	bench-continuous bench-bins
+	bench-continuous bench-high-rate bench-bins
 
 bench-peers:
 	@./bench/install-peers.sh
@@ -84,7 +85,7 @@ $(BENCH)/exporters-bench: bench/exporters.c $(BUILD)/libcollector.a
 BENCH_ENV := BENCH_RUNS='$(BENCH_RUNS)' BENCH_SIZES='$(BENCH_SIZES)' BENCH_BUILD='$(BENCH)'
 
 bench: bench-peers bench-bins
-	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py sampling dwarf tracing exporters \
+	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py sampling dwarf tracing exporters high-rate \
 		$(if $(filter 1,$(BENCH_SOAK)),soak)
 
 bench-sampling: bench-peers bench-bins
@@ -105,3 +106,6 @@ bench-soak: bench-peers bench-bins
 bench-continuous: bench-peers bench-bins
 	@$(SUDO) env $(BENCH_ENV) BENCH_CONTINUOUS_MINUTES='$(BENCH_CONTINUOUS_MINUTES)' \
 		python3 bench/bench.py continuous
+
+bench-high-rate: bench-peers collector
+	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py high-rate

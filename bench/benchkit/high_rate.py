@@ -27,9 +27,10 @@ def timed(argv):
     return time.monotonic() - t0, p
 
 
-def perf_run(hz, tmp):
+def perf_run(hz, tmp, graph=False):
     data = os.path.join(tmp, "perf.data")
-    wall, p = timed(["perf", "record", "-q", "-F", str(hz), "-o", data, "--", "true"])
+    wall, p = timed(["perf", "record", "-q", "-F", str(hz), "-o", data] + (["-g"] if graph else [])
+                    + ["--", "true"])
     if p.returncode != 0:
         return wall, None, None
     s = subprocess.run(["perf", "script", "-i", data, "-F", "ip"], stdout=subprocess.PIPE,
@@ -55,10 +56,11 @@ def high_rate():
     rows = []
     try:
         for hz in RATES:
-            res = {"perf": [], "collector": []}
+            res = {"perf": [], "perf -g": [], "collector": []}
             for i in range(RUNS):
                 log(f"bench: high rate: -F {hz} -- true, run {i + 1}/{RUNS}")
                 res["perf"].append(perf_run(hz, tmp))
+                res["perf -g"].append(perf_run(hz, tmp, True))
                 res["collector"].append(collector_run(hz, tmp))
             for tool, runs in res.items():
                 skipped = [r[2][0] for r in runs if r[2]]
@@ -71,7 +73,8 @@ def high_rate():
         shutil.rmtree(tmp, ignore_errors=True)
     table(f"High rate: `-F HZ -- true` ({RUNS} runs; median [min–max])",
           ["-F", "tool", "wall s", "samples", "skipped (CPU share)", "BPF us per run"], rows,
-          "`true` alone takes about 1 ms. The collector's sampler keeps to "
-          "kernel.perf_cpu_time_max_percent of a CPU (the share the kernel allows perf's "
-          "handlers) and counts the samples it skips; perf's kernel handler is cheaper per "
-          "sample. The wall time includes each tool's start and its files.")
+          "`true` alone takes about 1 ms. The collector takes the kernel and user call "
+          "stacks of every sample, as `perf -g` does (plain `perf` takes none). Its sampler "
+          "keeps to kernel.perf_cpu_time_max_percent of a CPU (the share the kernel allows "
+          "perf's handlers) and counts the samples it skips. The wall time includes each "
+          "tool's start and its files.")

@@ -33,7 +33,8 @@ def perf_run(hz, tmp, graph=False):
                     + ["--", "true"])
     if p.returncode != 0:
         return wall, None, None
-    s = subprocess.run(["perf", "script", "-i", data, "-F", "ip"], stdout=subprocess.PIPE,
+    # one line per sample: with -g, "ip" would print every frame of the chain
+    s = subprocess.run(["perf", "script", "-i", data, "-F", "tid"], stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL, text=True)
     return wall, len(s.stdout.splitlines()), None
 

@@ -230,7 +230,9 @@ static int open_sampling(struct record *r)
 	const struct collector_options *opts = r->opts;
 	struct bpf_session_config cfg = {
 		.system_wide = opts->all_cpus,
-		.trace_switches = !opts->no_switches,
+		/* 100 000 switches a second in a system-wide run are 10 MB a
+		 * second of records: only when a format reads them */
+		.trace_switches = !opts->no_switches && formats_use_switches(opts->formats),
 		.freq = opts->freq,
 		.ring_bytes = opts->ring_bytes,
 		.dwarf = targets_want_dwarf(opts),

@@ -85,6 +85,7 @@ enum format_needs {
 struct format {
 	const char *name;
 	unsigned int needs;    /* enum format_needs: it applies when any is there */
+	bool uses_switches;    /* reads the threads' context switches (model.switches) */
 	int (*write)(const struct model *m, const struct export_options *opts);
 	bool (*recognize)(const char *path, const unsigned char *head, size_t n);
 	int (*dump)(const char *path, FILE *out, bool check);

@@ -67,6 +67,14 @@ bool formats_need(unsigned int mask, unsigned int needs)
 	return false;
 }
 
+bool formats_use_switches(unsigned int mask)
+{
+	for (size_t i = 0; i < N_FORMATS; i++)
+		if ((!mask || (mask & 1u << i)) && registry[i]->uses_switches)
+			return true;
+	return false;
+}
+
 const char *formats_names(void)
 {
 	static char names[256];

@@ -20,6 +20,9 @@ unsigned int formats_applicable(const struct model *m);
 unsigned int formats_needing(unsigned int have);
 /* True when a format of `mask` needs something of `needs` (FORMAT_NEEDS_*). */
 bool formats_need(unsigned int mask, unsigned int needs);
+/* Whether a format of mask (0: every format) reads the context switches:
+ * when none does, a run need not record them. */
+bool formats_use_switches(unsigned int mask);
 /* Parses "xray,sampler,..." into a mask; -EINVAL after a message naming
  * the unknown format and listing the known ones. */
 int formats_parse(const char *list, unsigned int *mask);

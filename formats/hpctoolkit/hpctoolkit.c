@@ -230,6 +230,7 @@ out:
 const struct format hpctoolkit_format = {
 	.name = "hpctoolkit",
 	.needs = FORMAT_NEEDS_SAMPLES,
+	.uses_switches = true, /* the traces: when each thread ran */
 	.write = hpctoolkit_write,
 	.recognize = hpctoolkit_recognize,
 	.dump = hpctoolkit_dump,

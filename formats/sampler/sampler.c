@@ -589,6 +589,7 @@ int sampler_dump(const char *path, FILE *out, bool check)
 const struct format sampler_format = {
 	.name = "sampler",
 	.needs = FORMAT_NEEDS_SAMPLES,
+	.uses_switches = true,
 	.write = sampler_write,
 	.recognize = sampler_recognize,
 	.dump = sampler_dump,

@@ -176,6 +176,52 @@ static void test_sort_is_stable(void **state)
 	model_free(&m);
 }
 
+/* Two orders, each checked against the order it must give: interleaved
+ * streams a few places out of order (the insertion sort), and a reversed
+ * run longer than it shifts an element (it gives up: the merge sort);
+ * equal times keep their arrival order. */
+static void check_sorted_stable(const struct model *m)
+{
+	for (size_t i = 1; i < m->samples.len; i++) {
+		const struct model_sample *a = &m->samples.items[i - 1], *b = &m->samples.items[i];
+
+		assert_true(a->time_ns < b->time_ns ||
+			    (a->time_ns == b->time_ns && a->user_pc < b->user_pc));
+	}
+}
+
+static void test_sort_large(void **state)
+{
+	struct model m;
+	size_t n = 20000;
+
+	(void)state;
+	model_init(&m);
+	for (size_t i = 0; i < n; i++) {
+		struct model_sample *s = model_add_sample(&m);
+
+		/* two CPUs' streams, one lagging by up to 7 places; times repeat */
+		s->time_ns = (i / 2) + (i % 2 ? (i % 7) : 0);
+		s->user_pc = i; /* arrival order */
+	}
+	model_sort_by_time(&m);
+	assert_int_equal(m.samples.len, n);
+	check_sorted_stable(&m);
+	model_free(&m);
+
+	model_init(&m);
+	for (size_t i = 0; i < n; i++) {
+		struct model_sample *s = model_add_sample(&m);
+
+		s->time_ns = (n - i) / 3; /* reversed: each element 3 of a kind */
+		s->user_pc = i;
+	}
+	model_sort_by_time(&m);
+	check_sorted_stable(&m);
+	assert_true(m.samples.items[0].time_ns == 0);
+	model_free(&m);
+}
+
 static void test_trace_args(void **state)
 {
 	struct model m;
@@ -398,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_counter_names),
 		cmocka_unit_test(test_sort_is_stable),
+		cmocka_unit_test(test_sort_large),
 		cmocka_unit_test(test_trace_args),
 		cmocka_unit_test(test_spill_round_trip),
 		cmocka_unit_test(test_spill_write_fails),

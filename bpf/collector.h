@@ -18,6 +18,7 @@ typedef __u64 u64;
 #endif
 
 #define COLLECTOR_MAX_STACK_DEPTH 127
+#define COLLECTOR_MAX_EVENTS 8     /* events of one run (lib/perf_events.h) */
 #define COLLECTOR_COMM_LEN 16
 #define COLLECTOR_PATH_LEN 256
 
@@ -51,12 +52,13 @@ struct collector_sample_event {
 	struct collector_event_header hdr;
 	u64 ip;           /* the sampled instruction (kernel or user) */
 	u64 user_ip;      /* the user-mode PC (saved registers when in kernel) */
-	u64 period;       /* sample period in ns of cpu-clock */
+	u64 period;       /* sample period, in the event's unit (ns for clocks) */
 	u64 cputime_ns;   /* task->se.sum_exec_runtime */
 	u16 n_kernel;     /* kernel frames that follow (kernel mode only) */
 	u16 n_user;       /* user frames that follow (0: no walk, only user_ip) */
 	u8 kernel_mode;
-	u8 pad[3];
+	u8 event;         /* the run's event index: the perf link's BPF cookie */
+	u8 pad[2];
 	/* u64 frames[n_kernel + n_user] follow */
 };
 

@@ -39,6 +39,24 @@ struct {
 	__type(value, u64);
 } ip_counts SEC(".maps");
 
+/* Sample records the ring could not take, by event index (the total is
+ * COLLECTOR_CNT_RB_FULL_SAMPLE). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, COLLECTOR_MAX_EVENTS);
+	__type(key, u32);
+	__type(value, u64);
+} lost_by_event SEC(".maps");
+
+static __always_inline void sample_lost(u32 event)
+{
+	u64 *c = bpf_map_lookup_elem(&lost_by_event, &event);
+
+	count(COLLECTOR_CNT_RB_FULL_SAMPLE);
+	if (c)
+		*c += 1;
+}
+
 /* Bytes of user stack copied from sp for the frame-pointer walk: frames
  * within them cost a load each, frames beyond one 16-byte read each. */
 #define FP_STACK_COPY 4096
@@ -263,7 +281,9 @@ static __always_inline void fill_sample(struct collector_sample_event *e,
 	e->n_kernel = 0;
 	e->n_user = 0;
 	e->kernel_mode = kernel_mode;
-	e->pad[0] = e->pad[1] = e->pad[2] = 0;
+	/* the loader attaches each event's perf link with its index as cookie */
+	e->event = bpf_get_attach_cookie(ctx);
+	e->pad[0] = e->pad[1] = 0;
 }
 
 /* --call-graph dwarf: user registers and the top of the user stack. */
@@ -333,7 +353,7 @@ static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct 
 	if (size > sizeof(*sc))
 		return 0;
 	if (bpf_ringbuf_output(&events, sc, size, submit_flags()) != 0)
-		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
+		sample_lost(e->sample.event);
 	return 0;
 }
 
@@ -397,7 +417,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	asm volatile("" : "+r"(n));
 	n &= 255;
 	if (bpf_ringbuf_output(&events, sc, sizeof(sc->e) + n * sizeof(u64), submit_flags()) != 0)
-		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
+		sample_lost(sc->e.event);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli/dump.h"
+#include "cli/events.h"
 #include "formats/registry.h"
 #include "cli/options.h"
 #include "cli/policy.h"
@@ -65,6 +66,9 @@ static const struct argp_option options[] = {
 	{ "pid", 'p', "PID[,PID...]", 0, "Sample these running processes (all threads)", 0 },
 	{ "all-cpus", 'a', NULL, 0, "Sample the whole system", 0 },
 	{ "freq", 'F', "HZ", 0, "Sampling frequency per CPU (default 999)", 0 },
+	{ "event", 'e', "EVENT[/PERIOD|@FREQ][,...]", 0,
+	  "Sample these events (repeatable; default cpu-clock at -F): each every PERIOD of its "
+	  "unit or FREQ times a second (default -F); '-e list' lists this machine's", 0 },
 	{ "duration", 'd', "SEC", 0,
 	  "Stop after SEC seconds (default: Ctrl-C, or when the command or every target exits)", 0 },
 	{ "output", 'o', "DIR", 0, "Output directory (default collector-YYYYMMDD-HHMMSS)", 0 },
@@ -203,7 +207,24 @@ static int parse_ring_size(const char *arg, uint64_t *out)
 	return 0;
 }
 
-/* How to sample: -F, --call-graph, --stack-size, --ring-size,
+/* -e EVENT[/PERIOD|@FREQ][,...], or -e list. */
+static error_t parse_events(struct collector_options *o, const char *arg)
+{
+	char err[256];
+
+	if (!strcmp(arg, "list")) {
+		o->list_events = true;
+		return 0;
+	}
+	if (perf_events_parse(arg, 0, o->events, &o->n_events, PERF_EVENTS_MAX, err,
+			      sizeof(err)) != 0) {
+		fprintf(stderr, "collector: %s\n", err);
+		return EINVAL;
+	}
+	return 0;
+}
+
+/* How to sample: -e, -F, --call-graph, --stack-size, --ring-size,
  * --no-switches. */
 static error_t parse_sampling_opt(struct collector_options *o, int key, char *arg)
 {
@@ -211,6 +232,8 @@ static error_t parse_sampling_opt(struct collector_options *o, int key, char *ar
 	unsigned long v;
 
 	switch (key) {
+	case 'e':
+		return parse_events(o, arg);
 	case 'F':
 		if (parse_uint("frequency", arg, ULONG_MAX, &v))
 			return EINVAL;
@@ -404,8 +427,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->command = state->argv + state->next;
 		return 0;
 	}
-	if (key == ARGP_KEY_END)
+	if (key == ARGP_KEY_END) {
+		if (o->list_events)
+			return 0; /* -e list: nothing to profile */
+		events_fill_defaults(o);
 		return check_options(o, state);
+	}
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
 		error_t err = groups[i](o, key, arg);
 
@@ -457,5 +484,7 @@ int main(int argc, char **argv)
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &opts))
 		return EXIT_USAGE;
+	if (opts.list_events)
+		return events_list(stdout);
 	return record_run(&opts);
 }

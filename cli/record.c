@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli/continuous.h"
+#include "cli/events.h"
 #include "cli/outdir.h"
 #include "cli/policy.h"
 #include "cli/save_records.h"
@@ -166,6 +167,8 @@ static int open_model(struct record *r)
 	struct run_setup setup = {
 		.system_wide = opts->all_cpus,
 		.freq_hz = opts->freq,
+		.events = opts->events,
+		.n_events = opts->n_events,
 		.trace_nargs = opts->trace_args,
 	};
 	char *cmd = opts->command ? join_argv(opts->command) : NULL;
@@ -230,7 +233,8 @@ static int open_sampling(struct record *r)
 	struct bpf_session_config cfg = {
 		.system_wide = opts->all_cpus,
 		.trace_switches = !opts->no_switches,
-		.freq = opts->freq,
+		.events = opts->events,
+		.n_events = opts->n_events,
 		.ring_bytes = opts->ring_bytes,
 		.dwarf = targets_want_dwarf(opts),
 		.stack_bytes = opts->stack_size,
@@ -239,6 +243,9 @@ static int open_sampling(struct record *r)
 	};
 
 	decode_run_call_graph(&r->m, cfg.dwarf ? "dwarf" : "fp");
+	/* a hardware event without a PMU: one clear line, not libbpf's */
+	if (events_check(opts))
+		return EXIT_BPF;
 	if (bpf_session_open(&r->bpf, &cfg))
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
@@ -515,7 +522,7 @@ static void save_end_of_run(struct record *r, const uint64_t counters[COLLECTOR_
  */
 static void finish(struct record *r)
 {
-	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 }, by_ip;
+	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 }, lost_by_event[COLLECTOR_MAX_EVENTS], by_ip;
 	uint64_t tcounters[COLLECTOR_TCNT_MAX] = { 0 };
 
 	writing = 1;
@@ -531,6 +538,8 @@ static void finish(struct record *r)
 		;
 	bpf_session_counters(r->bpf, counters);
 	decode_sampler_counters(&r->m, counters);
+	if (bpf_session_lost_by_event(r->bpf, lost_by_event) == 0)
+		decode_events_lost(&r->m, lost_by_event, COLLECTOR_MAX_EVENTS);
 	/* every sample the kernel saw is in ip_counts, or counted as not
 	 * fitting there */
 	if (bpf_session_aggregate_total(r->bpf, &by_ip) != 0)
@@ -549,6 +558,7 @@ static void finish(struct record *r)
 	decode_run_costs(&r->m, own_cpu_ns() - r->cpu0, bpf_session_run_time_ns(r->bpf));
 	model_seal_events(&r->m); /* an I/O error there is counted as lost events */
 	model_sort_by_time(&r->m);
+	model_events_tally(&r->m);
 	r->fig.duration_s = (r->m.run.end_ktime_ns - r->m.run.start_ktime_ns) / 1e9;
 	r->fig.target_cpu_ns = tracker_target_cpu_ns(r->tracker);
 	r->fig.cpus = bpf_session_online_cpus(r->bpf);

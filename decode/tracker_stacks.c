@@ -212,13 +212,16 @@ static void store_sample(struct tracker *t, const struct collector_sample_event 
 	s = model_add_sample(t->m);
 	s->ktime_ns = e->hdr.ktime_ns;
 	s->time_ns = trk_epoch_of(t, e->hdr.ktime_ns);
-	s->weight_ns = e->period;
+	s->weight = e->period;
 	s->cputime_ns = e->cputime_ns;
 	s->user_pc = e->user_ip;
 	s->process = th->process;
 	s->thread = thread;
 	s->stack = stack;
 	s->cpu = e->hdr.cpu;
+	/* an index the run does not have (a record replayed into a run of
+	 * fewer events) goes to the first event */
+	s->event = e->event < model_event_count(t->m) ? e->event : 0;
 	s->kernel_mode = e->kernel_mode;
 	t->samples++;
 }

@@ -22,7 +22,7 @@ struct bpf_session {
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	int *event_fds;
-	int n_events;
+	int n_online;        /* CPUs with events open */
 	int n_cpus;          /* possible CPUs */
 	int stats_fd;        /* BPF_ENABLE_STATS, -1 if unavailable */
 	struct bpf_session_config cfg;
@@ -189,57 +189,98 @@ static bool cpu_online(int cpu)
 	return c == '1';
 }
 
+static void event_attr(struct perf_event_attr *attr, const struct perf_event_request *e)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = e->type;
+	attr->size = sizeof(*attr);
+	attr->config = e->config;
+	attr->freq = e->use_freq;
+	if (e->use_freq)
+		attr->sample_freq = e->freq;
+	else
+		attr->sample_period = e->period;
+}
+
+int bpf_session_probe_event(const struct perf_event_request *e)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	event_attr(&attr, e);
+	attr.disabled = 1;
+	attr.exclude_kernel = 1; /* what an unprivileged caller may open */
+	attr.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Event ev on CPU cpu, into slot i; 1 when the CPU went offline. */
+static int open_event_on_cpu(struct bpf_session *s, int ev, int cpu, int i)
+{
+	const struct perf_event_request *e = &s->cfg.events[ev];
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = ev);
+	struct perf_event_attr attr;
+	int fd, err;
+
+	event_attr(&attr, e);
+	fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENODEV)
+			return 1; /* went offline */
+		err = -errno;
+		fprintf(stderr, "collector: cannot open a %s perf event on CPU %d: %s\n", e->name,
+			cpu, strerror(errno));
+		return err;
+	}
+	s->event_fds[i] = fd;
+	s->links[i] = bpf_program__attach_perf_event_opts(s->skel->progs.on_sample, fd, &opts);
+	if (!s->links[i]) {
+		err = -errno;
+		fprintf(stderr, "collector: cannot attach the sampling program to %s on CPU %d: "
+			"%s\n", e->name, cpu, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
 int bpf_session_start_sampling(struct bpf_session *s)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.freq = 1,
-		.sample_freq = s->cfg.freq,
-	};
-	int cpu, err = 0;
+	int n = s->n_cpus * s->cfg.n_events, cpu, err;
 
-	s->links = calloc(s->n_cpus, sizeof(*s->links));
-	s->event_fds = calloc(s->n_cpus, sizeof(*s->event_fds));
+	s->links = calloc(n, sizeof(*s->links));
+	s->event_fds = calloc(n, sizeof(*s->event_fds));
 	if (!s->links || !s->event_fds)
 		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		s->event_fds[i] = -1;
 	for (cpu = 0; cpu < s->n_cpus; cpu++) {
-		int fd;
+		bool opened = false;
 
-		s->event_fds[cpu] = -1;
 		if (!cpu_online(cpu))
 			continue;
-		fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0) {
-			if (errno == ENODEV)
-				continue; /* went offline */
-			err = -errno;
-			fprintf(stderr, "collector: cannot open a cpu-clock perf event on CPU %d: %s\n",
-				cpu, strerror(errno));
-			return err;
+		for (int ev = 0; ev < s->cfg.n_events; ev++) {
+			err = open_event_on_cpu(s, ev, cpu, cpu * s->cfg.n_events + ev);
+			if (err < 0)
+				return err;
+			opened |= err == 0;
 		}
-		s->event_fds[cpu] = fd;
-		s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.on_sample, fd);
-		if (!s->links[cpu]) {
-			err = -errno;
-			fprintf(stderr, "collector: cannot attach the sampling program on CPU %d: %s\n",
-				cpu, strerror(errno));
-			return err;
-		}
-		s->n_events++;
+		s->n_online += opened;
 	}
-	return s->n_events ? 0 : -ENODEV;
+	return s->n_online ? 0 : -ENODEV;
 }
 
 void bpf_session_stop_sampling(struct bpf_session *s)
 {
-	for (int cpu = 0; s->links && cpu < s->n_cpus; cpu++) {
-		bpf_link__destroy(s->links[cpu]);
-		s->links[cpu] = NULL;
-		if (s->event_fds[cpu] >= 0)
-			close(s->event_fds[cpu]);
-		s->event_fds[cpu] = -1;
+	for (int i = 0; s->links && i < s->n_cpus * s->cfg.n_events; i++) {
+		bpf_link__destroy(s->links[i]);
+		s->links[i] = NULL;
+		if (s->event_fds[i] >= 0)
+			close(s->event_fds[i]);
+		s->event_fds[i] = -1;
 	}
 }
 
@@ -261,22 +302,33 @@ int bpf_session_drain(struct bpf_session *s, uint64_t max_ns)
 	return n == -EINTR ? 0 : n;
 }
 
-int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX])
+/* Sums each of a per-CPU u64 array's n entries over the CPUs. */
+static int sum_percpu_array(struct bpf_session *s, struct bpf_map *map, uint32_t n,
+			    uint64_t *out)
 {
 	uint64_t *vals = calloc(s->n_cpus, sizeof(*vals));
 
 	if (!vals)
 		return -ENOMEM;
-	for (uint32_t k = 0; k < COLLECTOR_CNT_MAX; k++) {
+	for (uint32_t k = 0; k < n; k++) {
 		out[k] = 0;
-		if (bpf_map__lookup_elem(s->skel->maps.counters, &k, sizeof(k), vals,
-					 s->n_cpus * sizeof(*vals), 0) != 0)
+		if (bpf_map__lookup_elem(map, &k, sizeof(k), vals, s->n_cpus * sizeof(*vals), 0))
 			continue;
 		for (int c = 0; c < s->n_cpus; c++)
 			out[k] += vals[c];
 	}
 	free(vals);
 	return 0;
+}
+
+int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX])
+{
+	return sum_percpu_array(s, s->skel->maps.counters, COLLECTOR_CNT_MAX, out);
+}
+
+int bpf_session_lost_by_event(struct bpf_session *s, uint64_t out[COLLECTOR_MAX_EVENTS])
+{
+	return sum_percpu_array(s, s->skel->maps.lost_by_event, COLLECTOR_MAX_EVENTS, out);
 }
 
 /* Sums a hash map's u64 values, a batch of entries per system call: key by
@@ -355,7 +407,7 @@ uint64_t bpf_session_run_time_ns(struct bpf_session *s)
 
 int bpf_session_online_cpus(struct bpf_session *s)
 {
-	return s->n_events;
+	return s->n_online;
 }
 
 void bpf_session_close(struct bpf_session *s)

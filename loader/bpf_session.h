@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "bpf/collector.h"
+#include "lib/perf_events.h"
 
 struct bpf_session;
 
@@ -21,7 +22,10 @@ typedef int (*bpf_record_fn)(void *ctx, const void *data, size_t size);
 struct bpf_session_config {
 	bool system_wide;
 	bool trace_switches;
-	unsigned int freq;
+	/* the perf events sampled, each attached with its index as the
+	 * sample program's BPF cookie (the record's event field) */
+	const struct perf_event_request *events;
+	int n_events;
 	unsigned int ring_bytes;   /* a power of two, at least a page */
 	bool dwarf;                /* copy user registers and stack */
 	unsigned int stack_bytes;
@@ -41,7 +45,12 @@ int bpf_session_remove_target(struct bpf_session *s, pid_t tgid);
  * with the tracing object. */
 int bpf_session_map_fd(struct bpf_session *s, const char *name);
 size_t bpf_session_ring_bytes(struct bpf_session *s);
-/* Opens one cpu-clock event per online CPU and attaches the sampler. */
+/* Whether this machine can open event e (perf_event_open on the calling
+ * thread, disabled, closed at once): 0, or the negative errno (-ENOENT,
+ * -EOPNOTSUPP: no such event here, as for a hardware event without a PMU).
+ * Needs no BPF. */
+int bpf_session_probe_event(const struct perf_event_request *e);
+/* Opens each event on every online CPU and attaches the sampler. */
 int bpf_session_start_sampling(struct bpf_session *s);
 /* Detaches the sampler and closes its events; records already in the ring
  * stay there for the final drain. */
@@ -56,6 +65,8 @@ int bpf_session_drain(struct bpf_session *s, uint64_t max_ns);
 int bpf_session_epoll_fd(struct bpf_session *s);
 /* Counters summed over CPUs. */
 int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX]);
+/* Sample records lost (ring full), by event index, summed over CPUs. */
+int bpf_session_lost_by_event(struct bpf_session *s, uint64_t out[COLLECTOR_MAX_EVENTS]);
 /* Samples counted in the kernel's by-instruction aggregate. */
 int bpf_session_aggregate_total(struct bpf_session *s, uint64_t *by_ip);
 /* Run time of the BPF programs so far (ns), 0 if stats are unavailable. */

@@ -445,6 +445,7 @@ void model_free(struct model *m)
 	free_counters(m->stats.items, m->stats.len);
 	free(m->run.command_line);
 	free(m->run.event);
+	model_events_free(m);
 	file_index_free(&m->file_index);
 	function_index_free(&m->function_index);
 	location_index_free(&m->location_index);

@@ -171,17 +171,35 @@ struct model_thread {
 	uint64_t cputime_ns;  /* last known cumulative on-CPU time */
 };
 
-/* One CPU-clock sample. */
+/*
+ * One sampled event of the run (-e; cpu-clock by default; off-cpu with
+ * --off-cpu).  A sample of it stands for its weight in the event's unit:
+ * ns for the clocks (clock true), a count of events for the others.
+ */
+struct model_event {
+	char *name;           /* "cpu-clock", "page-faults", "off-cpu", "r01c2" */
+	char *unit;           /* "ns", "faults", "switches", ... */
+	char *description;    /* one phrase, for formats that show one */
+	bool clock;           /* weights are ns */
+	uint32_t freq_hz;     /* sampled at this frequency, or 0 */
+	uint64_t period;      /* sampled every period units, or 0 (frequency) */
+	uint64_t samples;     /* samples recorded (off-cpu: switches out attributed) */
+	uint64_t total;       /* sum of the samples' weights */
+	uint64_t lost;        /* samples the kernel could not deliver */
+};
+
+/* One sample of a run event. */
 struct model_sample {
 	uint64_t time_ns;     /* Unix epoch ns */
 	uint64_t ktime_ns;    /* CLOCK_MONOTONIC ns, as the kernel saw it */
-	uint64_t weight_ns;   /* sampling period: CPU time this sample stands for */
+	uint64_t weight;      /* what it stands for, in its event's unit (ns for clocks) */
 	uint64_t cputime_ns;  /* the thread's cumulative on-CPU ns (sum_exec_runtime) */
 	uint64_t user_pc;     /* runtime user-mode PC (0 if none, e.g. kthread) */
 	uint32_t process;
 	uint32_t thread;      /* model_thread id */
 	uint32_t stack;       /* model_stack id */
 	uint16_t cpu;
+	uint8_t event;        /* model_event id (0 in a run of one event) */
 	bool kernel_mode;     /* the sampled instruction was in the kernel */
 };
 
@@ -242,8 +260,8 @@ struct model_energy {
 struct model_run {
 	char *command_line;   /* the profiled command, or NULL */
 	bool system_wide;
-	char *event;          /* "cpu-clock" */
-	uint32_t freq_hz;     /* requested sampling frequency */
+	char *event;          /* the first event's name: "cpu-clock" by default */
+	uint32_t freq_hz;     /* requested sampling frequency (-F) */
 	uint64_t period_ns;   /* nominal period: 1e9 / freq_hz */
 	uint64_t start_ns, end_ns;           /* epoch ns */
 	uint64_t start_ktime_ns, end_ktime_ns;
@@ -275,6 +293,9 @@ struct model_spill {
 
 struct model {
 	struct model_run run;
+	/* the run's events, by id (model/events.c); empty: one cpu-clock event
+	 * at run.freq_hz, as model_event() describes it */
+	MODEL_VEC(struct model_event) events;
 
 	MODEL_VEC(struct model_image) images;
 	MODEL_VEC(struct model_source_file) files;
@@ -384,6 +405,23 @@ uint32_t model_add_traced_function(struct model *m, uint32_t image, uint64_t add
 struct model_trace_event *model_add_trace_event(struct model *m, const uint64_t *args,
 						 uint8_t n_args);
 struct model_func_stats *model_add_func_stats(struct model *m);
+
+/* Events (model/events.c).  Adds an event (strings copied) and returns its
+ * id; the first one added also names run.event. */
+uint32_t model_add_event(struct model *m, const struct model_event *tmpl);
+/* How many events the run has: at least 1. */
+static inline uint32_t model_event_count(const struct model *m)
+{
+	return m->events.len ? (uint32_t)m->events.len : 1;
+}
+/* Event id (< model_event_count()); with no event added, a cpu-clock event
+ * described from run (freq_hz, period_ns).  Its samples, total and lost
+ * are what model_events_tally() counted. */
+const struct model_event *model_event(const struct model *m, uint32_t id);
+/* Counts each event's samples and total weight from the samples (the
+ * lost counts are the decoder's); adds the default event when none was. */
+void model_events_tally(struct model *m);
+void model_events_free(struct model *m);
 
 /* Counters: model/counters.h. */
 

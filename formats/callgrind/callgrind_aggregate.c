@@ -183,7 +183,7 @@ int aggregate_samples(const struct model *m, struct aggregates *ag)
 		if (!a)
 			goto out;
 		a->samples++;
-		a->ns += s->weight_ns;
+		a->ns += s->weight;
 	}
 	sa = ag->stacks.items;
 	for (size_t i = 0; i < ag->stacks.len; i++) {

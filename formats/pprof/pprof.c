@@ -158,7 +158,7 @@ static void put_sample(struct pprof_writer *w, const uint64_t *locs, size_t n_lo
 
 struct sample_group {
 	uint32_t stack, thread;
-	uint64_t count, weight_ns;
+	uint64_t count, weight;
 };
 
 /* The CPU samples, one per (stack, thread) in order of first occurrence. */
@@ -195,11 +195,11 @@ static int put_cpu_samples(struct pprof_writer *w)
 			g->thread = s->thread;
 		}
 		groups.items[id].count++;
-		groups.items[id].weight_ns += s->weight_ns ? s->weight_ns : m->run.period_ns;
+		groups.items[id].weight += s->weight ? s->weight : m->run.period_ns;
 	}
 	for (size_t i = 0; i < groups.len && !w->sink.err && !w->err; i++) {
 		const struct sample_group *g = &groups.items[i];
-		int64_t values[4] = { (int64_t)g->count, (int64_t)g->weight_ns, 0, 0 };
+		int64_t values[4] = { (int64_t)g->count, (int64_t)g->weight, 0, 0 };
 		size_t n = 0;
 
 		if (g->stack != MODEL_NONE) {

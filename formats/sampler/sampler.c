@@ -355,7 +355,7 @@ static uint64_t replay_period(struct writer *w, struct process_events *pe, uint6
 			break;
 		if (s && (!sw || s->time_ns <= sw->time_ns)) {
 			st = &w->states[w->local[s->thread]];
-			busy_ns += s->weight_ns;
+			busy_ns += s->weight;
 			if (s->cputime_ns > st->cputime)
 				st->cputime = s->cputime_ns;
 			if (s->user_pc) {

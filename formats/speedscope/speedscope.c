@@ -133,7 +133,7 @@ static void put_sampled(struct writer *w, uint32_t thread, const uint32_t *idx, 
 	const struct model_sample *first = &m->samples.items[idx[0]];
 	const struct model_sample *last = &m->samples.items[idx[n - 1]];
 	uint64_t start = rel_time(m, first->time_ns);
-	uint64_t w0 = first->weight_ns ? first->weight_ns : m->run.period_ns;
+	uint64_t w0 = first->weight ? first->weight : m->run.period_ns;
 	FILE *fp = w->fp;
 
 	put_profile_name(w, thread, "");
@@ -167,7 +167,7 @@ static void put_sampled(struct writer *w, uint32_t thread, const uint32_t *idx, 
 		uint64_t weight = 0;
 
 		for (; i < n && m->samples.items[idx[i]].stack == stack; i++) {
-			uint64_t wi = m->samples.items[idx[i]].weight_ns;
+			uint64_t wi = m->samples.items[idx[i]].weight;
 
 			weight += wi ? wi : m->run.period_ns;
 		}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The run's events: what was sampled, in which unit, how often. */
+#include "model/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t model_add_event(struct model *m, const struct model_event *tmpl)
+{
+	struct model_event *e = MODEL_VEC_PUSH(m->events);
+
+	*e = *tmpl;
+	e->name = model_strdup(tmpl->name);
+	e->unit = model_strdup(tmpl->unit ? tmpl->unit : "events");
+	e->description = model_strdup(tmpl->description ? tmpl->description : tmpl->name);
+	if (m->events.len == 1) {
+		free(m->run.event);
+		m->run.event = model_strdup(tmpl->name);
+	}
+	return m->events.len - 1;
+}
+
+const struct model_event *model_event(const struct model *m, uint32_t id)
+{
+	static struct model_event fallback = {
+		.name = "cpu-clock", .unit = "ns", .description = "CPU time", .clock = true,
+	};
+
+	if (id < m->events.len)
+		return &m->events.items[id];
+	/* a model built without events (a format's unit test, an old run):
+	 * one cpu-clock event */
+	fallback.freq_hz = m->run.freq_hz;
+	fallback.period = m->run.freq_hz ? 0 : m->run.period_ns;
+	return &fallback;
+}
+
+void model_events_tally(struct model *m)
+{
+	if (!m->events.len) {
+		struct model_event e = {
+			.name = "cpu-clock", .unit = "ns", .description = "CPU time",
+			.clock = true, .freq_hz = m->run.freq_hz,
+		};
+
+		model_add_event(m, &e);
+	}
+	for (size_t i = 0; i < m->events.len; i++)
+		m->events.items[i].samples = m->events.items[i].total = 0;
+	for (size_t i = 0; i < m->samples.len; i++) {
+		const struct model_sample *s = &m->samples.items[i];
+		struct model_event *e;
+
+		if (s->event >= m->events.len)
+			continue;
+		e = &m->events.items[s->event];
+		e->samples++;
+		e->total += s->weight;
+	}
+}
+
+void model_events_free(struct model *m)
+{
+	for (size_t i = 0; i < m->events.len; i++) {
+		free(m->events.items[i].name);
+		free(m->events.items[i].unit);
+		free(m->events.items[i].description);
+	}
+	free(m->events.items);
+	m->events.items = NULL;
+	m->events.len = m->events.cap = 0;
+}

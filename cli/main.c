@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cli/dump.h"
-#include "cli/events.h"
+#include "cli/event_options.h"
 #include "formats/registry.h"
 #include "cli/options.h"
 #include "cli/policy.h"

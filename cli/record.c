@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "cli/continuous.h"
-#include "cli/events.h"
+#include "cli/event_options.h"
 #include "cli/outdir.h"
 #include "cli/policy.h"
 #include "cli/save_records.h"

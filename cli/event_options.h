@@ -5,8 +5,8 @@
  * this machine can open each one (a hardware event where there is no PMU
  * gets one clear line and exit 6).
  */
-#ifndef COLLECTOR_CLI_EVENTS_H
-#define COLLECTOR_CLI_EVENTS_H
+#ifndef COLLECTOR_CLI_EVENT_OPTIONS_H
+#define COLLECTOR_CLI_EVENT_OPTIONS_H
 
 #include <stdio.h>
 
@@ -21,4 +21,4 @@ int events_list(FILE *out);
  * naming the event and what to do. */
 int events_check(const struct collector_options *o);
 
-#endif /* COLLECTOR_CLI_EVENTS_H */
+#endif /* COLLECTOR_CLI_EVENT_OPTIONS_H */

@@ -34,6 +34,7 @@
 #include "model/counters.h"
 
 #define MODEL_NONE UINT32_MAX
+#define MODEL_MAX_EVENTS 8    /* events of one run (COLLECTOR_MAX_EVENTS) */
 #define MODEL_MAX_ARGS 6
 #define MODEL_HIST_BUCKETS 64
 

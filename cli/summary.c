@@ -174,17 +174,6 @@ static void print_event_tables(FILE *out, const struct model *m)
 	}
 }
 
-/* How an event was sampled: "at 999 Hz", "every 1 faults". */
-static void event_rate(const struct model_event *e, char *buf, size_t size)
-{
-	if (e->period)
-		snprintf(buf, size, "every %llu %s", (unsigned long long)e->period, e->unit);
-	else if (e->freq_hz)
-		snprintf(buf, size, "at %u Hz", e->freq_hz);
-	else
-		snprintf(buf, size, "each switch");
-}
-
 /* The samples line, and with several events a line for each. */
 static void print_events(FILE *out, const struct model *m, const struct summary_figures *f,
 			 uint64_t samples)
@@ -193,7 +182,7 @@ static void print_events(FILE *out, const struct model *m, const struct summary_
 	char rate[64];
 
 	if (n_events == 1) {
-		event_rate(model_event(m, 0), rate, sizeof(rate));
+		model_event_rate(model_event(m, 0), rate, sizeof(rate));
 		fprintf(out, "  samples         %llu (%s %s on %d CPUs)\n",
 			(unsigned long long)samples, model_event(m, 0)->name, rate, f->cpus);
 		return;
@@ -203,7 +192,7 @@ static void print_events(FILE *out, const struct model *m, const struct summary_
 	for (uint32_t ev = 0; ev < n_events; ev++) {
 		const struct model_event *e = model_event(m, ev);
 
-		event_rate(e, rate, sizeof(rate));
+		model_event_rate(e, rate, sizeof(rate));
 		fprintf(out, "    %-18s %llu samples (%s), %llu %s, %llu lost\n", e->name,
 			(unsigned long long)e->samples, rate, (unsigned long long)e->total, e->unit,
 			(unsigned long long)e->lost);

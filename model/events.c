@@ -2,6 +2,7 @@
 /* The run's events: what was sampled, in which unit, how often. */
 #include "model/model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,4 +70,28 @@ void model_events_free(struct model *m)
 	free(m->events.items);
 	m->events.items = NULL;
 	m->events.len = m->events.cap = 0;
+}
+
+void model_event_rate(const struct model_event *e, char *buf, size_t size)
+{
+	if (e->period)
+		snprintf(buf, size, "every %llu %s", (unsigned long long)e->period, e->unit);
+	else if (e->freq_hz)
+		snprintf(buf, size, "at %u Hz", e->freq_hz);
+	else
+		snprintf(buf, size, "per switch");
+}
+
+void model_events_phrase(const struct model *m, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (uint32_t ev = 0; ev < model_event_count(m) && len < size; ev++) {
+		const struct model_event *e = model_event(m, ev);
+		char rate[64];
+
+		model_event_rate(e, rate, sizeof(rate));
+		len += snprintf(buf + len, size - len, "%s%s %s", ev ? ", " : "", e->name, rate);
+	}
 }

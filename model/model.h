@@ -423,6 +423,12 @@ const struct model_event *model_event(const struct model *m, uint32_t id);
  * lost counts are the decoder's); adds the default event when none was. */
 void model_events_tally(struct model *m);
 void model_events_free(struct model *m);
+/* How event e was sampled, as a phrase: "at 999 Hz", "every 1 faults",
+ * "per switch" (off-cpu). */
+void model_event_rate(const struct model_event *e, char *buf, size_t size);
+/* Every event and how it was sampled: "page-faults every 1 faults,
+ * cpu-clock at 999 Hz". */
+void model_events_phrase(const struct model *m, char *buf, size_t size);
 
 /* Counters: model/counters.h. */
 

@@ -278,7 +278,8 @@ static void print_rate_warning(FILE *out, const struct model *m, const struct su
 {
 	double rate;
 
-	if (!f->target_cpu_ns || m->run.system_wide || !m->run.freq_hz)
+	if (!f->target_cpu_ns || m->run.system_wide || !m->run.freq_hz ||
+	    model_event_count(m) > 1)
 		return;
 	rate = m->samples.len / (f->target_cpu_ns / 1e9);
 	if (rate >= m->run.freq_hz / 2.0)
@@ -307,7 +308,10 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 		: m->run.system_wide ? "system-wide" : "processes");
 	fprintf(out, "  duration        %.3f s\n", f->duration_s);
 	print_events(out, m, f, samples);
-	if (f->target_cpu_ns && !m->run.system_wide)
+	/* the rate of one event sampled at -F; with several, each line says */
+	if (model_event_count(m) > 1 || !model_event(m, 0)->freq_hz)
+		;
+	else if (f->target_cpu_ns && !m->run.system_wide)
 		fprintf(out, "  rate            %.0f samples per CPU-second of the targets "
 			"(requested %u Hz; targets used %.3f CPU-s)\n",
 			samples / (f->target_cpu_ns / 1e9), m->run.freq_hz,

@@ -2,6 +2,7 @@
 /* The run's events: what was sampled, in which unit, how often. */
 #include "model/model.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,4 +95,42 @@ void model_events_phrase(const struct model *m, char *buf, size_t size)
 		model_event_rate(e, rate, sizeof(rate));
 		len += snprintf(buf + len, size - len, "%s%s %s", ev ? ", " : "", e->name, rate);
 	}
+}
+
+int model_event_view(const struct model *m, uint32_t ev, struct model *view)
+{
+	struct model_sample *samples = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->samples.len; i++)
+		n += m->samples.items[i].event == ev;
+	if (n) {
+		samples = malloc(n * sizeof(*samples));
+		if (!samples)
+			return -ENOMEM;
+	}
+	*view = *m;
+	n = 0;
+	for (size_t i = 0; i < m->samples.len; i++) {
+		if (m->samples.items[i].event != ev)
+			continue;
+		samples[n] = m->samples.items[i];
+		samples[n++].event = 0;
+	}
+	view->samples.items = samples;
+	view->samples.len = view->samples.cap = n;
+	view->samples_spill = (struct model_spill){ 0 };
+	if (ev < m->events.len) {
+		view->events.items = &m->events.items[ev];
+		view->events.len = view->events.cap = 1;
+		view->run.event = m->events.items[ev].name;
+	}
+	return 0;
+}
+
+void model_event_view_free(struct model *view)
+{
+	free(view->samples.items);
+	view->samples.items = NULL;
+	view->samples.len = 0;
 }

@@ -423,6 +423,12 @@ const struct model_event *model_event(const struct model *m, uint32_t id);
  * lost counts are the decoder's); adds the default event when none was. */
 void model_events_tally(struct model *m);
 void model_events_free(struct model *m);
+/* A read-only view of m holding event ev only: a shallow copy whose samples
+ * are ev's (their event 0) and whose one event is ev; everything else is
+ * m's.  Free it with model_event_view_free(), never model_free().  0 or
+ * -ENOMEM. */
+int model_event_view(const struct model *m, uint32_t ev, struct model *view);
+void model_event_view_free(struct model *view);
 /* How event e was sampled, as a phrase: "at 999 Hz", "every 1 faults",
  * "per switch" (off-cpu). */
 void model_event_rate(const struct model_event *e, char *buf, size_t size);

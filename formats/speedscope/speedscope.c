@@ -123,7 +123,10 @@ static void put_profile_name(struct writer *w, uint32_t thread, const char *suff
 	fputs(*suffix ? "\"evented\"" : "\"sampled\"", w->fp);
 	fputs(",\"name\":", w->fp);
 	json_put_string(w->fp, name);
-	fputs(",\"unit\":\"nanoseconds\"", w->fp);
+	/* evented profiles (traced calls) are in ns; a sampled one in its
+	 * event's unit, "none" for a count */
+	fputs(*suffix || model_event(w->m, 0)->clock ? ",\"unit\":\"nanoseconds\""
+						    : ",\"unit\":\"none\"", w->fp);
 }
 
 /* One thread's samples, runs of one stack merged. */
@@ -378,4 +381,5 @@ const struct format speedscope_format = {
 	.write = speedscope_write,
 	.recognize = speedscope_recognize,
 	.dump = speedscope_dump,
+	.one_event = true,
 };

@@ -70,9 +70,10 @@ struct sample_scratch {
 	u64 stack[2 * FP_STACK_COPY / 8];
 };
 
+/* Slot 0: the sampling program's; slot 1: the off-CPU walk's (offcpu.bpf.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, u32);
 	__type(value, struct sample_scratch);
 } sample_scratch SEC(".maps");
@@ -536,3 +537,5 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		switch_event(next, false);
 	return 0;
 }
+
+#include "offcpu.bpf.h"

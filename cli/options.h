@@ -39,6 +39,8 @@ struct collector_options {
 	struct perf_event_request events[PERF_EVENTS_MAX]; /* -e; none: cpu-clock at -F */
 	int n_events;
 	bool list_events;       /* -e list */
+	bool off_cpu;           /* --off-cpu */
+	uint64_t off_cpu_min_ns; /* --off-cpu-min */
 	double duration;        /* -d seconds, 0: until stopped */
 	double interval;        /* --interval seconds, 0: one set of files at the end */
 	const char *output;     /* -o, NULL: collector-YYYYMMDD-HHMMSS */

@@ -169,6 +169,7 @@ static int open_model(struct record *r)
 		.freq_hz = opts->freq,
 		.events = opts->events,
 		.n_events = opts->n_events,
+		.off_cpu = opts->off_cpu,
 		.trace_nargs = opts->trace_args,
 	};
 	char *cmd = opts->command ? join_argv(opts->command) : NULL;
@@ -235,6 +236,9 @@ static int open_sampling(struct record *r)
 		.trace_switches = !opts->no_switches,
 		.events = opts->events,
 		.n_events = opts->n_events,
+		.off_cpu = opts->off_cpu,
+		.off_cpu_min_ns = opts->off_cpu_min_ns,
+		.off_cpu_event = opts->n_events,
 		.ring_bytes = opts->ring_bytes,
 		.dwarf = targets_want_dwarf(opts),
 		.stack_bytes = opts->stack_size,
@@ -371,6 +375,8 @@ static int start(struct record *r)
 		uint64_t now = run_clock_ns(true);
 
 		tracker_exec_allowed(r->tracker, now);
+		/* its wait for the go is not the command's off-CPU time */
+		bpf_session_offcpu_since(r->bpf, now);
 		if (r->save)
 			save_records_put(r->save, SAVE_EXEC_ALLOWED, &now, sizeof(now));
 		err = launch_start(&r->launch);
@@ -448,6 +454,8 @@ static void cut_interval(struct record *r, uint64_t now)
 {
 	struct export_options eo = export_options_of(r);
 
+	/* the interval's off-CPU sums, taken out of the kernel's map */
+	bpf_session_read_aggregates(r->bpf);
 	tracker_name_jit_code(r->tracker);
 	continuous_write(&r->cont, &r->m, interval_formats(r), &eo, now,
 			 r->spilling ? r->outdir : NULL, false);
@@ -536,6 +544,9 @@ static void finish(struct record *r)
 	decode_energy(&r->m, &r->powercap, true);
 	while (bpf_session_drain(r->bpf, 0) > 0)
 		;
+	/* the sums in the kernel's by-stack maps, as records after the ring's */
+	if (bpf_session_read_aggregates(r->bpf) < 0)
+		fprintf(stderr, "collector: cannot read the off-CPU sums: out of memory\n");
 	bpf_session_counters(r->bpf, counters);
 	decode_sampler_counters(&r->m, counters);
 	if (bpf_session_lost_by_event(r->bpf, lost_by_event) == 0)

@@ -58,6 +58,17 @@ void decode_run_setup(struct model *m, const struct run_setup *s)
 
 		model_add_event(m, &e);
 	}
+	if (s->off_cpu) {
+		struct model_event e = {
+			.name = PERF_EVENT_OFF_CPU,
+			.unit = "ns",
+			.description = "time switched out (blocked, or waiting for a CPU)",
+			.clock = true,
+			.aggregated = true,
+		};
+
+		model_add_event(m, &e);
+	}
 	if (s->command_line)
 		model_set_command_line(m, s->command_line);
 	if (s->call_graph)

@@ -20,6 +20,7 @@ struct run_setup {
 	unsigned int freq_hz;       /* -F */
 	const struct perf_event_request *events; /* -e, by event index */
 	int n_events;               /* 0: cpu-clock at freq_hz */
+	bool off_cpu;               /* --off-cpu: event off-cpu after them */
 	unsigned int trace_nargs;   /* --args */
 	const char *call_graph;     /* "fp", "dwarf" */
 };

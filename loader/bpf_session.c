@@ -102,6 +102,13 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	 * for the tests that compare the two */
 	s->skel->rodata->kernel_fp_walk = getenv("COLLECTOR_KERNEL_FP_WALK") != NULL;
 	bpf_map__set_max_entries(s->skel->maps.events, cfg->ring_bytes);
+	s->skel->rodata->off_cpu_min_ns = cfg->off_cpu_min_ns;
+	s->skel->rodata->off_cpu_event = cfg->off_cpu_event;
+	bpf_program__set_autoload(s->skel->progs.on_switch_offcpu, cfg->off_cpu);
+	if (!cfg->off_cpu) { /* the aggregation maps unused: one entry each */
+		bpf_map__set_max_entries(s->skel->maps.agg_stacks, 1);
+		bpf_map__set_max_entries(s->skel->maps.agg_counts, 1);
+	}
 	/* dwarf mode builds records in a slot per CPU; 1 entry when unused */
 	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf ? s->n_cpus : 1);
 	err = sample_bpf__load(s->skel);
@@ -247,10 +254,16 @@ static int open_event_on_cpu(struct bpf_session *s, int ev, int cpu, int i)
 	return 0;
 }
 
+void bpf_session_offcpu_since(struct bpf_session *s, uint64_t ktime_ns)
+{
+	s->skel->bss->offcpu_since_ns = ktime_ns;
+}
+
 int bpf_session_start_sampling(struct bpf_session *s)
 {
 	int n = s->n_cpus * s->cfg.n_events, cpu, err;
 
+	bpf_session_offcpu_since(s, monotonic_ns());
 	s->links = calloc(n, sizeof(*s->links));
 	s->event_fds = calloc(n, sizeof(*s->event_fds));
 	if (!s->links || !s->event_fds)
@@ -380,6 +393,83 @@ static int sum_map(struct bpf_map *map, size_t key_size, uint64_t *total)
 int bpf_session_aggregate_total(struct bpf_session *s, uint64_t *by_ip)
 {
 	return sum_map(s->skel->maps.ip_counts, sizeof(struct collector_ip_key), by_ip);
+}
+
+/* One sum and its stacks as a record, to on_record. */
+static int deliver_aggregate(struct bpf_session *s, const struct collector_agg_key *k,
+			     const struct collector_agg_value *v, uint64_t now, uint64_t *buf)
+{
+	struct collector_agg_sample_event *e = (struct collector_agg_sample_event *)buf;
+	uint64_t *frames = (uint64_t *)(e + 1);
+	struct collector_agg_stack st;
+	uint32_t nk = 0, nu = 0;
+
+	memset(e, 0, sizeof(*e));
+	if (k->kernel_stack && bpf_map__lookup_elem(s->skel->maps.agg_stacks, &k->kernel_stack,
+						    sizeof(uint64_t), &st, sizeof(st), 0) == 0) {
+		nk = st.n < COLLECTOR_MAX_STACK_DEPTH ? st.n : COLLECTOR_MAX_STACK_DEPTH;
+		memcpy(frames, st.frames, nk * sizeof(uint64_t));
+	}
+	if (k->user_stack && bpf_map__lookup_elem(s->skel->maps.agg_stacks, &k->user_stack,
+						  sizeof(uint64_t), &st, sizeof(st), 0) == 0) {
+		nu = st.n < COLLECTOR_MAX_STACK_DEPTH ? st.n : COLLECTOR_MAX_STACK_DEPTH;
+		memcpy(frames + nk, st.frames, nu * sizeof(uint64_t));
+	}
+	e->sample.hdr.kind = COLLECTOR_EV_AGG_SAMPLE;
+	e->sample.hdr.ktime_ns = now;
+	e->sample.hdr.tgid = k->tgid;
+	e->sample.hdr.tid = k->tid;
+	e->sample.period = v->weight;
+	e->sample.n_kernel = nk;
+	e->sample.n_user = nu;
+	e->sample.kernel_mode = nk > 0;
+	e->sample.ip = nk ? frames[0] : nu ? frames[nk] : 0;
+	e->sample.user_ip = nu ? frames[nk] : 0;
+	e->sample.event = k->event;
+	e->count = v->count;
+	return s->cfg.on_record(s->cfg.ctx, e, sizeof(*e) + (nk + nu) * sizeof(uint64_t));
+}
+
+int bpf_session_read_aggregates(struct bpf_session *s)
+{
+	struct bpf_map *map = s->skel->maps.agg_counts;
+	struct collector_agg_key *keys = NULL, next;
+	size_t n = 0, cap = 0;
+	uint64_t *buf, now = monotonic_ns();
+	int err = 0, done = 0;
+
+	if (!s->cfg.off_cpu)
+		return 0;
+	buf = malloc(sizeof(struct collector_agg_sample_event) +
+		     2 * COLLECTOR_MAX_STACK_DEPTH * sizeof(uint64_t));
+	if (!buf)
+		return -ENOMEM;
+	/* the keys first: deleting while walking would restart the walk */
+	while (bpf_map__get_next_key(map, n ? &keys[n - 1] : NULL, &next, sizeof(next)) == 0) {
+		if (n == cap) {
+			void *nk = realloc(keys, (cap = cap ? 2 * cap : 256) * sizeof(*keys));
+
+			if (!nk) {
+				err = -ENOMEM;
+				goto out;
+			}
+			keys = nk;
+		}
+		keys[n++] = next;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		struct collector_agg_value v;
+
+		/* taken atomically: what a CPU adds after it goes to the next read */
+		if (bpf_map_lookup_and_delete_elem(bpf_map__fd(map), &keys[i], &v) != 0)
+			continue;
+		err = deliver_aggregate(s, &keys[i], &v, now, buf);
+		done++;
+	}
+out:
+	free(keys);
+	free(buf);
+	return err ? err : done;
 }
 
 static uint64_t prog_run_time(struct bpf_program *prog)

@@ -26,6 +26,11 @@ struct bpf_session_config {
 	 * sample program's BPF cookie (the record's event field) */
 	const struct perf_event_request *events;
 	int n_events;
+	/* --off-cpu: time switched out, summed in the kernel by stack as
+	 * event off_cpu_event; shorter than off_cpu_min_ns only counted */
+	bool off_cpu;
+	uint64_t off_cpu_min_ns;
+	int off_cpu_event;
 	unsigned int ring_bytes;   /* a power of two, at least a page */
 	bool dwarf;                /* copy user registers and stack */
 	unsigned int stack_bytes;
@@ -52,6 +57,9 @@ size_t bpf_session_ring_bytes(struct bpf_session *s);
 int bpf_session_probe_event(const struct perf_event_request *e);
 /* Opens each event on every online CPU and attaches the sampler. */
 int bpf_session_start_sampling(struct bpf_session *s);
+/* --off-cpu: time switched out before ktime_ns (CLOCK_MONOTONIC) is not
+ * counted; start_sampling sets it to its own time. */
+void bpf_session_offcpu_since(struct bpf_session *s, uint64_t ktime_ns);
 /* Detaches the sampler and closes its events; records already in the ring
  * stay there for the final drain. */
 void bpf_session_stop_sampling(struct bpf_session *s);
@@ -69,6 +77,11 @@ int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX])
 int bpf_session_lost_by_event(struct bpf_session *s, uint64_t out[COLLECTOR_MAX_EVENTS]);
 /* Samples counted in the kernel's by-instruction aggregate. */
 int bpf_session_aggregate_total(struct bpf_session *s, uint64_t *by_ip);
+/* Hands every sum aggregated in the kernel by stack (--off-cpu) to
+ * cfg.on_record as a COLLECTOR_EV_AGG_SAMPLE record stamped now, and takes
+ * it out of the map (the next read has what came after).  Stacks stay
+ * stored.  Returns the number of sums, or a negative errno. */
+int bpf_session_read_aggregates(struct bpf_session *s);
 /* Run time of the BPF programs so far (ns), 0 if stats are unavailable. */
 uint64_t bpf_session_run_time_ns(struct bpf_session *s);
 int bpf_session_online_cpus(struct bpf_session *s);

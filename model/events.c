@@ -59,6 +59,9 @@ void model_events_tally(struct model *m)
 		e->samples++;
 		e->total += s->weight;
 	}
+	for (size_t i = 0; i < m->events.len; i++)
+		if (!m->events.items[i].aggregated)
+			m->events.items[i].occurrences = m->events.items[i].samples;
 }
 
 void model_events_free(struct model *m)

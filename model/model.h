@@ -187,6 +187,9 @@ struct model_event {
 	uint64_t samples;     /* samples recorded (off-cpu: switches out attributed) */
 	uint64_t total;       /* sum of the samples' weights */
 	uint64_t lost;        /* samples the kernel could not deliver */
+	bool aggregated;      /* summed in the kernel by stack: a sample is a sum */
+	uint64_t occurrences; /* aggregated: what the sums hold (off-cpu: blocked
+			       * intervals); else the samples */
 };
 
 /* One sample of a run event. */

@@ -170,6 +170,7 @@ static int open_model(struct record *r)
 		.events = opts->events,
 		.n_events = opts->n_events,
 		.off_cpu = opts->off_cpu,
+		.off_cpu_min_ns = opts->off_cpu_min_ns,
 		.trace_nargs = opts->trace_args,
 	};
 	char *cmd = opts->command ? join_argv(opts->command) : NULL;

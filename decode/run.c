@@ -68,6 +68,7 @@ void decode_run_setup(struct model *m, const struct run_setup *s)
 		};
 
 		model_add_event(m, &e);
+		model_stat_add(m, MODEL_STAT_OFFCPU_MIN_NS, s->off_cpu_min_ns);
 	}
 	if (s->command_line)
 		model_set_command_line(m, s->command_line);

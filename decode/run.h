@@ -21,6 +21,7 @@ struct run_setup {
 	const struct perf_event_request *events; /* -e, by event index */
 	int n_events;               /* 0: cpu-clock at freq_hz */
 	bool off_cpu;               /* --off-cpu: event off-cpu after them */
+	uint64_t off_cpu_min_ns;    /* --off-cpu-min */
 	unsigned int trace_nargs;   /* --args */
 	const char *call_graph;     /* "fp", "dwarf" */
 };

@@ -61,6 +61,7 @@
 	X(RING_WAKEUPS, "ring_wakeups")                                           \
 	X(KERNEL_SAMPLES, "kernel_samples")                                       \
 	X(OFFCPU_SHORT_SWITCHES, "offcpu_short_switches")                         \
+	X(OFFCPU_MIN_NS, "offcpu_min_ns")                                         \
 	X(OFFCPU_NO_STATE, "offcpu_no_state")                                     \
 	X(PROBE_OVERHEAD_NS, "probe_overhead_ns")                                 \
 	X(TRACED_FUNCTIONS_SKIPPED, "traced_functions_skipped")                   \

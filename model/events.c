@@ -137,3 +137,33 @@ void model_event_view_free(struct model *view)
 	view->samples.items = NULL;
 	view->samples.len = 0;
 }
+
+/* The on-CPU clock of the wall view, or MODEL_NONE. */
+static uint32_t wall_on_cpu_event(const struct model *m)
+{
+	for (uint32_t ev = 0; ev < m->events.len; ev++) {
+		const char *n = m->events.items[ev].name;
+
+		if (!strcmp(n, "cpu-clock") || !strcmp(n, "task-clock"))
+			return ev;
+	}
+	return MODEL_NONE;
+}
+
+static uint32_t wall_off_cpu_event(const struct model *m)
+{
+	for (uint32_t ev = 0; ev < m->events.len; ev++)
+		if (!strcmp(m->events.items[ev].name, "off-cpu"))
+			return ev;
+	return MODEL_NONE;
+}
+
+bool model_has_wall(const struct model *m)
+{
+	return wall_on_cpu_event(m) != MODEL_NONE && wall_off_cpu_event(m) != MODEL_NONE;
+}
+
+bool model_wall_event(const struct model *m, uint32_t ev)
+{
+	return model_has_wall(m) && (ev == wall_on_cpu_event(m) || ev == wall_off_cpu_event(m));
+}

@@ -432,6 +432,12 @@ void model_events_free(struct model *m);
  * -ENOMEM. */
 int model_event_view(const struct model *m, uint32_t ev, struct model *view);
 void model_event_view_free(struct model *view);
+/* The wall-clock view: with an off-cpu event and a clock sampling on-CPU
+ * time (cpu-clock or task-clock: the first), on-CPU + off-CPU time per
+ * stack, what the threads' lifetimes are made of.  model_wall_event()
+ * tells whether event ev's weights are part of it. */
+bool model_has_wall(const struct model *m);
+bool model_wall_event(const struct model *m, uint32_t ev);
 /* How event e was sampled, as a phrase: "at 999 Hz", "every 1 faults",
  * "per switch" (off-cpu). */
 void model_event_rate(const struct model_event *e, char *buf, size_t size);

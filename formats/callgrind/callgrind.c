@@ -186,6 +186,8 @@ static void write_event_lines(FILE *fp, const struct model *m, bool traced)
 			fprintf(fp, "event: %s : %s (%s, sampled)\n", col, e->description, e->unit);
 		}
 	}
+	if (model_has_wall(m))
+		fputs("event: WallNs : Wall-clock time in ns: on-CPU (sampled) + off-CPU\n", fp);
 	if (traced)
 		fputs("event: TracedNs : Wall-clock time of traced calls in ns (uprobes)\n", fp);
 	fputs("events: Samples", fp);
@@ -193,6 +195,8 @@ static void write_event_lines(FILE *fp, const struct model *m, bool traced)
 		event_column(m, ev, col, sizeof(col));
 		fprintf(fp, " %s", col);
 	}
+	if (model_has_wall(m))
+		fputs(" WallNs", fp);
 	fputs(traced ? " TracedNs\n" : "\n", fp);
 }
 

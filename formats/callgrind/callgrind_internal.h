@@ -99,9 +99,10 @@ int aggregate_trace(const struct model *m, struct aggregates *ag);
 /* ---- one process's items (callgrind_items.c) ------------------------------ */
 
 /* Cost columns: Samples (of every event), one per run event (its weight,
- * in its unit; the first: Ns for the default cpu-clock), then TracedNs at
- * proc_ctx.ev_traced. */
-enum { EV_SAMPLES = 0, EV_FIRST_EVENT = 1, N_EV = 2 + MODEL_MAX_EVENTS };
+ * in its unit; the first: Ns for the default cpu-clock), WallNs at
+ * proc_ctx.ev_wall when the run has the wall view (model_has_wall()), then
+ * TracedNs at proc_ctx.ev_traced. */
+enum { EV_SAMPLES = 0, EV_FIRST_EVENT = 1, N_EV = 3 + MODEL_MAX_EVENTS };
 
 enum item_kind { ITEM_SELF = 0, ITEM_CALL = 1 };
 
@@ -168,7 +169,9 @@ struct proc_ctx {
 	size_t scratch_cap;
 	uint64_t unattributed_calls;
 	uint32_t n_events;        /* model_event_count() */
-	uint32_t ev_traced;       /* the TracedNs column: 1 + n_events */
+	uint32_t ev_wall;         /* the WallNs column, 0 when none */
+	bool wall_event[MODEL_MAX_EVENTS]; /* model_wall_event() */
+	uint32_t ev_traced;       /* the TracedNs column: after the others */
 };
 
 static inline struct item *item_at(struct proc_ctx *pc, uint32_t i)

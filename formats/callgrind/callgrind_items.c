@@ -47,8 +47,11 @@ static void sort_edge_keys(struct edge_key *k, size_t n)
 static void add_stack_costs(const struct proc_ctx *pc, struct item *it, const struct stack_agg *sa)
 {
 	it->cost[EV_SAMPLES] += sa->samples;
-	for (uint32_t e = 0; e < pc->n_events; e++)
+	for (uint32_t e = 0; e < pc->n_events; e++) {
 		it->cost[EV_FIRST_EVENT + e] += sa->weight[e];
+		if (pc->wall_event[e])
+			it->cost[pc->ev_wall] += sa->weight[e];
+	}
 }
 
 static int add_self_cost(struct proc_ctx *pc, uint32_t loc, const struct stack_agg *sa)
@@ -683,6 +686,11 @@ int build_items(struct proc_ctx *pc, const struct model *m, const struct aggrega
 	if (pc->n_events > MODEL_MAX_EVENTS)
 		pc->n_events = MODEL_MAX_EVENTS;
 	pc->ev_traced = EV_FIRST_EVENT + pc->n_events;
+	if (model_has_wall(m)) {
+		pc->ev_wall = pc->ev_traced++;
+		for (uint32_t e = 0; e < pc->n_events; e++)
+			pc->wall_event[e] = model_wall_event(m, e);
+	}
 	pc->items.size = sizeof(struct item);
 	pc->self_ix = malloc((m->locations.len + 1) * sizeof(*pc->self_ix));
 	if (!pc->self_ix)

@@ -13,7 +13,8 @@
  * --off-cpu) has samples/count (of every event) then one type per event,
  * named after it, in nanoseconds for clocks and count for the others
  * (page-faults/count, off-cpu/nanoseconds), the first event the default
- * and the period type.  With --trace, two more:
+ * and the period type; with --off-cpu and an on-CPU clock, wall/nanoseconds
+ * after them, their sum (the wall-clock view).  With --trace, two more:
  * traced_calls/count and traced_time/nanoseconds (wall-clock inclusive
  * time), from the kernel's exact per-thread aggregates (model func_stats),
  * each traced function a sample of its own whose stack is that function
@@ -208,8 +209,11 @@ static int put_cpu_samples(struct pprof_writer *w)
 		int64_t values[PPROF_MAX_VALUES] = { (int64_t)g->count };
 		size_t n = 0;
 
-		for (size_t e = 0; e < w->n_events; e++)
+		for (size_t e = 0; e < w->n_events; e++) {
 			values[1 + e] = (int64_t)g->weight[e];
+			if (w->wall && model_wall_event(m, e))
+				values[1 + w->n_events] += (int64_t)g->weight[e];
+		}
 		if (g->stack != MODEL_NONE) {
 			const struct model_stack *st = &m->stacks.items[g->stack];
 			const uint32_t *frames = model_stack_frames(m, st);
@@ -237,8 +241,8 @@ static void put_traced_samples(struct pprof_writer *w)
 		int64_t values[PPROF_MAX_VALUES] = { 0 };
 		uint64_t loc;
 
-		values[1 + w->n_events] = (int64_t)fs->calls;
-		values[2 + w->n_events] = (int64_t)fs->total_ns;
+		values[1 + w->n_events + w->wall] = (int64_t)fs->calls;
+		values[2 + w->n_events + w->wall] = (int64_t)fs->total_ns;
 		if (fs->func >= m->traced.len)
 			continue;
 		loc = w->traced_location[fs->func];
@@ -268,7 +272,8 @@ int pprof_write(const struct model *m, const struct export_options *opts)
 	w.n_events = model_event_count(m);
 	if (w.n_events > MODEL_MAX_EVENTS)
 		w.n_events = MODEL_MAX_EVENTS;
-	w.n_values = 1 + w.n_events + (m->func_stats.len ? 2 : 0);
+	w.wall = model_has_wall(m);
+	w.n_values = 1 + w.n_events + w.wall + (m->func_stats.len ? 2 : 0);
 	err = frame_table_init(&w.strings, m);
 	w.labels = calloc(m->threads.len + 1, sizeof(*w.labels));
 	w.traced_location = calloc(m->traced.len + 1, sizeof(*w.traced_location));

@@ -383,10 +383,14 @@ int pprof_put_tables(struct pprof_writer *w)
 
 	for (size_t e = 0; e < w->n_events; e++)
 		sample_type_of_event(m, e, type_names[1 + e]);
-	type_names[1 + w->n_events][0] = "traced_calls";
-	type_names[1 + w->n_events][1] = "count";
-	type_names[2 + w->n_events][0] = "traced_time";
-	type_names[2 + w->n_events][1] = "nanoseconds";
+	if (w->wall) {
+		type_names[1 + w->n_events][0] = "wall";
+		type_names[1 + w->n_events][1] = "nanoseconds";
+	}
+	type_names[1 + w->n_events + w->wall][0] = "traced_calls";
+	type_names[1 + w->n_events + w->wall][1] = "count";
+	type_names[2 + w->n_events + w->wall][0] = "traced_time";
+	type_names[2 + w->n_events + w->wall][1] = "nanoseconds";
 	for (size_t i = 0; i < w->n_values; i++) {
 		perftools__profiles__value_type__init(&types[i]);
 		types[i].type = pprof_str_id(w, type_names[i][0]);

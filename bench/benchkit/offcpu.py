@@ -27,7 +27,7 @@ class SwitchFloor(Floor):
 
 
 # collector's programs that run on every context switch of the machine
-SWITCH_PROGS = ("on_switch", "on_switch_offcp")
+SWITCH_PROGS = ("on_switch", "on_switch_offcpu")
 
 
 def _switch_prog(res, prefix):
@@ -69,7 +69,7 @@ def offcpu():
         for r in rs:
             ns, cnt = _switch_prog(r, "")
             per_switch.append(ns / cnt if cnt else None)
-            ns, cnt = _switch_prog(r, "on_switch_offcp")
+            ns, cnt = _switch_prog(r, "on_switch_offcpu")
             offcpu_per_run.append(ns / cnt if cnt else None)
         rows.append([
             t.name,

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """collector's bench: overhead, throughput and memory, side by side with peers.
 
-    bench.py SECTION...      SECTION: sampling tracing exporters soak continuous high-rate
+    bench.py SECTION...      SECTION: sampling tracing exporters soak continuous high-rate offcpu
 
 Prints one Markdown table per measurement on stdout (progress on stderr).
 Run through `make bench` (or bench-sampling, ...), which builds what it
@@ -25,6 +25,7 @@ from benchkit.common import NCPUS, RUNS, log  # noqa: E402
 from benchkit.continuous import continuous  # noqa: E402
 from benchkit.exporters import exporters  # noqa: E402
 from benchkit.high_rate import high_rate  # noqa: E402
+from benchkit.offcpu import offcpu  # noqa: E402
 from benchkit.sampling import dwarf, sampling  # noqa: E402
 from benchkit.soak import soak  # noqa: E402
 from benchkit.tracing import tracing  # noqa: E402
@@ -33,7 +34,8 @@ from benchkit.tracing import tracing  # noqa: E402
 def main():
     sections = sys.argv[1:] or ["sampling", "dwarf", "tracing", "exporters"]
     known = {"sampling": sampling, "dwarf": dwarf, "tracing": tracing, "exporters": exporters,
-             "soak": soak, "continuous": continuous, "high-rate": high_rate}
+             "soak": soak, "continuous": continuous, "high-rate": high_rate,
+             "offcpu": offcpu}
     for s in sections:
         if s not in known:
             log(f"usage: bench.py [{'|'.join(known)}]...")

@@ -285,7 +285,7 @@ static int build_samples(struct model *m, const char *image_path, uint64_t n)
 		cputime[t] += 1001001;
 		smp->time_ns = t_ns;
 		smp->ktime_ns = t_ns - (uint64_t)m->run.ktime_to_epoch_ns;
-		smp->weight_ns = 1001001;
+		smp->weight = 1001001;
 		smp->cputime_ns = cputime[t];
 		smp->user_pc = 0x555555554000ull + text_start + 1;
 		smp->process = proc;

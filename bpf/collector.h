@@ -18,6 +18,7 @@ typedef __u64 u64;
 #endif
 
 #define COLLECTOR_MAX_STACK_DEPTH 127
+#define COLLECTOR_MAX_EVENTS 8     /* events of one run (lib/perf_events.h) */
 #define COLLECTOR_COMM_LEN 16
 #define COLLECTOR_PATH_LEN 256
 
@@ -29,6 +30,8 @@ enum collector_event_kind {
 	COLLECTOR_EV_SWITCH = 5, /* a target thread went off or on a CPU */
 	COLLECTOR_EV_TRACE = 6,  /* entry or exit of a traced function */
 	COLLECTOR_EV_SAMPLE_STACK = 7, /* a sample with user registers and stack */
+	COLLECTOR_EV_AGG_SAMPLE = 8,   /* a sum aggregated in the kernel by stack,
+					* made by the loader from the maps */
 };
 
 /* Every ring-buffer record starts with this. */
@@ -51,13 +54,49 @@ struct collector_sample_event {
 	struct collector_event_header hdr;
 	u64 ip;           /* the sampled instruction (kernel or user) */
 	u64 user_ip;      /* the user-mode PC (saved registers when in kernel) */
-	u64 period;       /* sample period in ns of cpu-clock */
+	u64 period;       /* sample period, in the event's unit (ns for clocks) */
 	u64 cputime_ns;   /* task->se.sum_exec_runtime */
 	u16 n_kernel;     /* kernel frames that follow (kernel mode only) */
 	u16 n_user;       /* user frames that follow (0: no walk, only user_ip) */
 	u8 kernel_mode;
-	u8 pad[3];
+	u8 event;         /* the run's event index: the perf link's BPF cookie */
+	u8 pad[2];
 	/* u64 frames[n_kernel + n_user] follow */
+};
+
+/*
+ * Aggregation by stack in the kernel (bpf/stack_agg.bpf.h): each stack is
+ * stored once in a map keyed by a 64-bit hash of its frames (0: no
+ * frames), and the sums are kept by (process, thread, event, kernel stack,
+ * user stack).  The loader reads them at the end and at each interval cut
+ * and hands each sum on as a COLLECTOR_EV_AGG_SAMPLE record.
+ */
+struct collector_agg_stack {
+	u32 n;            /* frames, innermost first */
+	u32 pad;
+	u64 frames[COLLECTOR_MAX_STACK_DEPTH];
+};
+
+struct collector_agg_key {
+	u32 tgid;
+	u32 tid;
+	u32 event;        /* the run's event index */
+	u32 pad;
+	u64 kernel_stack; /* hash, 0: none */
+	u64 user_stack;   /* hash, 0: none */
+};
+
+struct collector_agg_value {
+	u64 count;        /* occurrences (off-cpu: blocked intervals) */
+	u64 weight;       /* their sum in the event's unit (off-cpu: ns) */
+};
+
+/* A sum as a record: sample.period is the weight, sample.event the event,
+ * sample.n_kernel and n_user the frames that follow (as a sample's). */
+struct collector_agg_sample_event {
+	struct collector_sample_event sample;
+	u64 count;
+	/* u64 frames[sample.n_kernel + sample.n_user] follow */
 };
 
 /* The user registers x86-64 CFI unwinding needs. */
@@ -199,6 +238,10 @@ enum collector_counter {
 	COLLECTOR_CNT_STACK_COPY_SHORT,   /* user stack copy ended early */
 	COLLECTOR_CNT_NO_USER_REGS,       /* no user registers (kernel thread) */
 	COLLECTOR_CNT_SKIPPED_BUSY,       /* sample skipped: the sampler's CPU share was used */
+	COLLECTOR_CNT_AGG_STACKS_FULL,    /* agg_stacks was full: a stack not stored */
+	COLLECTOR_CNT_AGG_KEYS_FULL,      /* agg_counts was full: a sum not counted */
+	COLLECTOR_CNT_OFFCPU_SHORT,       /* switched out for less than --off-cpu-min */
+	COLLECTOR_CNT_OFFCPU_NO_STATE,    /* no task storage for a thread's switch-out */
 	COLLECTOR_CNT_MAX,
 };
 

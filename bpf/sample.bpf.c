@@ -43,6 +43,24 @@ struct {
 	__type(value, u64);
 } ip_counts SEC(".maps");
 
+/* Sample records the ring could not take, by event index (the total is
+ * COLLECTOR_CNT_RB_FULL_SAMPLE). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, COLLECTOR_MAX_EVENTS);
+	__type(key, u32);
+	__type(value, u64);
+} lost_by_event SEC(".maps");
+
+static __always_inline void sample_lost(u32 event)
+{
+	u64 *c = bpf_map_lookup_elem(&lost_by_event, &event);
+
+	count(COLLECTOR_CNT_RB_FULL_SAMPLE);
+	if (c)
+		*c += 1;
+}
+
 /* Bytes of user stack copied from sp for the frame-pointer walk: frames
  * within them cost a load each, frames beyond one 16-byte read each. */
 #define FP_STACK_COPY 4096
@@ -56,9 +74,10 @@ struct sample_scratch {
 	u64 stack[2 * FP_STACK_COPY / 8];
 };
 
+/* Slot 0: the sampling program's; slot 1: the off-CPU walk's (offcpu.bpf.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, u32);
 	__type(value, struct sample_scratch);
 } sample_scratch SEC(".maps");
@@ -275,7 +294,9 @@ static __always_inline void fill_sample(struct collector_sample_event *e,
 	e->n_kernel = 0;
 	e->n_user = 0;
 	e->kernel_mode = kernel_mode;
-	e->pad[0] = e->pad[1] = e->pad[2] = 0;
+	/* the loader attaches each event's perf link with its index as cookie */
+	e->event = bpf_get_attach_cookie(ctx);
+	e->pad[0] = e->pad[1] = 0;
 }
 
 /* --call-graph dwarf: user registers and the top of the user stack. */
@@ -345,7 +366,7 @@ static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct 
 	if (size > sizeof(*sc))
 		return 0;
 	if (bpf_ringbuf_output(&events, sc, size, submit_flags()) != 0)
-		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
+		sample_lost(e->sample.event);
 	return 0;
 }
 
@@ -403,7 +424,7 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 	asm volatile("" : "+r"(n));
 	n &= 255;
 	if (bpf_ringbuf_output(&events, sc, sizeof(sc->e) + n * sizeof(u64), submit_flags()) != 0)
-		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
+		sample_lost(sc->e.event);
 	return 0;
 }
 
@@ -557,3 +578,5 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		switch_event(next, false);
 	return 0;
 }
+
+#include "offcpu.bpf.h"

@@ -68,6 +68,7 @@ int continuous_write(struct continuous *c, struct model *m, unsigned int mask,
 
 	model_seal_events(m); /* an I/O error there is counted as lost events */
 	model_sort_by_time(m);
+	model_events_tally(m);
 	set_window(m, c->start_ktime_ns, end_ktime_ns);
 	interval_name(name, sizeof(name), m->run.start_ns);
 	err = export_mkdir(eo, name);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli/dump.h"
+#include "cli/event_options.h"
 #include "formats/registry.h"
 #include "cli/options.h"
 #include "cli/policy.h"
@@ -59,12 +60,23 @@ enum {
 	OPT_STACK_SIZE,
 	OPT_INTERVAL,
 	OPT_NO_DEMANGLE,
+	OPT_OFF_CPU,
+	OPT_OFF_CPU_MIN,
 };
 
 static const struct argp_option options[] = {
 	{ "pid", 'p', "PID[,PID...]", 0, "Sample these running processes (all threads)", 0 },
 	{ "all-cpus", 'a', NULL, 0, "Sample the whole system", 0 },
 	{ "freq", 'F', "HZ", 0, "Sampling frequency per CPU (default 999)", 0 },
+	{ "event", 'e', "EVENT[/PERIOD|@FREQ][,...]", 0,
+	  "Sample these events (repeatable; default cpu-clock at -F): each every PERIOD of its "
+	  "unit or FREQ times a second (default -F); '-e list' lists this machine's", 0 },
+	{ "off-cpu", OPT_OFF_CPU, NULL, 0,
+	  "Also measure the time each target thread spends switched out, by the stack where it "
+	  "left the CPU (event off-cpu, in ns; summed in the kernel)", 0 },
+	{ "off-cpu-min", OPT_OFF_CPU_MIN, "TIME", 0,
+	  "With --off-cpu: shorter switches are counted, not attributed (default 1us; ns, us, ms "
+	  "or s)", 0 },
 	{ "duration", 'd', "SEC", 0,
 	  "Stop after SEC seconds (default: Ctrl-C, or when the command or every target exits)", 0 },
 	{ "output", 'o', "DIR", 0, "Output directory (default collector-YYYYMMDD-HHMMSS)", 0 },
@@ -203,7 +215,47 @@ static int parse_ring_size(const char *arg, uint64_t *out)
 	return 0;
 }
 
-/* How to sample: -F, --call-graph, --stack-size, --ring-size,
+/* "1us", "500ns", "2ms", "0.5s"; a bare number is in microseconds. */
+static int parse_duration_ns(const char *what, const char *arg, uint64_t *out)
+{
+	static const struct { const char *suffix; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e3 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	for (size_t i = 0; !errno && end != arg && v >= 0 && i < sizeof(units) / sizeof(units[0]);
+	     i++) {
+		if (!strcmp(end, units[i].suffix) && v * units[i].ns < 1e15) {
+			*out = (uint64_t)(v * units[i].ns + 0.5);
+			return 0;
+		}
+	}
+	fprintf(stderr, "collector: %s '%s' is not a time: a number with ns, us, ms or s "
+		"(a bare number is in us)\n", what, arg);
+	return -EINVAL;
+}
+
+/* -e EVENT[/PERIOD|@FREQ][,...], or -e list. */
+static error_t parse_events(struct collector_options *o, const char *arg)
+{
+	char err[256];
+
+	if (!strcmp(arg, "list")) {
+		o->list_events = true;
+		return 0;
+	}
+	if (perf_events_parse(arg, 0, o->events, &o->n_events, PERF_EVENTS_MAX, err,
+			      sizeof(err)) != 0) {
+		fprintf(stderr, "collector: %s\n", err);
+		return EINVAL;
+	}
+	return 0;
+}
+
+/* How to sample: -e, -F, --call-graph, --stack-size, --ring-size,
  * --no-switches. */
 static error_t parse_sampling_opt(struct collector_options *o, int key, char *arg)
 {
@@ -211,6 +263,13 @@ static error_t parse_sampling_opt(struct collector_options *o, int key, char *ar
 	unsigned long v;
 
 	switch (key) {
+	case 'e':
+		return parse_events(o, arg);
+	case OPT_OFF_CPU:
+		o->off_cpu = true;
+		return 0;
+	case OPT_OFF_CPU_MIN:
+		return parse_duration_ns("--off-cpu-min", arg, &o->off_cpu_min_ns) ? EINVAL : 0;
 	case 'F':
 		if (parse_uint("frequency", arg, ULONG_MAX, &v))
 			return EINVAL;
@@ -382,6 +441,11 @@ static error_t check_options(const struct collector_options *o, struct argp_stat
 		fprintf(stderr, "collector: say what to profile: -p PID, -a, or -- COMMAND\n");
 		argp_usage(state);
 	}
+	if (o->off_cpu && o->n_events >= PERF_EVENTS_MAX) {
+		fprintf(stderr, "collector: --off-cpu makes one event more: at most %d with -e\n",
+			PERF_EVENTS_MAX - 1);
+		return EINVAL;
+	}
 	if (o->trace_args && !o->n_trace_specs) {
 		fprintf(stderr, "collector: --args goes with --trace\n");
 		return EINVAL;
@@ -404,8 +468,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->command = state->argv + state->next;
 		return 0;
 	}
-	if (key == ARGP_KEY_END)
+	if (key == ARGP_KEY_END) {
+		if (o->list_events)
+			return 0; /* -e list: nothing to profile */
+		events_fill_defaults(o);
 		return check_options(o, state);
+	}
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
 		error_t err = groups[i](o, key, arg);
 
@@ -448,6 +516,7 @@ int main(int argc, char **argv)
 		.freq = 999,
 		.ring_bytes = 16 << 20,
 		.stack_size = 8192,
+		.off_cpu_min_ns = 1000,
 	};
 	const struct argp argp = { options, parse_opt, args_doc, doc, NULL, help_filter, NULL };
 
@@ -457,5 +526,7 @@ int main(int argc, char **argv)
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &opts))
 		return EXIT_USAGE;
+	if (opts.list_events)
+		return events_list(stdout);
 	return record_run(&opts);
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/perf_events.h"
+
 #define COLLECTOR_MAX_PIDS 256
 #define COLLECTOR_MAX_TRACE_SPECS 64
 
@@ -34,6 +36,11 @@ struct collector_options {
 	bool all_cpus;
 	char **command;         /* argv of the command to launch, or NULL */
 	unsigned int freq;      /* -F */
+	struct perf_event_request events[PERF_EVENTS_MAX]; /* -e; none: cpu-clock at -F */
+	int n_events;
+	bool list_events;       /* -e list */
+	bool off_cpu;           /* --off-cpu */
+	uint64_t off_cpu_min_ns; /* --off-cpu-min */
 	double duration;        /* -d seconds, 0: until stopped */
 	double interval;        /* --interval seconds, 0: one set of files at the end */
 	const char *output;     /* -o, NULL: collector-YYYYMMDD-HHMMSS */

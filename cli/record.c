@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/continuous.h"
+#include "cli/event_options.h"
 #include "cli/outdir.h"
 #include "cli/policy.h"
 #include "cli/save_records.h"
@@ -167,6 +168,10 @@ static int open_model(struct record *r)
 	struct run_setup setup = {
 		.system_wide = opts->all_cpus,
 		.freq_hz = opts->freq,
+		.events = opts->events,
+		.n_events = opts->n_events,
+		.off_cpu = opts->off_cpu,
+		.off_cpu_min_ns = opts->off_cpu_min_ns,
 		.trace_nargs = opts->trace_args,
 	};
 	char *cmd = opts->command ? join_argv(opts->command) : NULL;
@@ -233,7 +238,11 @@ static int open_sampling(struct record *r)
 		/* 100 000 switches a second in a system-wide run are 10 MB a
 		 * second of records: only when a format reads them */
 		.trace_switches = !opts->no_switches && formats_use_switches(opts->formats),
-		.freq = opts->freq,
+		.events = opts->events,
+		.n_events = opts->n_events,
+		.off_cpu = opts->off_cpu,
+		.off_cpu_min_ns = opts->off_cpu_min_ns,
+		.off_cpu_event = opts->n_events,
 		.ring_bytes = opts->ring_bytes,
 		.dwarf = targets_want_dwarf(opts),
 		.stack_bytes = opts->stack_size,
@@ -242,6 +251,9 @@ static int open_sampling(struct record *r)
 	};
 
 	decode_run_call_graph(&r->m, cfg.dwarf ? "dwarf" : "fp");
+	/* a hardware event without a PMU: one clear line, not libbpf's */
+	if (events_check(opts))
+		return EXIT_BPF;
 	if (bpf_session_open(&r->bpf, &cfg))
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
@@ -368,6 +380,8 @@ static int start(struct record *r)
 		uint64_t now = run_clock_ns(true);
 
 		tracker_exec_allowed(r->tracker, now);
+		/* its wait for the go is not the command's off-CPU time */
+		bpf_session_offcpu_since(r->bpf, now);
 		if (r->save)
 			save_records_put(r->save, SAVE_EXEC_ALLOWED, &now, sizeof(now));
 		err = launch_start(&r->launch);
@@ -445,6 +459,8 @@ static void cut_interval(struct record *r, uint64_t now)
 {
 	struct export_options eo = export_options_of(r);
 
+	/* the interval's off-CPU sums, taken out of the kernel's map */
+	bpf_session_read_aggregates(r->bpf);
 	tracker_name_jit_code(r->tracker);
 	continuous_write(&r->cont, &r->m, interval_formats(r), &eo, now,
 			 r->spilling ? r->outdir : NULL, false);
@@ -522,7 +538,7 @@ static void save_end_of_run(struct record *r, const uint64_t counters[COLLECTOR_
  */
 static void finish(struct record *r)
 {
-	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 }, by_ip;
+	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 }, lost_by_event[COLLECTOR_MAX_EVENTS], by_ip;
 	uint64_t tcounters[COLLECTOR_TCNT_MAX] = { 0 };
 
 	writing = 1;
@@ -536,8 +552,13 @@ static void finish(struct record *r)
 	decode_energy(&r->m, &r->powercap, true);
 	while (bpf_session_drain(r->bpf, 0) > 0)
 		;
+	/* the sums in the kernel's by-stack maps, as records after the ring's */
+	if (bpf_session_read_aggregates(r->bpf) < 0)
+		fprintf(stderr, "collector: cannot read the off-CPU sums: out of memory\n");
 	bpf_session_counters(r->bpf, counters);
 	decode_sampler_counters(&r->m, counters);
+	if (bpf_session_lost_by_event(r->bpf, lost_by_event) == 0)
+		decode_events_lost(&r->m, lost_by_event, COLLECTOR_MAX_EVENTS);
 	/* every sample the kernel saw is in ip_counts, or counted as not
 	 * fitting there */
 	if (bpf_session_aggregate_total(r->bpf, &by_ip) != 0)
@@ -556,6 +577,7 @@ static void finish(struct record *r)
 	decode_run_costs(&r->m, own_cpu_ns() - r->cpu0, bpf_session_run_time_ns(r->bpf));
 	model_seal_events(&r->m); /* an I/O error there is counted as lost events */
 	model_sort_by_time(&r->m);
+	model_events_tally(&r->m);
 	r->fig.duration_s = (r->m.run.end_ktime_ns - r->m.run.start_ktime_ns) / 1e9;
 	r->fig.target_cpu_ns = tracker_target_cpu_ns(r->tracker);
 	r->fig.cpus = bpf_session_online_cpus(r->bpf);

@@ -122,6 +122,12 @@ void save_records_facts(struct save_records *s, const struct model *m, char *con
 		text_add(&t, "command", "%s", run->command_line);
 	for (int i = 0; i < n_trace_specs; i++)
 		text_add(&t, "trace", "%s", trace_specs[i]);
+	for (size_t i = 0; i < m->events.len; i++) {
+		const struct model_event *e = &m->events.items[i];
+
+		text_add(&t, "event", "%s\t%s\t%d\t%d\t%" PRIu32 "\t%" PRIu64 "\t%s", e->name, e->unit,
+			 e->clock, e->aggregated, e->freq_hz, e->period, e->description);
+	}
 	text_put(s, SAVE_FACTS, &t);
 }
 

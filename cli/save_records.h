@@ -29,6 +29,8 @@ enum save_tag {
 	SAVE_MAGIC = 1,         /* SAVE_RECORDS_MAGIC, without its NUL */
 	SAVE_FACTS,             /* text, when the window opens: pid (the collector's),
 				 * system_wide, freq_hz, period_ns, ktime_to_epoch_ns,
+				 * event (one a line: name, unit, clock, aggregated,
+				 * freq_hz, period, description, tab-separated),
 				 * start_ktime_ns, hostname, host_id, ncpus, cpu_mhz,
 				 * trace_nargs, call_graph, command (if any), trace
 				 * (one per --trace spec) */

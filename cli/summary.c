@@ -45,7 +45,8 @@ static const char *entry_image(const struct model *m, uint64_t key)
 	return basename_of(m->images.items[img].path);
 }
 
-long summary_function_counts(const struct model *m, struct summary_entry **out)
+long summary_function_counts(const struct model *m, uint32_t event, bool weighted,
+			     struct summary_entry **out)
 {
 	uint64_t *per_stack = calloc(m->stacks.len ? m->stacks.len : 1, sizeof(*per_stack));
 	MODEL_VEC(struct summary_entry) entries = { 0 };
@@ -55,8 +56,12 @@ long summary_function_counts(const struct model *m, struct summary_entry **out)
 
 	if (!per_stack)
 		return -ENOMEM;
-	for (i = 0; i < m->samples.len; i++)
-		per_stack[m->samples.items[i].stack]++;
+	for (i = 0; i < m->samples.len; i++) {
+		const struct model_sample *sm = &m->samples.items[i];
+
+		if (event == SUMMARY_ALL_EVENTS || sm->event == event)
+			per_stack[sm->stack] += weighted ? sm->weight : 1;
+	}
 	for (i = 0; i < m->stacks.len; i++) {
 		const struct model_stack *s = &m->stacks.items[i];
 		const uint32_t *frames = model_stack_frames(m, s);
@@ -112,25 +117,121 @@ static int by_total(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* A top-functions table: of every sample (one event), or of one event's
+ * (what its column counts: "samples", or for off-cpu "ms"). */
 static void print_top(FILE *out, const struct model *m, struct summary_entry *e, long n,
-		      bool self)
+		      bool self, const char *of_event, uint64_t total, bool in_ms)
 {
-	uint64_t total = m->samples.len;
 	char name[256];
 
 	qsort(e, n, sizeof(*e), self ? by_self : by_total);
-	fprintf(out, "\nTop functions by %s samples:\n", self ? "self" : "total");
-	fprintf(out, "  %6s %10s  %-40s %s\n", self ? "self%" : "total%", "samples", "function",
-		"image");
+	fprintf(out, "\nTop functions by %s %s%s%s:\n", self ? "self" : "total",
+		in_ms ? "time" : "samples", of_event ? " of " : "", of_event ? of_event : "");
+	fprintf(out, "  %6s %10s  %-40s %s\n", self ? "self%" : "total%", in_ms ? "ms" : "samples",
+		"function", "image");
 	for (long i = 0; i < n && i < TOP_N; i++) {
 		uint64_t v = self ? e[i].self : e[i].total;
 
 		if (!v)
 			break;
 		summary_entry_name(m, e[i].key, name, sizeof(name));
-		fprintf(out, "  %5.1f%% %10llu  %-40s %s\n", 100.0 * v / total,
-			(unsigned long long)v, name, entry_image(m, e[i].key));
+		if (in_ms)
+			fprintf(out, "  %5.1f%% %10.1f  %-40s %s\n", 100.0 * v / total, v / 1e6, name,
+				entry_image(m, e[i].key));
+		else
+			fprintf(out, "  %5.1f%% %10llu  %-40s %s\n", 100.0 * v / total,
+				(unsigned long long)v, name, entry_image(m, e[i].key));
 	}
+}
+
+/* The tables of each event (one event: as they always were). */
+static void print_event_tables(FILE *out, const struct model *m)
+{
+	uint32_t n_events = model_event_count(m);
+
+	for (uint32_t ev = 0; ev < n_events; ev++) {
+		const struct model_event *e = model_event(m, ev);
+		/* off-cpu samples are blocked intervals of any length: their
+		 * time is what counts */
+		bool in_ms = !strcmp(e->name, "off-cpu");
+		struct summary_entry *entries = NULL;
+		uint64_t total = 0;
+		long n;
+
+		for (size_t i = 0; i < m->samples.len; i++)
+			if (m->samples.items[i].event == ev)
+				total += in_ms ? m->samples.items[i].weight : 1;
+		if (!total)
+			continue;
+		n = summary_function_counts(m, ev, in_ms, &entries);
+		if (n > 0) {
+			print_top(out, m, entries, n, true, n_events > 1 ? e->name : NULL, total,
+				  in_ms);
+			print_top(out, m, entries, n, false, n_events > 1 ? e->name : NULL, total,
+				  in_ms);
+		}
+		free(entries);
+	}
+}
+
+/* The wall-clock view: what on-CPU and off-CPU time add up to, beside the
+ * time the threads lived within the run (each from its start, or the
+ * run's, to its end, or the run's). */
+static void print_wall(FILE *out, const struct model *m)
+{
+	uint64_t on = 0, off = 0, lived = 0;
+
+	for (uint32_t ev = 0; ev < model_event_count(m); ev++) {
+		const struct model_event *e = model_event(m, ev);
+
+		if (model_wall_event(m, ev))
+			*(e->aggregated ? &off : &on) += e->total;
+	}
+	for (size_t i = 0; i < m->threads.len; i++) {
+		const struct model_thread *t = &m->threads.items[i];
+		uint64_t from = t->start_ns > m->run.start_ns ? t->start_ns : m->run.start_ns;
+		uint64_t to = t->end_ns && t->end_ns < m->run.end_ns ? t->end_ns : m->run.end_ns;
+
+		lived += to > from ? to - from : 0;
+	}
+	fprintf(out, "  wall view       on-CPU %.3f s + off-CPU %.3f s = %.3f s; the threads "
+		"lived %.3f s in the run\n", on / 1e9, off / 1e9, (on + off) / 1e9, lived / 1e9);
+}
+
+/* The samples line, and with several events a line for each. */
+static void print_events(FILE *out, const struct model *m, const struct summary_figures *f,
+			 uint64_t samples)
+{
+	uint32_t n_events = model_event_count(m);
+	char rate[64];
+
+	if (n_events == 1) {
+		model_event_rate(model_event(m, 0), rate, sizeof(rate));
+		fprintf(out, "  samples         %llu (%s %s on %d CPUs)\n",
+			(unsigned long long)samples, model_event(m, 0)->name, rate, f->cpus);
+		return;
+	}
+	fprintf(out, "  samples         %llu of %u events on %d CPUs\n",
+		(unsigned long long)samples, n_events, f->cpus);
+	for (uint32_t ev = 0; ev < n_events; ev++) {
+		const struct model_event *e = model_event(m, ev);
+
+		model_event_rate(e, rate, sizeof(rate));
+		if (e->aggregated)
+			fprintf(out, "    %-18s %llu intervals of at least %.3f us in %llu stacks, "
+				"%llu %s; %llu shorter ones not attributed\n", e->name,
+				(unsigned long long)e->occurrences,
+				model_stat_value(m, MODEL_STAT_OFFCPU_MIN_NS) / 1e3,
+				(unsigned long long)e->samples, (unsigned long long)e->total, e->unit,
+				(unsigned long long)model_stat_value(m,
+						MODEL_STAT_OFFCPU_SHORT_SWITCHES));
+		else
+			fprintf(out, "    %-18s %llu samples (%s), %llu %s, %llu lost\n", e->name,
+				(unsigned long long)e->samples, rate, (unsigned long long)e->total,
+				e->unit, (unsigned long long)e->lost);
+	}
+	if (model_has_wall(m))
+		print_wall(out, m);
 }
 
 struct traced_total {
@@ -212,7 +313,8 @@ static void print_rate_warning(FILE *out, const struct model *m, const struct su
 {
 	double rate;
 
-	if (!f->target_cpu_ns || m->run.system_wide || !m->run.freq_hz)
+	if (!f->target_cpu_ns || m->run.system_wide || !m->run.freq_hz ||
+	    model_event_count(m) > 1)
 		return;
 	rate = m->samples.len / (f->target_cpu_ns / 1e9);
 	if (rate >= m->run.freq_hz / 2.0)
@@ -227,8 +329,6 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 	uint64_t samples = f->intervals ? f->interval_samples : m->samples.len;
 	uint64_t lost = model_total_lost(m);
 	uint64_t truncated = 0, user_stacks = 0;
-	struct summary_entry *entries = NULL;
-	long n;
 	size_t i;
 
 	for (i = 0; i < m->samples.len; i++) {
@@ -242,9 +342,11 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 	fprintf(out, "\ncollector: %s\n", m->run.command_line ? m->run.command_line
 		: m->run.system_wide ? "system-wide" : "processes");
 	fprintf(out, "  duration        %.3f s\n", f->duration_s);
-	fprintf(out, "  samples         %llu (%s at %u Hz on %d CPUs)\n",
-		(unsigned long long)samples, m->run.event, m->run.freq_hz, f->cpus);
-	if (f->target_cpu_ns && !m->run.system_wide)
+	print_events(out, m, f, samples);
+	/* the rate of one event sampled at -F; with several, each line says */
+	if (model_event_count(m) > 1 || !model_event(m, 0)->freq_hz)
+		;
+	else if (f->target_cpu_ns && !m->run.system_wide)
 		fprintf(out, "  rate            %.0f samples per CPU-second of the targets "
 			"(requested %u Hz; targets used %.3f CPU-s)\n",
 			samples / (f->target_cpu_ns / 1e9), m->run.freq_hz,
@@ -294,10 +396,5 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 		fprintf(out, "\nNo samples: the targets did not run on a CPU while sampled.\n");
 		return;
 	}
-	n = summary_function_counts(m, &entries);
-	if (n > 0) {
-		print_top(out, m, entries, n, true);
-		print_top(out, m, entries, n, false);
-	}
-	free(entries);
+	print_event_tables(out, m);
 }

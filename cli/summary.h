@@ -3,6 +3,7 @@
 #ifndef COLLECTOR_SUMMARY_H
 #define COLLECTOR_SUMMARY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,9 +26,13 @@ struct summary_entry {
 	uint64_t total;
 };
 
-/* Counts self and total samples per function over every sample; returns
- * the number of entries in *out (caller frees) or a negative errno. */
-long summary_function_counts(const struct model *m, struct summary_entry **out);
+#define SUMMARY_ALL_EVENTS UINT32_MAX
+
+/* Counts self and total samples (weighted: their weights) per function over
+ * the samples of one event (or SUMMARY_ALL_EVENTS); returns the number of
+ * entries in *out (caller frees) or a negative errno. */
+long summary_function_counts(const struct model *m, uint32_t event, bool weighted,
+			     struct summary_entry **out);
 /* Name of an entry: the function, or "[unknown] image+0xoffset". */
 void summary_entry_name(const struct model *m, uint64_t key, char *buf, size_t size);
 

@@ -38,6 +38,8 @@ static const struct {
 	{ COLLECTOR_CNT_AGG_FULL, MODEL_LOST_AGGREGATION_FULL },
 	{ COLLECTOR_CNT_TARGETS_FULL, MODEL_LOST_CHILDREN_NOT_FOLLOWED },
 	{ COLLECTOR_CNT_SKIPPED_BUSY, MODEL_LOST_SAMPLER_BUSY },
+	{ COLLECTOR_CNT_AGG_STACKS_FULL, MODEL_LOST_AGG_STACKS_FULL },
+	{ COLLECTOR_CNT_AGG_KEYS_FULL, MODEL_LOST_AGG_KEYS_FULL },
 };
 
 void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX])
@@ -45,6 +47,10 @@ void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX
 	for (size_t i = 0; i < sizeof(sampler_lost) / sizeof(sampler_lost[0]); i++)
 		model_lost_add(m, sampler_lost[i].cause, c[sampler_lost[i].counter]);
 	model_stat_add(m, MODEL_STAT_RING_WAKEUPS, c[COLLECTOR_CNT_WAKEUPS]);
+	if (c[COLLECTOR_CNT_OFFCPU_SHORT])
+		model_stat_add(m, MODEL_STAT_OFFCPU_SHORT_SWITCHES, c[COLLECTOR_CNT_OFFCPU_SHORT]);
+	if (c[COLLECTOR_CNT_OFFCPU_NO_STATE])
+		model_stat_add(m, MODEL_STAT_OFFCPU_NO_STATE, c[COLLECTOR_CNT_OFFCPU_NO_STATE]);
 }
 
 uint64_t decode_kernel_samples(struct model *m, uint64_t by_ip, uint64_t not_counted)

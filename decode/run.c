@@ -45,6 +45,31 @@ void decode_run_setup(struct model *m, const struct run_setup *s)
 	gethostname(m->run.hostname, sizeof(m->run.hostname) - 1);
 	m->run.host_id = (uint32_t)gethostid();
 	m->run.trace_nargs = s->trace_nargs;
+	for (int i = 0; i < s->n_events; i++) {
+		const struct perf_event_request *r = &s->events[i];
+		struct model_event e = {
+			.name = (char *)r->name,
+			.unit = (char *)r->unit,
+			.description = (char *)r->description,
+			.clock = r->clock,
+			.freq_hz = r->use_freq ? r->freq : 0,
+			.period = r->use_freq ? 0 : r->period,
+		};
+
+		model_add_event(m, &e);
+	}
+	if (s->off_cpu) {
+		struct model_event e = {
+			.name = PERF_EVENT_OFF_CPU,
+			.unit = "ns",
+			.description = "time switched out (blocked, or waiting for a CPU)",
+			.clock = true,
+			.aggregated = true,
+		};
+
+		model_add_event(m, &e);
+		model_stat_add(m, MODEL_STAT_OFFCPU_MIN_NS, s->off_cpu_min_ns);
+	}
 	if (s->command_line)
 		model_set_command_line(m, s->command_line);
 	if (s->call_graph)
@@ -66,6 +91,12 @@ void decode_window_end(struct model *m)
 {
 	m->run.end_ktime_ns = run_clock_ns(true);
 	m->run.end_ns = m->run.end_ktime_ns + m->run.ktime_to_epoch_ns;
+}
+
+void decode_events_lost(struct model *m, const uint64_t *lost, uint32_t n)
+{
+	for (uint32_t i = 0; i < n && i < m->events.len; i++)
+		m->events.items[i].lost = lost[i];
 }
 
 void decode_run_costs(struct model *m, uint64_t collector_cpu_ns, uint64_t bpf_run_ns)

@@ -10,13 +10,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/perf_events.h"
 #include "lib/powercap.h"
 #include "model/model.h"
 
 struct run_setup {
 	const char *command_line;   /* the profiled command, or NULL */
 	bool system_wide;
-	unsigned int freq_hz;
+	unsigned int freq_hz;       /* -F */
+	const struct perf_event_request *events; /* -e, by event index */
+	int n_events;               /* 0: cpu-clock at freq_hz */
+	bool off_cpu;               /* --off-cpu: event off-cpu after them */
+	uint64_t off_cpu_min_ns;    /* --off-cpu-min */
 	unsigned int trace_nargs;   /* --args */
 	const char *call_graph;     /* "fp", "dwarf" */
 };
@@ -25,7 +30,8 @@ struct run_setup {
 uint64_t run_clock_ns(bool monotonic);
 
 /* The machine (host name and id, CPUs, clock rate), the offset from
- * kernel time to the Unix epoch, and what was asked for. */
+ * kernel time to the Unix epoch, and what was asked for (the events among
+ * it, model_add_event() in order). */
 void decode_run_setup(struct model *m, const struct run_setup *s);
 /* The call graph chosen once the targets are known. */
 void decode_run_call_graph(struct model *m, const char *call_graph);
@@ -33,6 +39,8 @@ void decode_run_call_graph(struct model *m, const char *call_graph);
 void decode_window_start(struct model *m);
 /* The sampling window closes now. */
 void decode_window_end(struct model *m);
+/* Sample records lost by event index, as the kernel counted them. */
+void decode_events_lost(struct model *m, const uint64_t *lost, uint32_t n);
 /* What the profiler itself cost: its CPU time, and the BPF programs'. */
 void decode_run_costs(struct model *m, uint64_t collector_cpu_ns, uint64_t bpf_run_ns);
 /* A reading of the RAPL energy counters, at most every 100 ms unless

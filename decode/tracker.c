@@ -102,6 +102,17 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 			}
 		}
 		break;
+	case COLLECTOR_EV_AGG_SAMPLE:
+		if (size >= sizeof(struct collector_agg_sample_event)) {
+			const struct collector_agg_sample_event *ae = data;
+
+			if (((size_t)ae->sample.n_kernel + ae->sample.n_user) * sizeof(uint64_t) <=
+			    size - sizeof(*ae)) {
+				trk_handle_agg_sample(t, ae);
+				return 0;
+			}
+		}
+		break;
 	case COLLECTOR_EV_FORK:
 	case COLLECTOR_EV_EXEC:
 	case COLLECTOR_EV_EXIT:

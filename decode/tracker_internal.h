@@ -106,6 +106,7 @@ void trk_free_proc_state(struct proc_state *ps);
 /* tracker_stacks.c */
 /* A frame-pointer sample: the user frames follow the kernel ones. */
 void trk_handle_sample(struct tracker *t, const struct collector_sample_event *e);
+void trk_handle_agg_sample(struct tracker *t, const struct collector_agg_sample_event *ae);
 /* --call-graph dwarf: a sample with registers and a copy of the stack. */
 void trk_handle_stack_sample(struct tracker *t, const struct collector_stack_sample_event *se);
 

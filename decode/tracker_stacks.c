@@ -193,11 +193,13 @@ static uint32_t kernel_part(struct tracker *t, const uint64_t *ips, uint32_t n, 
 	return part;
 }
 
-/* The kernel frames that follow a sample record, of either kind. */
+/* The kernel frames that follow a sample record, of any kind. */
 static const uint64_t *sample_kernel_frames(const struct collector_sample_event *e)
 {
 	if (e->hdr.kind == COLLECTOR_EV_SAMPLE_STACK)
 		return (const uint64_t *)((const struct collector_stack_sample_event *)e + 1);
+	if (e->hdr.kind == COLLECTOR_EV_AGG_SAMPLE)
+		return (const uint64_t *)((const struct collector_agg_sample_event *)e + 1);
 	return (const uint64_t *)(e + 1);
 }
 
@@ -212,13 +214,16 @@ static void store_sample(struct tracker *t, const struct collector_sample_event 
 	s = model_add_sample(t->m);
 	s->ktime_ns = e->hdr.ktime_ns;
 	s->time_ns = trk_epoch_of(t, e->hdr.ktime_ns);
-	s->weight_ns = e->period;
+	s->weight = e->period;
 	s->cputime_ns = e->cputime_ns;
 	s->user_pc = e->user_ip;
 	s->process = th->process;
 	s->thread = thread;
 	s->stack = stack;
 	s->cpu = e->hdr.cpu;
+	/* an index the run does not have (a record replayed into a run of
+	 * fewer events) goes to the first event */
+	s->event = e->event < model_event_count(t->m) ? e->event : 0;
 	s->kernel_mode = e->kernel_mode;
 	t->samples++;
 }
@@ -257,15 +262,73 @@ static void add_sample(struct tracker *t, const struct collector_sample_event *e
 	store_sample(t, e, thread, stack);
 }
 
-void trk_handle_sample(struct tracker *t, const struct collector_sample_event *e)
+/* A sample whose kernel then user frames are at frames. */
+static void handle_sample_frames(struct tracker *t, const struct collector_sample_event *e,
+				 const uint64_t *frames)
 {
 	uint32_t thread = trk_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
 	uint32_t process = t->m->threads.items[thread].process;
-	const uint64_t *frames = (const uint64_t *)(e + 1);
 
 	add_sample(t, e, thread,
 		   user_part(t, process, frames + e->n_kernel, e->n_user, e->user_ip,
 			     e->hdr.ktime_ns, WALK_END_BY_ROOT));
+}
+
+void trk_handle_sample(struct tracker *t, const struct collector_sample_event *e)
+{
+	handle_sample_frames(t, e, (const uint64_t *)(e + 1));
+}
+
+/* Whether a kernel frame is the tracing machinery's (the BPF program, its
+ * JIT'd code, the tracepoint's glue) rather than the traced kernel's. */
+static bool tracing_frame(struct tracker *t, uint32_t kimg, uint64_t addr)
+{
+	static const char *const prefixes[] = {
+		"bpf_", "__bpf_", "__traceiter_", "__probestub_", "trace_sched_",
+	};
+	const char *name = model_location_name(t->m, symbolizer_location(t->sym, kimg, addr));
+
+	if (!name) /* JIT'd BPF code has no kallsyms entry of the kernel image */
+		return true;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* A sum aggregated in the kernel (--off-cpu): a sample whose weight is the
+ * sum, and whose event counts the occurrences it holds.  Its kernel stack
+ * was taken inside the sched_switch tracepoint's BPF program: the frames
+ * above the scheduler go. */
+void trk_handle_agg_sample(struct tracker *t, const struct collector_agg_sample_event *ae)
+{
+	const uint64_t *frames = (const uint64_t *)(ae + 1);
+	struct collector_sample_event e = ae->sample;
+	uint32_t skip = 0, kimg;
+
+	if (e.event < t->m->events.len)
+		t->m->events.items[e.event].occurrences += ae->count;
+	if (e.n_kernel) {
+		kimg = symbolizer_kernel_image(t->sym);
+		while (skip + 1 < e.n_kernel && tracing_frame(t, kimg, frames[skip]))
+			skip++;
+	}
+	if (!skip) {
+		handle_sample_frames(t, &ae->sample, frames);
+		return;
+	}
+	/* add_sample() finds the kernel frames after the record: a copy */
+	{
+		uint8_t buf[sizeof(*ae) + 2 * COLLECTOR_MAX_STACK_DEPTH * sizeof(uint64_t)];
+		struct collector_agg_sample_event *c = (struct collector_agg_sample_event *)buf;
+		uint32_t n = e.n_kernel + e.n_user - skip;
+
+		*c = *ae;
+		c->sample.n_kernel -= skip;
+		c->sample.ip = frames[skip];
+		memcpy(c + 1, frames + skip, n * sizeof(uint64_t));
+		handle_sample_frames(t, &c->sample, (const uint64_t *)(c + 1));
+	}
 }
 
 static uint64_t now_ns(void)

@@ -21,6 +21,18 @@ struct stack_counts {
 	size_t len, cap;
 };
 
+/* What a sample counts for in the tree: 1, or for an aggregated event
+ * (--off-cpu) its weight in µs (at least 1). */
+static uint64_t sample_units(const struct model *m, const struct model_sample *s)
+{
+	uint64_t us;
+
+	if (!model_event(m, s->event)->aggregated)
+		return 1;
+	us = s->weight / 1000;
+	return us ? us : 1;
+}
+
 static int count_stacks(struct flametree *t, const struct model *m, struct stack_counts *counts)
 {
 	uint32_t *pname = malloc((m->processes.len + 1) * sizeof(*pname));
@@ -62,7 +74,9 @@ static int count_stacks(struct flametree *t, const struct model *m, struct stack
 			c->pname = p;
 			c->stack = stack;
 		}
-		counts->items[id].count++;
+		/* a sum made in the kernel (off-cpu) counts what it holds, in
+		 * µs as off-CPU flame graphs do, not as one sample */
+		counts->items[id].count += sample_units(m, s);
 	}
 out:
 	idmap_free(&index);

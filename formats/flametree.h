@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The samples as one calling-context tree keyed by frame names, for the
+ * The samples as one calling-context tree keyed by frame names (a sum
+ * aggregated in the kernel, off-cpu's, counting its µs), for the
  * folded stacks and the flame graph: the root stands for every sample, its
  * children are the process names (comm: processes of one name merge, as
  * stackcollapse-perf merges them), and below each the frames root first

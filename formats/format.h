@@ -89,6 +89,10 @@ struct format {
 	int (*write)(const struct model *m, const struct export_options *opts);
 	bool (*recognize)(const char *path, const unsigned char *head, size_t n);
 	int (*dump)(const char *path, FILE *out, bool check);
+	/* The format holds one event: in a run of several, formats_write()
+	 * gives it the first event's samples under opts->dir and each other
+	 * event's under opts->dir/<event>/ (a model view of that event only). */
+	bool one_event;
 };
 
 #endif /* COLLECTOR_FORMAT_H */

@@ -3,6 +3,7 @@
 #include "formats/registry.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -115,6 +116,42 @@ int formats_parse(const char *list, unsigned int *mask)
 	return 0;
 }
 
+/* A one-event format in a run of several events: the first event's file
+ * where it always is, each other event's under DIR/<event>/. */
+static int write_each_event(const struct format *fmt, const struct model *m,
+			    const struct export_options *opts)
+{
+	int first_err = 0;
+
+	for (uint32_t ev = 0; ev < model_event_count(m); ev++) {
+		struct export_options eo = *opts;
+		char name[80], dir[PATH_MAX];
+		struct model view;
+		int err;
+
+		if (ev) {
+			export_file_name(name, sizeof(name), model_event(m, ev)->name,
+					 strlen(model_event(m, ev)->name), "event");
+			snprintf(dir, sizeof(dir), "%s/%s", opts->dir, name);
+			err = export_mkdir(opts, name);
+			if (err) {
+				first_err = first_err ? first_err : err;
+				continue;
+			}
+			eo.dir = dir;
+		}
+		err = model_event_view(m, ev, &view);
+		if (!err) {
+			if (view.samples.len)
+				err = fmt->write(&view, &eo);
+			model_event_view_free(&view);
+		}
+		if (err && !first_err)
+			first_err = err;
+	}
+	return first_err;
+}
+
 int formats_write(const struct model *m, unsigned int mask, const struct export_options *opts)
 {
 	int first_err = 0;
@@ -124,7 +161,10 @@ int formats_write(const struct model *m, unsigned int mask, const struct export_
 
 		if (!(mask & 1u << i))
 			continue;
-		err = registry[i]->write(m, opts);
+		if (registry[i]->one_event && model_event_count(m) > 1)
+			err = write_each_event(registry[i], m, opts);
+		else
+			err = registry[i]->write(m, opts);
 		if (err) {
 			fprintf(stderr, "collector: writing the %s output failed: %s\n",
 				registry[i]->name, strerror(-err));

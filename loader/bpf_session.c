@@ -122,6 +122,13 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	s->skel->rodata->kernel_fp_walk = getenv("COLLECTOR_KERNEL_FP_WALK") != NULL;
 	s->skel->rodata->idle_per_busy = idle_per_busy();
 	bpf_map__set_max_entries(s->skel->maps.events, cfg->ring_bytes);
+	s->skel->rodata->off_cpu_min_ns = cfg->off_cpu_min_ns;
+	s->skel->rodata->off_cpu_event = cfg->off_cpu_event;
+	bpf_program__set_autoload(s->skel->progs.on_switch_offcpu, cfg->off_cpu);
+	if (!cfg->off_cpu) { /* the aggregation maps unused: one entry each */
+		bpf_map__set_max_entries(s->skel->maps.agg_stacks, 1);
+		bpf_map__set_max_entries(s->skel->maps.agg_counts, 1);
+	}
 	/* dwarf mode builds records in a slot per CPU; 1 entry when unused */
 	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf ? s->n_cpus : 1);
 	err = sample_bpf__load(s->skel);
@@ -222,11 +229,42 @@ static bool raise_open_files(void)
 	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
 }
 
-/* One sampling event, kept with its link: on CPU cpu (pid -1) for -a, or
- * following thread pid and the tasks it creates from now on (cpu -1). */
-static int open_sampling_event(struct bpf_session *s, struct perf_event_attr *attr, pid_t pid,
-			       int cpu)
+static void event_attr(struct perf_event_attr *attr, const struct perf_event_request *e)
 {
+	memset(attr, 0, sizeof(*attr));
+	attr->type = e->type;
+	attr->size = sizeof(*attr);
+	attr->config = e->config;
+	attr->freq = e->use_freq;
+	if (e->use_freq)
+		attr->sample_freq = e->freq;
+	else
+		attr->sample_period = e->period;
+}
+
+int bpf_session_probe_event(const struct perf_event_request *e)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	event_attr(&attr, e);
+	attr.disabled = 1;
+	attr.exclude_kernel = 1; /* what an unprivileged caller may open */
+	attr.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Event ev, kept with its link: on CPU cpu (pid -1) for -a, or following
+ * thread pid and the tasks it creates from now on (cpu -1).  The link's
+ * cookie tells the program which event fired. */
+static int open_sampling_event(struct bpf_session *s, int ev, pid_t pid, int cpu)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = ev);
+	struct perf_event_attr attr;
 	struct bpf_link *link;
 	int fd;
 
@@ -244,18 +282,20 @@ static int open_sampling_event(struct bpf_session *s, struct perf_event_attr *at
 		s->event_fds = fds;
 		s->cap_events = cap;
 	}
-	fd = syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	event_attr(&attr, &s->cfg.events[ev]);
+	attr.inherit = pid >= 0;
+	fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && errno == EMFILE && raise_open_files())
-		fd = syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	link = bpf_program__attach_perf_event(s->skel->progs.on_sample, fd);
+	link = bpf_program__attach_perf_event_opts(s->skel->progs.on_sample, fd, &opts);
 	if (!link) {
 		int err = -errno;
 
 		close(fd);
-		fprintf(stderr, "collector: cannot attach the sampling program: %s\n",
-			strerror(-err));
+		fprintf(stderr, "collector: cannot attach the sampling program to %s: %s\n",
+			s->cfg.events[ev].name, strerror(-err));
 		return err;
 	}
 	s->event_fds[s->n_events] = fd;
@@ -263,34 +303,35 @@ static int open_sampling_event(struct bpf_session *s, struct perf_event_attr *at
 	return 0;
 }
 
-static int sample_every_cpu(struct bpf_session *s, struct perf_event_attr *attr)
+static int sample_every_cpu(struct bpf_session *s)
 {
 	for (int cpu = 0; cpu < s->n_cpus; cpu++) {
-		int err;
-
 		if (!cpu_online(cpu))
 			continue;
-		err = open_sampling_event(s, attr, -1, cpu);
-		if (err == -ENODEV)
-			continue; /* went offline */
-		if (err) {
-			fprintf(stderr, "collector: cannot open a cpu-clock perf event on CPU %d: %s\n",
-				cpu, strerror(-err));
-			return err;
+		for (int ev = 0; ev < s->cfg.n_events; ev++) {
+			int err = open_sampling_event(s, ev, -1, cpu);
+
+			if (err == -ENODEV)
+				break; /* went offline */
+			if (err) {
+				fprintf(stderr, "collector: cannot open a %s perf event on CPU %d: %s\n",
+					s->cfg.events[ev].name, cpu, strerror(-err));
+				return err;
+			}
 		}
 	}
 	return s->n_events ? 0 : -ENODEV;
 }
 
-/* Every thread of tgid gets an event that its future tasks inherit.  A
+/* Every thread of tgid gets each event, which its future tasks inherit.  A
  * thread created while the list is read has no event yet and its creator
  * may have none to pass on: the list is read again until it brings no new
  * thread. */
-static int sample_process(struct bpf_session *s, struct perf_event_attr *attr, pid_t tgid)
+static int sample_process(struct bpf_session *s, pid_t tgid)
 {
 	struct idmap followed = { 0 };
 	bool again = true;
-	int err = 0;
+	int err = 0, ev = 0;
 
 	for (int pass = 0; again && pass < 8 && !err; pass++) {
 		pid_t *tids = NULL;
@@ -302,7 +343,8 @@ static int sample_process(struct bpf_session *s, struct perf_event_attr *attr, p
 		for (size_t i = 0; i < n && !err; i++) {
 			if (idmap_get(&followed, tids[i]) != UINT32_MAX)
 				continue;
-			err = open_sampling_event(s, attr, tids[i], -1);
+			for (ev = 0; ev < s->cfg.n_events && !err; ev++)
+				err = open_sampling_event(s, ev, tids[i], -1);
 			if (err == -ESRCH) {
 				err = 0; /* the thread ended meanwhile */
 				continue;
@@ -315,10 +357,16 @@ static int sample_process(struct bpf_session *s, struct perf_event_attr *attr, p
 	}
 	idmap_free(&followed);
 	if (err)
-		fprintf(stderr, "collector: cannot open a cpu-clock perf event for process %d: %s%s\n",
-			tgid, strerror(-err), err == -EMFILE ?
+		fprintf(stderr, "collector: cannot open a %s perf event for process %d: %s%s\n",
+			s->cfg.events[ev > 0 ? ev - 1 : 0].name, tgid, strerror(-err),
+			err == -EMFILE ?
 			" (one per thread: raise the hard limit, ulimit -Hn, or use -a)" : "");
 	return err;
+}
+
+void bpf_session_offcpu_since(struct bpf_session *s, uint64_t ktime_ns)
+{
+	s->skel->bss->offcpu_since_ns = ktime_ns;
 }
 
 /*
@@ -331,22 +379,14 @@ static int sample_process(struct bpf_session *s, struct perf_event_attr *attr, p
  */
 int bpf_session_start_sampling(struct bpf_session *s, const pid_t *tgids, int n_tgids)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.freq = 1,
-		.sample_freq = s->cfg.freq,
-	};
-
+	bpf_session_offcpu_since(s, monotonic_ns());
 	s->n_online = 0;
 	for (int cpu = 0; cpu < s->n_cpus; cpu++)
 		s->n_online += cpu_online(cpu);
 	if (s->cfg.system_wide || n_tgids == 0)
-		return sample_every_cpu(s, &attr);
-	attr.inherit = 1;
+		return sample_every_cpu(s);
 	for (int i = 0; i < n_tgids; i++) {
-		int err = sample_process(s, &attr, tgids[i]);
+		int err = sample_process(s, tgids[i]);
 
 		if (err)
 			return err;
@@ -381,22 +421,33 @@ int bpf_session_drain(struct bpf_session *s, uint64_t max_ns)
 	return n == -EINTR ? 0 : n;
 }
 
-int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX])
+/* Sums each of a per-CPU u64 array's n entries over the CPUs. */
+static int sum_percpu_array(struct bpf_session *s, struct bpf_map *map, uint32_t n,
+			    uint64_t *out)
 {
 	uint64_t *vals = calloc(s->n_cpus, sizeof(*vals));
 
 	if (!vals)
 		return -ENOMEM;
-	for (uint32_t k = 0; k < COLLECTOR_CNT_MAX; k++) {
+	for (uint32_t k = 0; k < n; k++) {
 		out[k] = 0;
-		if (bpf_map__lookup_elem(s->skel->maps.counters, &k, sizeof(k), vals,
-					 s->n_cpus * sizeof(*vals), 0) != 0)
+		if (bpf_map__lookup_elem(map, &k, sizeof(k), vals, s->n_cpus * sizeof(*vals), 0))
 			continue;
 		for (int c = 0; c < s->n_cpus; c++)
 			out[k] += vals[c];
 	}
 	free(vals);
 	return 0;
+}
+
+int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX])
+{
+	return sum_percpu_array(s, s->skel->maps.counters, COLLECTOR_CNT_MAX, out);
+}
+
+int bpf_session_lost_by_event(struct bpf_session *s, uint64_t out[COLLECTOR_MAX_EVENTS])
+{
+	return sum_percpu_array(s, s->skel->maps.lost_by_event, COLLECTOR_MAX_EVENTS, out);
 }
 
 /* Sums a hash map's u64 values, a batch of entries per system call: key by
@@ -448,6 +499,83 @@ static int sum_map(struct bpf_map *map, size_t key_size, uint64_t *total)
 int bpf_session_aggregate_total(struct bpf_session *s, uint64_t *by_ip)
 {
 	return sum_map(s->skel->maps.ip_counts, sizeof(struct collector_ip_key), by_ip);
+}
+
+/* One sum and its stacks as a record, to on_record. */
+static int deliver_aggregate(struct bpf_session *s, const struct collector_agg_key *k,
+			     const struct collector_agg_value *v, uint64_t now, uint64_t *buf)
+{
+	struct collector_agg_sample_event *e = (struct collector_agg_sample_event *)buf;
+	uint64_t *frames = (uint64_t *)(e + 1);
+	struct collector_agg_stack st;
+	uint32_t nk = 0, nu = 0;
+
+	memset(e, 0, sizeof(*e));
+	if (k->kernel_stack && bpf_map__lookup_elem(s->skel->maps.agg_stacks, &k->kernel_stack,
+						    sizeof(uint64_t), &st, sizeof(st), 0) == 0) {
+		nk = st.n < COLLECTOR_MAX_STACK_DEPTH ? st.n : COLLECTOR_MAX_STACK_DEPTH;
+		memcpy(frames, st.frames, nk * sizeof(uint64_t));
+	}
+	if (k->user_stack && bpf_map__lookup_elem(s->skel->maps.agg_stacks, &k->user_stack,
+						  sizeof(uint64_t), &st, sizeof(st), 0) == 0) {
+		nu = st.n < COLLECTOR_MAX_STACK_DEPTH ? st.n : COLLECTOR_MAX_STACK_DEPTH;
+		memcpy(frames + nk, st.frames, nu * sizeof(uint64_t));
+	}
+	e->sample.hdr.kind = COLLECTOR_EV_AGG_SAMPLE;
+	e->sample.hdr.ktime_ns = now;
+	e->sample.hdr.tgid = k->tgid;
+	e->sample.hdr.tid = k->tid;
+	e->sample.period = v->weight;
+	e->sample.n_kernel = nk;
+	e->sample.n_user = nu;
+	e->sample.kernel_mode = nk > 0;
+	e->sample.ip = nk ? frames[0] : nu ? frames[nk] : 0;
+	e->sample.user_ip = nu ? frames[nk] : 0;
+	e->sample.event = k->event;
+	e->count = v->count;
+	return s->cfg.on_record(s->cfg.ctx, e, sizeof(*e) + (nk + nu) * sizeof(uint64_t));
+}
+
+int bpf_session_read_aggregates(struct bpf_session *s)
+{
+	struct bpf_map *map = s->skel->maps.agg_counts;
+	struct collector_agg_key *keys = NULL, next;
+	size_t n = 0, cap = 0;
+	uint64_t *buf, now = monotonic_ns();
+	int err = 0, done = 0;
+
+	if (!s->cfg.off_cpu)
+		return 0;
+	buf = malloc(sizeof(struct collector_agg_sample_event) +
+		     2 * COLLECTOR_MAX_STACK_DEPTH * sizeof(uint64_t));
+	if (!buf)
+		return -ENOMEM;
+	/* the keys first: deleting while walking would restart the walk */
+	while (bpf_map__get_next_key(map, n ? &keys[n - 1] : NULL, &next, sizeof(next)) == 0) {
+		if (n == cap) {
+			void *nk = realloc(keys, (cap = cap ? 2 * cap : 256) * sizeof(*keys));
+
+			if (!nk) {
+				err = -ENOMEM;
+				goto out;
+			}
+			keys = nk;
+		}
+		keys[n++] = next;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		struct collector_agg_value v;
+
+		/* taken atomically: what a CPU adds after it goes to the next read */
+		if (bpf_map_lookup_and_delete_elem(bpf_map__fd(map), &keys[i], &v) != 0)
+			continue;
+		err = deliver_aggregate(s, &keys[i], &v, now, buf);
+		done++;
+	}
+out:
+	free(keys);
+	free(buf);
+	return err ? err : done;
 }
 
 static struct bpf_prog_info prog_info(struct bpf_program *prog)

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "bpf/collector.h"
+#include "lib/perf_events.h"
 
 struct bpf_session;
 
@@ -21,7 +22,15 @@ typedef int (*bpf_record_fn)(void *ctx, const void *data, size_t size);
 struct bpf_session_config {
 	bool system_wide;
 	bool trace_switches;
-	unsigned int freq;
+	/* the perf events sampled, each attached with its index as the
+	 * sample program's BPF cookie (the record's event field) */
+	const struct perf_event_request *events;
+	int n_events;
+	/* --off-cpu: time switched out, summed in the kernel by stack as
+	 * event off_cpu_event; shorter than off_cpu_min_ns only counted */
+	bool off_cpu;
+	uint64_t off_cpu_min_ns;
+	int off_cpu_event;
 	unsigned int ring_bytes;   /* a power of two, at least a page */
 	bool dwarf;                /* copy user registers and stack */
 	unsigned int stack_bytes;
@@ -41,11 +50,19 @@ int bpf_session_remove_target(struct bpf_session *s, pid_t tgid);
  * with the tracing object. */
 int bpf_session_map_fd(struct bpf_session *s, const char *name);
 size_t bpf_session_ring_bytes(struct bpf_session *s);
-/* Opens the cpu-clock events and attaches the sampler: one per online CPU
- * for a system-wide run (or with no tgids), else one per thread of each
- * of the n_tgids processes, inherited by the tasks they create after.
+/* Whether this machine can open event e (perf_event_open on the calling
+ * thread, disabled, closed at once): 0, or the negative errno (-ENOENT,
+ * -EOPNOTSUPP: no such event here, as for a hardware event without a PMU).
+ * Needs no BPF. */
+int bpf_session_probe_event(const struct perf_event_request *e);
+/* Opens the events and attaches the sampler: each event on every online
+ * CPU for a system-wide run (or with no tgids), else on every thread of
+ * each of the n_tgids processes, inherited by the tasks they create after.
  * Returns 0 or a negative errno, after naming what failed on stderr. */
 int bpf_session_start_sampling(struct bpf_session *s, const pid_t *tgids, int n_tgids);
+/* --off-cpu: time switched out before ktime_ns (CLOCK_MONOTONIC) is not
+ * counted; start_sampling sets it to its own time. */
+void bpf_session_offcpu_since(struct bpf_session *s, uint64_t ktime_ns);
 /* Detaches the sampler and closes its events; records already in the ring
  * stay there for the final drain. */
 void bpf_session_stop_sampling(struct bpf_session *s);
@@ -59,8 +76,15 @@ int bpf_session_drain(struct bpf_session *s, uint64_t max_ns);
 int bpf_session_epoll_fd(struct bpf_session *s);
 /* Counters summed over CPUs. */
 int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX]);
+/* Sample records lost (ring full), by event index, summed over CPUs. */
+int bpf_session_lost_by_event(struct bpf_session *s, uint64_t out[COLLECTOR_MAX_EVENTS]);
 /* Samples counted in the kernel's by-instruction aggregate. */
 int bpf_session_aggregate_total(struct bpf_session *s, uint64_t *by_ip);
+/* Hands every sum aggregated in the kernel by stack (--off-cpu) to
+ * cfg.on_record as a COLLECTOR_EV_AGG_SAMPLE record stamped now, and takes
+ * it out of the map (the next read has what came after).  Stacks stay
+ * stored.  Returns the number of sums, or a negative errno. */
+int bpf_session_read_aggregates(struct bpf_session *s);
 /* Run time of the BPF programs so far (ns), 0 if stats are unavailable. */
 uint64_t bpf_session_run_time_ns(struct bpf_session *s);
 int bpf_session_online_cpus(struct bpf_session *s);

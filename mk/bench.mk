@@ -8,6 +8,8 @@
 #   make bench-exporters   MB/s and peak RSS of every writer (10^6 and 10^7)
 #   make bench-soak        collector -a RSS minute by minute (10 minutes)
 #   make bench-high-rate   -F 10000/50000/100000 -- true beside perf record
+#   make bench-offcpu      --off-cpu at ~100 k context switches/s beside an empty
+#                          tp_btf/sched_switch program
 #   make bench-continuous  collector -a --interval 60 RSS minute by minute beside
 #                          perf record --switch-output (BENCH_CONTINUOUS_MINUTES, 30)
 #
@@ -25,11 +27,11 @@ BENCH_WL_CFLAGS := -g -O2 -Wall -Wextra -fno-omit-frame-pointer -mno-omit-leaf-f
 		   -fno-shrink-wrap -fno-optimize-sibling-calls
 
 BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)/deep-nofp \
-	      $(BENCH)/hot \
+	      $(BENCH)/hot $(BENCH)/switch-floor $(BENCH)/pingpong \
 	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench
 
 .PHONY: bench bench-peers bench-sampling bench-dwarf bench-tracing bench-exporters bench-soak \
-	bench-continuous bench-high-rate bench-bins
+	bench-continuous bench-high-rate bench-bins bench-offcpu
 
 bench-peers:
 	@./bench/install-peers.sh
@@ -50,6 +52,14 @@ $(BENCH)/sample-floor: bench/floor/sample_floor.c bench/floor/floor_common.h \
 $(BENCH)/uprobe-floor: bench/floor/uprobe_floor.c bench/floor/floor_common.h \
 		       $(BENCH)/uprobe_floor.skel.h
 	$(CC) $(CFLAGS) -I$(BENCH) -o $@ $< $(LDLIBS)
+
+$(BENCH)/switch-floor: bench/floor/switch_floor.c bench/floor/floor_common.h \
+		       $(BENCH)/switch_floor.skel.h
+	$(CC) $(CFLAGS) -I$(BENCH) -o $@ $< $(LDLIBS)
+
+$(BENCH)/pingpong: bench/workloads/pingpong.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_WL_CFLAGS) -o $@ $< -lpthread
 
 $(BENCH)/deep: bench/workloads/deep.c
 	@mkdir -p $(dir $@)
@@ -99,6 +109,9 @@ bench-tracing: bench-peers bench-bins
 
 bench-exporters: bench-bins
 	@env $(BENCH_ENV) python3 bench/bench.py exporters
+
+bench-offcpu: bench-bins
+	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py offcpu
 
 bench-soak: bench-peers bench-bins
 	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py soak

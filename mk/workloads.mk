@@ -28,8 +28,10 @@ $(WL)/threads: tests/workloads/threads.c
 
 # programs built alike (frame pointers, libc only): fork and exec (forkexec),
 # known call counts (calls), calls that longjmp out or tail-call (escapes),
-# 24 frames of 1 KiB, a stack deeper than the sampler's copy (bigframes)
-PLAIN_WORKLOADS := $(WL)/forkexec $(WL)/calls $(WL)/escapes $(WL)/bigframes
+# 24 frames of 1 KiB, a stack deeper than the sampler's copy (bigframes), events of
+# known counts (pagetouch), on and off the CPU (offcpu)
+PLAIN_WORKLOADS := $(WL)/forkexec $(WL)/calls $(WL)/escapes $(WL)/bigframes $(WL)/pagetouch \
+	$(WL)/offcpu
 $(PLAIN_WORKLOADS): $(WL)/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WL_CFLAGS) -o $@ $<
@@ -45,7 +47,8 @@ $(WL)/cxx_shapes: tests/workloads/cxx_shapes.cpp
 	$(CXX) -g -O2 -fno-omit-frame-pointer -o $@ $<
 
 WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls $(WL)/pie_lib \
-	$(WL)/threads $(WL)/deep $(WL)/bigframes $(WL)/escapes $(WL)/cxx_shapes
+	$(WL)/threads $(WL)/deep $(WL)/bigframes $(WL)/escapes $(WL)/cxx_shapes $(WL)/pagetouch \
+	$(WL)/offcpu
 INTEGRATION_DEPS += $(WORKLOADS)
 DEMO_DEPS += $(WL)/demo
 UNIT_DEPS += $(WL)/split $(WL)/split-nofp $(WL)/bigframes

@@ -26,6 +26,8 @@
 	X(KERNEL_STACK_FAILED, "kernel stack walk failed")                        \
 	X(AGGREGATION_FULL, "aggregation map full")                               \
 	X(CHILDREN_NOT_FOLLOWED, "children not followed")                         \
+	X(AGG_STACKS_FULL, "kernel stack map full (stack not stored)")             \
+	X(AGG_KEYS_FULL, "kernel by-stack sums map full (off-CPU time not counted)") \
 	X(RB_FULL_TRACE_ENTRIES, "ring buffer full (traced entries)")             \
 	X(RB_FULL_TRACE_EXITS, "ring buffer full (traced exits)")                 \
 	X(TRACE_TOO_DEEP, "traced calls nested too deep")                         \
@@ -59,6 +61,9 @@
 	/* decode/: the kernel side's counters and the uprobes' attach */         \
 	X(RING_WAKEUPS, "ring_wakeups")                                           \
 	X(KERNEL_SAMPLES, "kernel_samples")                                       \
+	X(OFFCPU_SHORT_SWITCHES, "offcpu_short_switches")                         \
+	X(OFFCPU_MIN_NS, "offcpu_min_ns")                                         \
+	X(OFFCPU_NO_STATE, "offcpu_no_state")                                     \
 	X(PROBE_OVERHEAD_NS, "probe_overhead_ns")                                 \
 	X(TRACED_FUNCTIONS_SKIPPED, "traced_functions_skipped")                   \
 	X(ATTACH_US, "attach_us")                                                 \

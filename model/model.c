@@ -464,6 +464,7 @@ void model_free(struct model *m)
 	free_counters(m->stats.items, m->stats.len);
 	free(m->run.command_line);
 	free(m->run.event);
+	model_events_free(m);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -34,6 +34,7 @@
 #include "model/counters.h"
 
 #define MODEL_NONE UINT32_MAX
+#define MODEL_MAX_EVENTS 8    /* events of one run (COLLECTOR_MAX_EVENTS) */
 #define MODEL_MAX_ARGS 6
 #define MODEL_HIST_BUCKETS 64
 
@@ -171,17 +172,38 @@ struct model_thread {
 	uint64_t cputime_ns;  /* last known cumulative on-CPU time */
 };
 
-/* One CPU-clock sample. */
+/*
+ * One sampled event of the run (-e; cpu-clock by default; off-cpu with
+ * --off-cpu).  A sample of it stands for its weight in the event's unit:
+ * ns for the clocks (clock true), a count of events for the others.
+ */
+struct model_event {
+	char *name;           /* "cpu-clock", "page-faults", "off-cpu", "r01c2" */
+	char *unit;           /* "ns", "faults", "switches", ... */
+	char *description;    /* one phrase, for formats that show one */
+	bool clock;           /* weights are ns */
+	uint32_t freq_hz;     /* sampled at this frequency, or 0 */
+	uint64_t period;      /* sampled every period units, or 0 (frequency) */
+	uint64_t samples;     /* samples recorded (off-cpu: switches out attributed) */
+	uint64_t total;       /* sum of the samples' weights */
+	uint64_t lost;        /* samples the kernel could not deliver */
+	bool aggregated;      /* summed in the kernel by stack: a sample is a sum */
+	uint64_t occurrences; /* aggregated: what the sums hold (off-cpu: blocked
+			       * intervals); else the samples */
+};
+
+/* One sample of a run event. */
 struct model_sample {
 	uint64_t time_ns;     /* Unix epoch ns */
 	uint64_t ktime_ns;    /* CLOCK_MONOTONIC ns, as the kernel saw it */
-	uint64_t weight_ns;   /* sampling period: CPU time this sample stands for */
+	uint64_t weight;      /* what it stands for, in its event's unit (ns for clocks) */
 	uint64_t cputime_ns;  /* the thread's cumulative on-CPU ns (sum_exec_runtime) */
 	uint64_t user_pc;     /* runtime user-mode PC (0 if none, e.g. kthread) */
 	uint32_t process;
 	uint32_t thread;      /* model_thread id */
 	uint32_t stack;       /* model_stack id */
 	uint16_t cpu;
+	uint8_t event;        /* model_event id (0 in a run of one event) */
 	bool kernel_mode;     /* the sampled instruction was in the kernel */
 };
 
@@ -242,8 +264,8 @@ struct model_energy {
 struct model_run {
 	char *command_line;   /* the profiled command, or NULL */
 	bool system_wide;
-	char *event;          /* "cpu-clock" */
-	uint32_t freq_hz;     /* requested sampling frequency */
+	char *event;          /* the first event's name: "cpu-clock" by default */
+	uint32_t freq_hz;     /* requested sampling frequency (-F) */
 	uint64_t period_ns;   /* nominal period: 1e9 / freq_hz */
 	uint64_t start_ns, end_ns;           /* epoch ns */
 	uint64_t start_ktime_ns, end_ktime_ns;
@@ -275,6 +297,9 @@ struct model_spill {
 
 struct model {
 	struct model_run run;
+	/* the run's events, by id (model/events.c); empty: one cpu-clock event
+	 * at run.freq_hz, as model_event() describes it */
+	MODEL_VEC(struct model_event) events;
 
 	MODEL_VEC(struct model_image) images;
 	MODEL_VEC(struct model_source_file) files;
@@ -391,6 +416,41 @@ uint32_t model_add_traced_function(struct model *m, uint32_t image, uint64_t add
 struct model_trace_event *model_add_trace_event(struct model *m, const uint64_t *args,
 						 uint8_t n_args);
 struct model_func_stats *model_add_func_stats(struct model *m);
+
+/* Events (model/events.c).  Adds an event (strings copied) and returns its
+ * id; the first one added also names run.event. */
+uint32_t model_add_event(struct model *m, const struct model_event *tmpl);
+/* How many events the run has: at least 1. */
+static inline uint32_t model_event_count(const struct model *m)
+{
+	return m->events.len ? (uint32_t)m->events.len : 1;
+}
+/* Event id (< model_event_count()); with no event added, a cpu-clock event
+ * described from run (freq_hz, period_ns).  Its samples, total and lost
+ * are what model_events_tally() counted. */
+const struct model_event *model_event(const struct model *m, uint32_t id);
+/* Counts each event's samples and total weight from the samples (the
+ * lost counts are the decoder's); adds the default event when none was. */
+void model_events_tally(struct model *m);
+void model_events_free(struct model *m);
+/* A read-only view of m holding event ev only: a shallow copy whose samples
+ * are ev's (their event 0) and whose one event is ev; everything else is
+ * m's.  Free it with model_event_view_free(), never model_free().  0 or
+ * -ENOMEM. */
+int model_event_view(const struct model *m, uint32_t ev, struct model *view);
+void model_event_view_free(struct model *view);
+/* The wall-clock view: with an off-cpu event and a clock sampling on-CPU
+ * time (cpu-clock or task-clock: the first), on-CPU + off-CPU time per
+ * stack, what the threads' lifetimes are made of.  model_wall_event()
+ * tells whether event ev's weights are part of it. */
+bool model_has_wall(const struct model *m);
+bool model_wall_event(const struct model *m, uint32_t ev);
+/* How event e was sampled, as a phrase: "at 999 Hz", "every 1 faults",
+ * "per switch" (off-cpu). */
+void model_event_rate(const struct model_event *e, char *buf, size_t size);
+/* Every event and how it was sampled: "page-faults every 1 faults,
+ * cpu-clock at 999 Hz". */
+void model_events_phrase(const struct model *m, char *buf, size_t size);
 
 /* Counters: model/counters.h. */
 

@@ -121,9 +121,11 @@ def bpf_stats(ids):
             t += p.get("run_time_ns", 0)
             n += p.get("run_cnt", 0)
             by_type[p.get("type")] = by_type.get(p.get("type"), 0) + p.get("run_cnt", 0)
-            # run time by program name, under a key no type takes
+            # run time and count by program name, under keys no type takes
             key = "ns:" + str(p.get("name"))
             by_type[key] = by_type.get(key, 0) + p.get("run_time_ns", 0)
+            key = "cnt:" + str(p.get("name"))
+            by_type[key] = by_type.get(key, 0) + p.get("run_cnt", 0)
     return t, n, by_type
 
 

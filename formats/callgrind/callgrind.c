@@ -48,6 +48,7 @@
 #include "formats/callgrind/callgrind.h"
 #include "formats/callgrind/callgrind_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -113,6 +114,92 @@ static char *clean_text(const char *s, size_t max)
 	return d;
 }
 
+/* The cost column of event ev: Ns for the first event when it is the
+ * default cpu-clock (the files of one-event runs as they always were),
+ * else the event's name in CamelCase, Ns appended for a clock:
+ * PageFaults, ContextSwitches, TaskClockNs, OffCpuNs. */
+static void event_column(const struct model *m, uint32_t ev, char *buf, size_t size)
+{
+	const struct model_event *e = model_event(m, ev);
+	size_t n = 0;
+	bool up = true;
+
+	if (ev == 0 && !strcmp(e->name, "cpu-clock")) {
+		snprintf(buf, size, "Ns");
+		return;
+	}
+	for (const char *c = e->name; *c && n + 3 < size; c++) {
+		if (!isalnum((unsigned char)*c)) {
+			up = true;
+			continue;
+		}
+		buf[n++] = up ? toupper((unsigned char)*c) : tolower((unsigned char)*c);
+		up = false;
+	}
+	if (e->clock && n + 3 < size)
+		buf[n++] = 'N', buf[n++] = 's';
+	buf[n] = 0;
+}
+
+static bool is_default_clock(const struct model *m)
+{
+	return !strcmp(model_event(m, 0)->name, "cpu-clock");
+}
+
+/* Several events (or one not the default): how each was sampled. */
+static int desc_events(struct hbuf *d, const struct model *m)
+{
+	int err = hb_printf(d, "desc: Sampling: Samples counts samples of every event; each "
+			    "event's column what its samples stand for in its unit\n");
+	char col[64];
+
+	for (uint32_t ev = 0; !err && ev < model_event_count(m); ev++) {
+		const struct model_event *e = model_event(m, ev);
+
+		event_column(m, ev, col, sizeof(col));
+		if (e->period)
+			err = hb_printf(d, "desc: Event %s: %s (%s), a sample every %" PRIu64 " %s\n",
+					col, e->name, e->unit, e->period, e->unit);
+		else if (e->freq_hz)
+			err = hb_printf(d, "desc: Event %s: %s (%s), sampled at %" PRIu32 " Hz\n",
+					col, e->name, e->unit, e->freq_hz);
+		else
+			err = hb_printf(d, "desc: Event %s: %s (%s)\n", col, e->name, e->unit);
+	}
+	return err;
+}
+
+/* The event: lines and the events: line. */
+static void write_event_lines(FILE *fp, const struct model *m, bool traced)
+{
+	char col[64];
+
+	if (model_event_count(m) == 1 && is_default_clock(m)) {
+		fputs("event: Samples : Samples (CPU-clock)\n"
+		      "event: Ns : CPU time in ns (sampled)\n", fp);
+	} else {
+		fputs("event: Samples : Samples (every event)\n", fp);
+		for (uint32_t ev = 0; ev < model_event_count(m); ev++) {
+			const struct model_event *e = model_event(m, ev);
+
+			event_column(m, ev, col, sizeof(col));
+			fprintf(fp, "event: %s : %s (%s, sampled)\n", col, e->description, e->unit);
+		}
+	}
+	if (model_has_wall(m))
+		fputs("event: WallNs : Wall-clock time in ns: on-CPU (sampled) + off-CPU\n", fp);
+	if (traced)
+		fputs("event: TracedNs : Wall-clock time of traced calls in ns (uprobes)\n", fp);
+	fputs("events: Samples", fp);
+	for (uint32_t ev = 0; ev < model_event_count(m); ev++) {
+		event_column(m, ev, col, sizeof(col));
+		fprintf(fp, " %s", col);
+	}
+	if (model_has_wall(m))
+		fputs(" WallNs", fp);
+	fputs(traced ? " TracedNs\n" : "\n", fp);
+}
+
 /* desc: lines of one file, each ending with '\n': the counts of this run
  * first, the explanations after, since the header has room for ~1.5 KiB
  * and what does not fit becomes comments after it. */
@@ -146,11 +233,13 @@ static int build_descs(const struct model *m, const struct model_process *proc,
 	if (!err && traced && pi->trace_unmatched)
 		err = hb_printf(d, "desc: TracedUnmatched: %" PRIu64 " traced entries or exits "
 			       "without their pair were dropped\n", pi->trace_unmatched);
-	if (!err && (m->run.event || m->run.freq_hz || m->run.period_ns))
+	if (!err && model_event_count(m) == 1 && is_default_clock(m))
 		err = hb_printf(d, "desc: Sampling: %s at %" PRIu32 " Hz, period %" PRIu64
 			       " ns; Samples counts samples, Ns the CPU time they stand for\n",
 			       m->run.event ? m->run.event : "cpu-clock", m->run.freq_hz,
 			       m->run.period_ns);
+	else if (!err)
+		err = desc_events(d, m);
 	if (!err)
 		err = hb_printf(d, "desc: CallCounts: calls= gives the number of samples in "
 			       "which the call was on the stack (a recursive call counts once "
@@ -174,9 +263,9 @@ static int build_descs(const struct model *m, const struct model_process *proc,
  * (callgrind_annotate reads them only there) as long as events: stays where
  * KCachegrind looks for it; the rest become comments after the header.
  * Returns how far the descs were written. */
-static size_t write_header(struct writer *w, const struct model_process *proc, const char *cmd,
-			   const struct hbuf *descs, bool traced, const uint64_t *totals,
-			   int n_ev)
+static size_t write_header(struct writer *w, const struct model *m,
+			   const struct model_process *proc, const char *cmd,
+			   const struct hbuf *descs, bool traced, const uint64_t *totals, int n_ev)
 {
 	FILE *fp = w->fp;
 	size_t dpos = 0, head_len;
@@ -184,7 +273,8 @@ static size_t write_header(struct writer *w, const struct model_process *proc, c
 	head_len = (size_t)fprintf(fp, "# callgrind format\nversion: 1\ncreator: collector %s\n"
 				   "pid: %d\ncmd: %s\n", COLLECTOR_VERSION, (int)proc->pid,
 				   *cmd ? cmd : "???");
-	head_len += 200 + (traced ? 100 : 0); /* positions:, event:, events: */
+	/* positions:, event:, events: */
+	head_len += 200 + (traced ? 100 : 0) + 80 * model_event_count(m);
 	while (dpos < descs->len) {
 		size_t n = (size_t)(strchr(descs->s + dpos, '\n') - (descs->s + dpos)) + 1;
 
@@ -194,12 +284,8 @@ static size_t write_header(struct writer *w, const struct model_process *proc, c
 		head_len += n;
 		dpos += n;
 	}
-	fputs("positions: instr line\n"
-	      "event: Samples : Samples (CPU-clock)\n"
-	      "event: Ns : CPU time in ns (sampled)\n", fp);
-	if (traced)
-		fputs("event: TracedNs : Wall-clock time of traced calls in ns (uprobes)\n", fp);
-	fputs(traced ? "events: Samples Ns TracedNs\n" : "events: Samples Ns\n", fp);
+	fputs("positions: instr line\n", fp);
+	write_event_lines(fp, m, traced);
 	w_puts(w, "summary:");
 	for (int e = 0; e < n_ev; e++) {
 		w_putc(w, ' ');
@@ -237,7 +323,7 @@ static int write_comments(FILE *fp, const struct model_process *proc, const stru
 static int write_text(struct writer *w, struct proc_ctx *pc, const struct model_process *proc,
 		      const char *cmd, const struct hbuf *descs, bool traced)
 {
-	int n_ev = traced ? 3 : 2;
+	int n_ev = pc->ev_traced + traced;
 	uint64_t totals[N_EV] = { 0 };
 	size_t dpos;
 	int err;
@@ -249,7 +335,7 @@ static int write_text(struct writer *w, struct proc_ctx *pc, const struct model_
 			for (int e = 0; e < n_ev; e++)
 				totals[e] += it->cost[e];
 	}
-	dpos = write_header(w, proc, cmd, descs, traced, totals, n_ev);
+	dpos = write_header(w, pc->m, proc, cmd, descs, traced, totals, n_ev);
 	err = write_comments(w->fp, proc, descs, dpos);
 	if (!err)
 		err = find_homonyms(w, pc);

@@ -183,7 +183,8 @@ int aggregate_samples(const struct model *m, struct aggregates *ag)
 		if (!a)
 			goto out;
 		a->samples++;
-		a->ns += s->weight_ns;
+		if (s->event < MODEL_MAX_EVENTS)
+			a->weight[s->event] += s->weight;
 	}
 	sa = ag->stacks.items;
 	for (size_t i = 0; i < ag->stacks.len; i++) {

@@ -62,7 +62,8 @@ uint32_t group_image(const struct model *m, uint64_t g);
 /* Samples of one (process, stack). */
 struct stack_agg {
 	uint32_t process, stack;
-	uint64_t samples, ns;
+	uint64_t samples;                 /* of every event */
+	uint64_t weight[MODEL_MAX_EVENTS]; /* by event, in its unit */
 };
 
 /* Traced calls of one process: parent traced function (or MODEL_NONE when
@@ -97,7 +98,11 @@ int aggregate_trace(const struct model *m, struct aggregates *ag);
 
 /* ---- one process's items (callgrind_items.c) ------------------------------ */
 
-enum { EV_SAMPLES = 0, EV_NS = 1, EV_TRACED = 2, N_EV = 3 };
+/* Cost columns: Samples (of every event), one per run event (its weight,
+ * in its unit; the first: Ns for the default cpu-clock), WallNs at
+ * proc_ctx.ev_wall when the run has the wall view (model_has_wall()), then
+ * TracedNs at proc_ctx.ev_traced. */
+enum { EV_SAMPLES = 0, EV_FIRST_EVENT = 1, N_EV = 3 + MODEL_MAX_EVENTS };
 
 enum item_kind { ITEM_SELF = 0, ITEM_CALL = 1 };
 
@@ -163,6 +168,10 @@ struct proc_ctx {
 	struct edge_key *scratch;
 	size_t scratch_cap;
 	uint64_t unattributed_calls;
+	uint32_t n_events;        /* model_event_count() */
+	uint32_t ev_wall;         /* the WallNs column, 0 when none */
+	bool wall_event[MODEL_MAX_EVENTS]; /* model_wall_event() */
+	uint32_t ev_traced;       /* the TracedNs column: after the others */
 };
 
 static inline struct item *item_at(struct proc_ctx *pc, uint32_t i)

@@ -43,6 +43,17 @@ static void sort_edge_keys(struct edge_key *k, size_t n)
 	}
 }
 
+/* A stack sum's Samples and event columns into an item's costs. */
+static void add_stack_costs(const struct proc_ctx *pc, struct item *it, const struct stack_agg *sa)
+{
+	it->cost[EV_SAMPLES] += sa->samples;
+	for (uint32_t e = 0; e < pc->n_events; e++) {
+		it->cost[EV_FIRST_EVENT + e] += sa->weight[e];
+		if (pc->wall_event[e])
+			it->cost[pc->ev_wall] += sa->weight[e];
+	}
+}
+
 static int add_self_cost(struct proc_ctx *pc, uint32_t loc, const struct stack_agg *sa)
 {
 	uint32_t idx, *slot = &pc->self_ix[loc < pc->m->locations.len ? loc : pc->m->locations.len];
@@ -58,8 +69,7 @@ static int add_self_cost(struct proc_ctx *pc, uint32_t loc, const struct stack_a
 		it->loc = loc;
 		it->group = location_group(pc->m, loc);
 	}
-	item_at(pc, idx)->cost[EV_SAMPLES] += sa->samples;
-	item_at(pc, idx)->cost[EV_NS] += sa->ns;
+	add_stack_costs(pc, item_at(pc, idx), sa);
 	return 0;
 }
 
@@ -161,8 +171,7 @@ static int add_stack(struct proc_ctx *pc, const struct stack_agg *sa)
 		struct item *it = item_at(pc, pc->scratch[i].item);
 
 		it->calls += sa->samples;
-		it->cost[EV_SAMPLES] += sa->samples;
-		it->cost[EV_NS] += sa->ns;
+		add_stack_costs(pc, it, sa);
 	}
 	return 0;
 }
@@ -246,7 +255,7 @@ static int apply_traced_edge(struct proc_ctx *pc, const struct call_ref *refs, s
 	}
 	best->exact = true;
 	best->calls += calls;
-	best->cost[EV_TRACED] += ns;
+	best->cost[pc->ev_traced] += ns;
 	return 0;
 }
 
@@ -282,7 +291,7 @@ static int add_traced_selfs(struct proc_ctx *pc, const struct aggregates *ag, ui
 		it->kind = ITEM_SELF;
 		it->loc = MODEL_NONE;
 		it->group = traced_group(pc->m, selfs[i].func);
-		it->cost[EV_TRACED] = selfs[i].ns;
+		it->cost[pc->ev_traced] = selfs[i].ns;
 	}
 	return 0;
 }
@@ -673,6 +682,15 @@ int build_items(struct proc_ctx *pc, const struct model *m, const struct aggrega
 
 	memset(pc, 0, sizeof(*pc));
 	pc->m = m;
+	pc->n_events = model_event_count(m);
+	if (pc->n_events > MODEL_MAX_EVENTS)
+		pc->n_events = MODEL_MAX_EVENTS;
+	pc->ev_traced = EV_FIRST_EVENT + pc->n_events;
+	if (model_has_wall(m)) {
+		pc->ev_wall = pc->ev_traced++;
+		for (uint32_t e = 0; e < pc->n_events; e++)
+			pc->wall_event[e] = model_wall_event(m, e);
+	}
 	pc->items.size = sizeof(struct item);
 	pc->self_ix = malloc((m->locations.len + 1) * sizeof(*pc->self_ix));
 	if (!pc->self_ix)

@@ -14,8 +14,10 @@
  *             low 6 hex digits of its CRC-32 (all zero when unknown)
  *   epoch     UTC start of the run, YYMMDDHHMM (the form readers accept)
  *   platform  linux-<arch>
- *   event     the perf event and its unit ("cpu-clock ns")
- *   period    event units per sample (the sampling period in ns)
+ *   event     the perf event and its unit ("cpu-clock ns", "page-faults
+ *             faults")
+ *   period    event units per sample (the sampling period in ns; for an
+ *             event counted at a frequency, the mean period of its samples)
  *   tsize     text segment size, decimal
  *   tstart    text segment start, file-relative, hex without "0x"
  *   cpuspeed  MHz, 0 when unknown;  cpucount;  path (the image as mapped)
@@ -29,6 +31,10 @@
  *   samples   padded with spaces to a header length multiple of 4
  * The sampled instruction is frame 0 of the sample's stack, or its user PC
  * through the process's mappings when it has no stack.
+ *
+ * A run of several events (-e, --off-cpu) has a profile per event and
+ * image, as DCPI had: OUT/dcpi/<event>/<image>.prof, each with its event's
+ * header; a run of one event keeps OUT/dcpi/<image>.prof.
  */
 #include "formats/format.h"
 #include "formats/dcpi/dcpi.h"
@@ -38,6 +44,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -150,8 +157,8 @@ int dcpi_encode(FILE *fp, const struct dcpi_image_info *info,
 	hlen += fprintf(fp, "epoch %s\n", epoch);
 	hlen += fprintf(fp, "platform %s\n", DCPI_PLATFORM);
 	/* the event's unit: one sample stands for `period` ns of CPU time */
-	hlen += fprintf(fp, "event %s ns\n",
-			info->event && *info->event ? info->event : "cpu-clock");
+	hlen += fprintf(fp, "event %s %s\n", info->event && *info->event ? info->event : "cpu-clock",
+			info->unit && *info->unit ? info->unit : "ns");
 	hlen += fprintf(fp, "period %" PRIu64 "\n", info->period);
 	hlen += fprintf(fp, "tsize %" PRIu64 "\n", info->tsize);
 	hlen += fprintf(fp, "tstart %" PRIx64 "\n", info->tstart);
@@ -305,7 +312,8 @@ static int count_sample(const struct model *m, const struct model_sample *s,
 }
 
 /* The counts of every sample, by (image, file-relative address), in t. */
-static int count_samples(const struct model *m, struct addr_table *t, size_t *unplaced)
+static int count_samples(const struct model *m, uint32_t event, struct addr_table *t,
+			 size_t *unplaced)
 {
 	uint64_t *loc_count = calloc(m->locations.len + 1, sizeof(*loc_count));
 	int rc = 0;
@@ -313,7 +321,8 @@ static int count_samples(const struct model *m, struct addr_table *t, size_t *un
 	if (!loc_count)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->samples.len && !rc; i++)
-		rc = count_sample(m, &m->samples.items[i], loc_count, t, unplaced);
+		if (m->samples.items[i].event == event)
+			rc = count_sample(m, &m->samples.items[i], loc_count, t, unplaced);
 	for (size_t loc = 0; loc < m->locations.len && !rc; loc++) {
 		const struct model_location *l = &m->locations.items[loc];
 
@@ -381,9 +390,29 @@ static char *profile_name(struct names *nm, const char *path)
 
 /* ---- writer ------------------------------------------------------------ */
 
+/* Event units per sample: the period it was sampled with, for a clock at
+ * a frequency 1 s / frequency, else the mean weight of its samples. */
+static uint64_t event_period(const struct model *m, uint32_t event)
+{
+	const struct model_event *e = model_event(m, event);
+	uint64_t samples = 0, total = 0;
+
+	if (e->period)
+		return e->period;
+	if (e->clock && e->freq_hz)
+		return 1000000000ULL / e->freq_hz;
+	for (size_t i = 0; i < m->samples.len; i++) {
+		if (m->samples.items[i].event == event) {
+			samples++;
+			total += m->samples.items[i].weight;
+		}
+	}
+	return samples ? (total + samples / 2) / samples : 0;
+}
+
 static int write_image(const struct model *m, const struct export_options *opts,
-		       struct names *nm, uint32_t image, const struct dcpi_addr_count *counts,
-		       size_t n)
+		       struct names *nm, uint32_t event, const char *dir, uint32_t image,
+		       const struct dcpi_addr_count *counts, size_t n)
 {
 	const struct model_image *img = &m->images.items[image];
 	struct dcpi_image_info info = {
@@ -394,9 +423,9 @@ static int write_image(const struct model *m, const struct export_options *opts,
 		.tsize = img->text_size,
 		.run_start_ns = m->run.start_ns,
 		.lost = model_total_lost(m),
-		.event = m->run.event,
-		.period = m->run.period_ns ? m->run.period_ns :
-			  m->run.freq_hz ? 1000000000ULL / m->run.freq_hz : 0,
+		.event = model_event(m, event)->name,
+		.unit = model_event(m, event)->unit,
+		.period = event_period(m, event),
 		.cpu_mhz = m->run.cpu_mhz,
 		.ncpus = m->run.ncpus,
 	};
@@ -409,7 +438,7 @@ static int write_image(const struct model *m, const struct export_options *opts,
 	name = profile_name(nm, img->path);
 	if (!name)
 		return -ENOMEM;
-	snprintf(rel, sizeof(rel), "dcpi/%s", name);
+	snprintf(rel, sizeof(rel), "%s/%s", dir, name);
 	rc = outfile_open(&f, opts, rel);
 	if (rc)
 		return rc;
@@ -426,7 +455,9 @@ static int write_image(const struct model *m, const struct export_options *opts,
 	return outfile_commit(&f);
 }
 
-int dcpi_write(const struct model *m, const struct export_options *opts)
+/* The profiles of one event, under dir. */
+static int write_event(const struct model *m, const struct export_options *opts, uint32_t event,
+		       const char *dir)
 {
 	struct addr_table t = { 0 };
 	struct addr_count_entry *sorted = NULL, *e;
@@ -435,12 +466,14 @@ int dcpi_write(const struct model *m, const struct export_options *opts)
 	size_t n = 0, i, unplaced = 0;
 	int rc = 0;
 
-	rc = count_samples(m, &t, &unplaced);
+	rc = count_samples(m, event, &t, &unplaced);
 	if (rc)
 		goto cleanup;
 	if (unplaced && !opts->quiet)
-		fprintf(stderr, "collector: dcpi: %zu of %zu samples have no instruction in a "
-			"file-backed or kernel image; left out\n", unplaced, m->samples.len);
+		fprintf(stderr, "collector: dcpi: %zu of %" PRIu64 " %s samples have no instruction "
+			"in a file-backed or kernel image; left out\n", unplaced,
+			model_event_count(m) > 1 ? model_event(m, event)->samples : m->samples.len,
+			model_event(m, event)->name);
 	if (!t.len)
 		goto cleanup;
 	/* the counts in (image, addr) order */
@@ -456,7 +489,7 @@ int dcpi_write(const struct model *m, const struct export_options *opts)
 	qsort(sorted, n, sizeof(*sorted), cmp_entry);
 	for (i = 0; i < n; i++)
 		counts[i] = (struct dcpi_addr_count){ sorted[i].addr, sorted[i].count };
-	rc = export_mkdir(opts, "dcpi");
+	rc = export_mkdir(opts, dir);
 	if (rc)
 		goto cleanup;
 	for (i = 0; i < n && !rc;) {
@@ -464,7 +497,8 @@ int dcpi_write(const struct model *m, const struct export_options *opts)
 
 		while (i < n && sorted[i].image == sorted[first].image)
 			i++;
-		rc = write_image(m, opts, &nm, sorted[first].image, counts + first, i - first);
+		rc = write_image(m, opts, &nm, event, dir, sorted[first].image, counts + first,
+				 i - first);
 	}
 cleanup:
 	for (i = 0; i < nm.n; i++)
@@ -473,6 +507,25 @@ cleanup:
 	free(counts);
 	free(sorted);
 	addr_table_free(&t);
+	return rc;
+}
+
+int dcpi_write(const struct model *m, const struct export_options *opts)
+{
+	char dir[PATH_MAX];
+	int rc = 0;
+
+	if (model_event_count(m) == 1)
+		return write_event(m, opts, 0, "dcpi");
+	rc = export_mkdir(opts, "dcpi");
+	for (uint32_t ev = 0; ev < model_event_count(m) && !rc; ev++) {
+		char name[80];
+
+		export_file_name(name, sizeof(name), model_event(m, ev)->name,
+				 strlen(model_event(m, ev)->name), "event");
+		snprintf(dir, sizeof(dir), "dcpi/%s", name);
+		rc = write_event(m, opts, ev, dir);
+	}
 	return rc;
 }
 

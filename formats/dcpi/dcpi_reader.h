@@ -82,6 +82,7 @@ struct dcpi_image_info {
 	uint64_t tstart, tsize;   /* text segment, file-relative */
 	uint64_t run_start_ns;    /* epoch ns: start of the profiling epoch */
 	const char *event;        /* perf event name, e.g. "cpu-clock" */
+	const char *unit;         /* its unit, "ns" when NULL */
 	uint64_t period;          /* event units (ns for cpu-clock) per sample */
 	uint32_t cpu_mhz;         /* 0 when unknown */
 	uint32_t ncpus;

@@ -93,13 +93,14 @@ static void put_nodes(const struct flametree *t, FILE *fp)
 
 static void put_data(const struct model *m, const struct flametree *t, FILE *fp)
 {
-	char title[320], subtitle[256];
+	char title[320], subtitle[256], rate[64];
 
 	snprintf(title, sizeof(title), "collector: %s",
 		 m->run.command_line ? m->run.command_line : m->run.system_wide ? "all CPUs" : "");
-	snprintf(subtitle, sizeof(subtitle), "%zu samples of %s at %" PRIu32 " Hz, %.3f s, "
-		 "call graph %s", m->samples.len, m->run.event ? m->run.event : "cpu-clock",
-		 m->run.freq_hz, m->run.end_ns > m->run.start_ns ?
+	model_event_rate(model_event(m, 0), rate, sizeof(rate));
+	snprintf(subtitle, sizeof(subtitle), "%zu samples of %s %s, %.3f s, "
+		 "call graph %s", m->samples.len, model_event(m, 0)->name, rate,
+		 m->run.end_ns > m->run.start_ns ?
 		 (double)(m->run.end_ns - m->run.start_ns) / 1e9 : 0.0,
 		 *m->run.call_graph ? m->run.call_graph : "fp");
 	fputs("{\"version\":1,\"title\":", fp);
@@ -184,4 +185,5 @@ const struct format flamegraph_format = {
 	.write = flamegraph_write,
 	.recognize = flamegraph_recognize,
 	.dump = flamegraph_dump,
+	.one_event = true,
 };

@@ -122,4 +122,5 @@ const struct format folded_format = {
 	.write = folded_write,
 	.recognize = folded_recognize,
 	.dump = folded_dump,
+	.one_event = true,
 };

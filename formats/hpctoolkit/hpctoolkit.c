@@ -29,7 +29,18 @@
 /* The metric taxonomy hpcviewer reads its columns from (METRICS.yaml
  * format), in the shape hpcprof writes it, with Min and Max variants for
  * the summary statistics meta.db also lists. */
-static int write_taxonomy(const struct export_options *opts)
+const char *hk_metric_name(const struct model *m)
+{
+	static char name[96];
+	const struct model_event *e = model_event(m, 0);
+
+	if (!strcmp(e->name, "cpu-clock"))
+		return "CPUTIME (sec)";
+	snprintf(name, sizeof(name), e->clock ? "%s (sec)" : "%s", e->name);
+	return name;
+}
+
+static int write_taxonomy(const struct model *m, const struct export_options *opts)
 {
 	static const char *const combines[] = { "sum", "min", "max" };
 	static const char *const variants[] = { "Sum", "Min", "Max" };
@@ -42,12 +53,18 @@ static int write_taxonomy(const struct export_options *opts)
 	fprintf(f.fp, "version: 0\ninputs:\n");
 	for (int c = 0; c < 3; c++)
 		for (int s = 0; s < 3; s++)
-			fprintf(f.fp, "  - &CPUTIME-%s-%s\n    metric: CPUTIME (sec)\n"
+			fprintf(f.fp, "  - &CPUTIME-%s-%s\n    metric: %s\n"
 				"    scope: %s\n    formula: $$\n    combine: %s\n",
-				combines[c], scopes[s], scopes[s], combines[c]);
-	fprintf(f.fp, "roots:\n  - name: CPUTIME (sec)\n"
-		"    description: CPU time in seconds, from the sampled cpu-clock\n"
-		"    variants:\n");
+				combines[c], scopes[s], hk_metric_name(m), scopes[s], combines[c]);
+	if (!strcmp(model_event(m, 0)->name, "cpu-clock"))
+		fprintf(f.fp, "roots:\n  - name: CPUTIME (sec)\n"
+			"    description: CPU time in seconds, from the sampled cpu-clock\n"
+			"    variants:\n");
+	else
+		fprintf(f.fp, "roots:\n  - name: %s\n    description: %s, in %s, from the sampled "
+			"%s\n    variants:\n", hk_metric_name(m), model_event(m, 0)->description,
+			model_event(m, 0)->clock ? "seconds" : model_event(m, 0)->unit,
+			model_event(m, 0)->name);
 	for (int c = 0; c < 3; c++)
 		fprintf(f.fp, "      %s:\n        render: [number%s]\n        formula:\n"
 			"          inclusive:\n            standard: *CPUTIME-%s-execution\n"
@@ -212,7 +229,7 @@ int hpctoolkit_write(const struct model *m, const struct export_options *opts)
 	if (!err)
 		err = hk_write_trace(&t, opts, DB_DIR "/trace.db");
 	if (!err)
-		err = write_taxonomy(opts);
+		err = write_taxonomy(t.m, opts);
 	if (!err)
 		err = publish(opts);
 out:
@@ -234,4 +251,5 @@ const struct format hpctoolkit_format = {
 	.write = hpctoolkit_write,
 	.recognize = hpctoolkit_recognize,
 	.dump = hpctoolkit_dump,
+	.one_event = true,
 };

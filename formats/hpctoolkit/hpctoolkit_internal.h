@@ -87,6 +87,16 @@ enum { HK_ENTRY_UNKNOWN = 0, HK_ENTRY_MAIN = 1, HK_ENTRY_THREAD = 2, HK_N_ENTRIE
 #define HK_CTX_HEAD 0x20       /* {Ctx} before flex, released */
 #define HK_DRAFT_CTX_HEAD 0x18 /* draft: no propagation field */
 
+/* The database's one metric is the model's event 0 (a run of several
+ * events has a database per event: formats_write()): CPUTIME (sec) for the
+ * default cpu-clock, "<event> (sec)" for another clock, the event's name
+ * for a count.  Values are the samples' weights, ns as seconds for clocks. */
+const char *hk_metric_name(const struct model *m);
+static inline double hk_metric_value(const struct model *m, uint64_t weight)
+{
+	return model_event(m, 0)->clock ? weight / 1e9 : (double)weight;
+}
+
 const char *hk_kind_name(unsigned kind);
 const char *hk_scope_name(unsigned scope);
 const char *hk_entry_name(unsigned entry);

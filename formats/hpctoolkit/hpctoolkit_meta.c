@@ -48,6 +48,7 @@ static char *describe(const struct hk_tree *t)
 	FILE *f = open_memstream(&text, &len);
 	uint64_t lost = model_total_lost(m);
 	double dur = m->run.end_ns > m->run.start_ns ? (m->run.end_ns - m->run.start_ns) / 1e9 : 0;
+	char rate[64];
 
 	if (!f)
 		return NULL;
@@ -58,10 +59,11 @@ static char *describe(const struct hk_tree *t)
 		fprintf(f, "- System-wide run\n");
 	fprintf(f, "- Host: %s (host id 0x%" PRIx64 "), %u CPUs\n", m->run.hostname,
 		m->run.host_id, m->run.ncpus);
-	fprintf(f, "- Event: %s at %u Hz (period %" PRIu64 " ns), %.3f s of wall time\n",
-		m->run.event ? m->run.event : "cpu-clock", m->run.freq_hz, m->run.period_ns, dur);
-	fprintf(f, "- Samples: %" PRIu64 " (%.6f s of CPU time, metric `CPUTIME (sec)`)\n",
-		t->n_samples, t->total_ns / 1e9);
+	model_event_rate(model_event(m, 0), rate, sizeof(rate));
+	fprintf(f, "- Event: %s %s, %.3f s of wall time\n", model_event(m, 0)->name, rate, dur);
+	fprintf(f, "- Samples: %" PRIu64 " (%.6f %s, metric `%s`)\n", t->n_samples,
+		hk_metric_value(m, t->total_ns), model_event(m, 0)->clock ? "s" : model_event(m, 0)->unit,
+		hk_metric_name(m));
 	fprintf(f, "- Lost events: %" PRIu64 "\n", lost);
 	for (size_t i = 0; i < m->lost.len; i++)
 		fprintf(f, "  - %s: %" PRIu64 "\n", m->lost.items[i].name, m->lost.items[i].value);
@@ -131,9 +133,9 @@ struct metric_strings {
 	size_t name, formula, scope[HK_N_SCOPES];
 };
 
-static void put_metric_strings(struct hk_buf *b, struct metric_strings *ms)
+static void put_metric_strings(struct hk_buf *b, const struct model *m, struct metric_strings *ms)
 {
-	ms->name = hk_buf_str(b, "CPUTIME (sec)");
+	ms->name = hk_buf_str(b, hk_metric_name(m));
 	ms->formula = hk_buf_str(b, "$$");
 	for (int s = 0; s < HK_N_SCOPES; s++)
 		ms->scope[s] = hk_buf_str(b, hk_scope_name(s));
@@ -161,7 +163,7 @@ static void write_metrics_released(struct meta *mt)
 	psi = hk_buf_zero(b, HK_SZ_SCOPE_INST * HK_N_SCOPES);
 	ss = hk_buf_zero(b, HK_SZ_SUMMARY * HK_N_STATS);
 	ps = hk_buf_zero(b, HK_SZ_SCOPE * HK_N_SCOPES);
-	put_metric_strings(b, &ms);
+	put_metric_strings(b, mt->m, &ms);
 
 	set_metrics_head(b, start, md, sizes);
 	hk_buf_set_u64(b, start + 0x10, ps);
@@ -212,7 +214,7 @@ static void write_metrics_draft(struct meta *mt)
 	md = hk_buf_zero(b, HK_DRAFT_SZ_METRIC);
 	ps = hk_buf_zero(b, HK_DRAFT_SZ_SCOPE * HK_N_SCOPES);
 	ss = hk_buf_zero(b, HK_DRAFT_SZ_SUMMARY * HK_N_STATS);
-	put_metric_strings(b, &ms);
+	put_metric_strings(b, mt->m, &ms);
 
 	set_metrics_head(b, start, md, sizes);
 	hk_buf_set_u64(b, md, ms.name);

@@ -13,11 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline double secs(uint64_t ns)
-{
-	return ns / 1e9;
-}
-
 /* A file written front to back, tracking its offset. */
 struct stream {
 	struct outfile f;
@@ -234,7 +229,7 @@ int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
 		for (int k = 0; k < HK_N_COMBINES; k++)
 			for (int sc = 0; sc < HK_N_SCOPES; sc++)
 				if (st.ns[k][sc])
-					put_pval(&vals, k * HK_N_SCOPES + sc, secs(st.ns[k][sc]));
+					put_pval(&vals, k * HK_N_SCOPES + sc, hk_metric_value(t->m, st.ns[k][sc]));
 		if (vals.len / PVAL > start)
 			put_pidx(&idx, c, start);
 	}
@@ -248,7 +243,7 @@ int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
 
 			for (int sc = 0; sc < HK_N_SCOPES; sc++)
 				if (hk_value_ns(hv, sc))
-					put_pval(&vals, sc, secs(hk_value_ns(hv, sc)));
+					put_pval(&vals, sc, hk_metric_value(t->m, hk_value_ns(hv, sc)));
 			if (vals.len / PVAL > start)
 				put_pidx(&idx, hv->ctx, start);
 		}
@@ -311,7 +306,7 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 			for (uint32_t k = first[c]; k < first[c + 1]; k++) {
 				const struct hk_value *hv = &t->values[order[k]];
 				uint8_t rec[CVAL];
-				double v = secs(hk_value_ns(hv, sc));
+				double v = hk_metric_value(t->m, hk_value_ns(hv, sc));
 
 				if (!hk_value_ns(hv, sc))
 					continue;

@@ -183,14 +183,14 @@ int hk_collect_leaves(struct hk_tree *t, struct hk_leaf_weight **out, size_t *n_
 		ctx = hk_sample_ctx(t, s);
 		if (!ctx)
 			goto out;
-		t->total_ns += s->weight_ns;
+		t->total_ns += s->weight;
 		t->n_samples++;
 		key = (uint64_t)prof << 32 | ctx;
 		e = leaf_sums_upsert(&tab, &key, &fresh);
 		if (!e)
 			goto out;
 		e->key = key;
-		e->ns += s->weight_ns;
+		e->ns += s->weight;
 	}
 	err = list_leaves(&tab, out, n_out);
 out:

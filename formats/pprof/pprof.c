@@ -9,7 +9,12 @@
  *
  * Sample types: samples/count and cpu/nanoseconds (the sampling period
  * each sample stands for), the default being cpu; period_type
- * cpu/nanoseconds with the nominal period.  With --trace, two more:
+ * cpu/nanoseconds with the nominal period.  A run of several events (-e,
+ * --off-cpu) has samples/count (of every event) then one type per event,
+ * named after it, in nanoseconds for clocks and count for the others
+ * (page-faults/count, off-cpu/nanoseconds), the first event the default
+ * and the period type; with --off-cpu and an on-CPU clock, wall/nanoseconds
+ * after them, their sum (the wall-clock view).  With --trace, two more:
  * traced_calls/count and traced_time/nanoseconds (wall-clock inclusive
  * time), from the kernel's exact per-thread aggregates (model func_stats),
  * each traced function a sample of its own whose stack is that function
@@ -158,7 +163,7 @@ static void put_sample(struct pprof_writer *w, const uint64_t *locs, size_t n_lo
 
 struct sample_group {
 	uint32_t stack, thread;
-	uint64_t count, weight_ns;
+	uint64_t count, weight[MODEL_MAX_EVENTS];
 };
 
 /* The CPU samples, one per (stack, thread) in order of first occurrence. */
@@ -195,13 +200,20 @@ static int put_cpu_samples(struct pprof_writer *w)
 			g->thread = s->thread;
 		}
 		groups.items[id].count++;
-		groups.items[id].weight_ns += s->weight_ns ? s->weight_ns : m->run.period_ns;
+		if (s->event < w->n_events)
+			groups.items[id].weight[s->event] +=
+				s->weight || s->event ? s->weight : m->run.period_ns;
 	}
 	for (size_t i = 0; i < groups.len && !w->sink.err && !w->err; i++) {
 		const struct sample_group *g = &groups.items[i];
-		int64_t values[4] = { (int64_t)g->count, (int64_t)g->weight_ns, 0, 0 };
+		int64_t values[PPROF_MAX_VALUES] = { (int64_t)g->count };
 		size_t n = 0;
 
+		for (size_t e = 0; e < w->n_events; e++) {
+			values[1 + e] = (int64_t)g->weight[e];
+			if (w->wall && model_wall_event(m, e))
+				values[1 + w->n_events] += (int64_t)g->weight[e];
+		}
 		if (g->stack != MODEL_NONE) {
 			const struct model_stack *st = &m->stacks.items[g->stack];
 			const uint32_t *frames = model_stack_frames(m, st);
@@ -226,9 +238,11 @@ static void put_traced_samples(struct pprof_writer *w)
 
 	for (size_t i = 0; i < m->func_stats.len && !w->sink.err && !w->err; i++) {
 		const struct model_func_stats *fs = &m->func_stats.items[i];
-		int64_t values[4] = { 0, 0, (int64_t)fs->calls, (int64_t)fs->total_ns };
+		int64_t values[PPROF_MAX_VALUES] = { 0 };
 		uint64_t loc;
 
+		values[1 + w->n_events + w->wall] = (int64_t)fs->calls;
+		values[2 + w->n_events + w->wall] = (int64_t)fs->total_ns;
 		if (fs->func >= m->traced.len)
 			continue;
 		loc = w->traced_location[fs->func];
@@ -255,7 +269,11 @@ int pprof_write(const struct model *m, const struct export_options *opts)
 	struct outfile f;
 	int err;
 
-	w.n_values = m->func_stats.len ? 4 : 2;
+	w.n_events = model_event_count(m);
+	if (w.n_events > MODEL_MAX_EVENTS)
+		w.n_events = MODEL_MAX_EVENTS;
+	w.wall = model_has_wall(m);
+	w.n_values = 1 + w.n_events + w.wall + (m->func_stats.len ? 2 : 0);
 	err = frame_table_init(&w.strings, m);
 	w.labels = calloc(m->threads.len + 1, sizeof(*w.labels));
 	w.traced_location = calloc(m->traced.len + 1, sizeof(*w.traced_location));

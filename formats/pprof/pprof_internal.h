@@ -45,10 +45,14 @@ struct pprof_writer {
 	uint64_t *traced_location;       /* per traced function: location id, 0 */
 	uint64_t *mapping_of_image;      /* per image: mapping id, 0 when none */
 	size_t n_extra_locations;        /* traced entries the model has no location for */
-	size_t n_values;                 /* 2, or 4 with traced calls */
+	size_t n_events;                 /* model_event_count(), at most MODEL_MAX_EVENTS */
+	bool wall;                       /* model_has_wall(): wall/nanoseconds after the events */
+	size_t n_values;                 /* samples, an event each, wall, 2 with traced calls */
 	int err;
 	struct pprof_sink sink;
 };
+
+#define PPROF_MAX_VALUES (1 + MODEL_MAX_EVENTS + 1 + 2)
 
 /* The string table index of s (0 for NULL and ""); UTF-8 made valid. */
 int64_t pprof_str_id(struct pprof_writer *w, const char *s);

@@ -314,14 +314,15 @@ static void fill_comments(struct pprof_writer *w, int64_t *c, size_t *n)
 {
 	const struct model *m = w->m;
 	uint64_t truncated = 0, lost = model_total_lost(m);
+	char events[512];
 
 	*n = 0;
+	model_events_phrase(m, events, sizeof(events));
 	c[(*n)++] = comment(w, "collector %s", COLLECTOR_VERSION);
 	if (m->run.command_line)
 		c[(*n)++] = comment(w, "command: %s", m->run.command_line);
-	c[(*n)++] = comment(w, "event: %s at %" PRIu32 " Hz, call graph %s",
-			    m->run.event ? m->run.event : "cpu-clock", m->run.freq_hz,
-			    *m->run.call_graph ? m->run.call_graph : "fp");
+	c[(*n)++] = comment(w, "event%s: %s, call graph %s", model_event_count(m) > 1 ? "s" : "",
+			    events, *m->run.call_graph ? m->run.call_graph : "fp");
 	for (size_t i = 0; i < m->samples.len; i++) {
 		uint32_t s = m->samples.items[i].stack;
 
@@ -347,19 +348,49 @@ static void free_tables(struct tables *t)
 	free(t->strings);
 }
 
+/* What one sample of an event stands for, nominally: its period, or for a
+ * clock sampled at a frequency 1 s / frequency; 0 when unknown. */
+static uint64_t event_period(const struct model_event *e)
+{
+	if (e->period)
+		return e->period;
+	return e->clock && e->freq_hz ? 1000000000ULL / e->freq_hz : 0;
+}
+
+/* An event's sample type: cpu/nanoseconds for the default cpu-clock (as
+ * pprof's own CPU profiles), else its name and nanoseconds or count. */
+static void sample_type_of_event(const struct model *m, size_t ev, const char **type)
+{
+	const struct model_event *e = model_event(m, ev);
+
+	if (ev == 0 && !strcmp(e->name, "cpu-clock"))
+		type[0] = "cpu";
+	else
+		type[0] = e->name;
+	type[1] = e->clock ? "nanoseconds" : "count";
+}
+
 int pprof_put_tables(struct pprof_writer *w)
 {
 	const struct model *m = w->m;
 	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType types[4], *type_ptrs[4], period;
-	static const char *const type_names[4][2] = {
-		{ "samples", "count" }, { "cpu", "nanoseconds" },
-		{ "traced_calls", "count" }, { "traced_time", "nanoseconds" },
-	};
+	Perftools__Profiles__ValueType types[PPROF_MAX_VALUES], *type_ptrs[PPROF_MAX_VALUES];
+	Perftools__Profiles__ValueType period;
+	const char *type_names[PPROF_MAX_VALUES][2] = { { "samples", "count" } };
 	struct tables t = { 0 };
 	int64_t comments[8];
 	int err;
 
+	for (size_t e = 0; e < w->n_events; e++)
+		sample_type_of_event(m, e, type_names[1 + e]);
+	if (w->wall) {
+		type_names[1 + w->n_events][0] = "wall";
+		type_names[1 + w->n_events][1] = "nanoseconds";
+	}
+	type_names[1 + w->n_events + w->wall][0] = "traced_calls";
+	type_names[1 + w->n_events + w->wall][1] = "count";
+	type_names[2 + w->n_events + w->wall][0] = "traced_time";
+	type_names[2 + w->n_events + w->wall][1] = "nanoseconds";
 	for (size_t i = 0; i < w->n_values; i++) {
 		perftools__profiles__value_type__init(&types[i]);
 		types[i].type = pprof_str_id(w, type_names[i][0]);
@@ -369,11 +400,11 @@ int pprof_put_tables(struct pprof_writer *w)
 	p.sample_type = type_ptrs;
 	p.n_sample_type = w->n_values;
 	perftools__profiles__value_type__init(&period);
-	period.type = pprof_str_id(w, "cpu");
-	period.unit = pprof_str_id(w, "nanoseconds");
+	period.type = pprof_str_id(w, type_names[1][0]);
+	period.unit = pprof_str_id(w, type_names[1][1]);
 	p.period_type = &period;
-	p.period = (int64_t)m->run.period_ns;
-	p.default_sample_type = pprof_str_id(w, "cpu");
+	p.period = (int64_t)event_period(model_event(m, 0));
+	p.default_sample_type = pprof_str_id(w, type_names[1][0]);
 	p.time_nanos = (int64_t)m->run.start_ns;
 	p.duration_nanos = m->run.end_ns > m->run.start_ns ?
 			   (int64_t)(m->run.end_ns - m->run.start_ns) : 0;

@@ -24,7 +24,10 @@
  * bounds (RAPL measures packages, not processes).  Without them the magic
  * is 0 (custom) and the value is the process's CPU utilization in the
  * period, in busy cores: the CPU time its samples stand for divided by the
- * period.
+ * period.  For an event that counts (-e page-faults...; a run of several
+ * events has sampler/ files per event, under OUT/<event>/ for all but the
+ * first), the custom value is the event's count in the period: what its
+ * samples stand for.
  */
 #include "formats/format.h"
 #include "formats/sampler/sampler.h"
@@ -355,7 +358,7 @@ static uint64_t replay_period(struct writer *w, struct process_events *pe, uint6
 			break;
 		if (s && (!sw || s->time_ns <= sw->time_ns)) {
 			st = &w->states[w->local[s->thread]];
-			busy_ns += s->weight_ns;
+			busy_ns += s->weight;
 			if (s->cputime_ns > st->cputime)
 				st->cputime = s->cputime_ns;
 			if (s->user_pc) {
@@ -407,8 +410,10 @@ static size_t encode_period(struct writer *w, struct process_events *pe, uint64_
 	if (m->energy.len >= 2)
 		pmu = (energy_at(m, p_end) - energy_at(m, p_start)) /
 		      ((double)w->period / 1e9) / 1e6;
-	else
+	else if (model_event(m, 0)->clock)
 		pmu = (double)busy_ns / (double)w->period;
+	else
+		pmu = (double)busy_ns; /* the count: no time to divide */
 	memcpy(w->buf, &pmu, sizeof(pmu));
 	le32_put(w->buf + 8, n_live);
 	return pos;
@@ -593,4 +598,5 @@ const struct format sampler_format = {
 	.write = sampler_write,
 	.recognize = sampler_recognize,
 	.dump = sampler_dump,
+	.one_event = true,
 };

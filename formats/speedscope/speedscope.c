@@ -123,7 +123,10 @@ static void put_profile_name(struct writer *w, uint32_t thread, const char *suff
 	fputs(*suffix ? "\"evented\"" : "\"sampled\"", w->fp);
 	fputs(",\"name\":", w->fp);
 	json_put_string(w->fp, name);
-	fputs(",\"unit\":\"nanoseconds\"", w->fp);
+	/* evented profiles (traced calls) are in ns; a sampled one in its
+	 * event's unit, "none" for a count */
+	fputs(*suffix || model_event(w->m, 0)->clock ? ",\"unit\":\"nanoseconds\""
+						    : ",\"unit\":\"none\"", w->fp);
 }
 
 /* One thread's samples, runs of one stack merged. */
@@ -133,7 +136,7 @@ static void put_sampled(struct writer *w, uint32_t thread, const uint32_t *idx, 
 	const struct model_sample *first = &m->samples.items[idx[0]];
 	const struct model_sample *last = &m->samples.items[idx[n - 1]];
 	uint64_t start = rel_time(m, first->time_ns);
-	uint64_t w0 = first->weight_ns ? first->weight_ns : m->run.period_ns;
+	uint64_t w0 = first->weight ? first->weight : m->run.period_ns;
 	FILE *fp = w->fp;
 
 	put_profile_name(w, thread, "");
@@ -167,7 +170,7 @@ static void put_sampled(struct writer *w, uint32_t thread, const uint32_t *idx, 
 		uint64_t weight = 0;
 
 		for (; i < n && m->samples.items[idx[i]].stack == stack; i++) {
-			uint64_t wi = m->samples.items[idx[i]].weight_ns;
+			uint64_t wi = m->samples.items[idx[i]].weight;
 
 			weight += wi ? wi : m->run.period_ns;
 		}
@@ -378,4 +381,5 @@ const struct format speedscope_format = {
 	.write = speedscope_write,
 	.recognize = speedscope_recognize,
 	.dump = speedscope_dump,
+	.one_event = true,
 };

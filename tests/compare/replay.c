@@ -149,6 +149,36 @@ static uint64_t fact_u64(const struct saved *s, uint32_t tag, const char *key)
 	return strtoull(fact(s, tag, key), NULL, 10);
 }
 
+/* The run's events (-e, --off-cpu), one "event" fact each; a run saved
+ * before they were has none: one cpu-clock event. */
+static void set_events(struct model *m, const struct saved *s)
+{
+#ifdef MODEL_MAX_EVENTS /* a tree that has events (the driver builds against older ones) */
+	const char *v;
+
+	for (int i = 0; (v = fact_nth(s, SAVE_FACTS, "event", i)); i++) {
+		char name[64], unit[32], desc[128];
+		int clock = 0, aggregated = 0;
+		unsigned int freq = 0;
+		unsigned long long period = 0;
+		struct model_event e = { .name = name, .unit = unit, .description = desc };
+
+		desc[0] = 0;
+		if (sscanf(v, "%63[^\t]\t%31[^\t]\t%d\t%d\t%u\t%llu\t%127[^\n]", name, unit, &clock,
+			   &aggregated, &freq, &period, desc) < 6)
+			continue;
+		e.clock = clock;
+		e.aggregated = aggregated;
+		e.freq_hz = freq;
+		e.period = period;
+		model_add_event(m, &e);
+	}
+#else
+	(void)m;
+	(void)s;
+#endif
+}
+
 /* The run's facts as the window opened, into the model. */
 static void set_facts(struct model *m, const struct saved *s)
 {
@@ -166,6 +196,7 @@ static void set_facts(struct model *m, const struct saved *s)
 	snprintf(run->call_graph, sizeof(run->call_graph), "%s", fact(s, SAVE_FACTS, "call_graph"));
 	if (fact_nth(s, SAVE_FACTS, "command", 0))
 		model_set_command_line(m, fact(s, SAVE_FACTS, "command"));
+	set_events(m, s);
 }
 
 #ifdef REPLAY_OLD_LAYOUT
@@ -562,6 +593,9 @@ static void replay_finish(struct replay *r)
 	r->m.run.bpf_run_ns = fact_u64(&r->s, SAVE_END, "bpf_run_ns");
 	model_seal_events(&r->m);
 	model_sort_by_time(&r->m);
+#ifdef MODEL_MAX_EVENTS
+	model_events_tally(&r->m); /* a tree that has events */
+#endif
 	r->fig.duration_s = (r->m.run.end_ktime_ns - r->m.run.start_ktime_ns) / 1e9;
 	r->fig.target_cpu_ns = tracker_target_cpu_ns(r->tracker);
 	r->fig.cpus = fact_u64(&r->s, SAVE_END, "cpus");

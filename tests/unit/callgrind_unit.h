@@ -202,7 +202,7 @@ static inline void sample(struct fixture *fx, const uint32_t *frames, uint32_t n
 		struct model_sample *s = model_add_sample(&fx->m);
 
 		s->time_ns = 1000 + fx->m.samples.len;
-		s->weight_ns = weight;
+		s->weight = weight;
 		s->process = fx->proc;
 		s->thread = fx->thread;
 		s->stack = st;

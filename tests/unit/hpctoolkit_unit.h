@@ -68,7 +68,7 @@ static inline void add_sample(struct model *m, uint32_t thread, uint32_t stack, 
 	struct model_sample *s = model_add_sample(m);
 
 	s->time_ns = t;
-	s->weight_ns = weight;
+	s->weight = weight;
 	s->thread = thread;
 	s->process = m->threads.items[thread].process;
 	s->stack = stack;

@@ -50,7 +50,7 @@ static inline void sm_sample(struct stack_model *sm, uint32_t thread, uint32_t s
 	struct model_sample *s = model_add_sample(&sm->m);
 
 	s->time_ns = SM_T0 + (uint64_t)(i + 1) * SM_PERIOD;
-	s->weight_ns = SM_PERIOD;
+	s->weight = SM_PERIOD;
 	s->process = sm->proc;
 	s->thread = thread;
 	s->stack = stack;

@@ -179,7 +179,7 @@ static void test_one_sample_address_zero(void **state)
 	s->process = proc;
 	s->thread = th;
 	s->stack = st;
-	s->weight_ns = 333;
+	s->weight = 333;
 	assert_int_equal(callgrind_write(&m, &t.opts), 0);
 	snprintf(path, sizeof(path), "%s/callgrind.out.4000000", t.path);
 	text = slurp(path, NULL);
@@ -413,7 +413,7 @@ static void test_generations_and_desc(void **state)
 	s = model_add_sample(&fx.m);
 	s->process = gen1;
 	s->stack = model_intern_stack(&fx.m, &l, 1, 0, true);
-	s->weight_ns = 5;
+	s->weight = 5;
 	write_and_path(&fx, &t, "callgrind.out.4242.1", path, sizeof(path));
 	assert_int_equal(count_files(t.path), 2);
 	read_ok(path, &p);

@@ -145,7 +145,7 @@ static void test_million_addresses(void **state)
 		s->process = proc;
 		s->thread = th;
 		s->stack = model_intern_stack(&m, fr, 2, 0, false);
-		s->weight_ns = 1000;
+		s->weight = 1000;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_int_equal(callgrind_write(&m, &t.opts), 0);
@@ -226,7 +226,7 @@ static void test_body_order(void **state)
 		s->process = proc;
 		s->thread = th;
 		s->stack = model_intern_stack(&m, fr, 6, 0, false);
-		s->weight_ns = 1000;
+		s->weight = 1000;
 	}
 	assert_int_equal(callgrind_write(&m, &t.opts), 0);
 	snprintf(path, sizeof(path), "%s/callgrind.out.77", t.path);

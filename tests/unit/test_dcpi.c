@@ -89,7 +89,7 @@ static void add_sample_at(struct model *m, uint32_t proc, uint32_t thread, uint3
 	s->thread = thread;
 	s->stack = stack;
 	s->kernel_mode = kernel;
-	s->weight_ns = m->run.period_ns;
+	s->weight = m->run.period_ns;
 }
 
 /* A sample with no stack: only its runtime user PC. */
@@ -101,7 +101,7 @@ static void add_sample_pc(struct model *m, uint32_t proc, uint32_t thread, uint6
 	s->thread = thread;
 	s->stack = MODEL_NONE;
 	s->user_pc = pc;
-	s->weight_ns = m->run.period_ns;
+	s->weight = m->run.period_ns;
 }
 
 static unsigned char *read_all(const char *path, size_t *len)

@@ -82,7 +82,7 @@ static void add_sample(struct model *m, uint32_t proc, uint32_t thread, uint64_t
 	s->stack = MODEL_NONE;
 	s->user_pc = pc;
 	s->cputime_ns = cputime;
-	s->weight_ns = MS;
+	s->weight = MS;
 }
 
 static void add_switch(struct model *m, uint32_t proc, uint32_t thread, uint64_t t,

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --off-cpu: how long each target thread stays switched out, attributed to
+ * its kernel and user stacks at the moment it left the CPU, summed in the
+ * kernel by stack (stack_agg.bpf.h) as event off_cpu_event, in ns.
+ *
+ * At switch-out the stacks are walked (the kernel's by bpf_get_stack, the
+ * user's by the sampling program's own walk from the registers saved at
+ * kernel entry), stored once by hash, and the hashes and the time kept in
+ * the thread's task storage; at switch-in the time out is added to the
+ * sums, or, when shorter than off_cpu_min_ns, only counted
+ * (COLLECTOR_CNT_OFFCPU_SHORT).  Only the time after offcpu_since_ns
+ * counts; a thread still out when the run ends is not counted.
+ *
+ * Included by sample.bpf.c after user_frames_fp() and task_user_regs().
+ */
+#ifndef COLLECTOR_OFFCPU_BPF_H
+#define COLLECTOR_OFFCPU_BPF_H
+
+#include "stack_agg.bpf.h"
+
+/* Set by the loader through skel->rodata before load. */
+const volatile u64 off_cpu_min_ns = 1000;
+const volatile u32 off_cpu_event = 0;
+/* Set by the loader through skel->bss: time out before it is not counted
+ * (a launched command waits for its go before the exec; a -p target may
+ * have been out since long before the run). */
+u64 offcpu_since_ns = 0;
+
+struct offcpu_state {
+	u64 start_ns;     /* 0: not switched out (as far as we saw) */
+	u64 kernel_stack;
+	u64 user_stack;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct offcpu_state);
+} offcpu_states SEC(".maps");
+
+/* The scratch slot of the off-CPU walk: the sampling program has slot 0. */
+#define OFFCPU_SCRATCH 1
+
+static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *prev)
+{
+	struct offcpu_state *st;
+	struct sample_scratch *sc;
+	u32 slot = OFFCPU_SCRATCH, nk = 0, nu = 0;
+	struct pt_regs *regs;
+	long r;
+
+	st = bpf_task_storage_get(&offcpu_states, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	sc = bpf_map_lookup_elem(&sample_scratch, &slot);
+	if (!st || !sc) {
+		count(COLLECTOR_CNT_OFFCPU_NO_STATE);
+		return;
+	}
+	/* prev is the current task here: the stack where it calls schedule() */
+	r = bpf_get_stack(ctx, sc->frames, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), 0);
+	if (r > 0)
+		nk = r / sizeof(u64);
+	else
+		count(COLLECTOR_CNT_KSTACK_FAIL);
+	if (nk > COLLECTOR_MAX_STACK_DEPTH)
+		nk = COLLECTOR_MAX_STACK_DEPTH;
+	regs = task_user_regs(prev);
+	if (regs)
+		nu = user_frames_fp(sc, nk, BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp),
+				    BPF_CORE_READ(regs, bp));
+	if (nu > COLLECTOR_MAX_STACK_DEPTH)
+		nu = COLLECTOR_MAX_STACK_DEPTH;
+	st->kernel_stack = agg_put_stack(sc->frames, 0, nk);
+	st->user_stack = agg_put_stack(sc->frames, nk, nu);
+	st->start_ns = bpf_ktime_get_ns();
+}
+
+static __always_inline void offcpu_switch_in(struct task_struct *next, u32 tgid, u32 tid)
+{
+	struct offcpu_state *st = bpf_task_storage_get(&offcpu_states, next, 0, 0);
+	struct collector_agg_key key = {};
+	u64 out_ns, start;
+
+	if (!st || !st->start_ns)
+		return;
+	start = st->start_ns > offcpu_since_ns ? st->start_ns : offcpu_since_ns;
+	out_ns = bpf_ktime_get_ns() - start;
+	st->start_ns = 0;
+	if (out_ns < off_cpu_min_ns) {
+		count(COLLECTOR_CNT_OFFCPU_SHORT);
+		return;
+	}
+	key.tgid = tgid;
+	key.tid = tid;
+	key.event = off_cpu_event;
+	key.kernel_stack = st->kernel_stack;
+	key.user_stack = st->user_stack;
+	agg_add(&key, 1, out_ns);
+}
+
+/* Attached only with --off-cpu (the loader turns its autoload off else). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch_offcpu, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	u32 pid = BPF_CORE_READ(prev, pid);
+
+	if (pid && is_target(BPF_CORE_READ(prev, tgid)))
+		offcpu_switch_out(ctx, prev);
+	pid = BPF_CORE_READ(next, pid);
+	if (pid) {
+		u32 tgid = BPF_CORE_READ(next, tgid);
+
+		if (is_target(tgid))
+			offcpu_switch_in(next, tgid, pid);
+	}
+	return 0;
+}
+
+#endif /* COLLECTOR_OFFCPU_BPF_H */

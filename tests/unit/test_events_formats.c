@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A run of three events (cpu-clock, page-faults/1, off-cpu) in every format
+ * that carries events side by side (Callgrind columns, pprof sample types,
+ * DCPI profiles per event), in the one-event formats (a file per event),
+ * in the model's view of one event and in the summary.
+ *
+ * The stack model's eight samples (stack_model.h): t5 and t6 become
+ * page faults (weight 1), the others stay cpu-clock (1 ms each; t7 gets
+ * S_JIT, where it had no stack), and one
+ * off-cpu sum of 5 ms is added on S_INLINE.  So: cpu-clock 6 samples,
+ * 6 ms; page-faults 2; off-cpu 5 ms; wall 11 ms; 9 samples in all.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cli/summary.h"
+#include "formats/registry.h"
+#include "stack_model.h"
+#include "unit_files.h"
+
+#define OFF_NS 5000000ULL
+
+static struct stack_model *three_events(void)
+{
+	struct stack_model *sm = sm_new();
+	struct model_event clock = { .name = "cpu-clock", .unit = "ns", .clock = true,
+				     .freq_hz = 1000 };
+	struct model_event faults = { .name = "page-faults", .unit = "faults", .period = 1,
+				      .description = "page faults" };
+	struct model_event off = { .name = "off-cpu", .unit = "ns", .clock = true,
+				   .aggregated = true };
+	struct model_sample *s;
+
+	assert_int_equal(model_add_event(&sm->m, &clock), 0);
+	assert_int_equal(model_add_event(&sm->m, &faults), 1);
+	assert_int_equal(model_add_event(&sm->m, &off), 2);
+	for (int i = 5; i <= 6; i++) {
+		sm->m.samples.items[i].event = 1;
+		sm->m.samples.items[i].weight = 1;
+	}
+	sm->m.samples.items[7].stack = sm->s_jit; /* the summary wants a stack */
+	sm_sample(sm, sm->t100, sm->s_inline, 8);
+	s = &sm->m.samples.items[sm->m.samples.len - 1];
+	s->event = 2;
+	s->weight = OFF_NS;
+	sm->m.events.items[2].occurrences = 3;
+	model_events_tally(&sm->m);
+	return sm;
+}
+
+/* Writes the formats named in list. */
+static void write_formats(struct stack_model *sm, const char *list)
+{
+	unsigned int mask;
+
+	assert_int_equal(formats_parse(list, &mask), 0);
+	assert_int_equal(formats_write(&sm->m, mask, &sm->opts), 0);
+}
+
+static char *read_text(const char *path)
+{
+	size_t n;
+
+	return (char *)unit_slurp(path, &n);
+}
+
+static void test_callgrind_a_column_per_event_and_wall(void **state)
+{
+	struct stack_model *sm = three_events();
+	char path[128], *text;
+	unsigned long long samples, ns, faults, off, wall;
+
+	(void)state;
+	write_formats(sm, "callgrind");
+	text = read_text(sm_path(sm, "callgrind.out.100", path, sizeof(path)));
+	assert_non_null(strstr(text, "\nevents: Samples Ns PageFaults OffCpuNs WallNs\n"));
+	assert_non_null(strstr(text, "\nevent: PageFaults : page faults (faults, sampled)\n"));
+	assert_non_null(strstr(text, "\nevent: WallNs : "));
+	assert_int_equal(sscanf(strstr(text, "\ntotals: "), "\ntotals: %llu %llu %llu %llu %llu",
+				&samples, &ns, &faults, &off, &wall), 5);
+	assert_int_equal(samples, 9);
+	assert_int_equal(ns, 6 * SM_PERIOD);
+	assert_int_equal(faults, 2);
+	assert_int_equal(off, OFF_NS);
+	assert_int_equal(wall, ns + off);
+	free(text);
+	sm_free(sm);
+}
+
+static void test_pprof_a_sample_type_per_event(void **state)
+{
+	struct stack_model *sm = three_events();
+	char path[128], *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	write_formats(sm, "pprof");
+	assert_int_equal(formats_by_name("pprof")->dump(sm_path(sm, "profile.pb.gz", path,
+								  sizeof(path)), f, false), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "sample_types samples/count cpu/nanoseconds page-faults/count "
+				    "off-cpu/nanoseconds wall/nanoseconds\n"));
+	assert_non_null(strstr(out, "default_sample_type cpu\n"));
+	free(out);
+	sm_free(sm);
+}
+
+static void test_dcpi_a_profile_per_event(void **state)
+{
+	struct stack_model *sm = three_events();
+	char path[128], *text;
+
+	(void)state;
+	write_formats(sm, "dcpi");
+	text = read_text(sm_path(sm, "dcpi/page-faults/work.prof", path, sizeof(path)));
+	assert_non_null(strstr(text, "\nevent page-faults faults\nperiod 1\n"));
+	free(text);
+	text = read_text(sm_path(sm, "dcpi/cpu-clock/work.prof", path, sizeof(path)));
+	assert_non_null(strstr(text, "\nevent cpu-clock ns\nperiod 1000000\n"));
+	free(text);
+	/* no profile at the top: one per event */
+	assert_int_not_equal(access(sm_path(sm, "dcpi/work.prof", path, sizeof(path)), F_OK), 0);
+	sm_free(sm);
+}
+
+static void test_one_event_formats_a_file_per_event(void **state)
+{
+	struct stack_model *sm = three_events();
+	char path[128], *text;
+
+	(void)state;
+	write_formats(sm, "folded,speedscope");
+	/* the first event where it always is: cpu-clock's 6 samples */
+	text = read_text(sm_path(sm, "collector.folded", path, sizeof(path)));
+	assert_non_null(strstr(text, "main;work;leaf;inl 4\n"));
+	free(text);
+	text = read_text(sm_path(sm, "page-faults/collector.folded", path, sizeof(path)));
+	assert_null(strstr(text, "leaf"));
+	free(text);
+	/* off-cpu: a sum counts its µs */
+	text = read_text(sm_path(sm, "off-cpu/collector.folded", path, sizeof(path)));
+	assert_string_equal(text, "work;main;work;leaf;inl 5000\n");
+	free(text);
+	text = read_text(sm_path(sm, "page-faults/speedscope.json", path, sizeof(path)));
+	assert_non_null(strstr(text, "\"unit\":\"none\""));
+	free(text);
+	sm_free(sm);
+}
+
+static void test_event_view_and_summary(void **state)
+{
+	struct stack_model *sm = three_events();
+	struct summary_figures fig = { .duration_s = 0.01, .cpus = 2 };
+	struct model view;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(model_event_view(&sm->m, 1, &view), 0);
+	assert_int_equal(view.samples.len, 2);
+	assert_int_equal(view.samples.items[0].event, 0);
+	assert_int_equal(model_event_count(&view), 1);
+	assert_string_equal(model_event(&view, 0)->name, "page-faults");
+	model_event_view_free(&view);
+
+	f = open_memstream(&out, &len);
+	summary_print(f, &sm->m, &fig);
+	fclose(f);
+	assert_non_null(strstr(out, "page-faults        2 samples (every 1 faults), 2 faults, 0 lost"));
+	assert_non_null(strstr(out, "off-cpu            3 intervals"));
+	assert_non_null(strstr(out, "on-CPU 0.006 s + off-CPU 0.005 s = 0.011 s"));
+	assert_non_null(strstr(out, "Top functions by self samples of page-faults:"));
+	assert_non_null(strstr(out, "Top functions by total time of off-cpu:"));
+	free(out);
+	sm_free(sm);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_callgrind_a_column_per_event_and_wall),
+		cmocka_unit_test(test_pprof_a_sample_type_per_event),
+		cmocka_unit_test(test_dcpi_a_profile_per_event),
+		cmocka_unit_test(test_one_event_formats_a_file_per_event),
+		cmocka_unit_test(test_event_view_and_summary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

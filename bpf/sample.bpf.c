@@ -24,6 +24,12 @@ const volatile bool kernel_fp_walk = false; /* bpf_get_stack for every sample */
  * a sample that took t ns, the CPU takes none for t * idle_per_busy ns.
  * 0: no limit. */
 const volatile u32 idle_per_busy = 0;
+/* Which events (bit = the link's cookie) keep to that share: the clocks,
+ * whose timer fires whatever the target does.  A count (page-faults/1)
+ * fires as often as the target makes its events, and each sample slows
+ * the target by its cost: taking them all cannot stop it, and a count the
+ * user asked for event by event is not thinned out. */
+const volatile u32 budgeted_events = 0;
 
 /* The first target (-p's first PID, or the command), which is also in
  * targets: most samples are its own, and comparing with it costs less than
@@ -447,7 +453,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	 * of their own, one cache line less for a program that runs cold. */
 	if (!is_target(tgid))
 		return 0;
-	if (!idle_per_busy)
+	if (!idle_per_busy || !(budgeted_events & 1u << (bpf_get_attach_cookie(ctx) & 31)))
 		return take_sample(ctx, tgid, tid);
 	turn = bpf_map_lookup_elem(&next_turn, &zero);
 	if (!turn)

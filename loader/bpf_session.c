@@ -121,6 +121,9 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	 * for the tests that compare the two */
 	s->skel->rodata->kernel_fp_walk = getenv("COLLECTOR_KERNEL_FP_WALK") != NULL;
 	s->skel->rodata->idle_per_busy = idle_per_busy();
+	for (int i = 0; i < cfg->n_events && i < 32; i++)
+		if (cfg->events[i].clock)
+			s->skel->rodata->budgeted_events |= 1u << i;
 	bpf_map__set_max_entries(s->skel->maps.events, cfg->ring_bytes);
 	s->skel->rodata->off_cpu_min_ns = cfg->off_cpu_min_ns;
 	s->skel->rodata->off_cpu_event = cfg->off_cpu_event;

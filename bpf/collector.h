@@ -11,6 +11,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 typedef __u8 u8;
+typedef __s8 s8;
 typedef __u16 u16;
 typedef __u32 u32;
 typedef __s32 s32;
@@ -29,6 +30,7 @@ enum collector_event_kind {
 	COLLECTOR_EV_SWITCH = 5, /* a target thread went off or on a CPU */
 	COLLECTOR_EV_TRACE = 6,  /* entry or exit of a traced function */
 	COLLECTOR_EV_SAMPLE_STACK = 7, /* a sample with user registers and stack */
+	COLLECTOR_EV_UNWIND_MISS = 8,  /* --call-graph cfi: a process needs its tables */
 };
 
 /* Every ring-buffer record starts with this. */
@@ -198,7 +200,53 @@ enum collector_counter {
 	COLLECTOR_CNT_WAKEUPS,            /* forced ring wakeups */
 	COLLECTOR_CNT_STACK_COPY_SHORT,   /* user stack copy ended early */
 	COLLECTOR_CNT_NO_USER_REGS,       /* no user registers (kernel thread) */
+	COLLECTOR_CNT_CFI_FP_FRAMES,      /* cfi: frames stepped by frame pointer (no table) */
+	COLLECTOR_CNT_CFI_NO_TABLES,      /* cfi: samples before their process's tables */
+	COLLECTOR_CNT_CFI_OUTSIDE,        /* cfi: walks stopped outside every mapping */
+	COLLECTOR_CNT_CFI_COMPLETE,       /* cfi: walks that reached the outermost frame */
 	COLLECTOR_CNT_MAX,
+};
+
+/*
+ * --call-graph cfi: the unwind tables in BPF maps (symbols/cfi_table.h
+ * describes the rows; the kinds and the layout are the same).  Rows of
+ * every image are in one array, and a page index per image gives the rows
+ * of each 4 KiB of its text: {first, last} absolute row indexes.
+ */
+enum collector_unwind_kind {
+	COLLECTOR_ROW_NONE = 0,   /* no usable CFI: a frame-pointer step */
+	COLLECTOR_ROW_RSP = 1,    /* CFA = rsp + cfa_off */
+	COLLECTOR_ROW_RBP = 2,    /* CFA = rbp + cfa_off */
+	COLLECTOR_ROW_PLT = 3,    /* CFA = rsp + 8 + ((pc & 15) >= cfa_off ? 8 : 0) */
+	COLLECTOR_ROW_SIGNAL = 4, /* the kernel's rt_sigframe at rsp */
+	COLLECTOR_ROW_END = 5,    /* outermost frame */
+};
+
+struct collector_unwind_row {
+	u32 pc;           /* offset from the image's table base */
+	u16 cfa_off;
+	u8 kind;          /* enum collector_unwind_kind */
+	s8 rbp_off8;      /* caller's rbp at CFA + 8 * this; 0: kept */
+};
+
+struct collector_unwind_page {
+	u32 first, last;  /* rows holding in this page, absolute indexes */
+};
+
+/* Executable mappings per process the unwinder knows (sorted by start). */
+#define COLLECTOR_UNWIND_MAX_MAPS 128
+
+struct collector_unwind_map {
+	u64 start, end;   /* runtime addresses [start, end) */
+	u64 base;         /* runtime address of the table's pc 0 */
+	u32 first_page;   /* in unwind_pages */
+	u32 n_pages;      /* 0: no table (JIT code, an image without one) */
+};
+
+struct collector_unwind_proc {
+	u32 n_maps;
+	u32 pad;
+	struct collector_unwind_map maps[COLLECTOR_UNWIND_MAX_MAPS];
 };
 
 #endif /* COLLECTOR_BPF_H */

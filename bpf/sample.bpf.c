@@ -13,11 +13,13 @@
 #define COUNTERS_MAX COLLECTOR_CNT_MAX
 #define CNT_WAKEUPS COLLECTOR_CNT_WAKEUPS
 #include "common.bpf.h"
+#include "unwind.bpf.h"
 
 /* Set by the loader through skel->rodata before load (and filter_tgids,
  * false with -a, and wakeup_bytes: common.bpf.h). */
 const volatile bool trace_switches = false;
 const volatile bool dwarf_mode = false;    /* copy registers and stack */
+const volatile bool cfi_mode = false;      /* unwind with the tables (unwind.bpf.h) */
 const volatile u32 stack_bytes = 8192;     /* <= COLLECTOR_MAX_STACK_COPY */
 const volatile bool kernel_fp_walk = false; /* bpf_get_stack for every sample */
 
@@ -173,6 +175,29 @@ static long fp_walk_step(u32 i, void *data)
 	return 0;
 }
 
+/* Copies the top of the user stack from sp into sc->stack: to the end of
+ * sp's page, then on into the next.  Returns the bytes copied. */
+static __always_inline u64 copy_stack_top(struct sample_scratch *sc, u64 sp)
+{
+	u64 addr = sp, len = 0;
+	u32 i;
+
+	for (i = 0; i < 2 && addr; i++) {
+		u64 chunk = 4096 - (addr & 4095);
+
+		if (chunk > FP_STACK_COPY - len)
+			chunk = FP_STACK_COPY - len;
+		if (!chunk || chunk > 4096 || len >= FP_STACK_COPY)
+			break;
+		if (bpf_probe_read_user((u8 *)sc->stack + (len & (FP_STACK_COPY - 1)), chunk,
+					(void *)addr) != 0)
+			break;
+		len += chunk;
+		addr += chunk;
+	}
+	return len;
+}
+
 /*
  * The user call stack by frame pointers, as the kernel's perf walker does it
  * (the PC, then the return address of each frame, following saved rbp until
@@ -180,33 +205,51 @@ static long fp_walk_step(u32 i, void *data)
  * kernel's walker (bpf_get_stack) copies 16 bytes per frame with a fault
  * handler set up each time, about 60 ns a frame here.  The target is stopped
  * while this runs, so the copy and the per-frame reads see the same stack.
+ * copied: the copy is already made, of that many bytes (else -1).
  * Returns the number of frames written to frames[0..COLLECTOR_MAX_STACK_DEPTH).
  */
 static __always_inline u32 user_frames_fp(struct sample_scratch *sc, u32 first, u64 ip, u64 sp,
-					  u64 fp)
+					  u64 fp, s64 copied)
 {
 	struct fp_walk w = { .sc = sc, .first = first, .sp = sp, .fp = fp, .n = 1 };
-	u64 addr = sp;
-	u32 i;
 
 	if (!ip)
 		return 0;
 	sc->frames[first & 255] = ip;
-	/* the copy: from sp to the end of its page, then on into the next */
-	for (i = 0; i < 2 && addr; i++) {
-		u64 chunk = 4096 - (addr & 4095);
-
-		if (chunk > FP_STACK_COPY - w.len)
-			chunk = FP_STACK_COPY - w.len;
-		if (!chunk || chunk > 4096 || w.len >= FP_STACK_COPY)
-			break;
-		if (bpf_probe_read_user((u8 *)sc->stack + (w.len & (FP_STACK_COPY - 1)), chunk,
-					(void *)addr) != 0)
-			break;
-		w.len += chunk;
-		addr += chunk;
-	}
+	w.len = copied >= 0 ? copied : copy_stack_top(sc, sp);
 	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, fp_walk_step, &w, 0);
+	return w.n;
+}
+
+/*
+ * --call-graph cfi: the user call stack from the unwind tables
+ * (unwind.bpf.h).  A process without tables yet, or a PC outside its known
+ * mappings, asks the loader for them and gets the frame-pointer walk.
+ */
+static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first, u32 tgid, u64 ip,
+					   u64 sp, u64 bp)
+{
+	struct cfi_walk w = { .frames = sc->frames, .copy = sc->stack, .first = first,
+			      .pc = ip, .sp = sp, .bp = bp, .n = 1, .exact = true };
+
+	if (!ip)
+		return 0;
+	w.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+	w.copy_sp = sp;
+	w.copy_len = copy_stack_top(sc, sp);
+	if (!w.proc || !unwind_find_map(&w, ip)) {
+		count(COLLECTOR_CNT_CFI_NO_TABLES);
+		unwind_ask_tables(tgid);
+		return user_frames_fp(sc, first, ip, sp, bp, w.copy_len);
+	}
+	sc->frames[first & 255] = ip;
+	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, unwind_step, &w, 0);
+	if (w.outside) {
+		count(COLLECTOR_CNT_CFI_OUTSIDE);
+		unwind_ask_tables(tgid);
+	}
+	if (w.complete)
+		count(COLLECTOR_CNT_CFI_COMPLETE);
 	return w.n;
 }
 
@@ -384,7 +427,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 
 			nu = r > 0 ? r / sizeof(u64) : 0;
 		} else {
-			nu = user_frames_fp(sc, nk, uip, usp, ubp);
+			nu = cfi_mode ? user_frames_cfi(sc, nk, tgid, uip, usp, ubp)
+				      : user_frames_fp(sc, nk, uip, usp, ubp, -1);
 		}
 	}
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
@@ -453,6 +497,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	if (!is_target(BPF_CORE_READ(p, tgid)))
 		return 0;
+	if (cfi_mode)
+		unwind_forget(BPF_CORE_READ(p, tgid)); /* a new image */
 	e = reserve_task_event(COLLECTOR_EV_EXEC, p);
 	if (!e)
 		return 0;
@@ -480,6 +526,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		e->group_dead = group_dead;
 		bpf_ringbuf_submit(e, submit_flags());
 	}
+	if (group_dead && cfi_mode)
+		unwind_forget(tgid);
 	if (group_dead && filter_tgids) {
 		bpf_map_delete_elem(&targets, &tgid);
 		if (tgid == main_tgid)

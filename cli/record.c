@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/cfi_tables.h"
 #include "cli/continuous.h"
 #include "cli/outdir.h"
 #include "cli/policy.h"
@@ -33,6 +34,7 @@
 #include "decode/trace_specs.h"
 #include "decode/tracker.h"
 #include "formats/registry.h"
+#include "lib/path.h"
 #include "lib/powercap.h"
 #include "loader/bpf_session.h"
 #include "loader/launch.h"
@@ -63,6 +65,7 @@ struct record {
 	struct symbolizer *sym;
 	struct tracker *tracker;
 	struct bpf_session *bpf;
+	struct cfi_tables *cfi;     /* --call-graph cfi, else NULL */
 	struct uprobes *uprobes;
 	struct trace_files trace_files;
 	struct launch launch;
@@ -218,6 +221,13 @@ static int on_record(void *ctx, const void *data, size_t size)
 {
 	struct record *r = ctx;
 
+	/* --call-graph cfi: a process asks for its unwind tables */
+	if (size >= sizeof(struct collector_event_header) &&
+	    ((const struct collector_event_header *)data)->kind == COLLECTOR_EV_UNWIND_MISS) {
+		if (r->cfi)
+			cfi_tables_refresh(r->cfi, ((const struct collector_event_header *)data)->tgid);
+		return 0;
+	}
 	if (r->save)
 		save_records_put(r->save, SAVE_RECORD, data, size);
 	return tracker_handle_record(r->tracker, data, size);
@@ -233,13 +243,19 @@ static int open_sampling(struct record *r)
 		.freq = opts->freq,
 		.ring_bytes = opts->ring_bytes,
 		.dwarf = targets_want_dwarf(opts),
+		.cfi = opts->call_graph == CALL_GRAPH_CFI,
+		/* 16 MiB of rows and 4 MiB of page index (2 GiB of text) */
+		.cfi_rows = 1u << 21,
+		.cfi_pages = 1u << 19,
 		.stack_bytes = opts->stack_size,
 		.verbose = opts->verbose,
 		.on_record = on_record,
 	};
 
-	decode_run_call_graph(&r->m, cfg.dwarf ? "dwarf" : "fp");
+	decode_run_call_graph(&r->m, cfg.dwarf ? "dwarf" : cfg.cfi ? "cfi" : "fp");
 	if (bpf_session_open(&r->bpf, &cfg))
+		return EXIT_BPF;
+	if (cfg.cfi && !(r->cfi = cfi_tables_new(r->bpf)))
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
 	if (!r->tracker || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0)) {
@@ -263,6 +279,9 @@ static int add_targets(struct record *r)
 		struct save_target st = { .pid = opts->pids[i], .ktime_ns = run_clock_ns(true) };
 
 		bpf_session_add_target(r->bpf, opts->pids[i]);
+		/* its tables before sampling starts */
+		if (r->cfi)
+			cfi_tables_refresh(r->cfi, opts->pids[i]);
 		if (tracker_add_process(r->tracker, opts->pids[i], st.ktime_ns) != 0) {
 			fprintf(stderr, "collector: PID %d exited during start-up\n", opts->pids[i]);
 			return EXIT_NO_TARGET;
@@ -278,6 +297,14 @@ static int add_targets(struct record *r)
 		fprintf(stderr, "collector: cannot start '%s': %s\n", opts->command[0],
 			strerror(-err));
 		return EXIT_NO_TARGET;
+	}
+	if (r->cfi) {
+		/* held until the tables of what it maps at once are loaded */
+		char *exe = path_find_command(opts->command[0]);
+
+		if (exe)
+			cfi_tables_prepare_command(r->cfi, exe);
+		free(exe);
 	}
 	tracker_expect_exec(r->tracker, r->launch.pid);
 	if (r->save)
@@ -591,6 +618,7 @@ static void cleanup(struct record *r, int rc)
 	uprobes_close(r->uprobes);
 	trace_files_free(&r->trace_files);
 	tracker_free(r->tracker);
+	cfi_tables_free(r->cfi);
 	bpf_session_close(r->bpf);
 	symbolizer_free(r->sym);
 	if (r->model_ready)

@@ -124,7 +124,7 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	uint32_t locs[COLLECTOR_MAX_STACK_DEPTH];
 	struct stackcache_key key;
 	uint32_t part;
-	bool truncated;
+	bool truncated, unmapped = false;
 
 	n = walked_frames(ips, n);
 	if (!n && !user_ip) {
@@ -154,7 +154,7 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 		if (!mp && i) {
 			model_stat_add(t->m, MODEL_STAT_FRAMES_WITHOUT_MAPPING, 1);
 			n = i;
-			truncated = true;
+			truncated = unmapped = true;
 			break;
 		}
 		locs[i] = user_location(t, mp, addr);
@@ -162,7 +162,11 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	if (end == WALK_END_BY_ROOT && !truncated)
 		truncated = n >= COLLECTOR_MAX_STACK_DEPTH || !is_root(t->m, locs[n - 1]);
 	part = add_part(t, locs, n, truncated);
-	stackcache_put(&t->part_cache, &key, part);
+	/* not remembered when a frame had no mapping yet: the process's maps
+	 * may have been read before it mapped that library (the maps are
+	 * read again for the next such sample) */
+	if (!unmapped)
+		stackcache_put(&t->part_cache, &key, part);
 	return part;
 }
 

@@ -58,8 +58,16 @@ struct collector_sample_event {
 	u16 n_kernel;     /* kernel frames that follow (kernel mode only) */
 	u16 n_user;       /* user frames that follow (0: no walk, only user_ip) */
 	u8 kernel_mode;
-	u8 pad[3];
+	u8 user_end;      /* enum collector_user_end */
+	u8 pad[2];
 	/* u64 frames[n_kernel + n_user] follow */
+};
+
+/* How a sample's user walk ended. */
+enum collector_user_end {
+	COLLECTOR_END_BY_ROOT = 0,  /* frame pointers: complete if it ends in a thread's start */
+	COLLECTOR_END_TRUNCATED = 1, /* cfi: stopped early */
+	COLLECTOR_END_COMPLETE = 2, /* cfi: the outermost frame's CFI says it has no caller */
 };
 
 /* The user registers x86-64 CFI unwinding needs. */

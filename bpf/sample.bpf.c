@@ -250,6 +250,7 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	}
 	if (w.complete)
 		count(COLLECTOR_CNT_CFI_COMPLETE);
+	sc->e.user_end = w.complete ? COLLECTOR_END_COMPLETE : COLLECTOR_END_TRUNCATED;
 	return w.n;
 }
 
@@ -306,7 +307,8 @@ static __always_inline void fill_sample(struct collector_sample_event *e,
 	e->n_kernel = 0;
 	e->n_user = 0;
 	e->kernel_mode = kernel_mode;
-	e->pad[0] = e->pad[1] = e->pad[2] = 0;
+	e->user_end = COLLECTOR_END_BY_ROOT;
+	e->pad[0] = e->pad[1] = 0;
 }
 
 /* --call-graph dwarf: user registers and the top of the user stack. */

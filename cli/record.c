@@ -558,6 +558,12 @@ static void finish(struct record *r)
 		;
 	bpf_session_counters(r->bpf, counters);
 	decode_sampler_counters(&r->m, counters);
+	if (r->cfi) {
+		struct cfi_tables_stats st;
+
+		cfi_tables_get_stats(r->cfi, &st);
+		decode_cfi_tables(&r->m, st.images, st.rows, st.build_ns, st.map_bytes);
+	}
 	/* every sample the kernel saw is in ip_counts, or counted as not
 	 * fitting there */
 	if (bpf_session_aggregate_total(r->bpf, &by_ip) != 0)

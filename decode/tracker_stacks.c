@@ -266,10 +266,13 @@ void trk_handle_sample(struct tracker *t, const struct collector_sample_event *e
 	uint32_t thread = trk_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
 	uint32_t process = t->m->threads.items[thread].process;
 	const uint64_t *frames = (const uint64_t *)(e + 1);
+	enum walk_end end = e->user_end == COLLECTOR_END_COMPLETE ? WALK_END_COMPLETE
+			    : e->user_end == COLLECTOR_END_TRUNCATED ? WALK_END_TRUNCATED
+			    : WALK_END_BY_ROOT;
 
 	add_sample(t, e, thread,
 		   user_part(t, process, frames + e->n_kernel, e->n_user, e->user_ip,
-			     e->hdr.ktime_ns, WALK_END_BY_ROOT));
+			     e->hdr.ktime_ns, end));
 }
 
 static uint64_t now_ns(void)

@@ -249,6 +249,12 @@ static long unwind_step(u32 i, void *data)
 		w->complete = true;
 		return 1;
 	case COLLECTOR_ROW_SIGNAL:
+		/* the trampoline's own frame: its address is no return
+		 * address (the CFI starts a byte before it for the look-up at
+		 * pc - 1), so it is written as pc + 1, as the user-space
+		 * unwinder writes it, and resolves to __restore_rt */
+		if (!w->exact && k)
+			w->frames[(w->first + k - 1) & 255] = w->pc + 1;
 		if (!unwind_read(w, w->sp + SIGFRAME_RIP, &ra) ||
 		    !unwind_read(w, w->sp + SIGFRAME_RSP, &cfa) ||
 		    !unwind_read(w, w->sp + SIGFRAME_RBP, &bp) || !ra || ra >= USER_TOP)

@@ -8,7 +8,8 @@
  * (per image, one entry per 4 KiB of text: its first and last row),
  * unwind_procs (per process, its executable mappings sorted by start, each
  * with its image's pages), unwind_asked (when a process last asked for its
- * tables).  The loader writes the two arrays through mappings of them
+ * tables) and unwind_requests (the ring of those requests).  The loader
+ * writes the two arrays through mappings of them
  * (BPF_F_MMAPABLE), not a system call per row.
  *
  * A frame costs: the mapping (the last one found is tried first: frames are
@@ -60,6 +61,14 @@ struct {
 	__type(value, u64); /* bpf_ktime_get_ns() of the last request */
 } unwind_asked SEC(".maps");
 
+/* Requests for tables (COLLECTOR_EV_UNWIND_MISS records): a ring of their
+ * own, read by a thread of the loader's own, so that a backlog of samples
+ * to decode does not delay them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 10);
+} unwind_requests SEC(".maps");
+
 /* A process asks for its tables at most this often. */
 #define UNWIND_ASK_NS 20000000ULL
 
@@ -98,11 +107,9 @@ static __always_inline void unwind_ask_tables(u32 tgid)
 	if (last && now - *last < UNWIND_ASK_NS)
 		return;
 	bpf_map_update_elem(&unwind_asked, &tgid, &now, BPF_ANY);
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count(COLLECTOR_CNT_RB_FULL_TASK);
-		return;
-	}
+	e = bpf_ringbuf_reserve(&unwind_requests, sizeof(*e), 0);
+	if (!e)
+		return; /* asked again at a later sample */
 	fill_header(e, COLLECTOR_EV_UNWIND_MISS, tgid, 0, now);
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 }

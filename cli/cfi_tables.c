@@ -3,6 +3,8 @@
 #include "cli/cfi_tables.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,21 +26,52 @@ _Static_assert((int)CFI_ROW_NONE == (int)COLLECTOR_ROW_NONE &&
 	       (int)CFI_ROW_SIGNAL == (int)COLLECTOR_ROW_SIGNAL &&
 	       (int)CFI_ROW_END == (int)COLLECTOR_ROW_END, "row kinds");
 
-/* One image, loaded or not. */
+/* Executable segments of an image with a table each (node has three). */
+#define MAX_SEGS 4
+
+enum image_state { IMAGE_QUEUED, IMAGE_READY, IMAGE_FAILED };
+
+/* The table of one executable segment. */
+struct cfi_seg {
+	uint64_t offset, filesz;  /* the segment in the file */
+	uint64_t vmo;             /* p_vaddr - p_offset */
+	uint64_t table_base;      /* link-time address of the table's pc 0 */
+	uint32_t first_page, n_pages; /* n_pages 0: no table */
+};
+
+/* One image (a file, or the vDSO). */
 struct cfi_image {
 	uint64_t dev, inode;
-	int err;              /* 0: loaded; else why there is no table */
-	uint64_t table_base;  /* link-time address of the table's pc 0 */
-	uint64_t vmo;         /* text segment's p_vaddr - p_offset */
-	uint32_t first_page, n_pages;
+	enum image_state state;
+	struct elf_file file;     /* open while queued */
+	struct cfi_seg segs[MAX_SEGS];
+	uint32_t n_segs;
+};
+
+/* Images a process waits for, remembered (beyond, it waits all the same). */
+#define WAITED_MAX 8
+
+/* A process that asked and still lacks images. */
+struct pending {
+	pid_t pid;
+	uint32_t n_waited;
+	uint32_t waited[WAITED_MAX]; /* queued images it maps */
 };
 
 struct cfi_tables {
 	struct unwind_tables *ut;
-	struct idmap by_file;  /* hash of (dev, inode) -> index in images */
+	struct idmap by_file;     /* hash of (dev, inode) -> index in images */
 	struct cfi_image *images;
 	size_t n_images, cap_images;
+	size_t n_queued;          /* images in state IMAGE_QUEUED */
+	struct pending *pending;  /* processes whose mapping table lacks images */
+	size_t n_pending, cap_pending;
+	size_t n_fresh;           /* pending[n_pending - n_fresh ..]: not served yet */
+	uint64_t served_ns;       /* when the pending processes were last served */
 	struct cfi_tables_stats st;
+	pthread_t thread;
+	bool running;
+	volatile bool stop;
 };
 
 /* The key of the vDSO, which no file holds. */
@@ -72,83 +105,98 @@ void cfi_tables_free(struct cfi_tables *ct)
 {
 	if (!ct)
 		return;
+	cfi_tables_stop(ct);
+	for (size_t i = 0; i < ct->n_images; i++)
+		if (ct->images[i].state == IMAGE_QUEUED)
+			elf_file_close(&ct->images[i].file);
 	unwind_tables_close(ct->ut);
 	idmap_free(&ct->by_file);
 	free(ct->images);
+	free(ct->pending);
 	free(ct);
 }
 
-/* Loads f's table into the maps; fills img. */
-static int load_image(struct cfi_tables *ct, const struct elf_file *f, struct cfi_image *img)
+/* Builds and loads the tables of a queued image's executable segments. */
+static void build_image(struct cfi_tables *ct, struct cfi_image *img)
 {
-	struct cfi_table t;
-	uint64_t vaddr, memsz;
-	int err;
+	const struct elf_file *f = &img->file;
+	uint64_t t0 = now_ns();
 
-	if (!elf_file_text_segment(f, &vaddr, &memsz))
-		return -ENOENT;
-	for (size_t i = 0; i < f->n_loads; i++)
-		if (f->loads[i].vaddr == vaddr)
-			img->vmo = vaddr - f->loads[i].offset;
-	err = cfi_table_build(&t, f);
-	if (err)
-		return err;
-	err = unwind_tables_add_image(ct->ut, (const struct collector_unwind_row *)t.rows,
-				      t.n_rows, t.pages, t.n_pages, &img->first_page);
-	if (!err) {
-		img->table_base = t.base;
-		img->n_pages = t.n_pages;
-		ct->st.rows += t.n_rows;
+	for (size_t i = 0; i < f->n_loads && img->n_segs < MAX_SEGS; i++) {
+		const struct elf_segment *ld = &f->loads[i];
+		struct cfi_seg *seg = &img->segs[img->n_segs];
+		struct cfi_table t;
+
+		if (!(ld->flags & PF_X))
+			continue;
+		memset(seg, 0, sizeof(*seg));
+		seg->offset = ld->offset;
+		seg->filesz = ld->filesz;
+		seg->vmo = ld->vaddr - ld->offset;
+		img->n_segs++;
+		if (cfi_table_build(&t, f, ld) != 0)
+			continue; /* no table: frame-pointer steps there */
+		if (unwind_tables_add_image(ct->ut, (const struct collector_unwind_row *)t.rows,
+					    t.n_rows, t.pages, t.n_pages, &seg->first_page) == 0) {
+			seg->table_base = t.base;
+			seg->n_pages = t.n_pages;
+			ct->st.rows += t.n_rows;
+		}
+		cfi_table_free(&t);
 	}
-	cfi_table_free(&t);
-	return err;
+	img->state = img->n_segs ? IMAGE_READY : IMAGE_FAILED;
+	ct->st.images_failed += img->state == IMAGE_FAILED;
+	elf_file_close(&img->file);
+	ct->n_queued--;
+	ct->st.build_ns += now_ns() - t0;
 }
 
-/* The image of file (dev, inode), opened at path when it is new (or the
- * collector's own vDSO for dev == VDSO_DEV); NULL without memory. */
-static struct cfi_image *get_image(struct cfi_tables *ct, uint64_t dev, uint64_t inode,
-				   const char *path)
+/* The index of the image of file (dev, inode), opened at path and queued
+ * when it is new (or the collector's own vDSO for dev == VDSO_DEV);
+ * SIZE_MAX without memory. */
+static size_t get_image(struct cfi_tables *ct, uint64_t dev, uint64_t inode, const char *path)
 {
-	uint64_t key = hash_pair(dev, inode), t0;
+	uint64_t key = hash_pair(dev, inode);
 	uint32_t id = idmap_get(&ct->by_file, key);
 	struct cfi_image *img;
-	struct elf_file f;
+	int err;
 
 	if (id != UINT32_MAX && ct->images[id].dev == dev && ct->images[id].inode == inode)
-		return &ct->images[id];
+		return id;
 	if (ct->n_images == ct->cap_images) {
 		size_t cap = ct->cap_images ? 2 * ct->cap_images : 64;
 		struct cfi_image *v = realloc(ct->images, cap * sizeof(*v));
 
 		if (!v)
-			return NULL;
+			return SIZE_MAX;
 		ct->images = v;
 		ct->cap_images = cap;
 	}
 	if (idmap_put(&ct->by_file, key, ct->n_images) != 0)
-		return NULL;
-	img = &ct->images[ct->n_images++];
+		return SIZE_MAX;
+	img = &ct->images[ct->n_images];
 	memset(img, 0, sizeof(*img));
 	img->dev = dev;
 	img->inode = inode;
-	t0 = now_ns();
-	img->err = dev == VDSO_DEV ? elf_file_own_vdso(&f) : elf_file_open(&f, path);
-	if (!img->err) {
-		img->err = load_image(ct, &f, img);
-		elf_file_close(&f);
-	}
-	ct->st.build_ns += now_ns() - t0;
+	/* opened now (a process's map_files go with it), built later */
+	err = dev == VDSO_DEV ? elf_file_own_vdso(&img->file) : elf_file_open(&img->file, path);
+	img->state = err ? IMAGE_FAILED : IMAGE_QUEUED;
+	ct->n_queued += !err;
 	ct->st.images++;
-	ct->st.images_failed += img->err != 0;
-	return img;
+	ct->st.images_failed += err != 0;
+	return ct->n_images++;
 }
 
 static void add_file(struct cfi_tables *ct, const char *path)
 {
 	struct stat st;
+	size_t i;
 
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-		get_image(ct, st.st_dev, st.st_ino, path);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	i = get_image(ct, st.st_dev, st.st_ino, path);
+	if (i != SIZE_MAX && ct->images[i].state == IMAGE_QUEUED)
+		build_image(ct, &ct->images[i]);
 }
 
 /* A DT_NEEDED name in the directories ld.so searches by default. */
@@ -193,34 +241,59 @@ void cfi_tables_prepare_command(struct cfi_tables *ct, const char *path)
 	elf_file_close(&f);
 }
 
-/* The mapping table entry of e, an executable mapping of process pid. */
-static void map_entry(struct cfi_tables *ct, pid_t pid, const struct procmap_entry *e,
-		      struct collector_unwind_map *m)
+/* The mapping table entry of e, an executable mapping of process pid;
+ * false when its image is not built yet (noted in pp, if given). */
+static bool map_entry(struct cfi_tables *ct, pid_t pid, const struct procmap_entry *e,
+		      struct collector_unwind_map *m, bool build_now, struct pending *pp)
 {
-	struct cfi_image *img = NULL;
+	struct cfi_image *img;
 	char path[4096];
+	size_t i = SIZE_MAX;
 
 	m->start = e->start;
 	m->end = e->end;
 	if (!strcmp(e->path, "[vdso]"))
-		img = get_image(ct, VDSO_DEV, 0, NULL);
+		i = get_image(ct, VDSO_DEV, 0, NULL);
 	else if (procmap_is_file(e) && procmaps_open_path(pid, e, path, sizeof(path)) == 0)
-		img = get_image(ct, procmap_dev(e), e->inode, path);
-	if (!img || img->err)
-		return; /* no table: frame-pointer steps */
-	/* runtime address of link-time address L: start + L - (vmo + pgoff) */
-	m->base = e->start + img->table_base - (img->vmo + e->pgoff);
-	m->first_page = img->first_page;
-	m->n_pages = img->n_pages;
+		i = get_image(ct, procmap_dev(e), e->inode, path);
+	if (i == SIZE_MAX)
+		return true; /* no file (JIT code): frame-pointer steps */
+	img = &ct->images[i];
+	if (img->state == IMAGE_QUEUED && build_now)
+		build_image(ct, img);
+	if (img->state == IMAGE_QUEUED) {
+		if (pp && pp->n_waited < WAITED_MAX)
+			pp->waited[pp->n_waited++] = i;
+		return false;
+	}
+	for (uint32_t s = 0; s < img->n_segs; s++) {
+		const struct cfi_seg *seg = &img->segs[s];
+
+		if (!seg->n_pages || e->pgoff < (seg->offset & ~4095ull) ||
+		    e->pgoff >= seg->offset + seg->filesz)
+			continue;
+		/* runtime address of link-time address L: start + L - (vmo + pgoff) */
+		m->base = e->start + seg->table_base - (seg->vmo + e->pgoff);
+		m->first_page = seg->first_page;
+		m->n_pages = seg->n_pages;
+		break;
+	}
+	return true;
 }
 
-int cfi_tables_refresh(struct cfi_tables *ct, pid_t pid)
+/* Writes pid's mapping table; *complete: every image it maps was built
+ * (those it waits for noted in pp, if given). */
+static int set_process(struct cfi_tables *ct, pid_t pid, bool build_now, bool *complete,
+		       struct pending *pp)
 {
 	struct collector_unwind_proc *p;
 	struct procmaps maps;
 	uint64_t t0 = now_ns();
 	int err = procmaps_read(pid, &maps);
 
+	*complete = true;
+	if (pp)
+		pp->n_waited = 0;
 	if (err)
 		return err;
 	p = calloc(1, sizeof(*p));
@@ -231,18 +304,173 @@ int cfi_tables_refresh(struct cfi_tables *ct, pid_t pid)
 	/* the kernel lists mappings sorted by address, as the program wants */
 	for (size_t i = 0; i < maps.n && p->n_maps < COLLECTOR_UNWIND_MAX_MAPS; i++)
 		if (maps.entries[i].exec)
-			map_entry(ct, pid, &maps.entries[i], &p->maps[p->n_maps++]);
+			*complete &= map_entry(ct, pid, &maps.entries[i], &p->maps[p->n_maps++],
+					       build_now, pp);
 	err = unwind_tables_set_process(ct->ut, pid, p);
-	if (getenv("CFI_DEBUG")) {
-		fprintf(stderr, "refresh %d: %u maps, err %d\n", pid, p->n_maps, err);
-		for (uint32_t i = 0; i < p->n_maps; i++)
-			fprintf(stderr, "  %lx-%lx base %lx pages %u+%u\n", (long)p->maps[i].start, (long)p->maps[i].end, (long)p->maps[i].base, p->maps[i].first_page, p->maps[i].n_pages);
-	}
 	free(p);
 	procmaps_free(&maps);
 	ct->st.refreshes++;
 	ct->st.build_ns += now_ns() - t0;
 	return err;
+}
+
+int cfi_tables_refresh(struct cfi_tables *ct, pid_t pid)
+{
+	bool complete;
+
+	return set_process(ct, pid, true, &complete, NULL);
+}
+
+/* Process pid asked for its tables. */
+static void request(void *ctx, uint32_t tgid)
+{
+	struct cfi_tables *ct = ctx;
+	pid_t pid = tgid;
+
+	for (size_t i = 0; i < ct->n_pending; i++)
+		if (ct->pending[i].pid == pid)
+			return;
+	if (ct->n_pending == ct->cap_pending) {
+		size_t cap = ct->cap_pending ? 2 * ct->cap_pending : 32;
+		struct pending *v = realloc(ct->pending, cap * sizeof(*v));
+
+		if (!v)
+			return; /* it asks again */
+		ct->pending = v;
+		ct->cap_pending = cap;
+	}
+	ct->pending[ct->n_pending++] = (struct pending){ .pid = pid };
+	ct->n_fresh++;
+}
+
+/* Writes the mapping table of the pending processes from first on; keeps
+ * those that still lack images. */
+static void serve_pending(struct cfi_tables *ct, size_t first)
+{
+	size_t kept = first;
+
+	for (size_t i = first; i < ct->n_pending; i++) {
+		bool complete;
+		int err = set_process(ct, ct->pending[i].pid, false, &complete, &ct->pending[i]);
+
+		if (!err && !complete)
+			ct->pending[kept++] = ct->pending[i];
+	}
+	ct->n_pending = kept;
+	ct->n_fresh = 0;
+}
+
+/* The smallest queued image, or NULL. */
+static struct cfi_image *smallest_queued(struct cfi_tables *ct)
+{
+	struct cfi_image *best = NULL;
+
+	for (size_t i = 0; i < ct->n_images && ct->n_queued; i++) {
+		struct cfi_image *img = &ct->images[i];
+
+		if (img->state == IMAGE_QUEUED && (!best || img->file.size < best->file.size))
+			best = img;
+	}
+	return best;
+}
+
+/* The image to build next: the smallest that the process which asked last
+ * waits for (images queued for processes that have exited since wait);
+ * else the smallest queued.  A program that has just started is the one
+ * most likely to end soon and to be all in a few images: it comes before
+ * the ones that have been waiting, whose big images (a browser, an
+ * interpreter) would hold every newcomer behind them. */
+static struct cfi_image *next_image(struct cfi_tables *ct)
+{
+	for (size_t i = ct->n_pending; i-- > 0;) {
+		const struct pending *pp = &ct->pending[i];
+		struct cfi_image *best = NULL;
+
+		for (uint32_t k = 0; k < pp->n_waited; k++) {
+			struct cfi_image *img = &ct->images[pp->waited[k]];
+
+			if (img->state == IMAGE_QUEUED && (!best || img->file.size < best->file.size))
+				best = img;
+		}
+		if (best)
+			return best;
+	}
+	return smallest_queued(ct);
+}
+
+/* Serves the requests (read first from their ring): mapping tables from
+ * what is built, then images built, smallest first, for about budget_ns.
+ * Returns true while work is left. */
+static bool work(struct cfi_tables *ct, uint64_t budget_ns)
+{
+	uint64_t now = now_ns(), end = now + budget_ns;
+	struct cfi_image *img;
+	bool built = false;
+
+	unwind_tables_read_requests(ct->ut, request, ct);
+	/* new requests at once, from the images already built */
+	if (ct->n_fresh)
+		serve_pending(ct, ct->n_pending - ct->n_fresh);
+	if (!ct->n_pending)
+		return false;
+	/* an image at least, however long it takes, so that work advances */
+	while ((img = next_image(ct))) {
+		build_image(ct, img);
+		built = true;
+		if ((now = now_ns()) >= end)
+			break;
+	}
+	/* reading every waiting process's maps again costs: not more often
+	 * than every few milliseconds while images are being built */
+	if (built && (!ct->n_queued || now >= ct->served_ns + 5000000)) {
+		serve_pending(ct, 0);
+		ct->served_ns = now;
+	}
+	return ct->n_pending != 0;
+}
+
+/* Images built between two looks at the requests, at most (and one image). */
+#define WORK_SLICE_NS 20000000ULL
+/* How long the thread sleeps with nothing to do, at most: the time
+ * cfi_tables_stop may wait for it. */
+#define IDLE_WAIT_MS 50
+
+static void *worker(void *arg)
+{
+	struct cfi_tables *ct = arg;
+	struct pollfd pfd = { .fd = unwind_tables_requests_fd(ct->ut), .events = POLLIN };
+	bool left = false;
+
+	while (!ct->stop) {
+		if (!left)
+			poll(&pfd, 1, IDLE_WAIT_MS);
+		left = work(ct, WORK_SLICE_NS);
+	}
+	return NULL;
+}
+
+int cfi_tables_start(struct cfi_tables *ct)
+{
+	int err;
+
+	ct->stop = false;
+	err = pthread_create(&ct->thread, NULL, worker, ct);
+	if (err) {
+		fprintf(stderr, "collector: cannot start the unwind tables' thread: %s\n",
+			strerror(err));
+		return -err;
+	}
+	ct->running = true;
+	return 0;
+}
+
+void cfi_tables_stop(struct cfi_tables *ct)
+{
+	if (!ct || !ct->running)
+		return;
+	ct->stop = true;
+	pthread_join(ct->thread, NULL);
+	ct->running = false;
 }
 
 void cfi_tables_get_stats(const struct cfi_tables *ct, struct cfi_tables_stats *st)

@@ -1,13 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --call-graph cfi: which unwind tables the BPF program gets.  An image's
- * table (symbols/cfi_table.h) is built once per run, cached by device and
- * inode, and loaded into the maps once (loader/unwind_tables.h), shared
- * by every process that maps it; a process's mapping table is written
- * when it asks (its first sample, or a sample outside its known mappings:
- * a COLLECTOR_EV_UNWIND_MISS record), and for -p before sampling starts.
- * A launched command's executable, its interpreter and the libraries it
- * names are loaded before it is let go.
+ * --call-graph cfi: which unwind tables the BPF program gets.  A table is
+ * built per executable segment of an image (symbols/cfi_table.h), once per
+ * run, cached by device and inode, and loaded into the maps once
+ * (loader/unwind_tables.h), shared by every process that maps it.
+ *
+ * A process's mapping table is written when it asks (its first sample, or
+ * a sample outside its known mappings: a COLLECTOR_EV_UNWIND_MISS record
+ * in a ring of its own), at once with the images already built; the
+ * images it still needs are built smallest first, so that one big image
+ * (a browser, a JIT runtime) does not delay every small program's tables,
+ * and its mapping table is written again as they come.  Until then its
+ * frames there are walked by frame pointer.  That is a thread's work,
+ * between cfi_tables_start and cfi_tables_stop: the drain of the samples
+ * (hundreds of new processes to resolve, in a system-wide run) does not
+ * delay it.  Nothing else may be called in between.
+ *
+ * Before that, for -p, cfi_tables_refresh builds everything at once; a
+ * launched command's executable, interpreter and the libraries it names
+ * are built before it is let go (cfi_tables_prepare_command).
  */
 #ifndef COLLECTOR_CFI_TABLES_H
 #define COLLECTOR_CFI_TABLES_H
@@ -31,9 +42,14 @@ void cfi_tables_free(struct cfi_tables *ct);
  * usual directories). */
 void cfi_tables_prepare_command(struct cfi_tables *ct, const char *path);
 
-/* Reads process pid's mappings again and gives it their tables.
- * 0 or a negative errno (-ESRCH: gone). */
+/* Reads process pid's mappings and gives it their tables, building every
+ * one it lacks now.  0 or a negative errno (-ESRCH: gone). */
 int cfi_tables_refresh(struct cfi_tables *ct, pid_t pid);
+
+/* The thread that serves the requests.  0 or a negative errno. */
+int cfi_tables_start(struct cfi_tables *ct);
+/* Ends it (nothing when it was not started). */
+void cfi_tables_stop(struct cfi_tables *ct);
 
 struct cfi_tables_stats {
 	uint64_t images, images_failed, rows, refreshes;

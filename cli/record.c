@@ -221,13 +221,6 @@ static int on_record(void *ctx, const void *data, size_t size)
 {
 	struct record *r = ctx;
 
-	/* --call-graph cfi: a process asks for its unwind tables */
-	if (size >= sizeof(struct collector_event_header) &&
-	    ((const struct collector_event_header *)data)->kind == COLLECTOR_EV_UNWIND_MISS) {
-		if (r->cfi)
-			cfi_tables_refresh(r->cfi, ((const struct collector_event_header *)data)->tgid);
-		return 0;
-	}
 	if (r->save)
 		save_records_put(r->save, SAVE_RECORD, data, size);
 	return tracker_handle_record(r->tracker, data, size);
@@ -378,6 +371,10 @@ static int start(struct record *r)
 	if (r->save)
 		save_records_facts(r->save, &r->m, opts->trace_specs, opts->n_trace_specs);
 	tracker_begin_window(r->tracker);
+	/* the tables processes ask for, from now on built by a thread of
+	 * their own: a long drain does not delay them */
+	if (r->cfi && cfi_tables_start(r->cfi) != 0)
+		return EXIT_FAILURE_RUN;
 	if (bpf_session_start_sampling(r->bpf))
 		return EXIT_BPF;
 	powercap_open(&r->powercap, NULL);
@@ -559,6 +556,7 @@ static void finish(struct record *r)
 	bpf_session_counters(r->bpf, counters);
 	decode_sampler_counters(&r->m, counters);
 	if (r->cfi) {
+		cfi_tables_stop(r->cfi);
 		struct cfi_tables_stats st;
 
 		cfi_tables_get_stats(r->cfi, &st);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 struct unwind_array {
 	int fd;
@@ -20,7 +21,20 @@ struct unwind_array {
 struct unwind_tables {
 	struct unwind_array rows, pages;
 	int procs_fd;
+	struct ring_buffer *requests;
+	void (*on_request)(void *ctx, uint32_t tgid);
+	void *request_ctx;
 };
+
+static int request_callback(void *ctx, void *data, size_t size)
+{
+	struct unwind_tables *t = ctx;
+	const struct collector_event_header *h = data;
+
+	if (size >= sizeof(*h) && h->kind == COLLECTOR_EV_UNWIND_MISS && t->on_request)
+		t->on_request(t->request_ctx, h->tgid);
+	return 0;
+}
 
 static int array_map(struct unwind_array *a, int fd, size_t value_size)
 {
@@ -61,6 +75,12 @@ int unwind_tables_open(struct unwind_tables **out, struct bpf_session *s)
 	t->procs_fd = bpf_session_map_fd(s, "unwind_procs");
 	if (!err && t->procs_fd < 0)
 		err = t->procs_fd;
+	if (!err) {
+		t->requests = ring_buffer__new(bpf_session_map_fd(s, "unwind_requests"),
+					       request_callback, t, NULL);
+		if (!t->requests)
+			err = -errno;
+	}
 	if (err) {
 		unwind_tables_close(t);
 		return err;
@@ -77,6 +97,7 @@ void unwind_tables_close(struct unwind_tables *t)
 		munmap(t->rows.mem, t->rows.bytes);
 	if (t->pages.mem)
 		munmap(t->pages.mem, t->pages.bytes);
+	ring_buffer__free(t->requests);
 	free(t);
 }
 
@@ -119,6 +140,23 @@ int unwind_tables_set_process(struct unwind_tables *t, uint32_t tgid,
 void unwind_tables_forget_process(struct unwind_tables *t, uint32_t tgid)
 {
 	bpf_map_delete_elem(t->procs_fd, &tgid);
+}
+
+int unwind_tables_requests_fd(struct unwind_tables *t)
+{
+	return ring_buffer__epoll_fd(t->requests);
+}
+
+int unwind_tables_read_requests(struct unwind_tables *t, void (*fn)(void *ctx, uint32_t tgid),
+				void *ctx)
+{
+	int n;
+
+	t->on_request = fn;
+	t->request_ctx = ctx;
+	n = ring_buffer__consume(t->requests);
+	t->on_request = NULL;
+	return n;
 }
 
 void unwind_tables_usage(const struct unwind_tables *t, struct unwind_tables_usage *u)

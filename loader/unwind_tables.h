@@ -39,6 +39,13 @@ int unwind_tables_set_process(struct unwind_tables *t, uint32_t tgid,
 			      const struct collector_unwind_proc *p);
 void unwind_tables_forget_process(struct unwind_tables *t, uint32_t tgid);
 
+/* The requests for tables (records of kind COLLECTOR_EV_UNWIND_MISS in a
+ * ring of their own): an fd that epoll reports readable when one comes,
+ * and their reading, fn called with each asking process. */
+int unwind_tables_requests_fd(struct unwind_tables *t);
+int unwind_tables_read_requests(struct unwind_tables *t, void (*fn)(void *ctx, uint32_t tgid),
+				void *ctx);
+
 struct unwind_tables_usage {
 	uint64_t rows, max_rows, pages, max_pages;
 	uint64_t map_bytes;  /* the two arrays, as allocated in the kernel */

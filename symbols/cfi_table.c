@@ -354,7 +354,7 @@ static int build_pages(struct cfi_table *t)
 	return 0;
 }
 
-int cfi_table_build(struct cfi_table *t, const struct elf_file *f)
+int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct elf_segment *seg)
 {
 	Dwarf_CFI *eh, *debug = NULL;
 	uint64_t vaddr, memsz;
@@ -362,7 +362,13 @@ int cfi_table_build(struct cfi_table *t, const struct elf_file *f)
 	int err;
 
 	memset(t, 0, sizeof(*t));
-	if (!elf_file_text_segment(f, &vaddr, &memsz) || !memsz)
+	if (seg) {
+		vaddr = seg->vaddr;
+		memsz = seg->memsz;
+	} else if (!elf_file_text_segment(f, &vaddr, &memsz)) {
+		return -ENOENT;
+	}
+	if (!memsz)
 		return -ENOENT;
 	t->base = vaddr & ~((1ull << CFI_PAGE_SHIFT) - 1);
 	t->size = vaddr + memsz - t->base;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Unwind tables for the unwinder in BPF (x86-64): the .eh_frame and
- * .debug_frame CFI of one image's executable segment reduced to a compact
+ * .debug_frame CFI of one executable segment of an image reduced to a compact
  * table of rows sorted by PC, each holding from its PC up to the next row's:
  *
  *   CFA = rsp + off, or rbp + off (kinds CFI_ROW_RSP, CFI_ROW_RBP); the
@@ -65,11 +65,11 @@ struct cfi_table {
 	uint32_t n_fdes;     /* FDEs read, for statistics */
 };
 
-/* Builds the table of f's first executable segment.  Returns 0, -ENOENT
- * when the image has no executable segment, -ENOMEM, or -E2BIG when it is
- * too large for 32-bit PCs.  An image without CFI gets one CFI_ROW_NONE
- * row. */
-int cfi_table_build(struct cfi_table *t, const struct elf_file *f);
+/* Builds the table of segment seg of f (one of f->loads, executable), or
+ * with seg NULL of f's first executable segment.  Returns 0, -ENOENT when
+ * the image has no executable segment, -ENOMEM, or -E2BIG when it is too
+ * large for 32-bit PCs.  An image without CFI gets one CFI_ROW_NONE row. */
+int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct elf_segment *seg);
 void cfi_table_free(struct cfi_table *t);
 
 /* The row that holds at link-time address addr, or NULL outside the table. */

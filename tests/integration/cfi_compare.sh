@@ -52,6 +52,14 @@ stack_overlap() {
 		      printf "%.1f\n", 100 * sum }' "$1" "$2"
 }
 
+# stacks_found_in A B: the share of A's samples (percent) whose stack B
+# has too, whatever its share there: for programs with many rare stacks,
+# where two runs' shares differ by chance more than by how they unwind.
+stacks_found_in() {
+	awk -F '\t' 'NR == FNR { b[$2] = 1; next } { n += $1; if ($2 in b) m += $1 }
+		END { if (n) printf "%.1f\n", 100 * m / n; else print 0 }' "$2" "$1"
+}
+
 # same_top_stack A B TOLERANCE: the most common stack of A and of B are the
 # same; or, where the two differ, each is a near-tie of the other's top
 # (within TOLERANCE points of it in both), so that how ties fall decides

@@ -214,7 +214,7 @@ static void check_image(const char *path, bool want_plt)
 	Dwarf *dw;
 
 	assert_int_equal(elf_file_open(&f, path), 0);
-	assert_int_equal(cfi_table_build(&t, &f), 0);
+	assert_int_equal(cfi_table_build(&t, &f, NULL), 0);
 	text = elf_file_section(&f, ".text");
 	assert_non_null(text);
 	assert_non_null(gelf_getshdr(text, &sh));
@@ -285,7 +285,7 @@ static void test_special_rows(void **state)
 
 	(void)state;
 	assert_int_equal(elf_file_open(&f, "/lib/x86_64-linux-gnu/libc.so.6"), 0);
-	assert_int_equal(cfi_table_build(&t, &f), 0);
+	assert_int_equal(cfi_table_build(&t, &f, NULL), 0);
 	for (uint32_t i = 0; i < t.n_rows; i++)
 		found_signal |= t.rows[i].kind == CFI_ROW_SIGNAL;
 	assert_true(found_signal);
@@ -293,7 +293,7 @@ static void test_special_rows(void **state)
 	elf_file_close(&f);
 
 	assert_int_equal(elf_file_open(&f, "build/unwind/chain-eh"), 0);
-	assert_int_equal(cfi_table_build(&t, &f), 0);
+	assert_int_equal(cfi_table_build(&t, &f, NULL), 0);
 	scn = elf_file_symbols(&f, SHT_SYMTAB);
 	assert_non_null(scn);
 	{

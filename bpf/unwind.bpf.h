@@ -228,6 +228,18 @@ static __always_inline struct collector_unwind_row *unwind_find_row(struct colle
 	return bpf_map_lookup_elem(&unwind_rows, &key);
 }
 
+/* Frame k, written as `value`, and the caller's registers. */
+static __always_inline void unwind_push(struct cfi_walk *w, u32 k, u64 value, u64 pc, u64 sp,
+					u64 bp, bool exact)
+{
+	w->frames[(w->first + k) & 255] = value;
+	w->n = k + 1;
+	w->pc = pc;
+	w->sp = sp;
+	w->bp = bp;
+	w->exact = exact;
+}
+
 /* One frame: the caller's pc, sp and rbp from the rules at pc. */
 static long unwind_step(u32 i, void *data)
 {
@@ -266,12 +278,8 @@ static long unwind_step(u32 i, void *data)
 		    !unwind_read(w, w->sp + SIGFRAME_RSP, &cfa) ||
 		    !unwind_read(w, w->sp + SIGFRAME_RBP, &bp) || !ra || ra >= USER_TOP)
 			return 1;
-		w->frames[(w->first + k) & 255] = ra + 1;
-		w->n = k + 1;
-		w->pc = ra;
-		w->sp = cfa;
-		w->bp = bp;
-		w->exact = true;
+		/* the interrupted PC, exact: written + 1 */
+		unwind_push(w, k, ra + 1, ra, cfa, bp, true);
 		return 0;
 	case COLLECTOR_ROW_RSP:
 		cfa = w->sp + cfa_off;
@@ -297,12 +305,7 @@ static long unwind_step(u32 i, void *data)
 		return 1;
 	if (rbp_off && !unwind_read(w, cfa + rbp_off, &bp))
 		return 1;
-	w->frames[(w->first + k) & 255] = ra;
-	w->n = k + 1;
-	w->pc = ra;
-	w->sp = cfa;
-	w->bp = bp;
-	w->exact = false;
+	unwind_push(w, k, ra, ra, cfa, bp, false);
 	return 0;
 }
 

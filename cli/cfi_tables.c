@@ -48,6 +48,9 @@ struct cfi_image {
 	uint32_t n_segs;
 };
 
+/* Processes remembered as having asked once. */
+#define ASKED_ONCE 1024
+
 /* Images a process waits for, remembered (beyond, it waits all the same). */
 #define WAITED_MAX 8
 
@@ -68,6 +71,8 @@ struct cfi_tables {
 	size_t n_pending, cap_pending;
 	size_t n_fresh;           /* pending[n_pending - n_fresh ..]: not served yet */
 	uint64_t served_ns;       /* when the pending processes were last served */
+	pid_t asked_once[ASKED_ONCE]; /* processes that asked once lately (a ring) */
+	size_t n_asked_once;
 	struct cfi_tables_stats st;
 	pthread_t thread;
 	bool running;
@@ -326,10 +331,21 @@ static void request(void *ctx, uint32_t tgid)
 {
 	struct cfi_tables *ct = ctx;
 	pid_t pid = tgid;
+	size_t k;
 
 	for (size_t i = 0; i < ct->n_pending; i++)
 		if (ct->pending[i].pid == pid)
 			return;
+	/* served at its second request (the kernel side asks again 20 ms
+	 * later while it still has no tables): the many processes of a busy
+	 * system that live for a sample or two (a shell's tools) do not make
+	 * the running programs wait behind their tables */
+	for (k = 0; k < ASKED_ONCE && ct->asked_once[k] != pid; k++)
+		;
+	if (k == ASKED_ONCE) {
+		ct->asked_once[ct->n_asked_once++ % ASKED_ONCE] = pid;
+		return;
+	}
 	if (ct->n_pending == ct->cap_pending) {
 		size_t cap = ct->cap_pending ? 2 * ct->cap_pending : 32;
 		struct pending *v = realloc(ct->pending, cap * sizeof(*v));
@@ -374,28 +390,38 @@ static struct cfi_image *smallest_queued(struct cfi_tables *ct)
 	return best;
 }
 
-/* The image to build next: the smallest that the process which asked last
- * waits for (images queued for processes that have exited since wait);
- * else the smallest queued.  A program that has just started is the one
- * most likely to end soon and to be all in a few images: it comes before
- * the ones that have been waiting, whose big images (a browser, an
- * interpreter) would hold every newcomer behind them. */
+/* The image to build next: the smallest that the waiting process with the
+ * least left to build waits for (shortest job first: the waits add up to
+ * the least), or else the smallest queued (an image of processes that
+ * have exited since).  A small program gets its tables within a few
+ * images' time, however many big ones (a browser, an interpreter, a JIT
+ * runtime) are waiting; and new processes keep coming in a busy system,
+ * so newest-first would leave a running one waiting for long. */
 static struct cfi_image *next_image(struct cfi_tables *ct)
 {
-	for (size_t i = ct->n_pending; i-- > 0;) {
+	struct cfi_image *pick = NULL;
+	uint64_t least = UINT64_MAX;
+
+	for (size_t i = 0; i < ct->n_pending; i++) {
 		const struct pending *pp = &ct->pending[i];
-		struct cfi_image *best = NULL;
+		struct cfi_image *small = NULL;
+		uint64_t left = 0;
 
 		for (uint32_t k = 0; k < pp->n_waited; k++) {
 			struct cfi_image *img = &ct->images[pp->waited[k]];
 
-			if (img->state == IMAGE_QUEUED && (!best || img->file.size < best->file.size))
-				best = img;
+			if (img->state != IMAGE_QUEUED)
+				continue;
+			left += img->file.size;
+			if (!small || img->file.size < small->file.size)
+				small = img;
 		}
-		if (best)
-			return best;
+		if (small && left < least) {
+			pick = small;
+			least = left;
+		}
 	}
-	return smallest_queued(ct);
+	return pick ? pick : smallest_queued(ct);
 }
 
 /* Serves the requests (read first from their ring): mapping tables from

@@ -249,7 +249,7 @@ void cfi_tables_prepare_command(struct cfi_tables *ct, const char *path)
 /* The mapping table entry of e, an executable mapping of process pid;
  * false when its image is not built yet (noted in pp, if given). */
 static bool map_entry(struct cfi_tables *ct, pid_t pid, const struct procmap_entry *e,
-		      struct collector_unwind_map *m, bool build_now, struct pending *pp)
+		      struct collector_unwind_map *m, struct pending *pp)
 {
 	struct cfi_image *img;
 	char path[4096];
@@ -264,8 +264,6 @@ static bool map_entry(struct cfi_tables *ct, pid_t pid, const struct procmap_ent
 	if (i == SIZE_MAX)
 		return true; /* no file (JIT code): frame-pointer steps */
 	img = &ct->images[i];
-	if (img->state == IMAGE_QUEUED && build_now)
-		build_image(ct, img);
 	if (img->state == IMAGE_QUEUED) {
 		if (pp && pp->n_waited < WAITED_MAX)
 			pp->waited[pp->n_waited++] = i;
@@ -288,7 +286,7 @@ static bool map_entry(struct cfi_tables *ct, pid_t pid, const struct procmap_ent
 
 /* Writes pid's mapping table; *complete: every image it maps was built
  * (those it waits for noted in pp, if given). */
-static int set_process(struct cfi_tables *ct, pid_t pid, bool build_now, bool *complete,
+static int set_process(struct cfi_tables *ct, pid_t pid, bool *complete,
 		       struct pending *pp)
 {
 	struct collector_unwind_proc *p;
@@ -310,7 +308,7 @@ static int set_process(struct cfi_tables *ct, pid_t pid, bool build_now, bool *c
 	for (size_t i = 0; i < maps.n && p->n_maps < COLLECTOR_UNWIND_MAX_MAPS; i++)
 		if (maps.entries[i].exec)
 			*complete &= map_entry(ct, pid, &maps.entries[i], &p->maps[p->n_maps++],
-					       build_now, pp);
+					       pp);
 	err = unwind_tables_set_process(ct->ut, pid, p);
 	free(p);
 	procmaps_free(&maps);
@@ -319,33 +317,12 @@ static int set_process(struct cfi_tables *ct, pid_t pid, bool build_now, bool *c
 	return err;
 }
 
-int cfi_tables_refresh(struct cfi_tables *ct, pid_t pid)
+/* Process pid is to be served (once). */
+static void add_pending(struct cfi_tables *ct, pid_t pid)
 {
-	bool complete;
-
-	return set_process(ct, pid, true, &complete, NULL);
-}
-
-/* Process pid asked for its tables. */
-static void request(void *ctx, uint32_t tgid)
-{
-	struct cfi_tables *ct = ctx;
-	pid_t pid = tgid;
-	size_t k;
-
 	for (size_t i = 0; i < ct->n_pending; i++)
 		if (ct->pending[i].pid == pid)
 			return;
-	/* served at its second request (the kernel side asks again 20 ms
-	 * later while it still has no tables): the many processes of a busy
-	 * system that live for a sample or two (a shell's tools) do not make
-	 * the running programs wait behind their tables */
-	for (k = 0; k < ASKED_ONCE && ct->asked_once[k] != pid; k++)
-		;
-	if (k == ASKED_ONCE) {
-		ct->asked_once[ct->n_asked_once++ % ASKED_ONCE] = pid;
-		return;
-	}
 	if (ct->n_pending == ct->cap_pending) {
 		size_t cap = ct->cap_pending ? 2 * ct->cap_pending : 32;
 		struct pending *v = realloc(ct->pending, cap * sizeof(*v));
@@ -359,6 +336,31 @@ static void request(void *ctx, uint32_t tgid)
 	ct->n_fresh++;
 }
 
+void cfi_tables_add_process(struct cfi_tables *ct, pid_t pid)
+{
+	add_pending(ct, pid);
+}
+
+/* Process pid asked for its tables. */
+static void request(void *ctx, uint32_t tgid)
+{
+	struct cfi_tables *ct = ctx;
+	pid_t pid = tgid;
+	size_t k;
+
+	/* served at its second request (the kernel side asks again 20 ms
+	 * later while it still has no tables): the many processes of a busy
+	 * system that live for a sample or two (a shell's tools) do not make
+	 * the running programs wait behind their tables */
+	for (k = 0; k < ASKED_ONCE && ct->asked_once[k] != pid; k++)
+		;
+	if (k == ASKED_ONCE) {
+		ct->asked_once[ct->n_asked_once++ % ASKED_ONCE] = pid;
+		return;
+	}
+	add_pending(ct, pid);
+}
+
 /* Writes the mapping table of the pending processes from first on; keeps
  * those that still lack images. */
 static void serve_pending(struct cfi_tables *ct, size_t first)
@@ -367,7 +369,7 @@ static void serve_pending(struct cfi_tables *ct, size_t first)
 
 	for (size_t i = first; i < ct->n_pending; i++) {
 		bool complete;
-		int err = set_process(ct, ct->pending[i].pid, false, &complete, &ct->pending[i]);
+		int err = set_process(ct, ct->pending[i].pid, &complete, &ct->pending[i]);
 
 		if (!err && !complete)
 			ct->pending[kept++] = ct->pending[i];
@@ -465,7 +467,7 @@ static void *worker(void *arg)
 {
 	struct cfi_tables *ct = arg;
 	struct pollfd pfd = { .fd = unwind_tables_requests_fd(ct->ut), .events = POLLIN };
-	bool left = false;
+	bool left = true; /* the -p processes, at once */
 
 	while (!ct->stop) {
 		if (!left)

@@ -16,9 +16,12 @@
  * (hundreds of new processes to resolve, in a system-wide run) does not
  * delay it.  Nothing else may be called in between.
  *
- * Before that, for -p, cfi_tables_refresh builds everything at once; a
- * launched command's executable, interpreter and the libraries it names
- * are built before it is let go (cfi_tables_prepare_command).
+ * Before that, cfi_tables_add_process names the -p processes, served
+ * first as the thread starts (with sampling: a running process's samples
+ * are not lost while its tables are built, they fall back and are
+ * counted); a launched command's executable, interpreter and the
+ * libraries it names are built before it is let go
+ * (cfi_tables_prepare_command).
  */
 #ifndef COLLECTOR_CFI_TABLES_H
 #define COLLECTOR_CFI_TABLES_H
@@ -42,9 +45,8 @@ void cfi_tables_free(struct cfi_tables *ct);
  * usual directories). */
 void cfi_tables_prepare_command(struct cfi_tables *ct, const char *path);
 
-/* Reads process pid's mappings and gives it their tables, building every
- * one it lacks now.  0 or a negative errno (-ESRCH: gone). */
-int cfi_tables_refresh(struct cfi_tables *ct, pid_t pid);
+/* Process pid (-p) gets its tables first when the thread starts. */
+void cfi_tables_add_process(struct cfi_tables *ct, pid_t pid);
 
 /* The thread that serves the requests.  0 or a negative errno. */
 int cfi_tables_start(struct cfi_tables *ct);

@@ -272,9 +272,9 @@ static int add_targets(struct record *r)
 		struct save_target st = { .pid = opts->pids[i], .ktime_ns = run_clock_ns(true) };
 
 		bpf_session_add_target(r->bpf, opts->pids[i]);
-		/* its tables before sampling starts */
+		/* its tables first, as sampling starts */
 		if (r->cfi)
-			cfi_tables_refresh(r->cfi, opts->pids[i]);
+			cfi_tables_add_process(r->cfi, opts->pids[i]);
 		if (tracker_add_process(r->tracker, opts->pids[i], st.ktime_ns) != 0) {
 			fprintf(stderr, "collector: PID %d exited during start-up\n", opts->pids[i]);
 			return EXIT_NO_TARGET;

@@ -21,6 +21,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from benchkit.cfi import cfi  # noqa: E402
 from benchkit.common import NCPUS, RUNS, log  # noqa: E402
 from benchkit.continuous import continuous  # noqa: E402
 from benchkit.exporters import exporters  # noqa: E402
@@ -33,9 +34,9 @@ from benchkit.tracing import tracing  # noqa: E402
 
 def main():
     sections = sys.argv[1:] or ["sampling", "dwarf", "tracing", "exporters"]
-    known = {"sampling": sampling, "dwarf": dwarf, "tracing": tracing, "exporters": exporters,
-             "soak": soak, "continuous": continuous, "high-rate": high_rate,
-             "offcpu": offcpu}
+    known = {"sampling": sampling, "dwarf": dwarf, "cfi": cfi, "tracing": tracing,
+             "exporters": exporters, "soak": soak, "continuous": continuous,
+             "high-rate": high_rate, "offcpu": offcpu}
     for s in sections:
         if s not in known:
             log(f"usage: bench.py [{'|'.join(known)}]...")

@@ -11,6 +11,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 typedef __u8 u8;
+typedef __s8 s8;
 typedef __u16 u16;
 typedef __u32 u32;
 typedef __s32 s32;
@@ -32,6 +33,7 @@ enum collector_event_kind {
 	COLLECTOR_EV_SAMPLE_STACK = 7, /* a sample with user registers and stack */
 	COLLECTOR_EV_AGG_SAMPLE = 8,   /* a sum aggregated in the kernel by stack,
 					* made by the loader from the maps */
+	COLLECTOR_EV_UNWIND_MISS = 9,  /* --call-graph cfi: a process needs its tables */
 };
 
 /* Every ring-buffer record starts with this. */
@@ -60,7 +62,8 @@ struct collector_sample_event {
 	u16 n_user;       /* user frames that follow (0: no walk, only user_ip) */
 	u8 kernel_mode;
 	u8 event;         /* the run's event index: the perf link's BPF cookie */
-	u8 pad[2];
+	u8 user_end;      /* enum collector_user_end */
+	u8 pad[1];
 	/* u64 frames[n_kernel + n_user] follow */
 };
 
@@ -97,6 +100,13 @@ struct collector_agg_sample_event {
 	struct collector_sample_event sample;
 	u64 count;
 	/* u64 frames[sample.n_kernel + sample.n_user] follow */
+};
+
+/* How a sample's user walk ended. */
+enum collector_user_end {
+	COLLECTOR_END_BY_ROOT = 0,  /* frame pointers: complete if it ends in a thread's start */
+	COLLECTOR_END_TRUNCATED = 1, /* cfi: stopped early */
+	COLLECTOR_END_COMPLETE = 2, /* cfi: the outermost frame's CFI says it has no caller */
 };
 
 /* The user registers x86-64 CFI unwinding needs. */
@@ -242,7 +252,53 @@ enum collector_counter {
 	COLLECTOR_CNT_AGG_KEYS_FULL,      /* agg_counts was full: a sum not counted */
 	COLLECTOR_CNT_OFFCPU_SHORT,       /* switched out for less than --off-cpu-min */
 	COLLECTOR_CNT_OFFCPU_NO_STATE,    /* no task storage for a thread's switch-out */
+	COLLECTOR_CNT_CFI_FP_FRAMES,      /* cfi: frames stepped by frame pointer (no table) */
+	COLLECTOR_CNT_CFI_NO_TABLES,      /* cfi: samples before their process's tables */
+	COLLECTOR_CNT_CFI_OUTSIDE,        /* cfi: walks stopped outside every mapping */
+	COLLECTOR_CNT_CFI_COMPLETE,       /* cfi: walks that reached the outermost frame */
 	COLLECTOR_CNT_MAX,
+};
+
+/*
+ * --call-graph cfi: the unwind tables in BPF maps (symbols/cfi_table.h
+ * describes the rows; the kinds and the layout are the same).  Rows of
+ * every image are in one array, and a page index per image gives the rows
+ * of each 4 KiB of its text: {first, last} absolute row indexes.
+ */
+enum collector_unwind_kind {
+	COLLECTOR_ROW_NONE = 0,   /* no usable CFI: a frame-pointer step */
+	COLLECTOR_ROW_RSP = 1,    /* CFA = rsp + cfa_off */
+	COLLECTOR_ROW_RBP = 2,    /* CFA = rbp + cfa_off */
+	COLLECTOR_ROW_PLT = 3,    /* CFA = rsp + 8 + ((pc & 15) >= cfa_off ? 8 : 0) */
+	COLLECTOR_ROW_SIGNAL = 4, /* the kernel's rt_sigframe at rsp */
+	COLLECTOR_ROW_END = 5,    /* outermost frame */
+};
+
+struct collector_unwind_row {
+	u32 pc;           /* offset from the image's table base */
+	u16 cfa_off;
+	u8 kind;          /* enum collector_unwind_kind */
+	s8 rbp_off8;      /* caller's rbp at CFA + 8 * this; 0: kept */
+};
+
+struct collector_unwind_page {
+	u32 first, last;  /* rows holding in this page, absolute indexes */
+};
+
+/* Executable mappings per process the unwinder knows (sorted by start). */
+#define COLLECTOR_UNWIND_MAX_MAPS 128
+
+struct collector_unwind_map {
+	u64 start, end;   /* runtime addresses [start, end) */
+	u64 base;         /* runtime address of the table's pc 0 */
+	u32 first_page;   /* in unwind_pages */
+	u32 n_pages;      /* 0: no table (JIT code, an image without one) */
+};
+
+struct collector_unwind_proc {
+	u32 n_maps;
+	u32 pad;
+	struct collector_unwind_map maps[COLLECTOR_UNWIND_MAX_MAPS];
 };
 
 #endif /* COLLECTOR_BPF_H */

@@ -66,9 +66,13 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	if (nk > COLLECTOR_MAX_STACK_DEPTH)
 		nk = COLLECTOR_MAX_STACK_DEPTH;
 	regs = task_user_regs(prev);
-	if (regs)
+	/* the walk the samples get: the unwind tables, else frame pointers */
+	if (regs && cfi_mode)
+		nu = user_frames_cfi(sc, nk, BPF_CORE_READ(prev, tgid), BPF_CORE_READ(regs, ip),
+				     BPF_CORE_READ(regs, sp), BPF_CORE_READ(regs, bp));
+	else if (regs)
 		nu = user_frames_fp(sc, nk, BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp),
-				    BPF_CORE_READ(regs, bp));
+				    BPF_CORE_READ(regs, bp), -1);
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
 		nu = COLLECTOR_MAX_STACK_DEPTH;
 	st->kernel_stack = agg_put_stack(sc->frames, 0, nk);

@@ -13,11 +13,13 @@
 #define COUNTERS_MAX COLLECTOR_CNT_MAX
 #define CNT_WAKEUPS COLLECTOR_CNT_WAKEUPS
 #include "common.bpf.h"
+#include "unwind.bpf.h"
 
 /* Set by the loader through skel->rodata before load (and filter_tgids,
  * false with -a, and wakeup_bytes: common.bpf.h). */
 const volatile bool trace_switches = false;
 const volatile bool dwarf_mode = false;    /* copy registers and stack */
+const volatile bool cfi_mode = false;      /* unwind with the tables (unwind.bpf.h) */
 const volatile u32 stack_bytes = 8192;     /* <= COLLECTOR_MAX_STACK_COPY */
 const volatile bool kernel_fp_walk = false; /* bpf_get_stack for every sample */
 /* The sampler's share of a CPU, as kernel.perf_cpu_time_max_percent: after
@@ -210,6 +212,29 @@ static long fp_walk_step(u32 i, void *data)
 	return 0;
 }
 
+/* Copies the top of the user stack from sp into sc->stack: to the end of
+ * sp's page, then on into the next.  Returns the bytes copied. */
+static __always_inline u64 copy_stack_top(struct sample_scratch *sc, u64 sp)
+{
+	u64 addr = sp, len = 0;
+	u32 i;
+
+	for (i = 0; i < 2 && addr; i++) {
+		u64 chunk = 4096 - (addr & 4095);
+
+		if (chunk > FP_STACK_COPY - len)
+			chunk = FP_STACK_COPY - len;
+		if (!chunk || chunk > 4096 || len >= FP_STACK_COPY)
+			break;
+		if (bpf_probe_read_user((u8 *)sc->stack + (len & (FP_STACK_COPY - 1)), chunk,
+					(void *)addr) != 0)
+			break;
+		len += chunk;
+		addr += chunk;
+	}
+	return len;
+}
+
 /*
  * The user call stack by frame pointers, as the kernel's perf walker does it
  * (the PC, then the return address of each frame, following saved rbp until
@@ -217,33 +242,52 @@ static long fp_walk_step(u32 i, void *data)
  * kernel's walker (bpf_get_stack) copies 16 bytes per frame with a fault
  * handler set up each time, about 60 ns a frame here.  The target is stopped
  * while this runs, so the copy and the per-frame reads see the same stack.
+ * copied: the copy is already made, of that many bytes (else -1).
  * Returns the number of frames written to frames[0..COLLECTOR_MAX_STACK_DEPTH).
  */
 static __always_inline u32 user_frames_fp(struct sample_scratch *sc, u32 first, u64 ip, u64 sp,
-					  u64 fp)
+					  u64 fp, s64 copied)
 {
 	struct fp_walk w = { .sc = sc, .first = first, .sp = sp, .fp = fp, .n = 1 };
-	u64 addr = sp;
-	u32 i;
 
 	if (!ip)
 		return 0;
 	sc->frames[first & 255] = ip;
-	/* the copy: from sp to the end of its page, then on into the next */
-	for (i = 0; i < 2 && addr; i++) {
-		u64 chunk = 4096 - (addr & 4095);
-
-		if (chunk > FP_STACK_COPY - w.len)
-			chunk = FP_STACK_COPY - w.len;
-		if (!chunk || chunk > 4096 || w.len >= FP_STACK_COPY)
-			break;
-		if (bpf_probe_read_user((u8 *)sc->stack + (w.len & (FP_STACK_COPY - 1)), chunk,
-					(void *)addr) != 0)
-			break;
-		w.len += chunk;
-		addr += chunk;
-	}
+	w.len = copied >= 0 ? copied : copy_stack_top(sc, sp);
 	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, fp_walk_step, &w, 0);
+	return w.n;
+}
+
+/*
+ * --call-graph cfi: the user call stack from the unwind tables
+ * (unwind.bpf.h).  A process without tables yet, or a PC outside its known
+ * mappings, asks the loader for them and gets the frame-pointer walk.
+ */
+static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first, u32 tgid, u64 ip,
+					   u64 sp, u64 bp)
+{
+	struct cfi_walk w = { .frames = sc->frames, .copy = sc->stack, .first = first,
+			      .pc = ip, .sp = sp, .bp = bp, .n = 1, .exact = true };
+
+	if (!ip)
+		return 0;
+	w.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+	w.copy_sp = sp;
+	w.copy_len = copy_stack_top(sc, sp);
+	if (!w.proc || !unwind_find_map(&w, ip)) {
+		count(COLLECTOR_CNT_CFI_NO_TABLES);
+		unwind_ask_tables(tgid);
+		return user_frames_fp(sc, first, ip, sp, bp, w.copy_len);
+	}
+	sc->frames[first & 255] = ip;
+	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, unwind_step, &w, 0);
+	if (w.outside) {
+		count(COLLECTOR_CNT_CFI_OUTSIDE);
+		unwind_ask_tables(tgid);
+	}
+	if (w.complete)
+		count(COLLECTOR_CNT_CFI_COMPLETE);
+	sc->e.user_end = w.complete ? COLLECTOR_END_COMPLETE : COLLECTOR_END_TRUNCATED;
 	return w.n;
 }
 
@@ -302,7 +346,8 @@ static __always_inline void fill_sample(struct collector_sample_event *e,
 	e->kernel_mode = kernel_mode;
 	/* the loader attaches each event's perf link with its index as cookie */
 	e->event = bpf_get_attach_cookie(ctx);
-	e->pad[0] = e->pad[1] = 0;
+	e->user_end = COLLECTOR_END_BY_ROOT;
+	e->pad[0] = 0;
 }
 
 /* --call-graph dwarf: user registers and the top of the user stack. */
@@ -417,7 +462,8 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 
 			nu = r > 0 ? r / sizeof(u64) : 0;
 		} else {
-			nu = user_frames_fp(sc, nk, uip, usp, ubp);
+			nu = cfi_mode ? user_frames_cfi(sc, nk, tgid, uip, usp, ubp)
+				      : user_frames_fp(sc, nk, uip, usp, ubp, -1);
 		}
 	}
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
@@ -446,26 +492,34 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
-	u64 id = bpf_get_current_pid_tgid(), start, end, *turn;
+	u64 id = bpf_get_current_pid_tgid(), start = 0, end, *turn = NULL;
 	u32 tgid = id >> 32, tid = (u32)id, zero = 0;
 
 	/* Samples are counted by ip_counts (or as AGG_FULL): no counter
 	 * of their own, one cache line less for a program that runs cold. */
 	if (!is_target(tgid))
 		return 0;
-	if (!idle_per_busy || !(budgeted_events & 1u << (bpf_get_attach_cookie(ctx) & 31)))
-		return take_sample(ctx, tgid, tid);
-	turn = bpf_map_lookup_elem(&next_turn, &zero);
-	if (!turn)
-		return 0;
-	start = bpf_ktime_get_ns();
-	if (start < *turn) {
-		count(COLLECTOR_CNT_SKIPPED_BUSY);
-		return 0;
+	if (idle_per_busy && budgeted_events & 1u << (bpf_get_attach_cookie(ctx) & 31)) {
+		turn = bpf_map_lookup_elem(&next_turn, &zero);
+		if (!turn)
+			return 0;
+		start = bpf_ktime_get_ns();
+		if (start < *turn) {
+			count(COLLECTOR_CNT_SKIPPED_BUSY);
+			return 0;
+		}
 	}
+	/* One call (inlined: each call is verified again), reached with the
+	 * same register types whether budgeted or not (start a scalar, no
+	 * map pointer kept across it), so that the verifier walks it once. */
 	take_sample(ctx, tgid, tid);
-	end = bpf_ktime_get_ns();
-	*turn = end + (end - start) * idle_per_busy;
+	if (start) {
+		turn = bpf_map_lookup_elem(&next_turn, &zero);
+		if (turn) {
+			end = bpf_ktime_get_ns();
+			*turn = end + (end - start) * idle_per_busy;
+		}
+	}
 	return 0;
 }
 
@@ -521,6 +575,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	if (!is_target(BPF_CORE_READ(p, tgid)))
 		return 0;
+	if (cfi_mode)
+		unwind_forget(BPF_CORE_READ(p, tgid)); /* a new image */
 	e = reserve_task_event(COLLECTOR_EV_EXEC, p);
 	if (!e)
 		return 0;
@@ -548,6 +604,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		e->group_dead = group_dead;
 		bpf_ringbuf_submit(e, submit_flags());
 	}
+	if (group_dead && cfi_mode)
+		unwind_forget(tgid);
 	if (group_dead && filter_tgids) {
 		bpf_map_delete_elem(&targets, &tgid);
 		if (tgid == main_tgid)

@@ -101,10 +101,10 @@ static const struct argp_option options[] = {
 	  "Trace entry and exit of the functions of BIN (a path, or a library name such as "
 	  "libc) whose names match the glob PATTERN, through uprobes (repeatable)", 0 },
 	{ "args", OPT_ARGS, "N", 0, "With --trace: record the first N integer arguments (0-6)", 0 },
-	{ "call-graph", OPT_CALL_GRAPH, "fp|dwarf|auto", 0,
-	  "How user stacks are walked: frame pointers in the kernel, or CFI unwinding in user "
-	  "space from a copy of the stack (default auto: dwarf for targets built without frame "
-	  "pointers)", 0 },
+	{ "call-graph", OPT_CALL_GRAPH, "cfi|fp|dwarf|auto", 0,
+	  "How user stacks are walked: cfi (default) unwinds in the BPF program with tables "
+	  "built from .eh_frame; fp follows frame pointers; dwarf copies the stack and unwinds "
+	  "in user space; auto is dwarf for targets built without frame pointers, else fp", 0 },
 	{ "stack-size", OPT_STACK_SIZE, "BYTES", 0,
 	  "With --call-graph dwarf: user stack bytes copied per sample (default 8192, at most "
 	  "65536)", 0 },
@@ -287,14 +287,16 @@ static error_t parse_sampling_opt(struct collector_options *o, int key, char *ar
 		o->freq = v;
 		return 0;
 	case OPT_CALL_GRAPH:
-		if (!strcmp(arg, "fp"))
+		if (!strcmp(arg, "cfi"))
+			o->call_graph = CALL_GRAPH_CFI;
+		else if (!strcmp(arg, "fp"))
 			o->call_graph = CALL_GRAPH_FP;
 		else if (!strcmp(arg, "dwarf"))
 			o->call_graph = CALL_GRAPH_DWARF;
 		else if (!strcmp(arg, "auto"))
 			o->call_graph = CALL_GRAPH_AUTO;
 		else {
-			fprintf(stderr, "collector: --call-graph takes fp, dwarf or auto\n");
+			fprintf(stderr, "collector: --call-graph takes cfi, fp, dwarf or auto\n");
 			return EINVAL;
 		}
 		return 0;

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/cfi_tables.h"
 #include "cli/continuous.h"
 #include "cli/event_options.h"
 #include "cli/outdir.h"
@@ -35,6 +36,7 @@
 #include "decode/trace_specs.h"
 #include "decode/tracker.h"
 #include "formats/registry.h"
+#include "lib/path.h"
 #include "lib/powercap.h"
 #include "loader/bpf_session.h"
 #include "loader/launch.h"
@@ -65,6 +67,7 @@ struct record {
 	struct symbolizer *sym;
 	struct tracker *tracker;
 	struct bpf_session *bpf;
+	struct cfi_tables *cfi;     /* --call-graph cfi, else NULL */
 	struct uprobes *uprobes;
 	struct trace_files trace_files;
 	struct launch launch;
@@ -245,16 +248,22 @@ static int open_sampling(struct record *r)
 		.off_cpu_event = opts->n_events,
 		.ring_bytes = opts->ring_bytes,
 		.dwarf = targets_want_dwarf(opts),
+		.cfi = opts->call_graph == CALL_GRAPH_CFI,
+		/* 16 MiB of rows and 4 MiB of page index (2 GiB of text) */
+		.cfi_rows = 1u << 21,
+		.cfi_pages = 1u << 19,
 		.stack_bytes = opts->stack_size,
 		.verbose = opts->verbose,
 		.on_record = on_record,
 	};
 
-	decode_run_call_graph(&r->m, cfg.dwarf ? "dwarf" : "fp");
+	decode_run_call_graph(&r->m, cfg.dwarf ? "dwarf" : cfg.cfi ? "cfi" : "fp");
 	/* a hardware event without a PMU: one clear line, not libbpf's */
 	if (events_check(opts))
 		return EXIT_BPF;
 	if (bpf_session_open(&r->bpf, &cfg))
+		return EXIT_BPF;
+	if (cfg.cfi && !(r->cfi = cfi_tables_new(r->bpf)))
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
 	if (!r->tracker || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0)) {
@@ -278,6 +287,9 @@ static int add_targets(struct record *r)
 		struct save_target st = { .pid = opts->pids[i], .ktime_ns = run_clock_ns(true) };
 
 		bpf_session_add_target(r->bpf, opts->pids[i]);
+		/* its tables first, as sampling starts */
+		if (r->cfi)
+			cfi_tables_add_process(r->cfi, opts->pids[i]);
 		if (tracker_add_process(r->tracker, opts->pids[i], st.ktime_ns) != 0) {
 			fprintf(stderr, "collector: PID %d exited during start-up\n", opts->pids[i]);
 			return EXIT_NO_TARGET;
@@ -293,6 +305,14 @@ static int add_targets(struct record *r)
 		fprintf(stderr, "collector: cannot start '%s': %s\n", opts->command[0],
 			strerror(-err));
 		return EXIT_NO_TARGET;
+	}
+	if (r->cfi) {
+		/* held until the tables of what it maps at once are loaded */
+		char *exe = path_find_command(opts->command[0]);
+
+		if (exe)
+			cfi_tables_prepare_command(r->cfi, exe);
+		free(exe);
 	}
 	tracker_expect_exec(r->tracker, r->launch.pid);
 	if (r->save)
@@ -366,6 +386,10 @@ static int start(struct record *r)
 	if (r->save)
 		save_records_facts(r->save, &r->m, opts->trace_specs, opts->n_trace_specs);
 	tracker_begin_window(r->tracker);
+	/* the tables processes ask for, from now on built by a thread of
+	 * their own: a long drain does not delay them */
+	if (r->cfi && cfi_tables_start(r->cfi) != 0)
+		return EXIT_FAILURE_RUN;
 	if (opts->command ? bpf_session_start_sampling(r->bpf, &r->launch.pid, 1)
 			  : bpf_session_start_sampling(r->bpf, opts->pids, opts->n_pids))
 		return EXIT_BPF;
@@ -559,6 +583,13 @@ static void finish(struct record *r)
 	decode_sampler_counters(&r->m, counters);
 	if (bpf_session_lost_by_event(r->bpf, lost_by_event) == 0)
 		decode_events_lost(&r->m, lost_by_event, COLLECTOR_MAX_EVENTS);
+	if (r->cfi) {
+		cfi_tables_stop(r->cfi);
+		struct cfi_tables_stats st;
+
+		cfi_tables_get_stats(r->cfi, &st);
+		decode_cfi_tables(&r->m, st.images, st.rows, st.build_ns, st.map_bytes);
+	}
 	/* every sample the kernel saw is in ip_counts, or counted as not
 	 * fitting there */
 	if (bpf_session_aggregate_total(r->bpf, &by_ip) != 0)
@@ -621,6 +652,7 @@ static void cleanup(struct record *r, int rc)
 	uprobes_close(r->uprobes);
 	trace_files_free(&r->trace_files);
 	tracker_free(r->tracker);
+	cfi_tables_free(r->cfi);
 	bpf_session_close(r->bpf);
 	symbolizer_free(r->sym);
 	if (r->model_ready)

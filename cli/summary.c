@@ -263,6 +263,23 @@ static uint64_t hist_percentile(const uint64_t *hist, uint64_t calls, double p)
 	return 0;
 }
 
+/* --call-graph cfi: how the unwinder in BPF fared, and its tables. */
+static void print_cfi(FILE *out, const struct model *m)
+{
+	fprintf(out, "    unwound in BPF: %llu frames by frame pointer (no table), %llu samples "
+		"before their process's tables, %llu walks stopped outside every mapping\n",
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_FP_FRAMES),
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_SAMPLES_BEFORE_TABLES),
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_STOPPED_OUTSIDE));
+	fprintf(out, "    unwind tables: %llu images, %llu rows (%.1f MiB of %.1f MiB of maps), "
+		"built and loaded in %.1f ms\n",
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_IMAGES),
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_ROWS),
+		model_stat_value(m, MODEL_STAT_CFI_TABLE_ROWS) * 8 / 1048576.0,
+		model_stat_value(m, MODEL_STAT_CFI_TABLE_MAP_BYTES) / 1048576.0,
+		model_stat_value(m, MODEL_STAT_CFI_TABLE_BUILD_US) / 1e3);
+}
+
 static void print_traced(FILE *out, const struct model *m)
 {
 	struct traced_total *t = calloc(m->traced.len, sizeof(*t));
@@ -369,10 +386,12 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 			"thread's start; call graph: %s)\n", 100.0 * truncated / user_stacks,
 			(unsigned long long)truncated, (unsigned long long)user_stacks,
 			m->run.call_graph[0] ? m->run.call_graph : "fp");
-		if (truncated * 10 > user_stacks && strcmp(m->run.call_graph, "dwarf") != 0)
-			fprintf(out, "    the kernel walks frame pointers: use --call-graph dwarf, or "
-				"rebuild the target with -fno-omit-frame-pointer, for whole call "
-				"chains\n");
+		if (!strcmp(m->run.call_graph, "cfi"))
+			print_cfi(out, m);
+		else if (truncated * 10 > user_stacks && strcmp(m->run.call_graph, "dwarf") != 0)
+			fprintf(out, "    frame pointers were walked: use --call-graph cfi (the "
+				"default) or --call-graph dwarf, or rebuild the target with "
+				"-fno-omit-frame-pointer, for whole call chains\n");
 	}
 	if (model_stat_value(m, MODEL_STAT_UNWOUND_SAMPLES)) {
 		uint64_t n = model_stat_value(m, MODEL_STAT_UNWOUND_SAMPLES);

@@ -57,6 +57,8 @@ bool targets_want_dwarf(const struct collector_options *opts)
 	char path[64];
 	char *exe;
 
+	if (opts->call_graph == CALL_GRAPH_CFI)
+		return false;
 	if (opts->call_graph != CALL_GRAPH_AUTO)
 		return opts->call_graph == CALL_GRAPH_DWARF;
 	if (opts->all_cpus)

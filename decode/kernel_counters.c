@@ -51,6 +51,21 @@ void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX
 		model_stat_add(m, MODEL_STAT_OFFCPU_SHORT_SWITCHES, c[COLLECTOR_CNT_OFFCPU_SHORT]);
 	if (c[COLLECTOR_CNT_OFFCPU_NO_STATE])
 		model_stat_add(m, MODEL_STAT_OFFCPU_NO_STATE, c[COLLECTOR_CNT_OFFCPU_NO_STATE]);
+	if (strcmp(m->run.call_graph, "cfi") != 0)
+		return;
+	model_stat_add(m, MODEL_STAT_CFI_FP_FRAMES, c[COLLECTOR_CNT_CFI_FP_FRAMES]);
+	model_stat_add(m, MODEL_STAT_CFI_SAMPLES_BEFORE_TABLES, c[COLLECTOR_CNT_CFI_NO_TABLES]);
+	model_stat_add(m, MODEL_STAT_CFI_STOPPED_OUTSIDE, c[COLLECTOR_CNT_CFI_OUTSIDE]);
+	model_stat_add(m, MODEL_STAT_CFI_COMPLETE, c[COLLECTOR_CNT_CFI_COMPLETE]);
+}
+
+void decode_cfi_tables(struct model *m, uint64_t images, uint64_t rows, uint64_t build_ns,
+		       uint64_t map_bytes)
+{
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_IMAGES, images);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_ROWS, rows);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_BUILD_US, build_ns / 1000);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_MAP_BYTES, map_bytes);
 }
 
 uint64_t decode_kernel_samples(struct model *m, uint64_t by_ip, uint64_t not_counted)

@@ -15,6 +15,10 @@
 
 /* The sampler's counters (enum collector_counter), summed over CPUs. */
 void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX]);
+/* --call-graph cfi: the tables loaded (images, rows, time to build and
+ * load them, bytes of the kernel's arrays). */
+void decode_cfi_tables(struct model *m, uint64_t images, uint64_t rows, uint64_t build_ns,
+		       uint64_t map_bytes);
 /* The tracer's counters (enum collector_trace_counter). */
 void decode_trace_counters(struct model *m, const uint64_t c[COLLECTOR_TCNT_MAX]);
 /* Samples the kernel counted by instruction, plus those that did not fit

@@ -124,7 +124,7 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	uint32_t locs[COLLECTOR_MAX_STACK_DEPTH];
 	struct stackcache_key key;
 	uint32_t part;
-	bool truncated;
+	bool truncated, unmapped = false;
 
 	n = walked_frames(ips, n);
 	if (!n && !user_ip) {
@@ -154,7 +154,7 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 		if (!mp && i) {
 			model_stat_add(t->m, MODEL_STAT_FRAMES_WITHOUT_MAPPING, 1);
 			n = i;
-			truncated = true;
+			truncated = unmapped = true;
 			break;
 		}
 		locs[i] = user_location(t, mp, addr);
@@ -162,7 +162,11 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	if (end == WALK_END_BY_ROOT && !truncated)
 		truncated = n >= COLLECTOR_MAX_STACK_DEPTH || !is_root(t->m, locs[n - 1]);
 	part = add_part(t, locs, n, truncated);
-	stackcache_put(&t->part_cache, &key, part);
+	/* not remembered when a frame had no mapping yet: the process's maps
+	 * may have been read before it mapped that library (the maps are
+	 * read again for the next such sample) */
+	if (!unmapped)
+		stackcache_put(&t->part_cache, &key, part);
 	return part;
 }
 
@@ -268,10 +272,13 @@ static void handle_sample_frames(struct tracker *t, const struct collector_sampl
 {
 	uint32_t thread = trk_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
 	uint32_t process = t->m->threads.items[thread].process;
+	enum walk_end end = e->user_end == COLLECTOR_END_COMPLETE ? WALK_END_COMPLETE
+			    : e->user_end == COLLECTOR_END_TRUNCATED ? WALK_END_TRUNCATED
+			    : WALK_END_BY_ROOT;
 
 	add_sample(t, e, thread,
 		   user_part(t, process, frames + e->n_kernel, e->n_user, e->user_ip,
-			     e->hdr.ktime_ns, WALK_END_BY_ROOT));
+			     e->hdr.ktime_ns, end));
 }
 
 void trk_handle_sample(struct tracker *t, const struct collector_sample_event *e)

@@ -117,6 +117,10 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	s->skel->rodata->wakeup_bytes = (uint64_t)cfg->ring_bytes / 4;
 	s->skel->rodata->dwarf_mode = cfg->dwarf;
 	s->skel->rodata->stack_bytes = cfg->stack_bytes;
+	s->skel->rodata->cfi_mode = cfg->cfi;
+	/* the unwind tables: 1 entry each when unused */
+	bpf_map__set_max_entries(s->skel->maps.unwind_rows, cfg->cfi ? cfg->cfi_rows : 1);
+	bpf_map__set_max_entries(s->skel->maps.unwind_pages, cfg->cfi ? cfg->cfi_pages : 1);
 	/* the kernel's own frame-pointer walker instead of the program's,
 	 * for the tests that compare the two */
 	s->skel->rodata->kernel_fp_walk = getenv("COLLECTOR_KERNEL_FP_WALK") != NULL;

@@ -4,6 +4,8 @@
 #   make bench             every section below but the soak (BENCH_SOAK=1 adds it)
 #   make bench-sampling    sampling cost at 999 and 9999 Hz
 #   make bench-dwarf       --call-graph dwarf beside fp and perf --call-graph dwarf
+#   make bench-cfi         --call-graph cfi (the unwinder in BPF) beside fp, dwarf,
+#                          perf --call-graph dwarf and bpftrace; its tables' cost
 #   make bench-tracing     cost per traced call, drain rate, attach time
 #   make bench-exporters   MB/s and peak RSS of every writer (10^6 and 10^7)
 #   make bench-soak        collector -a RSS minute by minute (10 minutes)
@@ -30,7 +32,7 @@ BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)
 	      $(BENCH)/hot $(BENCH)/switch-floor $(BENCH)/pingpong \
 	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench
 
-.PHONY: bench bench-peers bench-sampling bench-dwarf bench-tracing bench-exporters bench-soak \
+.PHONY: bench bench-peers bench-sampling bench-dwarf bench-cfi bench-tracing bench-exporters bench-soak \
 	bench-continuous bench-high-rate bench-bins bench-offcpu
 
 bench-peers:
@@ -95,7 +97,7 @@ $(BENCH)/exporters-bench: bench/exporters.c $(BUILD)/libcollector.a
 BENCH_ENV := BENCH_RUNS='$(BENCH_RUNS)' BENCH_SIZES='$(BENCH_SIZES)' BENCH_BUILD='$(BENCH)'
 
 bench: bench-peers bench-bins
-	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py sampling dwarf tracing exporters high-rate \
+	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py sampling dwarf cfi tracing exporters high-rate \
 		$(if $(filter 1,$(BENCH_SOAK)),soak)
 
 bench-sampling: bench-peers bench-bins
@@ -103,6 +105,9 @@ bench-sampling: bench-peers bench-bins
 
 bench-dwarf: bench-peers bench-bins
 	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py dwarf
+
+bench-cfi: bench-peers bench-bins
+	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py cfi
 
 bench-tracing: bench-peers bench-bins
 	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py tracing

@@ -21,7 +21,7 @@ $(UNWIND_DIR)/chain-debug: tests/unwind/chain.c tests/unwind/capture.h
 UNWIND_PROGS := $(UNWIND_DIR)/chain-eh $(UNWIND_DIR)/chain-g $(UNWIND_DIR)/chain-debug
 UNIT_DEPS += $(UNWIND_PROGS)
 # so that `make build/tests/test_unwind` alone builds them too
-$(BUILD)/tests/test_unwind $(BUILD)/tests/test_unwind_sampled: $(UNWIND_PROGS) \
+$(BUILD)/tests/test_unwind $(BUILD)/tests/test_unwind_sampled $(BUILD)/tests/test_cfi_table: $(UNWIND_PROGS) \
 		tests/unwind/capture.h tests/unit/unwind_run.h
 
 # The sampled tests without sanitizers, for the unwinding cost a real build

@@ -46,9 +46,19 @@ $(WL)/cxx_shapes: tests/workloads/cxx_shapes.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) -g -O2 -fno-omit-frame-pointer -o $@ $<
 
-WORKLOADS := $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls $(WL)/pie_lib \
-	$(WL)/threads $(WL)/deep $(WL)/bigframes $(WL)/escapes $(WL)/cxx_shapes $(WL)/pagetouch \
-	$(WL)/offcpu
+# the unwinder in BPF: chains through PLT calls, a signal handler, deep
+# recursion, dlopen (tests/workloads/cfi_chains.c), all without frame
+# pointers; cfi_chains links libcfi_lib.so (and dlopens it, given its path)
+$(WL)/libcfi_lib.so: tests/workloads/cfi_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -g -O2 -fomit-frame-pointer -fPIC -shared -o $@ $<
+
+$(WL)/cfi_chains: tests/workloads/cfi_chains.c $(WL)/libcfi_lib.so
+	$(CC) -g -O2 -fomit-frame-pointer -o $@ $< -L$(WL) -lcfi_lib -ldl -Wl,-rpath,'$$ORIGIN'
+
+WORKLOADS := $(WL)/cfi_chains $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/forkexec $(WL)/calls \
+	$(WL)/pie_lib $(WL)/threads $(WL)/deep $(WL)/bigframes $(WL)/escapes $(WL)/cxx_shapes \
+	$(WL)/pagetouch $(WL)/offcpu
 INTEGRATION_DEPS += $(WORKLOADS)
 DEMO_DEPS += $(WL)/demo
 UNIT_DEPS += $(WL)/split $(WL)/split-nofp $(WL)/bigframes

@@ -58,6 +58,15 @@
 	X(UNWINDER_IMAGES_FAILED, "unwinder_images_failed")                       \
 	X(UNWINDER_CACHED_WALKS, "unwinder_cached_walks")                         \
 	X(UNWINDER_RULES, "unwinder_rules")                                       \
+	/* decode/: --call-graph cfi, the unwinder in BPF and its tables */       \
+	X(CFI_FP_FRAMES, "cfi_fp_frames")                                         \
+	X(CFI_SAMPLES_BEFORE_TABLES, "cfi_samples_before_tables")                 \
+	X(CFI_STOPPED_OUTSIDE, "cfi_stopped_outside_mappings")                    \
+	X(CFI_COMPLETE, "cfi_complete")                                           \
+	X(CFI_TABLE_IMAGES, "cfi_table_images")                                   \
+	X(CFI_TABLE_ROWS, "cfi_table_rows")                                       \
+	X(CFI_TABLE_BUILD_US, "cfi_table_build_us")                               \
+	X(CFI_TABLE_MAP_BYTES, "cfi_table_map_bytes")                             \
 	/* decode/: the kernel side's counters and the uprobes' attach */         \
 	X(RING_WAKEUPS, "ring_wakeups")                                           \
 	X(KERNEL_SAMPLES, "kernel_samples")                                       \

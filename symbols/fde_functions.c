@@ -19,44 +19,15 @@
 
 #include <inttypes.h>
 
-#include "lib/bytes.h"
 #include "lib/sorted.h"
-
-/* DW_EH_PE_* encodings that .eh_frame_hdr uses on x86-64 (GNU ld and
- * lld write exactly these); any other table is left unread. */
-#define EH_PE_UDATA4 0x03
-#define EH_PE_SDATA4 0x0b
-#define EH_PE_FORMAT 0x0f
-#define EH_PE_DATAREL_SDATA4 0x3b
+#include "symbols/cfi_table.h"
 
 /* The FDEs' first addresses, sorted, into si->fde_starts; none when the
- * file has no table this reads. */
+ * file has no table cfi_eh_frame_starts reads. */
 static void read_fde_table(struct sym_image *si)
 {
-	Elf_Scn *scn = elf_file_section(&si->file, ".eh_frame_hdr");
-	const unsigned char *p;
-	Elf_Data *data;
-	GElf_Shdr shdr;
-	uint32_t count;
-
-	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
-	    !(data = elf_getdata(scn, NULL)) || !data->d_buf || data->d_size < 12)
-		return;
-	p = data->d_buf;
-	/* version 1; eh_frame_ptr and fde_count 4 bytes wide; the table's
-	 * pairs (initial location, FDE address) relative to the header */
-	if (p[0] != 1 || ((p[1] & EH_PE_FORMAT) != EH_PE_UDATA4 &&
-			  (p[1] & EH_PE_FORMAT) != EH_PE_SDATA4) ||
-	    ((p[2] & EH_PE_FORMAT) != EH_PE_UDATA4 && (p[2] & EH_PE_FORMAT) != EH_PE_SDATA4) ||
-	    p[3] != EH_PE_DATAREL_SDATA4)
-		return;
-	count = le32_get(p + 8);
-	if (!count || count > (data->d_size - 12) / 8)
-		return;
-	si->fde_starts = xcalloc(count, sizeof(*si->fde_starts));
-	for (uint32_t i = 0; i < count; i++)
-		si->fde_starts[i] = shdr.sh_addr + (int64_t)(int32_t)le32_get(p + 12 + 8 * i);
-	si->n_fde_starts = count;
+	if (cfi_eh_frame_starts(&si->file, &si->fde_starts, &si->n_fde_starts) != 0)
+		sym_check_alloc(NULL);
 }
 
 /* Where the FDE that covers addr ends: its rows, one after the other, up to

@@ -4,7 +4,7 @@
 : "${COLLECTOR:=$PWD/collector}"
 WL="$PWD/build/workloads"
 TMP=$(mktemp -d /tmp/collector-test.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+trap '[ -n "$KEEP_TMP" ] || rm -rf "$TMP"' EXIT
 
 fail() {
 	echo "FAIL: $*" >&2

@@ -6,7 +6,7 @@
 need_root
 command -v callgrind_annotate >/dev/null || fail "callgrind_annotate missing (valgrind)"
 
-"$COLLECTOR" -o "$TMP/dwarf" -- "$WL/deep" 1.5 >"$TMP/stdout" 2>"$TMP/summary" ||
+"$COLLECTOR" --call-graph auto -o "$TMP/dwarf" -- "$WL/deep" 1.5 >"$TMP/stdout" 2>"$TMP/summary" ||
 	{ cat "$TMP/summary"; fail "collector exited $?"; }
 cat "$TMP/summary"
 grep -q "call graph: dwarf" "$TMP/summary" || fail "auto mode did not choose dwarf for a no-frame-pointer binary"

@@ -28,7 +28,7 @@ for fn in hot_function cold_function; do
 	got=$(self_of "$f" "$fn")
 	[ "$got" = "$want" ] || fail "$fn ends $got folded stacks' samples, the summary says $want"
 done
-grep -q "split;__libc_start_call_main;main;run;chain_a;chain_b;chain_c;hot_function [0-9]" "$f" ||
+grep -Eq "split;(_start;__libc_start_main;)?__libc_start_call_main;main;run;chain_a;chain_b;chain_c;hot_function [0-9]" "$f" ||
 	fail "no line with the whole chain to hot_function, root first"
 "$COLLECTOR" dump "$f" >"$TMP/dump" || fail "collector dump rejects $f"
 grep -qx "samples $samples" "$TMP/dump" || fail "collector dump does not count $samples samples"

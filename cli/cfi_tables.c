@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --call-graph cfi: which unwind tables the BPF program gets. */
+#include "cli/cfi_tables.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/hashmix.h"
+#include "lib/idmap.h"
+#include "lib/procmaps.h"
+#include "loader/unwind_tables.h"
+#include "symbols/cfi_table.h"
+
+/* The table rows are the BPF program's, field for field. */
+_Static_assert(sizeof(struct cfi_row) == sizeof(struct collector_unwind_row), "row layout");
+_Static_assert((int)CFI_ROW_NONE == (int)COLLECTOR_ROW_NONE &&
+	       (int)CFI_ROW_RSP == (int)COLLECTOR_ROW_RSP &&
+	       (int)CFI_ROW_RBP == (int)COLLECTOR_ROW_RBP &&
+	       (int)CFI_ROW_PLT == (int)COLLECTOR_ROW_PLT &&
+	       (int)CFI_ROW_SIGNAL == (int)COLLECTOR_ROW_SIGNAL &&
+	       (int)CFI_ROW_END == (int)COLLECTOR_ROW_END, "row kinds");
+
+/* Executable segments of an image with a table each (node has three). */
+#define MAX_SEGS 4
+
+enum image_state { IMAGE_QUEUED, IMAGE_READY, IMAGE_FAILED };
+
+/* The table of one executable segment. */
+struct cfi_seg {
+	uint64_t offset, filesz;  /* the segment in the file */
+	uint64_t vmo;             /* p_vaddr - p_offset */
+	uint64_t table_base;      /* link-time address of the table's pc 0 */
+	uint32_t first_page, n_pages; /* n_pages 0: no table */
+};
+
+/* One image (a file, or the vDSO). */
+struct cfi_image {
+	uint64_t dev, inode;
+	enum image_state state;
+	struct elf_file file;     /* open while queued */
+	struct cfi_seg segs[MAX_SEGS];
+	uint32_t n_segs;
+};
+
+/* Processes remembered as having asked once. */
+#define ASKED_ONCE 1024
+
+/* Images a process waits for, remembered (beyond, it waits all the same). */
+#define WAITED_MAX 8
+
+/* A process that asked and still lacks images. */
+struct pending {
+	pid_t pid;
+	uint32_t n_waited;
+	uint32_t waited[WAITED_MAX]; /* queued images it maps */
+};
+
+struct cfi_tables {
+	struct unwind_tables *ut;
+	struct idmap by_file;     /* hash of (dev, inode) -> index in images */
+	struct cfi_image *images;
+	size_t n_images, cap_images;
+	size_t n_queued;          /* images in state IMAGE_QUEUED */
+	struct pending *pending;  /* processes whose mapping table lacks images */
+	size_t n_pending, cap_pending;
+	size_t n_fresh;           /* pending[n_pending - n_fresh ..]: not served yet */
+	uint64_t served_ns;       /* when the pending processes were last served */
+	pid_t asked_once[ASKED_ONCE]; /* processes that asked once lately (a ring) */
+	size_t n_asked_once;
+	struct cfi_tables_stats st;
+	pthread_t thread;
+	bool running;
+	volatile bool stop;
+};
+
+/* The key of the vDSO, which no file holds. */
+#define VDSO_DEV UINT64_MAX
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+struct cfi_tables *cfi_tables_new(struct bpf_session *s)
+{
+	struct cfi_tables *ct = calloc(1, sizeof(*ct));
+	int err;
+
+	if (!ct)
+		return NULL;
+	err = unwind_tables_open(&ct->ut, s);
+	if (err) {
+		fprintf(stderr, "collector: cannot map the unwind tables: %s\n", strerror(-err));
+		free(ct);
+		return NULL;
+	}
+	return ct;
+}
+
+void cfi_tables_free(struct cfi_tables *ct)
+{
+	if (!ct)
+		return;
+	cfi_tables_stop(ct);
+	for (size_t i = 0; i < ct->n_images; i++)
+		if (ct->images[i].state == IMAGE_QUEUED)
+			elf_file_close(&ct->images[i].file);
+	unwind_tables_close(ct->ut);
+	idmap_free(&ct->by_file);
+	free(ct->images);
+	free(ct->pending);
+	free(ct);
+}
+
+/* Builds and loads the tables of a queued image's executable segments. */
+static void build_image(struct cfi_tables *ct, struct cfi_image *img)
+{
+	const struct elf_file *f = &img->file;
+	uint64_t t0 = now_ns();
+
+	for (size_t i = 0; i < f->n_loads && img->n_segs < MAX_SEGS; i++) {
+		const struct elf_segment *ld = &f->loads[i];
+		struct cfi_seg *seg = &img->segs[img->n_segs];
+		struct cfi_table t;
+
+		if (!(ld->flags & PF_X))
+			continue;
+		memset(seg, 0, sizeof(*seg));
+		seg->offset = ld->offset;
+		seg->filesz = ld->filesz;
+		seg->vmo = ld->vaddr - ld->offset;
+		img->n_segs++;
+		if (cfi_table_build(&t, f, ld) != 0)
+			continue; /* no table: frame-pointer steps there */
+		if (unwind_tables_add_image(ct->ut, (const struct collector_unwind_row *)t.rows,
+					    t.n_rows, t.pages, t.n_pages, &seg->first_page) == 0) {
+			seg->table_base = t.base;
+			seg->n_pages = t.n_pages;
+			ct->st.rows += t.n_rows;
+		}
+		cfi_table_free(&t);
+	}
+	img->state = img->n_segs ? IMAGE_READY : IMAGE_FAILED;
+	ct->st.images_failed += img->state == IMAGE_FAILED;
+	elf_file_close(&img->file);
+	ct->n_queued--;
+	ct->st.build_ns += now_ns() - t0;
+}
+
+/* The index of the image of file (dev, inode), opened at path and queued
+ * when it is new (or the collector's own vDSO for dev == VDSO_DEV);
+ * SIZE_MAX without memory. */
+static size_t get_image(struct cfi_tables *ct, uint64_t dev, uint64_t inode, const char *path)
+{
+	uint64_t key = hash_pair(dev, inode);
+	uint32_t id = idmap_get(&ct->by_file, key);
+	struct cfi_image *img;
+	int err;
+
+	if (id != UINT32_MAX && ct->images[id].dev == dev && ct->images[id].inode == inode)
+		return id;
+	if (ct->n_images == ct->cap_images) {
+		size_t cap = ct->cap_images ? 2 * ct->cap_images : 64;
+		struct cfi_image *v = realloc(ct->images, cap * sizeof(*v));
+
+		if (!v)
+			return SIZE_MAX;
+		ct->images = v;
+		ct->cap_images = cap;
+	}
+	if (idmap_put(&ct->by_file, key, ct->n_images) != 0)
+		return SIZE_MAX;
+	img = &ct->images[ct->n_images];
+	memset(img, 0, sizeof(*img));
+	img->dev = dev;
+	img->inode = inode;
+	/* opened now (a process's map_files go with it), built later */
+	err = dev == VDSO_DEV ? elf_file_own_vdso(&img->file) : elf_file_open(&img->file, path);
+	img->state = err ? IMAGE_FAILED : IMAGE_QUEUED;
+	ct->n_queued += !err;
+	ct->st.images++;
+	ct->st.images_failed += err != 0;
+	return ct->n_images++;
+}
+
+static void add_file(struct cfi_tables *ct, const char *path)
+{
+	struct stat st;
+	size_t i;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	i = get_image(ct, st.st_dev, st.st_ino, path);
+	if (i != SIZE_MAX && ct->images[i].state == IMAGE_QUEUED)
+		build_image(ct, &ct->images[i]);
+}
+
+/* A DT_NEEDED name in the directories ld.so searches by default. */
+static int add_needed(void *ctx, const char *name)
+{
+	static const char *const dirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+					    "/lib64", "/usr/lib64", "/lib", "/usr/lib" };
+	char path[4096];
+
+	if (strchr(name, '/')) {
+		add_file(ctx, name);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], name);
+		if (access(path, R_OK) == 0) {
+			add_file(ctx, path);
+			break;
+		}
+	}
+	return 0;
+}
+
+void cfi_tables_prepare_command(struct cfi_tables *ct, const char *path)
+{
+	struct elf_file f;
+	GElf_Phdr ph;
+	size_t n = 0;
+
+	add_file(ct, path);
+	if (elf_file_open(&f, path) != 0)
+		return;
+	elf_getphdrnum(f.elf, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (gelf_getphdr(f.elf, i, &ph) && ph.p_type == PT_INTERP &&
+		    ph.p_offset < f.size && ph.p_filesz <= f.size - ph.p_offset &&
+		    memchr((char *)f.map + ph.p_offset, 0, ph.p_filesz))
+			add_file(ct, (char *)f.map + ph.p_offset);
+	}
+	/* the libraries it names (theirs come when the process asks) */
+	elf_file_for_each_needed(&f, add_needed, ct);
+	elf_file_close(&f);
+}
+
+/* The mapping table entry of e, an executable mapping of process pid;
+ * false when its image is not built yet (noted in pp, if given). */
+static bool map_entry(struct cfi_tables *ct, pid_t pid, const struct procmap_entry *e,
+		      struct collector_unwind_map *m, struct pending *pp)
+{
+	struct cfi_image *img;
+	char path[4096];
+	size_t i = SIZE_MAX;
+
+	m->start = e->start;
+	m->end = e->end;
+	if (!strcmp(e->path, "[vdso]"))
+		i = get_image(ct, VDSO_DEV, 0, NULL);
+	else if (procmap_is_file(e) && procmaps_open_path(pid, e, path, sizeof(path)) == 0)
+		i = get_image(ct, procmap_dev(e), e->inode, path);
+	if (i == SIZE_MAX)
+		return true; /* no file (JIT code): frame-pointer steps */
+	img = &ct->images[i];
+	if (img->state == IMAGE_QUEUED) {
+		if (pp && pp->n_waited < WAITED_MAX)
+			pp->waited[pp->n_waited++] = i;
+		return false;
+	}
+	for (uint32_t s = 0; s < img->n_segs; s++) {
+		const struct cfi_seg *seg = &img->segs[s];
+
+		if (!seg->n_pages || e->pgoff < (seg->offset & ~4095ull) ||
+		    e->pgoff >= seg->offset + seg->filesz)
+			continue;
+		/* runtime address of link-time address L: start + L - (vmo + pgoff) */
+		m->base = e->start + seg->table_base - (seg->vmo + e->pgoff);
+		m->first_page = seg->first_page;
+		m->n_pages = seg->n_pages;
+		break;
+	}
+	return true;
+}
+
+/* Writes pid's mapping table; *complete: every image it maps was built
+ * (those it waits for noted in pp, if given). */
+static int set_process(struct cfi_tables *ct, pid_t pid, bool *complete,
+		       struct pending *pp)
+{
+	struct collector_unwind_proc *p;
+	struct procmaps maps;
+	uint64_t t0 = now_ns();
+	int err = procmaps_read(pid, &maps);
+
+	*complete = true;
+	if (pp)
+		pp->n_waited = 0;
+	if (err)
+		return err;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		procmaps_free(&maps);
+		return -ENOMEM;
+	}
+	/* the kernel lists mappings sorted by address, as the program wants */
+	for (size_t i = 0; i < maps.n && p->n_maps < COLLECTOR_UNWIND_MAX_MAPS; i++)
+		if (maps.entries[i].exec)
+			*complete &= map_entry(ct, pid, &maps.entries[i], &p->maps[p->n_maps++],
+					       pp);
+	err = unwind_tables_set_process(ct->ut, pid, p);
+	free(p);
+	procmaps_free(&maps);
+	ct->st.refreshes++;
+	ct->st.build_ns += now_ns() - t0;
+	return err;
+}
+
+/* Process pid is to be served (once). */
+static void add_pending(struct cfi_tables *ct, pid_t pid)
+{
+	for (size_t i = 0; i < ct->n_pending; i++)
+		if (ct->pending[i].pid == pid)
+			return;
+	if (ct->n_pending == ct->cap_pending) {
+		size_t cap = ct->cap_pending ? 2 * ct->cap_pending : 32;
+		struct pending *v = realloc(ct->pending, cap * sizeof(*v));
+
+		if (!v)
+			return; /* it asks again */
+		ct->pending = v;
+		ct->cap_pending = cap;
+	}
+	ct->pending[ct->n_pending++] = (struct pending){ .pid = pid };
+	ct->n_fresh++;
+}
+
+void cfi_tables_add_process(struct cfi_tables *ct, pid_t pid)
+{
+	add_pending(ct, pid);
+}
+
+/* Process pid asked for its tables. */
+static void request(void *ctx, uint32_t tgid)
+{
+	struct cfi_tables *ct = ctx;
+	pid_t pid = tgid;
+	size_t k;
+
+	/* served at its second request (the kernel side asks again 20 ms
+	 * later while it still has no tables): the many processes of a busy
+	 * system that live for a sample or two (a shell's tools) do not make
+	 * the running programs wait behind their tables */
+	for (k = 0; k < ASKED_ONCE && ct->asked_once[k] != pid; k++)
+		;
+	if (k == ASKED_ONCE) {
+		ct->asked_once[ct->n_asked_once++ % ASKED_ONCE] = pid;
+		return;
+	}
+	add_pending(ct, pid);
+}
+
+/* Writes the mapping table of the pending processes from first on; keeps
+ * those that still lack images. */
+static void serve_pending(struct cfi_tables *ct, size_t first)
+{
+	size_t kept = first;
+
+	for (size_t i = first; i < ct->n_pending; i++) {
+		bool complete;
+		int err = set_process(ct, ct->pending[i].pid, &complete, &ct->pending[i]);
+
+		if (!err && !complete)
+			ct->pending[kept++] = ct->pending[i];
+	}
+	ct->n_pending = kept;
+	ct->n_fresh = 0;
+}
+
+/* The smallest queued image, or NULL. */
+static struct cfi_image *smallest_queued(struct cfi_tables *ct)
+{
+	struct cfi_image *best = NULL;
+
+	for (size_t i = 0; i < ct->n_images && ct->n_queued; i++) {
+		struct cfi_image *img = &ct->images[i];
+
+		if (img->state == IMAGE_QUEUED && (!best || img->file.size < best->file.size))
+			best = img;
+	}
+	return best;
+}
+
+/* The image to build next: the smallest that the waiting process with the
+ * least left to build waits for (shortest job first: the waits add up to
+ * the least), or else the smallest queued (an image of processes that
+ * have exited since).  A small program gets its tables within a few
+ * images' time, however many big ones (a browser, an interpreter, a JIT
+ * runtime) are waiting; and new processes keep coming in a busy system,
+ * so newest-first would leave a running one waiting for long. */
+static struct cfi_image *next_image(struct cfi_tables *ct)
+{
+	struct cfi_image *pick = NULL;
+	uint64_t least = UINT64_MAX;
+
+	for (size_t i = 0; i < ct->n_pending; i++) {
+		const struct pending *pp = &ct->pending[i];
+		struct cfi_image *small = NULL;
+		uint64_t left = 0;
+
+		for (uint32_t k = 0; k < pp->n_waited; k++) {
+			struct cfi_image *img = &ct->images[pp->waited[k]];
+
+			if (img->state != IMAGE_QUEUED)
+				continue;
+			left += img->file.size;
+			if (!small || img->file.size < small->file.size)
+				small = img;
+		}
+		if (small && left < least) {
+			pick = small;
+			least = left;
+		}
+	}
+	return pick ? pick : smallest_queued(ct);
+}
+
+/* Serves the requests (read first from their ring): mapping tables from
+ * what is built, then images built, smallest first, for about budget_ns.
+ * Returns true while work is left. */
+static bool work(struct cfi_tables *ct, uint64_t budget_ns)
+{
+	uint64_t now = now_ns(), end = now + budget_ns;
+	struct cfi_image *img;
+	bool built = false;
+
+	unwind_tables_read_requests(ct->ut, request, ct);
+	/* new requests at once, from the images already built */
+	if (ct->n_fresh)
+		serve_pending(ct, ct->n_pending - ct->n_fresh);
+	if (!ct->n_pending)
+		return false;
+	/* an image at least, however long it takes, so that work advances */
+	while ((img = next_image(ct))) {
+		build_image(ct, img);
+		built = true;
+		if ((now = now_ns()) >= end)
+			break;
+	}
+	/* reading every waiting process's maps again costs: not more often
+	 * than every few milliseconds while images are being built */
+	if (built && (!ct->n_queued || now >= ct->served_ns + 5000000)) {
+		serve_pending(ct, 0);
+		ct->served_ns = now;
+	}
+	return ct->n_pending != 0;
+}
+
+/* Images built between two looks at the requests, at most (and one image). */
+#define WORK_SLICE_NS 20000000ULL
+/* How long the thread sleeps with nothing to do, at most: the time
+ * cfi_tables_stop may wait for it. */
+#define IDLE_WAIT_MS 50
+
+static void *worker(void *arg)
+{
+	struct cfi_tables *ct = arg;
+	struct pollfd pfd = { .fd = unwind_tables_requests_fd(ct->ut), .events = POLLIN };
+	bool left = true; /* the -p processes, at once */
+
+	while (!ct->stop) {
+		if (!left)
+			poll(&pfd, 1, IDLE_WAIT_MS);
+		left = work(ct, WORK_SLICE_NS);
+	}
+	return NULL;
+}
+
+int cfi_tables_start(struct cfi_tables *ct)
+{
+	int err;
+
+	ct->stop = false;
+	err = pthread_create(&ct->thread, NULL, worker, ct);
+	if (err) {
+		fprintf(stderr, "collector: cannot start the unwind tables' thread: %s\n",
+			strerror(err));
+		return -err;
+	}
+	ct->running = true;
+	return 0;
+}
+
+void cfi_tables_stop(struct cfi_tables *ct)
+{
+	if (!ct || !ct->running)
+		return;
+	ct->stop = true;
+	pthread_join(ct->thread, NULL);
+	ct->running = false;
+}
+
+void cfi_tables_get_stats(const struct cfi_tables *ct, struct cfi_tables_stats *st)
+{
+	struct unwind_tables_usage u;
+
+	*st = ct->st;
+	unwind_tables_usage(ct->ut, &u);
+	st->map_bytes = u.map_bytes;
+	st->rows_max = u.max_rows;
+}

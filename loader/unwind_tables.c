@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --call-graph cfi: the unwind tables in the sampling program's maps. */
+#include "loader/unwind_tables.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+struct unwind_array {
+	int fd;
+	void *mem;           /* the whole array, shared with the kernel */
+	size_t bytes;
+	uint32_t used, max;
+};
+
+struct unwind_tables {
+	struct unwind_array rows, pages;
+	int procs_fd;
+	struct ring_buffer *requests;
+	void (*on_request)(void *ctx, uint32_t tgid);
+	void *request_ctx;
+};
+
+static int request_callback(void *ctx, void *data, size_t size)
+{
+	struct unwind_tables *t = ctx;
+	const struct collector_event_header *h = data;
+
+	if (size >= sizeof(*h) && h->kind == COLLECTOR_EV_UNWIND_MISS && t->on_request)
+		t->on_request(t->request_ctx, h->tgid);
+	return 0;
+}
+
+static int array_map(struct unwind_array *a, int fd, size_t value_size)
+{
+	struct bpf_map_info info = { 0 };
+	uint32_t len = sizeof(info);
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (fd < 0)
+		return fd;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0)
+		return -errno;
+	if (info.value_size != value_size)
+		return -EINVAL;
+	a->fd = fd;
+	a->max = info.max_entries;
+	/* array values are 8-byte aligned; ours are 8 bytes */
+	a->bytes = ((size_t)info.max_entries * value_size + page - 1) & ~((size_t)page - 1);
+	a->mem = mmap(NULL, a->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (a->mem == MAP_FAILED) {
+		a->mem = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+int unwind_tables_open(struct unwind_tables **out, struct bpf_session *s)
+{
+	struct unwind_tables *t = calloc(1, sizeof(*t));
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	err = array_map(&t->rows, bpf_session_map_fd(s, "unwind_rows"),
+			sizeof(struct collector_unwind_row));
+	if (!err)
+		err = array_map(&t->pages, bpf_session_map_fd(s, "unwind_pages"),
+				sizeof(struct collector_unwind_page));
+	t->procs_fd = bpf_session_map_fd(s, "unwind_procs");
+	if (!err && t->procs_fd < 0)
+		err = t->procs_fd;
+	if (!err) {
+		t->requests = ring_buffer__new(bpf_session_map_fd(s, "unwind_requests"),
+					       request_callback, t, NULL);
+		if (!t->requests)
+			err = -errno;
+	}
+	if (err) {
+		unwind_tables_close(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}
+
+void unwind_tables_close(struct unwind_tables *t)
+{
+	if (!t)
+		return;
+	if (t->rows.mem)
+		munmap(t->rows.mem, t->rows.bytes);
+	if (t->pages.mem)
+		munmap(t->pages.mem, t->pages.bytes);
+	ring_buffer__free(t->requests);
+	free(t);
+}
+
+int unwind_tables_add_image(struct unwind_tables *t, const struct collector_unwind_row *rows,
+			    uint32_t n_rows, const uint32_t *pages, uint32_t n_pages,
+			    uint32_t *first_page)
+{
+	struct collector_unwind_row *row_mem = t->rows.mem;
+	struct collector_unwind_page *page_mem = t->pages.mem;
+	uint32_t r0 = t->rows.used, p0 = t->pages.used;
+
+	if (!n_rows || !n_pages)
+		return -EINVAL;
+	if (n_rows > t->rows.max - r0 || n_pages > t->pages.max - p0)
+		return -ENOSPC;
+	/* rows first, then the pages that point at them: a program that
+	 * finds the pages finds the rows written */
+	memcpy(row_mem + r0, rows, (size_t)n_rows * sizeof(*rows));
+	for (uint32_t p = 0; p < n_pages; p++) {
+		uint32_t first = pages[p], last = pages[p + 1];
+
+		if (first >= n_rows || last >= n_rows || last < first)
+			return -EINVAL;
+		page_mem[p0 + p].first = r0 + first;
+		page_mem[p0 + p].last = r0 + last;
+	}
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	t->rows.used += n_rows;
+	t->pages.used += n_pages;
+	*first_page = p0;
+	return 0;
+}
+
+int unwind_tables_set_process(struct unwind_tables *t, uint32_t tgid,
+			      const struct collector_unwind_proc *p)
+{
+	return bpf_map_update_elem(t->procs_fd, &tgid, p, BPF_ANY) ? -errno : 0;
+}
+
+void unwind_tables_forget_process(struct unwind_tables *t, uint32_t tgid)
+{
+	bpf_map_delete_elem(t->procs_fd, &tgid);
+}
+
+int unwind_tables_requests_fd(struct unwind_tables *t)
+{
+	return ring_buffer__epoll_fd(t->requests);
+}
+
+int unwind_tables_read_requests(struct unwind_tables *t, void (*fn)(void *ctx, uint32_t tgid),
+				void *ctx)
+{
+	int n;
+
+	t->on_request = fn;
+	t->request_ctx = ctx;
+	n = ring_buffer__consume(t->requests);
+	t->on_request = NULL;
+	return n;
+}
+
+void unwind_tables_usage(const struct unwind_tables *t, struct unwind_tables_usage *u)
+{
+	u->rows = t->rows.used;
+	u->max_rows = t->rows.max;
+	u->pages = t->pages.used;
+	u->max_pages = t->pages.max;
+	u->map_bytes = t->rows.bytes + t->pages.bytes;
+}

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unwind tables for the unwinder in BPF: an image's CFI reduced to sorted
+ * rows (symbols/cfi_table.h).  The table is built by walking the FDEs in
+ * address order: at each FDE's first address, libdw's dwarf_cfi_addrframe
+ * gives the rules there and dwarf_frame_info the range over which they
+ * hold, so a table costs one CFI look-up per row, not per address.
+ */
+#include "symbols/cfi_table.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/bytes.h"
+
+/* x86-64 DWARF register numbers */
+#define REG_RBP 6
+#define REG_RSP 7
+#define REG_RIP 16
+
+/* DW_EH_PE_* encodings that .eh_frame_hdr uses on x86-64 (GNU ld and lld
+ * write exactly these); any other table is left unread. */
+#define EH_PE_UDATA4 0x03
+#define EH_PE_SDATA4 0x0b
+#define EH_PE_FORMAT 0x0f
+#define EH_PE_DATAREL_SDATA4 0x3b
+
+/* The kernel's rt_sigframe (x86-64), as __restore_rt's CFI describes it:
+ * the CFA is the interrupted rsp, read at rsp + 160. */
+#define SIGFRAME_RSP 160
+
+int cfi_eh_frame_starts(const struct elf_file *f, uint64_t **starts, size_t *n)
+{
+	Elf_Scn *scn = elf_file_section(f, ".eh_frame_hdr");
+	const unsigned char *p;
+	Elf_Data *data;
+	GElf_Shdr shdr;
+	uint32_t count;
+
+	*starts = NULL;
+	*n = 0;
+	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
+	    !(data = elf_getdata(scn, NULL)) || !data->d_buf || data->d_size < 12)
+		return 0;
+	p = data->d_buf;
+	/* version 1; eh_frame_ptr and fde_count 4 bytes wide; the table's
+	 * pairs (initial location, FDE address) relative to the header */
+	if (p[0] != 1 || ((p[1] & EH_PE_FORMAT) != EH_PE_UDATA4 &&
+			  (p[1] & EH_PE_FORMAT) != EH_PE_SDATA4) ||
+	    ((p[2] & EH_PE_FORMAT) != EH_PE_UDATA4 && (p[2] & EH_PE_FORMAT) != EH_PE_SDATA4) ||
+	    p[3] != EH_PE_DATAREL_SDATA4)
+		return 0;
+	count = le32_get(p + 8);
+	if (!count || count > (data->d_size - 12) / 8)
+		return 0;
+	*starts = calloc(count, sizeof(**starts));
+	if (!*starts)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < count; i++)
+		(*starts)[i] = shdr.sh_addr + (int64_t)(int32_t)le32_get(p + 12 + 8 * i);
+	*n = count;
+	return 0;
+}
+
+/* A growing array of addresses. */
+struct addr_list {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int addr_push(struct addr_list *l, uint64_t a)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 1024;
+		uint64_t *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = a;
+	return 0;
+}
+
+/* The first addresses of .debug_frame's FDEs: GCC's .debug_frame CIEs
+ * have no augmentation, so an FDE's initial location is an 8-byte
+ * absolute address right after its CIE pointer. */
+static int debug_frame_starts(const struct elf_file *f, struct addr_list *out)
+{
+	Elf_Scn *scn = elf_file_section(f, ".debug_frame");
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry entry;
+	Elf_Data *data;
+	GElf_Shdr shdr;
+	unsigned char *ident;
+
+	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
+	    (shdr.sh_flags & SHF_COMPRESSED) || !(data = elf_getdata(scn, NULL)) ||
+	    !data->d_buf || !(ident = (unsigned char *)elf_getident(f->elf, NULL)))
+		return 0;
+	while (dwarf_next_cfi(ident, data, false, off, &next, &entry) == 0) {
+		const uint8_t *p = entry.fde.start;
+
+		off = next;
+		if (dwarf_cfi_cie_p(&entry) || entry.fde.end - p < 16)
+			continue;
+		if (addr_push(out, le64_get(p)) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The FDE starts of both sections, sorted. */
+static int fde_starts(const struct elf_file *f, struct addr_list *out)
+{
+	uint64_t *eh;
+	size_t n_eh;
+	int err = cfi_eh_frame_starts(f, &eh, &n_eh);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n_eh && !err; i++)
+		err = addr_push(out, eh[i]);
+	free(eh);
+	if (!err)
+		err = debug_frame_starts(f, out);
+	if (!err)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_u64);
+	return err;
+}
+
+/* "register + offset" of a CFA: DW_OP_bregN or DW_OP_bregx. */
+static bool breg(const Dwarf_Op *op, unsigned int *reg, int64_t *off)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+		*reg = op->atom - DW_OP_breg0;
+		*off = (int64_t)op->number;
+		return true;
+	}
+	if (op->atom == DW_OP_bregx) {
+		*reg = op->number;
+		*off = (int64_t)op->number2;
+		return true;
+	}
+	return false;
+}
+
+/* The PLT's CFA: rsp + 8, plus 8 once rip & 15 reaches a threshold (after
+ * the entry's push): breg7 8; breg16 0; lit15; and; litN; ge; lit3; shl;
+ * plus.  Returns N, or -1 for anything else. */
+static int plt_threshold(const Dwarf_Op *ops, size_t n)
+{
+	static const uint8_t shape[] = { DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
+					 DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus };
+
+	if (n != sizeof(shape) || ops[0].number != 8 || ops[1].number != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (shape[i] && ops[i].atom != shape[i])
+			return -1;
+	if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit15)
+		return -1;
+	return ops[4].atom - DW_OP_lit0;
+}
+
+/* Where register regno is saved: CFA + *off.  1: saved there, 0: kept or
+ * undefined, -1: another rule. */
+static int saved_at(Dwarf_Frame *frame, int regno, int64_t *off)
+{
+	Dwarf_Op ops_mem[3], *ops;
+	size_t nops, i = 1;
+
+	if (dwarf_frame_register(frame, regno, ops_mem, &ops, &nops) != 0)
+		return -1;
+	if (nops == 0)
+		return 0;
+	*off = 0;
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return -1;
+	if (i < nops && ops[i].atom == DW_OP_plus_uconst)
+		*off = (int64_t)ops[i++].number;
+	return i == nops ? 1 : -1;
+}
+
+/* The rules of one frame as a row (its pc left to the caller). */
+static struct cfi_row row_of(Dwarf_Frame *frame)
+{
+	struct cfi_row r = { .kind = CFI_ROW_NONE };
+	Dwarf_Op ops_mem[3], *ops;
+	bool signal = false;
+	unsigned int reg;
+	int64_t off, rbp_off;
+	size_t nops;
+	int t, rbp;
+
+	if (dwarf_frame_info(frame, NULL, NULL, &signal) != REG_RIP)
+		return r;
+	/* undefined return address: the outermost frame */
+	if (dwarf_frame_register(frame, REG_RIP, ops_mem, &ops, &nops) == 0 && nops == 0 &&
+	    ops == ops_mem) {
+		r.kind = CFI_ROW_END;
+		return r;
+	}
+	if (dwarf_frame_cfa(frame, &ops, &nops) != 0)
+		return r;
+	if (signal) {
+		if (nops == 2 && ops[0].atom == DW_OP_breg7 && ops[0].number == SIGFRAME_RSP &&
+		    ops[1].atom == DW_OP_deref)
+			r.kind = CFI_ROW_SIGNAL;
+		return r;
+	}
+	if (saved_at(frame, REG_RIP, &off) != 1 || off != -8)
+		return r;
+	rbp = saved_at(frame, REG_RBP, &rbp_off);
+	if (rbp < 0 || (rbp && (rbp_off % 8 || rbp_off / 8 < -128 || rbp_off / 8 > 127 ||
+				!rbp_off)))
+		return r;
+	r.rbp_off8 = rbp ? rbp_off / 8 : 0;
+	if (nops == 1 && breg(&ops[0], &reg, &off) && (reg == REG_RSP || reg == REG_RBP) &&
+	    off >= 0 && off <= UINT16_MAX) {
+		r.kind = reg == REG_RSP ? CFI_ROW_RSP : CFI_ROW_RBP;
+		r.cfa_off = off;
+	} else if ((t = plt_threshold(ops, nops)) >= 0) {
+		r.kind = CFI_ROW_PLT;
+		r.cfa_off = t;
+	} else {
+		r.rbp_off8 = 0;
+	}
+	return r;
+}
+
+/* The frame at addr: .eh_frame's, else .debug_frame's. */
+static Dwarf_Frame *frame_at(Dwarf_CFI *eh, Dwarf_CFI *debug, uint64_t addr)
+{
+	Dwarf_Frame *frame;
+
+	if (eh && dwarf_cfi_addrframe(eh, addr, &frame) == 0)
+		return frame;
+	if (debug && dwarf_cfi_addrframe(debug, addr, &frame) == 0)
+		return frame;
+	return NULL;
+}
+
+/* Appends row r at pc, merged with the last row when their rules are
+ * equal, replacing it when it starts at the same pc. */
+static int add_row(struct cfi_table *t, size_t *cap, uint32_t pc, struct cfi_row r)
+{
+	struct cfi_row *last = t->n_rows ? &t->rows[t->n_rows - 1] : NULL;
+
+	r.pc = pc;
+	if (last && last->kind == r.kind && last->cfa_off == r.cfa_off &&
+	    last->rbp_off8 == r.rbp_off8)
+		return 0;
+	if (last && last->pc == pc) {
+		*last = r;
+		return 0;
+	}
+	if (t->n_rows == *cap) {
+		size_t c = *cap ? 2 * *cap : 1024;
+		struct cfi_row *rows = realloc(t->rows, c * sizeof(*rows));
+
+		if (!rows)
+			return -ENOMEM;
+		t->rows = rows;
+		*cap = c;
+	}
+	t->rows[t->n_rows++] = r;
+	return 0;
+}
+
+/* The rows of the FDE at start, one per range of equal rules; returns
+ * where its rules end (start when there are none). */
+static uint64_t add_fde(struct cfi_table *t, size_t *cap, Dwarf_CFI *eh, Dwarf_CFI *debug,
+			uint64_t start, int *err)
+{
+	uint64_t pc = start, end = t->base + t->size;
+
+	/* a function has a few dozen rows; hostile CFI is bounded */
+	for (int rows = 0; rows < 65536 && pc < end && !*err; rows++) {
+		Dwarf_Frame *frame = frame_at(eh, debug, pc);
+		Dwarf_Addr lo, hi;
+
+		if (!frame)
+			break;
+		if (dwarf_frame_info(frame, &lo, &hi, NULL) < 0 || hi <= pc) {
+			free(frame);
+			break;
+		}
+		*err = add_row(t, cap, pc - t->base, row_of(frame));
+		free(frame);
+		pc = hi < end ? hi : end;
+	}
+	return pc;
+}
+
+static int build_rows(struct cfi_table *t, const struct elf_file *f, Dwarf_CFI *eh,
+		      Dwarf_CFI *debug)
+{
+	struct addr_list starts = { 0 };
+	uint64_t pc = t->base, end = t->base + t->size;
+	size_t cap = 0;
+	int err;
+
+	err = add_row(t, &cap, 0, (struct cfi_row){ .kind = CFI_ROW_NONE });
+	if (!err && (eh || debug))
+		err = fde_starts(f, &starts);
+	for (size_t i = 0; i < starts.n && !err; i++) {
+		uint64_t s = starts.v[i], next;
+
+		if (s < pc || s >= end)
+			continue; /* inside the last FDE, or outside the segment */
+		if (s > pc)
+			err = add_row(t, &cap, pc - t->base, (struct cfi_row){ .kind = CFI_ROW_NONE });
+		next = add_fde(t, &cap, eh, debug, s, &err);
+		t->n_fdes++;
+		pc = next > s ? next : s;
+		if (next == s)
+			err = err ? err : add_row(t, &cap, s - t->base,
+						  (struct cfi_row){ .kind = CFI_ROW_NONE });
+	}
+	if (!err && pc < end)
+		err = add_row(t, &cap, pc - t->base, (struct cfi_row){ .kind = CFI_ROW_NONE });
+	free(starts.v);
+	return err;
+}
+
+static int build_pages(struct cfi_table *t)
+{
+	uint32_t r = 0;
+
+	t->n_pages = (t->size + (1u << CFI_PAGE_SHIFT) - 1) >> CFI_PAGE_SHIFT;
+	t->pages = calloc(t->n_pages + 1, sizeof(*t->pages));
+	if (!t->pages)
+		return -ENOMEM;
+	for (uint32_t p = 0; p < t->n_pages; p++) {
+		uint64_t at = (uint64_t)p << CFI_PAGE_SHIFT;
+
+		while (r + 1 < t->n_rows && t->rows[r + 1].pc <= at)
+			r++;
+		t->pages[p] = r;
+	}
+	t->pages[t->n_pages] = t->n_rows - 1;
+	return 0;
+}
+
+int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct elf_segment *seg)
+{
+	Dwarf_CFI *eh, *debug = NULL;
+	uint64_t vaddr, memsz;
+	Dwarf *dw;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	if (seg) {
+		vaddr = seg->vaddr;
+		memsz = seg->memsz;
+	} else if (!elf_file_text_segment(f, &vaddr, &memsz)) {
+		return -ENOENT;
+	}
+	if (!memsz)
+		return -ENOENT;
+	t->base = vaddr & ~((1ull << CFI_PAGE_SHIFT) - 1);
+	t->size = vaddr + memsz - t->base;
+	if (t->size > UINT32_MAX)
+		return -E2BIG;
+	eh = dwarf_getcfi_elf(f->elf);
+	dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+	if (dw)
+		debug = dwarf_getcfi(dw);
+	err = build_rows(t, f, eh, debug);
+	if (!err)
+		err = build_pages(t);
+	if (eh)
+		dwarf_cfi_end(eh);
+	if (dw)
+		dwarf_end(dw);
+	if (err)
+		cfi_table_free(t);
+	return err;
+}
+
+void cfi_table_free(struct cfi_table *t)
+{
+	free(t->rows);
+	free(t->pages);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct cfi_row *cfi_table_lookup(const struct cfi_table *t, uint64_t addr)
+{
+	uint64_t off = addr - t->base;
+	uint32_t lo, hi, page;
+
+	if (addr < t->base || off >= t->size || !t->n_rows)
+		return NULL;
+	page = off >> CFI_PAGE_SHIFT;
+	lo = t->pages[page];
+	hi = t->pages[page + 1];
+	/* the last row of lo..hi that starts at or below off */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo + 1) / 2;
+
+		if (t->rows[mid].pc <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return &t->rows[lo];
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Unwind tables for the unwinder in BPF (x86-64): the .eh_frame and
+ * .debug_frame CFI of one executable segment of an image reduced to a compact
+ * table of rows sorted by PC, each holding from its PC up to the next row's:
+ *
+ *   CFA = rsp + off, or rbp + off (kinds CFI_ROW_RSP, CFI_ROW_RBP); the
+ *   return address at CFA - 8; the caller's rbp at CFA + 8 * rbp_off8, or
+ *   kept (rbp_off8 == 0);
+ *
+ * or a special kind: the PLT's CFA expression (rsp + 8, + 8 more once the
+ * PC is past byte `plt_threshold` of its 16-byte entry), a signal frame
+ * (the kernel's rt_sigframe at rsp: rip, rsp, rbp from its ucontext), the
+ * outermost frame (the return address is undefined: the stack's end), or
+ * no usable CFI (none at all, or a rule of another shape: the unwinder
+ * walks frame pointers there).
+ *
+ * PCs are link-time addresses less `base` (the executable segment's start,
+ * page-aligned), so they fit 32 bits; `pages` indexes the rows by 4 KiB
+ * page of that range, so that a look-up is one index load and a binary
+ * search over the few rows of one page (what the BPF program does; see
+ * cfi_table_lookup, which does the same in C).
+ *
+ * Built with libdw's CFI reader (dwarf_getcfi_elf for .eh_frame, the
+ * file's own .debug_frame through dwarf_getcfi), on an image opened with
+ * symbols/elfinfo.h.  .eh_frame wins where both describe a PC, as in
+ * libdw's unwinder.  Separate debug files are not read.
+ */
+#ifndef COLLECTOR_CFI_TABLE_H
+#define COLLECTOR_CFI_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols/elfinfo.h"
+
+enum cfi_row_kind {
+	CFI_ROW_NONE = 0,  /* no usable CFI: walk the frame pointer */
+	CFI_ROW_RSP = 1,   /* CFA = rsp + cfa_off */
+	CFI_ROW_RBP = 2,   /* CFA = rbp + cfa_off */
+	CFI_ROW_PLT = 3,   /* CFA = rsp + 8 + ((rip & 15) >= cfa_off ? 8 : 0) */
+	CFI_ROW_SIGNAL = 4, /* __restore_rt: registers from the rt_sigframe at rsp */
+	CFI_ROW_END = 5,   /* outermost frame: the return address is undefined */
+};
+
+/* 8 bytes: a big library's table stays a few hundred KiB. */
+struct cfi_row {
+	uint32_t pc;       /* link-time address - table base */
+	uint16_t cfa_off;  /* RSP, RBP: the offset; PLT: the threshold */
+	uint8_t kind;      /* enum cfi_row_kind */
+	int8_t rbp_off8;   /* caller's rbp at CFA + 8 * this; 0: rbp kept */
+};
+
+#define CFI_PAGE_SHIFT 12
+
+struct cfi_table {
+	uint64_t base;       /* link-time address of pc 0, page-aligned */
+	uint64_t size;       /* bytes covered from base */
+	struct cfi_row *rows;
+	uint32_t n_rows;
+	/* pages[p]: the row that holds at base + (p << CFI_PAGE_SHIFT); the
+	 * rows of page p are pages[p] .. pages[p + 1] (n_pages + 1 entries) */
+	uint32_t *pages;
+	uint32_t n_pages;
+	uint32_t n_fdes;     /* FDEs read, for statistics */
+};
+
+/* Builds the table of segment seg of f (one of f->loads, executable), or
+ * with seg NULL of f's first executable segment.  Returns 0, -ENOENT when
+ * the image has no executable segment, -ENOMEM, or -E2BIG when it is too
+ * large for 32-bit PCs.  An image without CFI gets one CFI_ROW_NONE row. */
+int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct elf_segment *seg);
+void cfi_table_free(struct cfi_table *t);
+
+/* The row that holds at link-time address addr, or NULL outside the table. */
+const struct cfi_row *cfi_table_lookup(const struct cfi_table *t, uint64_t addr);
+
+/* The first addresses of f's .eh_frame FDEs, sorted, from .eh_frame_hdr's
+ * binary search table (malloc'd into *starts; the caller frees it).
+ * Returns 0 with *n == 0 when the file has no table this reads, or
+ * -ENOMEM. */
+int cfi_eh_frame_starts(const struct elf_file *f, uint64_t **starts, size_t *n);
+
+#endif /* COLLECTOR_CFI_TABLE_H */

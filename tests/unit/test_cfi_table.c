@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The unwind tables of symbols/cfi_table.c against libdw's CFI, at every
+ * byte address of .text in libc.so.6, ld.so and the CFI test programs
+ * (tests/unwind/chain, with .eh_frame, and with .debug_frame only).
+ *
+ * libdw's rules are evaluated here on their own, with a small DWARF
+ * expression machine over made-up registers: the CFA, where the return
+ * address is, where rbp is.  The table's row, applied to the same
+ * registers as the BPF program applies it, must give the same three
+ * addresses; a row may say "no usable CFI" only where libdw's rule really
+ * has another shape, and "signal frame" or "outermost" only where libdw's
+ * says so.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "symbols/cfi_table.h"
+
+/* made-up registers: far apart, so that no two rules give one address */
+#define FAKE_RSP 0x100000ull
+#define FAKE_RBP 0x7000000ull
+
+struct expect {
+	bool no_cfi;        /* libdw has no frame here */
+	bool outermost;     /* the return address is undefined */
+	bool signal;        /* a signal frame whose CFA is read from memory */
+	bool representable; /* the shape a row holds */
+	uint64_t cfa, ra_at;
+	bool rbp_saved;
+	uint64_t rbp_at;
+};
+
+/* A DWARF expression over rsp, rbp, rip; false for anything else (memory,
+ * other registers, other operations). */
+static bool eval_ops(const Dwarf_Op *ops, size_t n, uint64_t rip, uint64_t cfa, uint64_t *out)
+{
+	uint64_t st[16];
+	size_t sp = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t a = ops[i].atom;
+
+		if (sp >= 15)
+			return false;
+		if (a == DW_OP_breg7 || a == DW_OP_breg6 || a == DW_OP_breg16) {
+			uint64_t r = a == DW_OP_breg7 ? FAKE_RSP : a == DW_OP_breg6 ? FAKE_RBP : rip;
+
+			st[sp++] = r + ops[i].number;
+		} else if (a == DW_OP_bregx && (ops[i].number == 6 || ops[i].number == 7 ||
+						ops[i].number == 16)) {
+			uint64_t r = ops[i].number == 7 ? FAKE_RSP : ops[i].number == 6 ? FAKE_RBP : rip;
+
+			st[sp++] = r + ops[i].number2;
+		} else if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+			st[sp++] = a - DW_OP_lit0;
+		} else if (a == DW_OP_call_frame_cfa) {
+			st[sp++] = cfa;
+		} else if (a == DW_OP_plus_uconst && sp >= 1) {
+			st[sp - 1] += ops[i].number;
+		} else if (sp >= 2 && (a == DW_OP_and || a == DW_OP_ge || a == DW_OP_shl ||
+				       a == DW_OP_plus)) {
+			uint64_t y = st[--sp], x = st[sp - 1];
+
+			st[sp - 1] = a == DW_OP_and ? x & y : a == DW_OP_ge ? (int64_t)x >= (int64_t)y
+				   : a == DW_OP_shl ? x << y : x + y;
+		} else {
+			return false;
+		}
+	}
+	if (sp != 1)
+		return false;
+	*out = st[0];
+	return true;
+}
+
+/* Where register regno is saved (an address), per libdw: 1 saved, 0 kept
+ * or undefined, -1 another rule. */
+static int reg_at(Dwarf_Frame *frame, int regno, uint64_t rip, uint64_t cfa, uint64_t *at,
+		  bool *undefined)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	*undefined = false;
+	if (dwarf_frame_register(frame, regno, mem, &ops, &n) != 0)
+		return -1;
+	if (n == 0) {
+		*undefined = ops == mem;
+		return 0;
+	}
+	return eval_ops(ops, n, rip, cfa, at) ? 1 : -1;
+}
+
+static void libdw_rules(Dwarf_CFI *eh, Dwarf_CFI *debug, uint64_t addr, struct expect *e)
+{
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op *ops;
+	size_t n;
+	bool signal = false, undef;
+	int ra, rbp;
+
+	memset(e, 0, sizeof(*e));
+	if ((!eh || dwarf_cfi_addrframe(eh, addr, &frame) != 0) &&
+	    (!debug || dwarf_cfi_addrframe(debug, addr, &frame) != 0)) {
+		e->no_cfi = true;
+		return;
+	}
+	ra = dwarf_frame_info(frame, NULL, NULL, &signal);
+	assert_int_equal(ra, 16);
+	if (reg_at(frame, 16, addr, 0, &e->ra_at, &undef) == 0 && undef) {
+		e->outermost = true;
+		goto out;
+	}
+	assert_int_equal(dwarf_frame_cfa(frame, &ops, &n), 0);
+	if (signal) {
+		e->signal = n >= 1 && ops[n - 1].atom == DW_OP_deref;
+		goto out;
+	}
+	if (!eval_ops(ops, n, addr, 0, &e->cfa))
+		goto out;
+	if (reg_at(frame, 16, addr, e->cfa, &e->ra_at, &undef) != 1 || e->ra_at != e->cfa - 8)
+		goto out;
+	rbp = reg_at(frame, 6, addr, e->cfa, &e->rbp_at, &undef);
+	if (rbp < 0)
+		goto out;
+	e->rbp_saved = rbp == 1;
+	if (e->rbp_saved && (e->rbp_at % 8 != e->cfa % 8 || e->rbp_at == e->cfa ||
+			     e->rbp_at + 1024 < e->cfa || e->rbp_at > e->cfa + 1016))
+		goto out;
+	/* a CFA from rsp or rbp plus at most 64 KiB, or the PLT's */
+	e->representable = (e->cfa >= FAKE_RSP && e->cfa - FAKE_RSP <= 65535 + 16) ||
+			   (e->cfa >= FAKE_RBP && e->cfa - FAKE_RBP <= 65535);
+out:
+	free(frame);
+}
+
+/* The row applied as the BPF program applies it. */
+static uint64_t row_cfa(const struct cfi_row *r, uint64_t rip)
+{
+	switch (r->kind) {
+	case CFI_ROW_RSP:
+		return FAKE_RSP + r->cfa_off;
+	case CFI_ROW_RBP:
+		return FAKE_RBP + r->cfa_off;
+	case CFI_ROW_PLT:
+		return FAKE_RSP + 8 + ((rip & 15) >= r->cfa_off ? 8 : 0);
+	}
+	return 0;
+}
+
+struct tally {
+	uint64_t addrs, none, none_with_cfi, signal, outermost, plt;
+};
+
+static void check_addr(const struct cfi_table *t, Dwarf_CFI *eh, Dwarf_CFI *debug, uint64_t a,
+		       struct tally *n)
+{
+	const struct cfi_row *r = cfi_table_lookup(t, a);
+	struct expect e;
+
+	libdw_rules(eh, debug, a, &e);
+	assert_non_null(r);
+	n->addrs++;
+	if (r->kind == CFI_ROW_NONE) {
+		n->none++;
+		if (e.representable)
+			fail_msg("0x%lx: libdw has a CFA %#lx rule, the table none", (long)a,
+				 (long)e.cfa);
+		n->none_with_cfi += !e.no_cfi;
+		return;
+	}
+	assert_false(e.no_cfi);
+	if (r->kind == CFI_ROW_END) {
+		assert_true(e.outermost);
+		n->outermost++;
+		return;
+	}
+	assert_false(e.outermost);
+	if (r->kind == CFI_ROW_SIGNAL) {
+		assert_true(e.signal);
+		n->signal++;
+		return;
+	}
+	assert_false(e.signal);
+	if (!e.representable)
+		fail_msg("0x%lx: a row of kind %u, but libdw's rule has another shape (CFA %#lx)",
+			 (long)a, r->kind, (long)e.cfa);
+	n->plt += r->kind == CFI_ROW_PLT;
+	if (row_cfa(r, a) != e.cfa)
+		fail_msg("0x%lx: CFA %#lx in the table, %#lx by libdw (kind %u off %u)", (long)a,
+			 (long)row_cfa(r, a), (long)e.cfa, r->kind, r->cfa_off);
+	assert_int_equal(e.rbp_saved, r->rbp_off8 != 0);
+	if (e.rbp_saved)
+		assert_int_equal(e.rbp_at, e.cfa + 8 * (int64_t)r->rbp_off8);
+}
+
+static void check_image(const char *path, bool want_plt)
+{
+	struct elf_file f;
+	struct cfi_table t;
+	struct tally n = { 0 };
+	Dwarf_CFI *eh, *debug = NULL;
+	Elf_Scn *text;
+	GElf_Shdr sh;
+	Dwarf *dw;
+
+	assert_int_equal(elf_file_open(&f, path), 0);
+	assert_int_equal(cfi_table_build(&t, &f, NULL), 0);
+	text = elf_file_section(&f, ".text");
+	assert_non_null(text);
+	assert_non_null(gelf_getshdr(text, &sh));
+	/* libdw, opened on its own */
+	eh = dwarf_getcfi_elf(f.elf);
+	dw = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL);
+	if (dw)
+		debug = dwarf_getcfi(dw);
+	assert_true(eh || debug);
+	for (uint64_t a = sh.sh_addr; a < sh.sh_addr + sh.sh_size; a++)
+		check_addr(&t, eh, debug, a, &n);
+	/* and the PLT, where the image has one */
+	text = elf_file_section(&f, ".plt");
+	if (text && gelf_getshdr(text, &sh))
+		for (uint64_t a = sh.sh_addr; a < sh.sh_addr + sh.sh_size; a++)
+			check_addr(&t, eh, debug, a, &n);
+	print_message("%s: %u rows, %lu addresses, %lu without a row (%lu of them with CFI of "
+		      "another shape), %lu signal, %lu outermost, %lu PLT\n",
+		      path, t.n_rows, (unsigned long)n.addrs, (unsigned long)n.none,
+		      (unsigned long)n.none_with_cfi, (unsigned long)n.signal,
+		      (unsigned long)n.outermost, (unsigned long)n.plt);
+	/* the table must say something: most of the code has rows (the
+	 * padding between a small program's functions is a tenth of it) */
+	assert_true(n.none * 4 < n.addrs);
+	if (want_plt)
+		assert_true(n.plt > 0);
+	if (eh)
+		dwarf_cfi_end(eh);
+	if (dw)
+		dwarf_end(dw);
+	cfi_table_free(&t);
+	elf_file_close(&f);
+}
+
+static void test_libc(void **state)
+{
+	(void)state;
+	check_image("/lib/x86_64-linux-gnu/libc.so.6", true);
+}
+
+static void test_ld_so(void **state)
+{
+	(void)state;
+	check_image("/lib64/ld-linux-x86-64.so.2", false);
+}
+
+static void test_program_eh_frame(void **state)
+{
+	(void)state;
+	check_image("build/unwind/chain-eh", true);
+}
+
+static void test_program_debug_frame(void **state)
+{
+	(void)state;
+	check_image("build/unwind/chain-debug", true);
+}
+
+/* libc's __restore_rt is a signal frame, and _start (of a program) the
+ * outermost frame. */
+static void test_special_rows(void **state)
+{
+	struct elf_file f;
+	struct cfi_table t;
+	Elf_Scn *scn;
+	uint64_t start = 0;
+	bool found_signal = false;
+
+	(void)state;
+	assert_int_equal(elf_file_open(&f, "/lib/x86_64-linux-gnu/libc.so.6"), 0);
+	assert_int_equal(cfi_table_build(&t, &f, NULL), 0);
+	for (uint32_t i = 0; i < t.n_rows; i++)
+		found_signal |= t.rows[i].kind == CFI_ROW_SIGNAL;
+	assert_true(found_signal);
+	cfi_table_free(&t);
+	elf_file_close(&f);
+
+	assert_int_equal(elf_file_open(&f, "build/unwind/chain-eh"), 0);
+	assert_int_equal(cfi_table_build(&t, &f, NULL), 0);
+	scn = elf_file_symbols(&f, SHT_SYMTAB);
+	assert_non_null(scn);
+	{
+		struct symtab st;
+		struct symtab_entry *e;
+
+		assert_int_equal(symtab_build(&st, &f, scn), 0);
+		e = symtab_find_unique(&st, "_start");
+		assert_non_null(e);
+		start = e->addr;
+		symtab_free(&st);
+	}
+	assert_int_equal(cfi_table_lookup(&t, start + 4)->kind, CFI_ROW_END);
+	assert_null(cfi_table_lookup(&t, t.base + t.size));
+	cfi_table_free(&t);
+	elf_file_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_ld_so),
+		cmocka_unit_test(test_program_eh_frame),
+		cmocka_unit_test(test_program_debug_frame),
+		cmocka_unit_test(test_special_rows),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -251,7 +251,7 @@ enum collector_counter {
 	COLLECTOR_CNT_AGG_STACKS_FULL,    /* agg_stacks was full: a stack not stored */
 	COLLECTOR_CNT_AGG_KEYS_FULL,      /* agg_counts was full: a sum not counted */
 	COLLECTOR_CNT_OFFCPU_SHORT,       /* switched out for less than --off-cpu-min */
-	COLLECTOR_CNT_OFFCPU_NO_STATE,    /* no task storage for a thread's switch-out */
+	COLLECTOR_CNT_OFFCPU_NO_STATE,    /* no slot for a thread's switch-out state */
 	COLLECTOR_CNT_CFI_FP_FRAMES,      /* cfi: frames stepped by frame pointer (no table) */
 	COLLECTOR_CNT_CFI_NO_TABLES,      /* cfi: samples before their process's tables */
 	COLLECTOR_CNT_CFI_OUTSIDE,        /* cfi: walks stopped outside every mapping */

@@ -135,7 +135,7 @@ static int fde_starts(const struct elf_file *f, struct addr_list *out)
 	free(eh);
 	if (!err)
 		err = debug_frame_starts(f, out);
-	if (!err)
+	if (!err && out->n) /* none: no array at all */
 		qsort(out->v, out->n, sizeof(*out->v), cmp_u64);
 	return err;
 }

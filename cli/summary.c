@@ -389,8 +389,8 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 		if (!strcmp(m->run.call_graph, "cfi"))
 			print_cfi(out, m);
 		else if (truncated * 10 > user_stacks && strcmp(m->run.call_graph, "dwarf") != 0)
-			fprintf(out, "    frame pointers were walked: use --call-graph cfi (the "
-				"default) or --call-graph dwarf, or rebuild the target with "
+			fprintf(out, "    frame pointers were walked: use --call-graph cfi or "
+				"--call-graph dwarf, or rebuild the target with "
 				"-fno-omit-frame-pointer, for whole call chains\n");
 	}
 	if (model_stat_value(m, MODEL_STAT_UNWOUND_SAMPLES)) {

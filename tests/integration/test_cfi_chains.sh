@@ -13,7 +13,7 @@ need_root
 run() {
 	name=$1
 	shift
-	"$COLLECTOR" -o "$TMP/$name" -- "$@" >/dev/null 2>"$TMP/$name.sum" ||
+	"$COLLECTOR" --call-graph cfi -o "$TMP/$name" -- "$@" >/dev/null 2>"$TMP/$name.sum" ||
 		{ cat "$TMP/$name.sum"; fail "$name: collector exited $?"; }
 	grep -q "call graph: cfi" "$TMP/$name.sum" || fail "$name: cfi is not the default"
 	"$COLLECTOR" --call-graph dwarf -o "$TMP/$name-dwarf" -- "$@" >/dev/null \

@@ -32,7 +32,7 @@ PY
 compare() {
 	name=$1 comm=$2
 	shift 2
-	"$COLLECTOR" -o "$TMP/$name" -- "$@" >/dev/null 2>"$TMP/$name.sum" ||
+	"$COLLECTOR" --call-graph cfi -o "$TMP/$name" -- "$@" >/dev/null 2>"$TMP/$name.sum" ||
 		{ cat "$TMP/$name.sum"; fail "$name: collector exited $?"; }
 	grep -q "call graph: cfi" "$TMP/$name.sum" || fail "$name: cfi is not the default"
 	"$COLLECTOR" --call-graph dwarf -o "$TMP/$name-dwarf" -- "$@" >/dev/null \

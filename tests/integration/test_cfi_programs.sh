@@ -14,19 +14,6 @@ command -v perf >/dev/null || fail "perf missing (linux-perf)"
 
 seq 1 150000 | awk '{ print $1, $1 * 7919 % 1000003, "line of text for xz to chew on" }' \
 	>"$TMP/input"
-cat >"$TMP/loop.py" <<'PY'
-import time
-def work(n):
-    d = {}
-    s = 0
-    for i in range(n):
-        d[i % 1000] = str(i)
-        s += len(d[i % 1000]) * i
-    return s
-t = time.time()
-while time.time() - t < 3:
-    work(100000)
-PY
 
 # compare NAME COMM COMMAND...
 compare() {
@@ -54,5 +41,5 @@ compare() {
 }
 
 compare xz xz xz -6 -c "$TMP/input"
-compare python python3 /usr/bin/python3 "$TMP/loop.py"
+compare python python3 /usr/bin/python3 "$TOP/tests/workloads/pyloop.py"
 echo ok

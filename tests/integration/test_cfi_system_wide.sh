@@ -13,24 +13,13 @@ command -v xz >/dev/null || fail "xz missing (xz-utils)"
 
 seq 1 150000 | awk '{ print $1, $1 * 7919 % 1000003, "line of text for xz to chew on" }' \
 	>"$TMP/input"
-cat >"$TMP/loop.py" <<'PY'
-import time
-def work(n):
-    d = {}
-    for i in range(n):
-        d[i % 1000] = str(i)
-    return len(d)
-t = time.time()
-while time.time() - t < 3:
-    work(100000)
-PY
 
 "$COLLECTOR" -a --call-graph cfi -d 5 -o "$TMP/out" >/dev/null 2>"$TMP/summary" &
 cpid=$!
 sleep 1
 xz -6 -c "$TMP/input" >/dev/null &
 xpid=$!
-/usr/bin/python3 "$TMP/loop.py" &
+/usr/bin/python3 "$TOP/tests/workloads/pyloop.py" &
 ppid=$!
 wait $xpid $ppid
 wait $cpid || { cat "$TMP/summary"; fail "collector exited $?"; }

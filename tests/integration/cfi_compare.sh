@@ -41,17 +41,6 @@ perf_stacks() {
 		sort -t "$(printf '\t')" -k1,1rn >"$2"
 }
 
-# stack_overlap A B: the share of samples (percent) whose stack is the
-# same in both, as distributions: the sum over stacks of the smaller of
-# the two shares.  Two runs of one program with the same unwinding give
-# nearly 100; a stack cut short in one shows as the difference.
-stack_overlap() {
-	awk -F '\t' 'NR == FNR { a[$2] = $1; na += $1; next } { b[$2] = $1; nb += $1 }
-		END { if (!na || !nb) { print 0; exit }
-		      for (s in a) if (s in b) { x = a[s] / na; y = b[s] / nb; sum += x < y ? x : y }
-		      printf "%.1f\n", 100 * sum }' "$1" "$2"
-}
-
 # stacks_found_in A B: the share of A's samples (percent) whose stack B
 # has too, whatever its share there: for programs with many rare stacks,
 # where two runs' shares differ by chance more than by how they unwind.

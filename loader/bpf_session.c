@@ -88,6 +88,50 @@ static int ring_callback(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/*
+ * COLLECTOR_VERIFIER_STATS=1: each program's verifier statistics on stderr
+ * ("processed N insns ..."): what the unwinder costs to load, for the bench
+ * and for changes to the BPF programs.
+ */
+#define VERIFIER_LOG_BYTES 4096
+static char (*verifier_logs)[VERIFIER_LOG_BYTES];
+
+static void verifier_stats_begin(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	int n = 0, i = 0;
+
+	if (!getenv("COLLECTOR_VERIFIER_STATS"))
+		return;
+	bpf_object__for_each_program(prog, obj)
+		n++;
+	verifier_logs = calloc(n, VERIFIER_LOG_BYTES);
+	if (!verifier_logs)
+		return;
+	bpf_object__for_each_program(prog, obj) {
+		bpf_program__set_log_buf(prog, verifier_logs[i++], VERIFIER_LOG_BYTES);
+		bpf_program__set_log_level(prog, 4);
+	}
+}
+
+static void verifier_stats_end(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	int i = 0;
+
+	if (!verifier_logs)
+		return;
+	bpf_object__for_each_program(prog, obj) {
+		const char *log = verifier_logs[i++];
+
+		if (bpf_program__autoload(prog))
+			fprintf(stderr, "collector: verifier: %s: %s", bpf_program__name(prog),
+				strstr(log, "processed") ? strstr(log, "processed") : "no statistics\n");
+	}
+	free(verifier_logs);
+	verifier_logs = NULL;
+}
+
 int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *cfg)
 {
 	struct bpf_session *s;
@@ -138,7 +182,9 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	}
 	/* dwarf mode builds records in a slot per CPU; 1 entry when unused */
 	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf ? s->n_cpus : 1);
+	verifier_stats_begin(s->skel->obj);
 	err = sample_bpf__load(s->skel);
+	verifier_stats_end(s->skel->obj);
 	if (err) {
 		fprintf(stderr, "collector: cannot load the sampling BPF programs: %s "
 			"(run with -v for the verifier's log)\n", strerror(-err));

@@ -45,9 +45,6 @@ struct {
 	__type(value, struct offcpu_state);
 } offcpu_states SEC(".maps");
 
-/* The scratch slot of the off-CPU walk: the sampling program has slot 0. */
-#define OFFCPU_SCRATCH 1
-
 static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *prev, u32 tid)
 {
 	struct offcpu_state st;

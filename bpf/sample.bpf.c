@@ -80,7 +80,12 @@ struct sample_scratch {
 	u64 frames[256];        /* kernel then user: 2 * 127, a power of two for masks */
 	/* the copy, with room past it the verifier can see a read ends in */
 	u64 stack[2 * FP_STACK_COPY / 8];
+	struct cfi_walk walk;   /* --call-graph cfi: unwind_walk.bpf.h */
 };
+
+/* The scratch slots: the sampling program's, the off-CPU walk's. */
+#define SAMPLE_SCRATCH 0
+#define OFFCPU_SCRATCH 1
 
 /* Slot 0: the sampling program's; slot 1: the off-CPU walk's (offcpu.bpf.h). */
 struct {
@@ -258,38 +263,7 @@ static __always_inline u32 user_frames_fp(struct sample_scratch *sc, u32 first, 
 	return w.n;
 }
 
-/*
- * --call-graph cfi: the user call stack from the unwind tables
- * (unwind.bpf.h).  A process without tables yet, or a PC outside its known
- * mappings, asks the loader for them and gets the frame-pointer walk.
- */
-static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first, u32 tgid, u64 ip,
-					   u64 sp, u64 bp)
-{
-	struct cfi_walk w = { .frames = sc->frames, .copy = sc->stack, .first = first,
-			      .pc = ip, .sp = sp, .bp = bp, .n = 1, .exact = true };
-
-	if (!ip)
-		return 0;
-	w.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
-	w.copy_sp = sp;
-	w.copy_len = copy_stack_top(sc, sp);
-	if (!w.proc || !unwind_find_map(&w, ip)) {
-		count(COLLECTOR_CNT_CFI_NO_TABLES);
-		unwind_ask_tables(tgid);
-		return user_frames_fp(sc, first, ip, sp, bp, w.copy_len);
-	}
-	sc->frames[first & 255] = ip;
-	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, unwind_step, &w, 0);
-	if (w.outside) {
-		count(COLLECTOR_CNT_CFI_OUTSIDE);
-		unwind_ask_tables(tgid);
-	}
-	if (w.complete)
-		count(COLLECTOR_CNT_CFI_COMPLETE);
-	sc->e.user_end = w.complete ? COLLECTOR_END_COMPLETE : COLLECTOR_END_TRUNCATED;
-	return w.n;
-}
+#include "unwind_walk.bpf.h"
 
 /* The user registers a frame-pointer walk starts from: the sample's own in
  * user mode, those saved at kernel entry in kernel mode (none for a kernel

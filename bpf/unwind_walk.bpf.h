@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --call-graph cfi: the walk of a user stack with the unwind tables
+ * (unwind.bpf.h: the maps, the searches).
+ *
+ * Each frame is one call of unwind_frame(), a global function, which the
+ * verifier checks once on its own; the walk's state is in the scratch
+ * (struct cfi_walk, map memory), and bpf_loop's context holds only
+ * pointers, the same at every frame, so the loop is verified in a round
+ * or two (see struct cfi_walk for what it cost before).
+ *
+ * Included by sample.bpf.c after struct sample_scratch (frames[256],
+ * stack[] (the copy of the stack top), walk), copy_stack_top() and
+ * user_frames_fp().
+ */
+#ifndef COLLECTOR_UNWIND_WALK_BPF_H
+#define COLLECTOR_UNWIND_WALK_BPF_H
+
+/* A word of the target's stack: from the copy when it lies in it. */
+static __always_inline bool unwind_read(struct sample_scratch *sc, u64 addr, u64 *out)
+{
+	struct cfi_walk *w = &sc->walk;
+	u64 off = addr - w->copy_sp;
+
+	if (addr >= w->copy_sp && !(off & 7) && w->copy_len >= 8 && off <= w->copy_len - 8) {
+		*out = sc->stack[(off / 8) & (UNWIND_COPY_WORDS - 1)];
+		return true;
+	}
+	return bpf_probe_read_user(out, sizeof(*out), (void *)addr) == 0;
+}
+
+/* Frame k, written as `value`, and the caller's registers. */
+static __always_inline void unwind_push(struct sample_scratch *sc, u32 k, u64 value, u64 pc,
+					u64 sp, u64 bp, bool exact)
+{
+	struct cfi_walk *w = &sc->walk;
+
+	sc->frames[(w->first + k) & 255] = value;
+	w->n = k + 1;
+	w->pc = pc;
+	w->sp = sp;
+	w->bp = bp;
+	w->exact = exact;
+}
+
+/* Frame k (k >= 1) of p's stack from the rules at sc->walk.pc: the
+ * caller's pc, sp and rbp.  Returns 0 to go on, 1 when the walk ends. */
+__noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_proc *p, u32 k)
+{
+	struct cfi_walk *w;
+	u64 lookup, cfa, ra, bp;
+	struct collector_unwind_row *r;
+	struct collector_unwind_map *m;
+	u32 kind = COLLECTOR_ROW_NONE, cfa_off = 0;
+	s64 rbp_off = 0;
+
+	if (!sc || !p || k >= COLLECTOR_MAX_STACK_DEPTH)
+		return 1;
+	w = &sc->walk;
+	lookup = w->exact ? w->pc : w->pc - 1;
+	bp = w->bp;
+	m = unwind_find_map(w, p, lookup);
+	if (!m) {
+		w->outside = true;
+		return 1;
+	}
+	r = unwind_find_row(m, lookup);
+	if (r) {
+		kind = r->kind;
+		cfa_off = r->cfa_off;
+		rbp_off = 8 * (s64)r->rbp_off8;
+	}
+	switch (kind) {
+	case COLLECTOR_ROW_END:
+		w->complete = true;
+		return 1;
+	case COLLECTOR_ROW_SIGNAL:
+		/* the trampoline's own frame: its address is no return
+		 * address (the CFI starts a byte before it for the look-up at
+		 * pc - 1), so it is written as pc + 1, as the user-space
+		 * unwinder writes it, and resolves to __restore_rt */
+		if (!w->exact && k)
+			sc->frames[(w->first + k - 1) & 255] = w->pc + 1;
+		if (!unwind_read(sc, w->sp + SIGFRAME_RIP, &ra) ||
+		    !unwind_read(sc, w->sp + SIGFRAME_RSP, &cfa) ||
+		    !unwind_read(sc, w->sp + SIGFRAME_RBP, &bp) || !ra || ra >= USER_TOP)
+			return 1;
+		/* the interrupted PC, exact: written + 1 */
+		unwind_push(sc, k, ra + 1, ra, cfa, bp, true);
+		return 0;
+	case COLLECTOR_ROW_RSP:
+		cfa = w->sp + cfa_off;
+		break;
+	case COLLECTOR_ROW_RBP:
+		cfa = w->bp + cfa_off;
+		break;
+	case COLLECTOR_ROW_PLT:
+		cfa = w->sp + 8 + ((w->pc & 15) >= cfa_off ? 8 : 0);
+		break;
+	default:
+		/* no table here: the frame pointer, if it is one */
+		count(COLLECTOR_CNT_CFI_FP_FRAMES);
+		if (w->bp < w->sp || w->bp >= USER_TOP || !unwind_read(sc, w->bp, &bp))
+			return 1;
+		cfa = w->bp + 16;
+		rbp_off = 0;
+		break;
+	}
+	/* the stack grows down: a caller's frame is above its callee's */
+	if (cfa <= w->sp || cfa >= USER_TOP || !unwind_read(sc, cfa - 8, &ra) || !ra ||
+	    ra >= USER_TOP)
+		return 1;
+	if (rbp_off && !unwind_read(sc, cfa + rbp_off, &bp))
+		return 1;
+	unwind_push(sc, k, ra, ra, cfa, bp, false);
+	return 0;
+}
+
+/* The loop's context: pointers only, the same at every frame. */
+struct cfi_loop {
+	struct sample_scratch *sc;
+	struct collector_unwind_proc *proc;
+};
+
+/* Frame i + 1: each frame before it was written (else the walk ended). */
+static long unwind_step(u32 i, void *data)
+{
+	struct cfi_loop *l = data;
+
+	/* a global function's result is unknown to the verifier, which asks
+	 * a callback for 0 or 1 */
+	return unwind_frame(l->sc, l->proc, i + 1) ? 1 : 0;
+}
+
+/*
+ * The user call stack from the tables, into sc->frames[first..]; returns
+ * the frames written and sets sc->e.user_end.  A process without tables
+ * yet, or a PC outside its known mappings, asks the loader for them; the
+ * first gets the frame-pointer walk.
+ */
+static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first, u32 tgid,
+					   u64 ip, u64 sp, u64 bp)
+{
+	struct cfi_walk *w = &sc->walk;
+	struct cfi_loop l = { .sc = sc };
+
+	if (!ip)
+		return 0;
+	l.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+	w->copy_sp = sp;
+	w->copy_len = copy_stack_top(sc, sp);
+	w->pc = ip;
+	w->sp = sp;
+	w->bp = bp;
+	w->first = first & 127;
+	w->n = 1;
+	w->map = 0;
+	w->exact = true;
+	w->complete = false;
+	w->outside = false;
+	if (!l.proc || !unwind_find_map(w, l.proc, ip)) {
+		count(COLLECTOR_CNT_CFI_NO_TABLES);
+		unwind_ask_tables(tgid);
+		return user_frames_fp(sc, first, ip, sp, bp, w->copy_len);
+	}
+	sc->frames[first & 255] = ip;
+	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, unwind_step, &l, 0);
+	if (w->outside) {
+		count(COLLECTOR_CNT_CFI_OUTSIDE);
+		unwind_ask_tables(tgid);
+	}
+	if (w->complete)
+		count(COLLECTOR_CNT_CFI_COMPLETE);
+	sc->e.user_end = w->complete ? COLLECTOR_END_COMPLETE : COLLECTOR_END_TRUNCATED;
+	return w->n;
+}
+
+#endif /* COLLECTOR_UNWIND_WALK_BPF_H */

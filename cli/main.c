@@ -102,9 +102,10 @@ static const struct argp_option options[] = {
 	  "libc) whose names match the glob PATTERN, through uprobes (repeatable)", 0 },
 	{ "args", OPT_ARGS, "N", 0, "With --trace: record the first N integer arguments (0-6)", 0 },
 	{ "call-graph", OPT_CALL_GRAPH, "cfi|fp|dwarf|auto", 0,
-	  "How user stacks are walked (default auto): cfi unwinds in the BPF program with tables "
-	  "built from .eh_frame; fp follows frame pointers; dwarf copies the stack and unwinds "
-	  "in user space; auto is dwarf for targets built without frame pointers, else fp", 0 },
+	  "How user stacks are walked (default cfi): cfi unwinds in the BPF program with tables "
+	  "built from .eh_frame and .debug_frame; fp follows frame pointers; dwarf copies the "
+	  "stack and unwinds in user space; auto is dwarf for targets built without frame "
+	  "pointers, else fp", 0 },
 	{ "stack-size", OPT_STACK_SIZE, "BYTES", 0,
 	  "With --call-graph dwarf: user stack bytes copied per sample (default 8192, at most "
 	  "65536)", 0 },

@@ -25,8 +25,8 @@ enum collector_exit {
 };
 
 enum collector_call_graph {
-	CALL_GRAPH_AUTO = 0,  /* dwarf for targets built without frame pointers, else fp */
-	CALL_GRAPH_CFI,       /* unwind tables in the BPF program */
+	CALL_GRAPH_CFI = 0,   /* unwind tables in the BPF program (the default) */
+	CALL_GRAPH_AUTO,      /* dwarf for targets built without frame pointers, else fp */
 	CALL_GRAPH_FP,
 	CALL_GRAPH_DWARF,
 };

@@ -223,10 +223,32 @@ static int resolve_tracing(struct record *r)
 	return 0;
 }
 
+static void cut_interval(struct record *r, uint64_t now);
+
+/*
+ * --interval: a record taken after the interval's due end starts the next
+ * interval, so that an interval holds what was taken in it however far
+ * behind the drain is (the ASan build, -a on a loaded machine: the samples
+ * of three 2 s intervals reached user space after the third cut, and went
+ * to the fourth).  Only samples start one: the task records that follow
+ * the run's end as it stops made intervals of no samples, and the sums
+ * read from the kernel at a cut are not ring records.
+ */
+static void cut_if_past(struct record *r, const void *data, size_t size)
+{
+	const struct collector_event_header *h = data;
+
+	if (r->cont.interval_ns && size >= sizeof(*h) &&
+	    (h->kind == COLLECTOR_EV_SAMPLE || h->kind == COLLECTOR_EV_SAMPLE_STACK) &&
+	    h->ktime_ns >= r->cont.end_ktime_ns)
+		cut_interval(r, h->ktime_ns);
+}
+
 static int on_record(void *ctx, const void *data, size_t size)
 {
 	struct record *r = ctx;
 
+	cut_if_past(r, data, size);
 	if (r->save)
 		save_records_put(r->save, SAVE_RECORD, data, size);
 	return tracker_handle_record(r->tracker, data, size);
@@ -518,8 +540,9 @@ static void drain_until_stopped(struct record *r)
 		now = run_clock_ns(true);
 		if (opts->duration > 0 && now - r->m.run.start_ktime_ns >= opts->duration * 1e9)
 			break;
-		/* (the last interval is written once the run has ended) */
-		if (continuous_due(&r->cont, now))
+		/* (the last interval is written once the run has ended; with
+		 * records still waiting, the first past the end cuts) */
+		if (continuous_due(&r->cont, now) && !bpf_session_backlog(r->bpf))
 			cut_interval(r, now);
 		if (opts->command && waitpid(r->launch.pid, NULL, WNOHANG) == r->launch.pid)
 			break;

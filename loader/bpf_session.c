@@ -31,6 +31,7 @@ struct bpf_session {
 	int stats_fd;        /* BPF_ENABLE_STATS, -1 if unavailable */
 	struct bpf_session_config cfg;
 	uint64_t drain_deadline_ns;  /* CLOCK_MONOTONIC; 0: drain until empty */
+	bool backlog;                /* the last drain stopped at its deadline */
 	uint32_t drained;            /* records in this drain */
 };
 
@@ -469,9 +470,15 @@ int bpf_session_drain(struct bpf_session *s, uint64_t max_ns)
 	s->drained = 0;
 	n = ring_buffer__consume(s->rb);
 	s->drain_deadline_ns = 0;
-	if (n == DRAIN_DEADLINE_REACHED)
+	s->backlog = n == DRAIN_DEADLINE_REACHED;
+	if (s->backlog)
 		return s->drained; /* more may be waiting */
 	return n == -EINTR ? 0 : n;
+}
+
+bool bpf_session_backlog(const struct bpf_session *s)
+{
+	return s->backlog;
 }
 
 /* Sums each of a per-CPU u64 array's n entries over the CPUs. */

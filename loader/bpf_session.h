@@ -75,6 +75,8 @@ void bpf_session_stop_sampling(struct bpf_session *s);
  * (the run's end, its intervals) for ever.  Returns how many, or a
  * negative errno. */
 int bpf_session_drain(struct bpf_session *s, uint64_t max_ns);
+/* Whether the last drain stopped at max_ns with records still waiting. */
+bool bpf_session_backlog(const struct bpf_session *s);
 /* An fd that epoll reports readable when the ring asks to be drained. */
 int bpf_session_epoll_fd(struct bpf_session *s);
 /* Counters summed over CPUs. */

@@ -16,6 +16,7 @@
 #include "lib/procmaps.h"
 #include "loader/unwind_tables.h"
 #include "symbols/cfi_table.h"
+#include "symbols/debug_files.h"
 
 /* The table rows are the BPF program's, field for field. */
 _Static_assert(sizeof(struct cfi_row) == sizeof(struct collector_unwind_row), "row layout");
@@ -44,6 +45,8 @@ struct cfi_image {
 	uint64_t dev, inode;
 	enum image_state state;
 	struct elf_file file;     /* open while queued */
+	struct elf_file debug;    /* its separate debug file, while queued */
+	bool has_debug;
 	struct cfi_seg segs[MAX_SEGS];
 	uint32_t n_segs;
 };
@@ -90,6 +93,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+static void close_files(struct cfi_image *img)
+{
+	elf_file_close(&img->file);
+	if (img->has_debug)
+		elf_file_close(&img->debug);
+	img->has_debug = false;
+}
+
 struct cfi_tables *cfi_tables_new(struct bpf_session *s)
 {
 	struct cfi_tables *ct = calloc(1, sizeof(*ct));
@@ -113,7 +124,7 @@ void cfi_tables_free(struct cfi_tables *ct)
 	cfi_tables_stop(ct);
 	for (size_t i = 0; i < ct->n_images; i++)
 		if (ct->images[i].state == IMAGE_QUEUED)
-			elf_file_close(&ct->images[i].file);
+			close_files(&ct->images[i]);
 	unwind_tables_close(ct->ut);
 	idmap_free(&ct->by_file);
 	free(ct->images);
@@ -139,7 +150,7 @@ static void build_image(struct cfi_tables *ct, struct cfi_image *img)
 		seg->filesz = ld->filesz;
 		seg->vmo = ld->vaddr - ld->offset;
 		img->n_segs++;
-		if (cfi_table_build(&t, f, ld) != 0)
+		if (cfi_table_build(&t, f, ld, img->has_debug ? &img->debug : NULL) != 0)
 			continue; /* no table: frame-pointer steps there */
 		if (unwind_tables_add_image(ct->ut, (const struct collector_unwind_row *)t.rows,
 					    t.n_rows, t.pages, t.n_pages, &seg->first_page) == 0) {
@@ -151,15 +162,37 @@ static void build_image(struct cfi_tables *ct, struct cfi_image *img)
 	}
 	img->state = img->n_segs ? IMAGE_READY : IMAGE_FAILED;
 	ct->st.images_failed += img->state == IMAGE_FAILED;
-	elf_file_close(&img->file);
+	close_files(img);
 	ct->n_queued--;
 	ct->st.build_ns += now_ns() - t0;
 }
 
-/* The index of the image of file (dev, inode), opened at path and queued
- * when it is new (or the collector's own vDSO for dev == VDSO_DEV);
- * SIZE_MAX without memory. */
-static size_t get_image(struct cfi_tables *ct, uint64_t dev, uint64_t inode, const char *path)
+/* An image without .debug_frame of its own: the one of its separate
+ * debug file, if there is one (a program built without unwind tables and
+ * stripped has its CFI only there).  name is the image's own path, in the
+ * mount namespace ns_prefix ("/proc/PID/root", or "" for ours). */
+static void find_debug_file(struct cfi_tables *ct, struct cfi_image *img, const char *name,
+			    const char *ns_prefix)
+{
+	char *found;
+
+	if (!name || name[0] != '/' || cfi_has_debug_frame(&img->file))
+		return;
+	found = debug_file_find(&img->file, name, ns_prefix, DEBUG_FILES_ROOT, &img->debug);
+	if (!found)
+		return;
+	free(found);
+	img->has_debug = cfi_has_debug_frame(&img->debug);
+	if (!img->has_debug)
+		elf_file_close(&img->debug);
+	ct->st.debug_files += img->has_debug;
+}
+
+/* The index of the image of file (dev, inode), opened at path (its own
+ * name `name` in namespace ns_prefix) and queued when it is new (or the
+ * collector's own vDSO for dev == VDSO_DEV); SIZE_MAX without memory. */
+static size_t get_image(struct cfi_tables *ct, uint64_t dev, uint64_t inode, const char *path,
+			const char *name, const char *ns_prefix)
 {
 	uint64_t key = hash_pair(dev, inode);
 	uint32_t id = idmap_get(&ct->by_file, key);
@@ -185,6 +218,8 @@ static size_t get_image(struct cfi_tables *ct, uint64_t dev, uint64_t inode, con
 	img->inode = inode;
 	/* opened now (a process's map_files go with it), built later */
 	err = dev == VDSO_DEV ? elf_file_own_vdso(&img->file) : elf_file_open(&img->file, path);
+	if (!err)
+		find_debug_file(ct, img, name, ns_prefix);
 	img->state = err ? IMAGE_FAILED : IMAGE_QUEUED;
 	ct->n_queued += !err;
 	ct->st.images++;
@@ -199,7 +234,7 @@ static void add_file(struct cfi_tables *ct, const char *path)
 
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return;
-	i = get_image(ct, st.st_dev, st.st_ino, path);
+	i = get_image(ct, st.st_dev, st.st_ino, path, path, "");
 	if (i != SIZE_MAX && ct->images[i].state == IMAGE_QUEUED)
 		build_image(ct, &ct->images[i]);
 }
@@ -252,15 +287,16 @@ static bool map_entry(struct cfi_tables *ct, pid_t pid, const struct procmap_ent
 		      struct collector_unwind_map *m, struct pending *pp)
 {
 	struct cfi_image *img;
-	char path[4096];
+	char path[4096], ns[32];
 	size_t i = SIZE_MAX;
 
 	m->start = e->start;
 	m->end = e->end;
+	snprintf(ns, sizeof(ns), "/proc/%d/root", (int)pid);
 	if (!strcmp(e->path, "[vdso]"))
-		i = get_image(ct, VDSO_DEV, 0, NULL);
+		i = get_image(ct, VDSO_DEV, 0, NULL, NULL, "");
 	else if (procmap_is_file(e) && procmaps_open_path(pid, e, path, sizeof(path)) == 0)
-		i = get_image(ct, procmap_dev(e), e->inode, path);
+		i = get_image(ct, procmap_dev(e), e->inode, path, e->path, ns);
 	if (i == SIZE_MAX)
 		return true; /* no file (JIT code): frame-pointer steps */
 	img = &ct->images[i];

@@ -55,6 +55,7 @@ void cfi_tables_stop(struct cfi_tables *ct);
 
 struct cfi_tables_stats {
 	uint64_t images, images_failed, rows, refreshes;
+	uint64_t debug_files;   /* images whose .debug_frame came from a debug file */
 	uint64_t build_ns;      /* building and loading tables */
 	uint64_t map_bytes;     /* the kernel's arrays */
 	uint64_t rows_max;

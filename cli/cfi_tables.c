@@ -57,11 +57,15 @@ struct cfi_image {
 /* Images a process waits for, remembered (beyond, it waits all the same). */
 #define WAITED_MAX 8
 
+#define NO_IMAGE UINT32_MAX
+
 /* A process that asked and still lacks images. */
 struct pending {
 	pid_t pid;
 	uint32_t n_waited;
 	uint32_t waited[WAITED_MAX]; /* queued images it maps */
+	uint64_t hot_pc;          /* where it was sampled without a table (0: unknown) */
+	uint32_t hot;             /* the queued image that holds hot_pc, or NO_IMAGE */
 };
 
 struct cfi_tables {
@@ -303,6 +307,8 @@ static bool map_entry(struct cfi_tables *ct, pid_t pid, const struct procmap_ent
 	if (img->state == IMAGE_QUEUED) {
 		if (pp && pp->n_waited < WAITED_MAX)
 			pp->waited[pp->n_waited++] = i;
+		if (pp && pp->hot_pc >= e->start && pp->hot_pc < e->end)
+			pp->hot = i;
 		return false;
 	}
 	for (uint32_t s = 0; s < img->n_segs; s++) {
@@ -331,8 +337,10 @@ static int set_process(struct cfi_tables *ct, pid_t pid, bool *complete,
 	int err = procmaps_read(pid, &maps);
 
 	*complete = true;
-	if (pp)
+	if (pp) {
 		pp->n_waited = 0;
+		pp->hot = NO_IMAGE;
+	}
 	if (err)
 		return err;
 	p = calloc(1, sizeof(*p));
@@ -353,12 +361,17 @@ static int set_process(struct cfi_tables *ct, pid_t pid, bool *complete,
 	return err;
 }
 
-/* Process pid is to be served (once). */
-static void add_pending(struct cfi_tables *ct, pid_t pid)
+/* Process pid is to be served (once), the image that holds pc first (0:
+ * none known). */
+static void add_pending(struct cfi_tables *ct, pid_t pid, uint64_t pc)
 {
-	for (size_t i = 0; i < ct->n_pending; i++)
-		if (ct->pending[i].pid == pid)
+	for (size_t i = 0; i < ct->n_pending; i++) {
+		if (ct->pending[i].pid == pid) {
+			if (pc)
+				ct->pending[i].hot_pc = pc;
 			return;
+		}
+	}
 	if (ct->n_pending == ct->cap_pending) {
 		size_t cap = ct->cap_pending ? 2 * ct->cap_pending : 32;
 		struct pending *v = realloc(ct->pending, cap * sizeof(*v));
@@ -368,22 +381,25 @@ static void add_pending(struct cfi_tables *ct, pid_t pid)
 		ct->pending = v;
 		ct->cap_pending = cap;
 	}
-	ct->pending[ct->n_pending++] = (struct pending){ .pid = pid };
+	ct->pending[ct->n_pending++] = (struct pending){ .pid = pid, .hot_pc = pc,
+							  .hot = NO_IMAGE };
 	ct->n_fresh++;
 }
 
 void cfi_tables_add_process(struct cfi_tables *ct, pid_t pid)
 {
-	add_pending(ct, pid);
+	add_pending(ct, pid, 0);
 }
 
-/* Process pid asked for its tables. */
-static void request(void *ctx, uint32_t tgid)
+/* Process tgid asked for its tables, or they were dropped. */
+static void request(void *ctx, const struct collector_unwind_request *r)
 {
 	struct cfi_tables *ct = ctx;
-	pid_t pid = tgid;
+	pid_t pid = r->hdr.tgid;
 	size_t k;
 
+	if (r->hdr.kind == COLLECTOR_EV_UNWIND_GONE)
+		return;
 	/* served at its second request (the kernel side asks again 20 ms
 	 * later while it still has no tables): the many processes of a busy
 	 * system that live for a sample or two (a shell's tools) do not make
@@ -394,7 +410,7 @@ static void request(void *ctx, uint32_t tgid)
 		ct->asked_once[ct->n_asked_once++ % ASKED_ONCE] = pid;
 		return;
 	}
-	add_pending(ct, pid);
+	add_pending(ct, pid, r->pc);
 }
 
 /* Writes the mapping table of the pending processes from first on; keeps
@@ -428,13 +444,16 @@ static struct cfi_image *smallest_queued(struct cfi_tables *ct)
 	return best;
 }
 
-/* The image to build next: the smallest that the waiting process with the
- * least left to build waits for (shortest job first: the waits add up to
- * the least), or else the smallest queued (an image of processes that
- * have exited since).  A small program gets its tables within a few
- * images' time, however many big ones (a browser, an interpreter, a JIT
- * runtime) are waiting; and new processes keep coming in a busy system,
- * so newest-first would leave a running one waiting for long. */
+/* The image to build next: of the waiting process with the least left to
+ * build (shortest job first: the waits add up to the least), the one its
+ * PC was sampled in, else its smallest; or else the smallest queued (an
+ * image of processes that have exited since).  A small program gets its
+ * tables within a few images' time, however many big ones (a browser, an
+ * interpreter, a JIT runtime) are waiting; and new processes keep coming
+ * in a busy system, so newest-first would leave a running one waiting for
+ * long.  The hot image first: its samples are most of the process's (an
+ * interpreter's loop, a library's hot function), they get whole stacks
+ * an image or more sooner. */
 static struct cfi_image *next_image(struct cfi_tables *ct)
 {
 	struct cfi_image *pick = NULL;
@@ -454,6 +473,8 @@ static struct cfi_image *next_image(struct cfi_tables *ct)
 			if (!small || img->file.size < small->file.size)
 				small = img;
 		}
+		if (pp->hot != NO_IMAGE && ct->images[pp->hot].state == IMAGE_QUEUED)
+			small = &ct->images[pp->hot];
 		if (small && left < least) {
 			pick = small;
 			least = left;

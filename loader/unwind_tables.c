@@ -22,17 +22,18 @@ struct unwind_tables {
 	struct unwind_array rows, pages;
 	int procs_fd;
 	struct ring_buffer *requests;
-	void (*on_request)(void *ctx, uint32_t tgid);
+	void (*on_request)(void *ctx, const struct collector_unwind_request *r);
 	void *request_ctx;
 };
 
 static int request_callback(void *ctx, void *data, size_t size)
 {
 	struct unwind_tables *t = ctx;
-	const struct collector_event_header *h = data;
+	const struct collector_unwind_request *r = data;
 
-	if (size >= sizeof(*h) && h->kind == COLLECTOR_EV_UNWIND_MISS && t->on_request)
-		t->on_request(t->request_ctx, h->tgid);
+	if (size >= sizeof(*r) && t->on_request &&
+	    (r->hdr.kind == COLLECTOR_EV_UNWIND_MISS || r->hdr.kind == COLLECTOR_EV_UNWIND_GONE))
+		t->on_request(t->request_ctx, r);
 	return 0;
 }
 
@@ -147,7 +148,8 @@ int unwind_tables_requests_fd(struct unwind_tables *t)
 	return ring_buffer__epoll_fd(t->requests);
 }
 
-int unwind_tables_read_requests(struct unwind_tables *t, void (*fn)(void *ctx, uint32_t tgid),
+int unwind_tables_read_requests(struct unwind_tables *t,
+				void (*fn)(void *ctx, const struct collector_unwind_request *r),
 				void *ctx)
 {
 	int n;

@@ -39,11 +39,13 @@ int unwind_tables_set_process(struct unwind_tables *t, uint32_t tgid,
 			      const struct collector_unwind_proc *p);
 void unwind_tables_forget_process(struct unwind_tables *t, uint32_t tgid);
 
-/* The requests for tables (records of kind COLLECTOR_EV_UNWIND_MISS in a
- * ring of their own): an fd that epoll reports readable when one comes,
- * and their reading, fn called with each asking process. */
+/* The requests for tables and the news of dropped ones (struct
+ * collector_unwind_request, in a ring of their own): an fd that epoll
+ * reports readable when a request comes, and their reading, fn called with
+ * each. */
 int unwind_tables_requests_fd(struct unwind_tables *t);
-int unwind_tables_read_requests(struct unwind_tables *t, void (*fn)(void *ctx, uint32_t tgid),
+int unwind_tables_read_requests(struct unwind_tables *t,
+				void (*fn)(void *ctx, const struct collector_unwind_request *r),
 				void *ctx);
 
 struct unwind_tables_usage {

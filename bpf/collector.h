@@ -34,6 +34,7 @@ enum collector_event_kind {
 	COLLECTOR_EV_AGG_SAMPLE = 8,   /* a sum aggregated in the kernel by stack,
 					* made by the loader from the maps */
 	COLLECTOR_EV_UNWIND_MISS = 9,  /* --call-graph cfi: a process needs its tables */
+	COLLECTOR_EV_UNWIND_GONE = 10, /* --call-graph cfi: its tables were dropped */
 };
 
 /* Every ring-buffer record starts with this. */
@@ -299,6 +300,16 @@ struct collector_unwind_proc {
 	u32 n_maps;
 	u32 pad;
 	struct collector_unwind_map maps[COLLECTOR_UNWIND_MAX_MAPS];
+};
+
+/* A record of the ring unwind_requests: COLLECTOR_EV_UNWIND_MISS, process
+ * hdr.tgid needs tables, the image that holds pc first (the PC it was
+ * sampled at, or where its walk left the known mappings); or
+ * COLLECTOR_EV_UNWIND_GONE, its mapping table was dropped (exec, exit),
+ * pc 0. */
+struct collector_unwind_request {
+	struct collector_event_header hdr;
+	u64 pc;
 };
 
 #endif /* COLLECTOR_BPF_H */

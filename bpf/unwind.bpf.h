@@ -106,28 +106,41 @@ struct cfi_walk {
 	u8 pad[5];
 };
 
-/* Tells the loader that process tgid needs (new) tables, at most every
- * UNWIND_ASK_NS: a record that wakes the reader at once. */
-static __always_inline void unwind_ask_tables(u32 tgid)
+/* A request to the loader (struct collector_unwind_request). */
+static __always_inline void unwind_request(u32 kind, u32 tgid, u64 pc, u64 now, u64 flags)
+{
+	struct collector_unwind_request *e;
+
+	e = bpf_ringbuf_reserve(&unwind_requests, sizeof(*e), 0);
+	if (!e)
+		return; /* a miss is asked again at a later sample */
+	fill_header(&e->hdr, kind, tgid, 0, now);
+	e->pc = pc;
+	bpf_ringbuf_submit(e, flags);
+}
+
+/* Tells the loader that process tgid needs (new) tables, the image that
+ * holds pc first, at most every UNWIND_ASK_NS: a record that wakes the
+ * reader at once. */
+static __always_inline void unwind_ask_tables(u32 tgid, u64 pc)
 {
 	u64 now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&unwind_asked, &tgid);
-	struct collector_event_header *e;
 
 	if (last && now - *last < UNWIND_ASK_NS)
 		return;
 	bpf_map_update_elem(&unwind_asked, &tgid, &now, BPF_ANY);
-	e = bpf_ringbuf_reserve(&unwind_requests, sizeof(*e), 0);
-	if (!e)
-		return; /* asked again at a later sample */
-	fill_header(e, COLLECTOR_EV_UNWIND_MISS, tgid, 0, now);
-	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	unwind_request(COLLECTOR_EV_UNWIND_MISS, tgid, pc, now, BPF_RB_FORCE_WAKEUP);
 }
 
-/* A process's tables are stale (exec) or of no use (exit). */
+/* A process's tables are stale (exec) or of no use (exit); the loader is
+ * told (without waking it: the images it no longer maps are freed when
+ * their space is wanted). */
 static __always_inline void unwind_forget(u32 tgid)
 {
-	bpf_map_delete_elem(&unwind_procs, &tgid);
 	bpf_map_delete_elem(&unwind_asked, &tgid);
+	if (bpf_map_delete_elem(&unwind_procs, &tgid) == 0)
+		unwind_request(COLLECTOR_EV_UNWIND_GONE, tgid, 0, bpf_ktime_get_ns(),
+			       BPF_RB_NO_WAKEUP);
 }
 
 /*

@@ -160,14 +160,14 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	w->outside = false;
 	if (!l.proc || !unwind_find_map(w, l.proc, ip)) {
 		count(COLLECTOR_CNT_CFI_NO_TABLES);
-		unwind_ask_tables(tgid);
+		unwind_ask_tables(tgid, ip);
 		return user_frames_fp(sc, first, ip, sp, bp, w->copy_len);
 	}
 	sc->frames[first & 255] = ip;
 	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, unwind_step, &l, 0);
 	if (w->outside) {
 		count(COLLECTOR_CNT_CFI_OUTSIDE);
-		unwind_ask_tables(tgid);
+		unwind_ask_tables(tgid, w->pc);
 	}
 	if (w->complete)
 		count(COLLECTOR_CNT_CFI_COMPLETE);

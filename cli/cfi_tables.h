@@ -8,9 +8,11 @@
  * A process's mapping table is written when it asks (its first sample, or
  * a sample outside its known mappings: a COLLECTOR_EV_UNWIND_MISS record
  * in a ring of its own), at once with the images already built; the
- * images it still needs are built smallest first, so that one big image
- * (a browser, a JIT runtime) does not delay every small program's tables,
- * and its mapping table is written again as they come.  Until then its
+ * images it still needs are built shortest job first (the image it was
+ * sampled in first), so that one big image (a browser, a JIT runtime)
+ * does not delay every small program's tables, and its mapping table is
+ * written again as they come.  When the maps are full, the images no live
+ * process maps are evicted (the longest unused first).  Until then its
  * frames there are walked by frame pointer.  That is a thread's work,
  * between cfi_tables_start and cfi_tables_stop: the drain of the samples
  * (hundreds of new processes to resolve, in a system-wide run) does not
@@ -55,9 +57,13 @@ void cfi_tables_stop(struct cfi_tables *ct);
 
 struct cfi_tables_stats {
 	uint64_t images, images_failed, rows, refreshes;
+	uint64_t debug_files;   /* images whose .debug_frame came from a debug file */
+	uint64_t images_evicted, rows_evicted; /* space given to others */
+	uint64_t images_no_space; /* tables not loaded: no space left */
 	uint64_t build_ns;      /* building and loading tables */
 	uint64_t map_bytes;     /* the kernel's arrays */
 	uint64_t rows_max;
+	uint64_t loader_bytes;  /* the thread's caches, and one table being built */
 };
 void cfi_tables_get_stats(const struct cfi_tables *ct, struct cfi_tables_stats *st);
 

@@ -41,6 +41,7 @@
 #include "loader/bpf_session.h"
 #include "loader/launch.h"
 #include "loader/privileges.h"
+#include "loader/unwind_tables.h"
 #include "loader/uprobes.h"
 #include "loader/waiter.h"
 #include "model/model.h"
@@ -279,6 +280,7 @@ static int open_sampling(struct record *r)
 		.on_record = on_record,
 	};
 
+	unwind_tables_size(&cfg.cfi_rows, &cfg.cfi_pages);
 	decode_run_call_graph(&r->m, cfg.dwarf ? "dwarf" : cfg.cfi ? "cfi" : "fp");
 	/* a hardware event without a PMU: one clear line, not libbpf's */
 	if (events_check(opts))
@@ -611,7 +613,13 @@ static void finish(struct record *r)
 		struct cfi_tables_stats st;
 
 		cfi_tables_get_stats(r->cfi, &st);
-		decode_cfi_tables(&r->m, st.images, st.rows, st.build_ns, st.map_bytes);
+		/* the tables' figures in the summary with -v only */
+		if (r->opts->verbose)
+			decode_cfi_tables(&r->m, &(struct decode_cfi_figures){
+				.images = st.images, .rows = st.rows, .build_ns = st.build_ns,
+				.map_bytes = st.map_bytes, .loader_bytes = st.loader_bytes,
+				.images_evicted = st.images_evicted, .rows_evicted = st.rows_evicted,
+				.images_no_space = st.images_no_space, .debug_files = st.debug_files });
 	}
 	/* every sample the kernel saw is in ip_counts, or counted as not
 	 * fitting there */

@@ -271,13 +271,24 @@ static void print_cfi(FILE *out, const struct model *m)
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_FP_FRAMES),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_SAMPLES_BEFORE_TABLES),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_STOPPED_OUTSIDE));
+	/* the tables' figures: recorded with -v only */
+	if (!model_stat_value(m, MODEL_STAT_CFI_TABLE_MAP_BYTES))
+		return;
 	fprintf(out, "    unwind tables: %llu images, %llu rows (%.1f MiB of %.1f MiB of maps), "
-		"built and loaded in %.1f ms\n",
+		"built and loaded in %.1f ms; %.1f MiB of the collector's own\n",
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_IMAGES),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_ROWS),
 		model_stat_value(m, MODEL_STAT_CFI_TABLE_ROWS) * 8 / 1048576.0,
 		model_stat_value(m, MODEL_STAT_CFI_TABLE_MAP_BYTES) / 1048576.0,
-		model_stat_value(m, MODEL_STAT_CFI_TABLE_BUILD_US) / 1e3);
+		model_stat_value(m, MODEL_STAT_CFI_TABLE_BUILD_US) / 1e3,
+		model_stat_value(m, MODEL_STAT_CFI_TABLE_LOADER_BYTES) / 1048576.0);
+	fprintf(out, "    unwind tables evicted: %llu images, %llu rows (no process mapped "
+		"them); %llu images without a table for want of space; %llu with CFI from a "
+		"debug file\n",
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_EVICTED_IMAGES),
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_EVICTED_ROWS),
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_NO_SPACE),
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_DEBUG_FILES));
 }
 
 static void print_traced(FILE *out, const struct model *m)

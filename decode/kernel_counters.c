@@ -59,13 +59,17 @@ void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX
 	model_stat_add(m, MODEL_STAT_CFI_COMPLETE, c[COLLECTOR_CNT_CFI_COMPLETE]);
 }
 
-void decode_cfi_tables(struct model *m, uint64_t images, uint64_t rows, uint64_t build_ns,
-		       uint64_t map_bytes)
+void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f)
 {
-	model_stat_add(m, MODEL_STAT_CFI_TABLE_IMAGES, images);
-	model_stat_add(m, MODEL_STAT_CFI_TABLE_ROWS, rows);
-	model_stat_add(m, MODEL_STAT_CFI_TABLE_BUILD_US, build_ns / 1000);
-	model_stat_add(m, MODEL_STAT_CFI_TABLE_MAP_BYTES, map_bytes);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_IMAGES, f->images);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_ROWS, f->rows);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_BUILD_US, f->build_ns / 1000);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_MAP_BYTES, f->map_bytes);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_LOADER_BYTES, f->loader_bytes);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_EVICTED_IMAGES, f->images_evicted);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_EVICTED_ROWS, f->rows_evicted);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_NO_SPACE, f->images_no_space);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_DEBUG_FILES, f->debug_files);
 }
 
 uint64_t decode_kernel_samples(struct model *m, uint64_t by_ip, uint64_t not_counted)

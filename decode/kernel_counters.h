@@ -15,10 +15,17 @@
 
 /* The sampler's counters (enum collector_counter), summed over CPUs. */
 void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX]);
-/* --call-graph cfi: the tables loaded (images, rows, time to build and
- * load them, bytes of the kernel's arrays). */
-void decode_cfi_tables(struct model *m, uint64_t images, uint64_t rows, uint64_t build_ns,
-		       uint64_t map_bytes);
+/* --call-graph cfi: the tables' figures, for the summary with -v. */
+struct decode_cfi_figures {
+	uint64_t images, rows;   /* tables built and loaded */
+	uint64_t build_ns;       /* time to build and load them */
+	uint64_t map_bytes;      /* the kernel's arrays */
+	uint64_t loader_bytes;   /* the tables' thread's caches, at most */
+	uint64_t images_evicted, rows_evicted; /* space given to others */
+	uint64_t images_no_space; /* no table: no space left */
+	uint64_t debug_files;    /* images with CFI from a separate debug file */
+};
+void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f);
 /* The tracer's counters (enum collector_trace_counter). */
 void decode_trace_counters(struct model *m, const uint64_t c[COLLECTOR_TCNT_MAX]);
 /* Samples the kernel counted by instruction, plus those that did not fit

@@ -3,6 +3,7 @@
 #include "loader/unwind_tables.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,28 +12,32 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/extents.h"
+
 struct unwind_array {
 	int fd;
 	void *mem;           /* the whole array, shared with the kernel */
 	size_t bytes;
-	uint32_t used, max;
+	uint32_t max;
+	struct extents space;
 };
 
 struct unwind_tables {
 	struct unwind_array rows, pages;
 	int procs_fd;
 	struct ring_buffer *requests;
-	void (*on_request)(void *ctx, uint32_t tgid);
+	void (*on_request)(void *ctx, const struct collector_unwind_request *r);
 	void *request_ctx;
 };
 
 static int request_callback(void *ctx, void *data, size_t size)
 {
 	struct unwind_tables *t = ctx;
-	const struct collector_event_header *h = data;
+	const struct collector_unwind_request *r = data;
 
-	if (size >= sizeof(*h) && h->kind == COLLECTOR_EV_UNWIND_MISS && t->on_request)
-		t->on_request(t->request_ctx, h->tgid);
+	if (size >= sizeof(*r) && t->on_request &&
+	    (r->hdr.kind == COLLECTOR_EV_UNWIND_MISS || r->hdr.kind == COLLECTOR_EV_UNWIND_GONE))
+		t->on_request(t->request_ctx, r);
 	return 0;
 }
 
@@ -57,7 +62,7 @@ static int array_map(struct unwind_array *a, int fd, size_t value_size)
 		a->mem = NULL;
 		return -errno;
 	}
-	return 0;
+	return extents_init(&a->space, a->max);
 }
 
 int unwind_tables_open(struct unwind_tables **out, struct bpf_session *s)
@@ -97,38 +102,51 @@ void unwind_tables_close(struct unwind_tables *t)
 		munmap(t->rows.mem, t->rows.bytes);
 	if (t->pages.mem)
 		munmap(t->pages.mem, t->pages.bytes);
+	extents_free(&t->rows.space);
+	extents_free(&t->pages.space);
 	ring_buffer__free(t->requests);
 	free(t);
 }
 
 int unwind_tables_add_image(struct unwind_tables *t, const struct collector_unwind_row *rows,
 			    uint32_t n_rows, const uint32_t *pages, uint32_t n_pages,
-			    uint32_t *first_page)
+			    struct unwind_image_space *out)
 {
 	struct collector_unwind_row *row_mem = t->rows.mem;
 	struct collector_unwind_page *page_mem = t->pages.mem;
-	uint32_t r0 = t->rows.used, p0 = t->pages.used;
+	uint32_t r0, p0;
+	int err;
 
 	if (!n_rows || !n_pages)
 		return -EINVAL;
-	if (n_rows > t->rows.max - r0 || n_pages > t->pages.max - p0)
-		return -ENOSPC;
+	for (uint32_t p = 0; p < n_pages; p++)
+		if (pages[p] >= n_rows || pages[p + 1] >= n_rows || pages[p + 1] < pages[p])
+			return -EINVAL;
+	err = extents_get(&t->rows.space, n_rows, &r0);
+	if (err)
+		return err;
+	err = extents_get(&t->pages.space, n_pages, &p0);
+	if (err) {
+		extents_put(&t->rows.space, r0, n_rows);
+		return err;
+	}
 	/* rows first, then the pages that point at them: a program that
-	 * finds the pages finds the rows written */
+	 * finds the pages finds the rows written (the pages are found only
+	 * through a mapping table written after this) */
 	memcpy(row_mem + r0, rows, (size_t)n_rows * sizeof(*rows));
 	for (uint32_t p = 0; p < n_pages; p++) {
-		uint32_t first = pages[p], last = pages[p + 1];
-
-		if (first >= n_rows || last >= n_rows || last < first)
-			return -EINVAL;
-		page_mem[p0 + p].first = r0 + first;
-		page_mem[p0 + p].last = r0 + last;
+		page_mem[p0 + p].first = r0 + pages[p];
+		page_mem[p0 + p].last = r0 + pages[p + 1];
 	}
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	t->rows.used += n_rows;
-	t->pages.used += n_pages;
-	*first_page = p0;
+	*out = (struct unwind_image_space){ r0, n_rows, p0, n_pages };
 	return 0;
+}
+
+void unwind_tables_remove_image(struct unwind_tables *t, const struct unwind_image_space *sp)
+{
+	extents_put(&t->rows.space, sp->first_row, sp->n_rows);
+	extents_put(&t->pages.space, sp->first_page, sp->n_pages);
 }
 
 int unwind_tables_set_process(struct unwind_tables *t, uint32_t tgid,
@@ -147,7 +165,8 @@ int unwind_tables_requests_fd(struct unwind_tables *t)
 	return ring_buffer__epoll_fd(t->requests);
 }
 
-int unwind_tables_read_requests(struct unwind_tables *t, void (*fn)(void *ctx, uint32_t tgid),
+int unwind_tables_read_requests(struct unwind_tables *t,
+				void (*fn)(void *ctx, const struct collector_unwind_request *r),
 				void *ctx)
 {
 	int n;
@@ -159,11 +178,29 @@ int unwind_tables_read_requests(struct unwind_tables *t, void (*fn)(void *ctx, u
 	return n;
 }
 
+void unwind_tables_size(unsigned int *rows, unsigned int *pages)
+{
+	const char *env = getenv(UNWIND_TABLES_ROWS_ENV);
+	char *end;
+	unsigned long n;
+
+	if (!env || !env[0])
+		return;
+	n = strtoul(env, &end, 10);
+	if (*end || n < 16 || n > (1ul << 26)) {
+		fprintf(stderr, "collector: %s=%s ignored: a number of rows from 16 to %lu\n",
+			UNWIND_TABLES_ROWS_ENV, env, 1ul << 26);
+		return;
+	}
+	*rows = n;
+	*pages = n / 4; /* as the defaults: about a page of text per 4 rows */
+}
+
 void unwind_tables_usage(const struct unwind_tables *t, struct unwind_tables_usage *u)
 {
-	u->rows = t->rows.used;
+	u->rows = t->rows.space.used;
 	u->max_rows = t->rows.max;
-	u->pages = t->pages.used;
+	u->pages = t->pages.space.used;
 	u->max_pages = t->pages.max;
 	u->map_bytes = t->rows.bytes + t->pages.bytes;
 }

@@ -3,6 +3,8 @@
 #   chain-eh      .eh_frame only, no debug info (plain -O2, as distributions build)
 #   chain-g       .eh_frame and DWARF debug info (-g)
 #   chain-debug   .debug_frame only: no .eh_frame for the program's own code
+#   chain-split   chain-debug with its debug info split off into
+#                 chain-split.debug (found by .gnu_debuglink): its CFI is there
 UNWIND_DIR := $(BUILD)/unwind
 UNWIND_CFLAGS := -D_GNU_SOURCE -O2 -fomit-frame-pointer -Wall -Wextra -Itests/unwind
 
@@ -18,7 +20,13 @@ $(UNWIND_DIR)/chain-debug: tests/unwind/chain.c tests/unwind/capture.h
 	@mkdir -p $(dir $@)
 	$(CC) $(UNWIND_CFLAGS) -g -fno-asynchronous-unwind-tables -fno-unwind-tables -o $@ $< -pthread
 
-UNWIND_PROGS := $(UNWIND_DIR)/chain-eh $(UNWIND_DIR)/chain-g $(UNWIND_DIR)/chain-debug
+# objcopy writes the debuglink's CRC from the debug file it is given
+$(UNWIND_DIR)/chain-split: $(UNWIND_DIR)/chain-debug
+	objcopy --only-keep-debug $< $@.debug
+	objcopy --strip-debug --add-gnu-debuglink=$@.debug $< $@
+
+UNWIND_PROGS := $(UNWIND_DIR)/chain-eh $(UNWIND_DIR)/chain-g $(UNWIND_DIR)/chain-debug \
+		$(UNWIND_DIR)/chain-split
 UNIT_DEPS += $(UNWIND_PROGS)
 # so that `make build/tests/test_unwind` alone builds them too
 $(BUILD)/tests/test_unwind $(BUILD)/tests/test_unwind_sampled $(BUILD)/tests/test_cfi_table: $(UNWIND_PROGS) \

@@ -67,6 +67,11 @@
 	X(CFI_TABLE_ROWS, "cfi_table_rows")                                       \
 	X(CFI_TABLE_BUILD_US, "cfi_table_build_us")                               \
 	X(CFI_TABLE_MAP_BYTES, "cfi_table_map_bytes")                             \
+	X(CFI_TABLE_LOADER_BYTES, "cfi_table_loader_bytes")                       \
+	X(CFI_TABLE_EVICTED_IMAGES, "cfi_table_evicted_images")                   \
+	X(CFI_TABLE_EVICTED_ROWS, "cfi_table_evicted_rows")                       \
+	X(CFI_TABLE_NO_SPACE, "cfi_table_no_space")                               \
+	X(CFI_TABLE_DEBUG_FILES, "cfi_table_debug_files")                         \
 	/* decode/: the kernel side's counters and the uprobes' attach */         \
 	X(RING_WAKEUPS, "ring_wakeups")                                           \
 	X(KERNEL_SAMPLES, "kernel_samples")                                       \

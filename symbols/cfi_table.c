@@ -122,7 +122,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The FDE starts of both sections, sorted. */
-static int fde_starts(const struct elf_file *f, struct addr_list *out)
+static int fde_starts(const struct elf_file *f, const struct elf_file *df, struct addr_list *out)
 {
 	uint64_t *eh;
 	size_t n_eh;
@@ -133,8 +133,8 @@ static int fde_starts(const struct elf_file *f, struct addr_list *out)
 	for (size_t i = 0; i < n_eh && !err; i++)
 		err = addr_push(out, eh[i]);
 	free(eh);
-	if (!err)
-		err = debug_frame_starts(f, out);
+	if (!err && df)
+		err = debug_frame_starts(df, out);
 	if (!err && out->n) /* none: no array at all */
 		qsort(out->v, out->n, sizeof(*out->v), cmp_u64);
 	return err;
@@ -304,8 +304,8 @@ static uint64_t add_fde(struct cfi_table *t, size_t *cap, Dwarf_CFI *eh, Dwarf_C
 	return pc;
 }
 
-static int build_rows(struct cfi_table *t, const struct elf_file *f, Dwarf_CFI *eh,
-		      Dwarf_CFI *debug)
+static int build_rows(struct cfi_table *t, const struct elf_file *f, const struct elf_file *df,
+		      Dwarf_CFI *eh, Dwarf_CFI *debug)
 {
 	struct addr_list starts = { 0 };
 	uint64_t pc = t->base, end = t->base + t->size;
@@ -314,7 +314,7 @@ static int build_rows(struct cfi_table *t, const struct elf_file *f, Dwarf_CFI *
 
 	err = add_row(t, &cap, 0, (struct cfi_row){ .kind = CFI_ROW_NONE });
 	if (!err && (eh || debug))
-		err = fde_starts(f, &starts);
+		err = fde_starts(f, debug ? df : NULL, &starts);
 	for (size_t i = 0; i < starts.n && !err; i++) {
 		uint64_t s = starts.v[i], next;
 
@@ -354,11 +354,32 @@ static int build_pages(struct cfi_table *t)
 	return 0;
 }
 
-int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct elf_segment *seg)
+bool cfi_has_debug_frame(const struct elf_file *f)
 {
+	Elf_Scn *scn = elf_file_section(f, ".debug_frame");
+	GElf_Shdr shdr;
+
+	return scn && gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_PROGBITS && shdr.sh_size;
+}
+
+/* The file whose .debug_frame is read: f's own, else its debug file's;
+ * NULL when neither has one (libdw is not started on it then: on a big
+ * debug file, dwarf_begin_elf decompresses every debug section). */
+static const struct elf_file *debug_frame_file(const struct elf_file *f,
+					       const struct elf_file *debug_file)
+{
+	if (cfi_has_debug_frame(f))
+		return f;
+	return debug_file && cfi_has_debug_frame(debug_file) ? debug_file : NULL;
+}
+
+int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct elf_segment *seg,
+		    const struct elf_file *debug_file)
+{
+	const struct elf_file *df = debug_frame_file(f, debug_file);
 	Dwarf_CFI *eh, *debug = NULL;
 	uint64_t vaddr, memsz;
-	Dwarf *dw;
+	Dwarf *dw = NULL;
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -375,10 +396,11 @@ int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct 
 	if (t->size > UINT32_MAX)
 		return -E2BIG;
 	eh = dwarf_getcfi_elf(f->elf);
-	dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+	if (df)
+		dw = dwarf_begin_elf(df->elf, DWARF_C_READ, NULL);
 	if (dw)
 		debug = dwarf_getcfi(dw);
-	err = build_rows(t, f, eh, debug);
+	err = build_rows(t, f, df, eh, debug);
 	if (!err)
 		err = build_pages(t);
 	if (eh)

@@ -22,13 +22,17 @@
  * cfi_table_lookup, which does the same in C).
  *
  * Built with libdw's CFI reader (dwarf_getcfi_elf for .eh_frame, the
- * file's own .debug_frame through dwarf_getcfi), on an image opened with
- * symbols/elfinfo.h.  .eh_frame wins where both describe a PC, as in
- * libdw's unwinder.  Separate debug files are not read.
+ * .debug_frame through dwarf_getcfi), on an image opened with
+ * symbols/elfinfo.h.  The .debug_frame is the file's own, else that of its
+ * separate debug file (symbols/debug_files.h finds it): a program built
+ * without unwind tables (-fno-asynchronous-unwind-tables) and stripped has
+ * its CFI only there.  .eh_frame wins where both describe a PC, as in
+ * libdw's unwinder.
  */
 #ifndef COLLECTOR_CFI_TABLE_H
 #define COLLECTOR_CFI_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,11 +70,18 @@ struct cfi_table {
 };
 
 /* Builds the table of segment seg of f (one of f->loads, executable), or
- * with seg NULL of f's first executable segment.  Returns 0, -ENOENT when
- * the image has no executable segment, -ENOMEM, or -E2BIG when it is too
- * large for 32-bit PCs.  An image without CFI gets one CFI_ROW_NONE row. */
-int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct elf_segment *seg);
+ * with seg NULL of f's first executable segment; debug_file is f's
+ * separate debug file, or NULL (its .debug_frame is read when f has none).
+ * Returns 0, -ENOENT when the image has no executable segment, -ENOMEM,
+ * or -E2BIG when it is too large for 32-bit PCs.  An image without CFI
+ * gets one CFI_ROW_NONE row. */
+int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct elf_segment *seg,
+		    const struct elf_file *debug_file);
 void cfi_table_free(struct cfi_table *t);
+
+/* f has a .debug_frame with contents (not the empty one of a stripped
+ * file): a separate debug file is looked for only when it has none. */
+bool cfi_has_debug_frame(const struct elf_file *f);
 
 /* The row that holds at link-time address addr, or NULL outside the table. */
 const struct cfi_row *cfi_table_lookup(const struct cfi_table *t, uint64_t addr);

@@ -6,6 +6,7 @@
  * names in .gnu_debugaltlink.  Files of another mount namespace are looked
  * for there first.
  */
+#include "symbols/debug_files.h"
 #include "symbols/symbolize_internal.h"
 
 #include <errno.h>
@@ -38,13 +39,8 @@ static bool same_build_id(const struct elf_file *a, const uint8_t *id, size_t le
 	return a->build_id_len == len && !memcmp(a->build_id, id, len);
 }
 
-/*
- * Opens candidate as the debug file of si->file if it is one: not the file
- * itself, the same build-id when both have one, and the CRC the debuglink
- * asks for (when check_crc).
- */
-bool sym_try_debug_file(struct sym_image *si, const char *candidate, bool check_crc,
-			uint32_t crc)
+bool debug_file_try(const struct elf_file *f, const char *candidate, bool check_crc,
+		    uint32_t crc, struct elf_file *debug)
 {
 	struct elf_file d;
 
@@ -52,14 +48,22 @@ bool sym_try_debug_file(struct sym_image *si, const char *candidate, bool check_
 		return false;
 	if (elf_file_open(&d, candidate))
 		return false;
-	if ((d.dev == si->file.dev && d.inode == si->file.inode) ||
-	    (si->file.build_id_len && d.build_id_len &&
-	     !same_build_id(&d, si->file.build_id, si->file.build_id_len)) ||
+	if ((d.dev == f->dev && d.inode == f->inode) ||
+	    (f->build_id_len && d.build_id_len && !same_build_id(&d, f->build_id, f->build_id_len)) ||
 	    (check_crc && elf_file_crc32(&d) != crc)) {
 		elf_file_close(&d);
 		return false;
 	}
-	si->debug = d;
+	*debug = d;
+	return true;
+}
+
+/* The symbolizer's: the debug file of si->file into si->debug. */
+bool sym_try_debug_file(struct sym_image *si, const char *candidate, bool check_crc,
+			uint32_t crc)
+{
+	if (!debug_file_try(&si->file, candidate, check_crc, crc, &si->debug))
+		return false;
 	si->has_debug = true;
 	return true;
 }
@@ -93,44 +97,53 @@ static char *dir_of(const char *path)
 	return xstrndup(path, (size_t)(slash - path));
 }
 
-/* Looks for the separate debug file of si->file: by build-id under the
- * debug root, then by .gnu_debuglink beside the file, in .debug/ beside it
- * and under the debug root (as gdb does), then from the debuginfod servers
- * of DEBUGINFOD_URLS.  Returns the path used. */
-char *sym_find_debug_file(struct symbolizer *s, struct sym_image *si, const char *path)
+char *debug_file_find(const struct elf_file *f, const char *path, const char *ns_prefix,
+		      const char *debug_root, struct elf_file *debug)
 {
-	const char *roots[2] = { "", si->ns_prefix };
+	const char *roots[2] = { "", ns_prefix };
 	char cand[4096];
 	const char *link;
 	uint32_t crc;
 
-	for (int r = 0; r < (si->ns_prefix[0] ? 2 : 1); r++) {
-		if (si->file.build_id_len &&
-		    !build_id_path(cand, sizeof(cand), roots[r], s->debug_root, si->file.build_id,
-				   si->file.build_id_len) &&
-		    sym_try_debug_file(si, cand, false, 0))
+	for (int r = 0; r < (ns_prefix[0] ? 2 : 1); r++) {
+		if (f->build_id_len &&
+		    !build_id_path(cand, sizeof(cand), roots[r], debug_root, f->build_id,
+				   f->build_id_len) &&
+		    debug_file_try(f, cand, false, 0, debug))
 			return xstrdup(cand);
 	}
-	if (elf_file_debuglink(&si->file, &link, &crc) && !strchr(link, '/')) {
+	if (elf_file_debuglink(f, &link, &crc) && !strchr(link, '/')) {
 		char *dir = dir_of(path);
 		const char *sep = dir[0] == '/' || !dir[0] ? "" : "/";
 		char *found = NULL;
 
-		if ((size_t)snprintf(cand, sizeof(cand), "%s%s/%s", si->ns_prefix, dir, link) <
+		if ((size_t)snprintf(cand, sizeof(cand), "%s%s/%s", ns_prefix, dir, link) <
 			    sizeof(cand) &&
-		    sym_try_debug_file(si, cand, true, crc))
+		    debug_file_try(f, cand, true, crc, debug))
 			found = xstrdup(cand);
-		else if ((size_t)snprintf(cand, sizeof(cand), "%s%s/.debug/%s", si->ns_prefix, dir,
+		else if ((size_t)snprintf(cand, sizeof(cand), "%s%s/.debug/%s", ns_prefix, dir,
 					  link) < sizeof(cand) &&
-			 sym_try_debug_file(si, cand, true, crc))
+			 debug_file_try(f, cand, true, crc, debug))
 			found = xstrdup(cand);
-		else if ((size_t)snprintf(cand, sizeof(cand), "%s%s%s/%s", s->debug_root, sep, dir,
+		else if ((size_t)snprintf(cand, sizeof(cand), "%s%s%s/%s", debug_root, sep, dir,
 					  link) < sizeof(cand) &&
-			 sym_try_debug_file(si, cand, true, crc))
+			 debug_file_try(f, cand, true, crc, debug))
 			found = xstrdup(cand);
 		free(dir);
-		if (found)
-			return found;
+		return found;
+	}
+	return NULL;
+}
+
+/* The symbolizer's: a local debug file, then one from the debuginfod
+ * servers of DEBUGINFOD_URLS.  Returns the path used. */
+char *sym_find_debug_file(struct symbolizer *s, struct sym_image *si, const char *path)
+{
+	char *found = debug_file_find(&si->file, path, si->ns_prefix, s->debug_root, &si->debug);
+
+	if (found) {
+		si->has_debug = true;
+		return found;
 	}
 	return sym_debuginfod_fetch(s, si);
 }

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "lib/hashmix.h"
+#include "symbols/debug_files.h"
 
-#define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 #define DEFAULT_KALLSYMS "/proc/kallsyms"
 #define KERNEL_NOTES "/sys/kernel/notes"
 #define KERNEL_IMAGE_NAME "[kernel.kallsyms]"
@@ -54,7 +54,7 @@ struct symbolizer *symbolizer_new(struct model *m)
 	long page = sysconf(_SC_PAGESIZE);
 
 	s->m = m;
-	s->debug_root = xstrdup(DEFAULT_DEBUG_ROOT);
+	s->debug_root = xstrdup(DEBUG_FILES_ROOT);
 	s->kallsyms_path = xstrdup(DEFAULT_KALLSYMS);
 	s->kernel_image = MODEL_NONE;
 	s->page_size = page > 0 ? (uint64_t)page : 4096;

@@ -108,7 +108,9 @@ def tables_figures():
         for i, (name, args) in enumerate(runs):
             log(f"bench: cfi tables: {name}")
             out = os.path.join(tmp, f"out{i}")
-            p = subprocess.run([COLLECTOR, "-f", "folded", "-o", out] + args,
+            # the tables' figures are in the summary with -v
+            p = subprocess.run([COLLECTOR, "-v", "--call-graph", "cfi", "-f", "folded",
+                                "-o", out] + args,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                timeout=300)
             r = _tables_line(p.stderr)

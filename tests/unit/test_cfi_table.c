@@ -2,7 +2,8 @@
 /*
  * The unwind tables of symbols/cfi_table.c against libdw's CFI, at every
  * byte address of .text in libc.so.6, ld.so and the CFI test programs
- * (tests/unwind/chain, with .eh_frame, and with .debug_frame only).
+ * (tests/unwind/chain, with .eh_frame, with .debug_frame only, and with
+ * .debug_frame only in its separate debug file).
  *
  * libdw's rules are evaluated here on their own, with a small DWARF
  * expression machine over made-up registers: the CFA, where the return
@@ -21,9 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "symbols/cfi_table.h"
+#include "symbols/debug_files.h"
 
 /* made-up registers: far apart, so that no two rules give one address */
 #define FAKE_RSP 0x100000ull
@@ -203,7 +207,9 @@ static void check_addr(const struct cfi_table *t, Dwarf_CFI *eh, Dwarf_CFI *debu
 		assert_int_equal(e.rbp_at, e.cfa + 8 * (int64_t)r->rbp_off8);
 }
 
-static void check_image(const char *path, bool want_plt)
+/* The table of path (with its separate debug file df, if not NULL)
+ * against libdw's CFI of the same files. */
+static void check_image_with(const char *path, const struct elf_file *df, bool want_plt)
 {
 	struct elf_file f;
 	struct cfi_table t;
@@ -214,13 +220,13 @@ static void check_image(const char *path, bool want_plt)
 	Dwarf *dw;
 
 	assert_int_equal(elf_file_open(&f, path), 0);
-	assert_int_equal(cfi_table_build(&t, &f, NULL), 0);
+	assert_int_equal(cfi_table_build(&t, &f, NULL, df), 0);
 	text = elf_file_section(&f, ".text");
 	assert_non_null(text);
 	assert_non_null(gelf_getshdr(text, &sh));
 	/* libdw, opened on its own */
 	eh = dwarf_getcfi_elf(f.elf);
-	dw = dwarf_begin_elf(f.elf, DWARF_C_READ, NULL);
+	dw = dwarf_begin_elf(df ? df->elf : f.elf, DWARF_C_READ, NULL);
 	if (dw)
 		debug = dwarf_getcfi(dw);
 	assert_true(eh || debug);
@@ -249,6 +255,11 @@ static void check_image(const char *path, bool want_plt)
 	elf_file_close(&f);
 }
 
+static void check_image(const char *path, bool want_plt)
+{
+	check_image_with(path, NULL, want_plt);
+}
+
 static void test_libc(void **state)
 {
 	(void)state;
@@ -273,6 +284,84 @@ static void test_program_debug_frame(void **state)
 	check_image("build/unwind/chain-debug", true);
 }
 
+/* The share of .text's addresses the table of path (with debug file df)
+ * has no row for. */
+static double share_without_rows(const char *path, const struct elf_file *df)
+{
+	struct elf_file f;
+	struct cfi_table t;
+	Elf_Scn *text;
+	GElf_Shdr sh;
+	uint64_t none = 0;
+
+	assert_int_equal(elf_file_open(&f, path), 0);
+	assert_int_equal(cfi_table_build(&t, &f, NULL, df), 0);
+	text = elf_file_section(&f, ".text");
+	assert_non_null(text);
+	assert_non_null(gelf_getshdr(text, &sh));
+	for (uint64_t a = sh.sh_addr; a < sh.sh_addr + sh.sh_size; a++)
+		none += cfi_table_lookup(&t, a)->kind == CFI_ROW_NONE;
+	cfi_table_free(&t);
+	elf_file_close(&f);
+	return (double)none / sh.sh_size;
+}
+
+/*
+ * A program built without unwind tables, its debug info split off into
+ * chain-split.debug (objcopy --only-keep-debug, --strip-debug,
+ * --add-gnu-debuglink): its CFI is only in the debug file, found by the
+ * debuglink beside it and by build-id under a debug root made here.
+ */
+static void test_program_split_debug(void **state)
+{
+	static const char prog[] = "build/unwind/chain-split";
+	struct elf_file f, df;
+	char root[] = "/tmp/cfi-debug-root-XXXXXX", dir[4096], link[4096], target[4096];
+	char *found;
+
+	(void)state;
+	assert_int_equal(elf_file_open(&f, prog), 0);
+	assert_false(cfi_has_debug_frame(&f));
+	/* by .gnu_debuglink, beside the file */
+	found = debug_file_find(&f, prog, "", "/nonexistent", &df);
+	assert_non_null(found);
+	assert_true(cfi_has_debug_frame(&df));
+	free(found);
+	/* without the debug file, most of .text has no rows; with it, the
+	 * rows are libdw's */
+	assert_true(share_without_rows(prog, NULL) > 0.5);
+	assert_true(share_without_rows(prog, &df) < 0.25);
+	check_image_with(prog, &df, true);
+	elf_file_close(&df);
+
+	/* by build-id under a debug root */
+	assert_true(f.build_id_len >= 2);
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/.build-id", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/%02x", f.build_id[0]);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(link, sizeof(link), "%s/", dir);
+	for (size_t i = 1; i < f.build_id_len; i++)
+		snprintf(link + strlen(link), sizeof(link) - strlen(link), "%02x", f.build_id[i]);
+	strcat(link, ".debug");
+	assert_non_null(realpath("build/unwind/chain-split.debug", target));
+	assert_int_equal(symlink(target, link), 0);
+	/* a name whose debuglink leads nowhere: only the build-id finds it */
+	found = debug_file_find(&f, "/nonexistent/chain-split", "", root, &df);
+	unlink(link);
+	rmdir(dir);
+	*strrchr(dir, '/') = '\0';
+	rmdir(dir);
+	rmdir(root);
+	assert_non_null(found);
+	assert_true(strstr(found, "/.build-id/") != NULL);
+	assert_true(share_without_rows(prog, &df) < 0.25);
+	free(found);
+	elf_file_close(&df);
+	elf_file_close(&f);
+}
+
 /* libc's __restore_rt is a signal frame, and _start (of a program) the
  * outermost frame. */
 static void test_special_rows(void **state)
@@ -285,7 +374,7 @@ static void test_special_rows(void **state)
 
 	(void)state;
 	assert_int_equal(elf_file_open(&f, "/lib/x86_64-linux-gnu/libc.so.6"), 0);
-	assert_int_equal(cfi_table_build(&t, &f, NULL), 0);
+	assert_int_equal(cfi_table_build(&t, &f, NULL, NULL), 0);
 	for (uint32_t i = 0; i < t.n_rows; i++)
 		found_signal |= t.rows[i].kind == CFI_ROW_SIGNAL;
 	assert_true(found_signal);
@@ -293,7 +382,7 @@ static void test_special_rows(void **state)
 	elf_file_close(&f);
 
 	assert_int_equal(elf_file_open(&f, "build/unwind/chain-eh"), 0);
-	assert_int_equal(cfi_table_build(&t, &f, NULL), 0);
+	assert_int_equal(cfi_table_build(&t, &f, NULL, NULL), 0);
 	scn = elf_file_symbols(&f, SHT_SYMTAB);
 	assert_non_null(scn);
 	{
@@ -319,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_ld_so),
 		cmocka_unit_test(test_program_eh_frame),
 		cmocka_unit_test(test_program_debug_frame),
+		cmocka_unit_test(test_program_split_debug),
 		cmocka_unit_test(test_special_rows),
 	};
 

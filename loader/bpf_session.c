@@ -542,6 +542,7 @@ void bpf_session_close(struct bpf_session *s)
 {
 	if (!s)
 		return;
+	bpf_session_report_aggregates(s);
 	bpf_session_stop_sampling(s);
 	free(s->links);
 	free(s->event_fds);

@@ -24,11 +24,15 @@ struct bpf_session {
 	/* CPU samples summed in the kernel (loader/sample_aggregates.c) */
 	uint32_t agg_keys, agg_stacks;  /* entries of each slot's maps */
 	uint64_t agg_read_ns;           /* CLOCK_MONOTONIC of the last read */
+	uint64_t agg_reads;             /* reads of a slot */
+	uint64_t agg_most_keys, agg_most_stacks; /* the fullest read's entries */
 };
 
 uint64_t bpf_session_monotonic_ns(void);
 /* Sets the sizes of the aggregation maps before load (sample_aggregates.c). */
 void bpf_session_size_aggregates(struct bpf_session *s);
+/* With -v: the aggregation maps' sizes and how full they got. */
+void bpf_session_report_aggregates(struct bpf_session *s);
 /* Reads the CPU samples' sums when due: a second since the last read, or
  * a slot's maps half full.  Returns the sums read, or a negative errno. */
 int bpf_session_read_aggregates_if_due(struct bpf_session *s);

@@ -121,6 +121,8 @@ def collector_summary(err):
     if m:
         out["unwind_us"] = float(m.group(1))
         out["ring_bytes_per_sample"] = int(m.group(2))
+    if re.search(r"^  in-kernel sums", err, re.M):
+        out["summed_in_kernel"] = True  # no ring record per sample
     m = re.search(r"attached in ([\d.]+) s", err)
     if m:
         out["attach_s"] = float(m.group(1))

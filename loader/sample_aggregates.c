@@ -158,24 +158,26 @@ static long map_keys(struct bpf_map *map, size_t key_size, void **keys)
 	return (long)n;
 }
 
-/* The off-CPU sums, each taken out atomically: what a CPU adds after its
- * read goes to the next read.  Their stacks stay (a thread switched out
- * holds the hashes of its stacks until it is back). */
-static int read_offcpu(struct bpf_session *s, uint64_t now, uint64_t *buf)
+/* Every sum of a sums map, each taken out atomically (what a CPU adds
+ * after its read goes to the next read) and delivered with its stacks;
+ * *n_keys: the sums the map held.  Returns the sums delivered, or a
+ * negative errno. */
+static int deliver_sums(struct bpf_session *s, struct bpf_map *counts, struct bpf_map *stacks,
+			uint64_t now, uint64_t *buf, long *n_keys)
 {
-	struct bpf_map *map = s->skel->maps.agg_counts;
 	struct collector_agg_key *keys;
-	long n = map_keys(map, sizeof(*keys), (void **)&keys);
+	long n = map_keys(counts, sizeof(*keys), (void **)&keys);
 	int err = 0, done = 0;
 
+	*n_keys = n;
 	if (n < 0)
 		return (int)n;
 	for (long i = 0; i < n && !err; i++) {
 		struct collector_agg_value v;
 
-		if (bpf_map_lookup_and_delete_elem(bpf_map__fd(map), &keys[i], &v) != 0)
+		if (bpf_map_lookup_and_delete_elem(bpf_map__fd(counts), &keys[i], &v) != 0)
 			continue;
-		err = deliver_aggregate(s, s->skel->maps.agg_stacks, &keys[i], &v, now, buf);
+		err = deliver_aggregate(s, stacks, &keys[i], &v, now, buf);
 		done++;
 	}
 	free(keys);
@@ -237,25 +239,11 @@ static int read_samples(struct bpf_session *s, uint64_t now, uint64_t *buf)
 	uint32_t old = flip_slot(s);
 	struct bpf_map *counts = old ? s->skel->maps.sample_counts1 : s->skel->maps.sample_counts0;
 	struct bpf_map *stacks = old ? s->skel->maps.sample_stacks1 : s->skel->maps.sample_stacks0;
-	struct collector_agg_key *keys;
-	long n = map_keys(counts, sizeof(*keys), (void **)&keys);
-	int err = 0, done = 0;
+	long n;
+	int done = deliver_sums(s, counts, stacks, now, buf, &n);
 
-	if (n < 0)
-		return (int)n;
-	for (long i = 0; i < n && !err; i++) {
-		struct collector_agg_value v;
-
-		if (bpf_map__lookup_elem(counts, &keys[i], sizeof(keys[i]), &v, sizeof(v), 0) != 0)
-			continue;
-		err = deliver_aggregate(s, stacks, &keys[i], &v, now, buf);
-		done++;
-	}
-	for (long i = 0; i < n; i++)
-		bpf_map__delete_elem(counts, &keys[i], sizeof(keys[i]), 0);
-	free(keys);
 	s->agg_reads++;
-	if ((uint64_t)n > s->agg_most_keys)
+	if (n > 0 && (uint64_t)n > s->agg_most_keys)
 		s->agg_most_keys = n;
 	n = clear_map(stacks, sizeof(uint64_t));
 	if (n > 0 && (uint64_t)n > s->agg_most_stacks)
@@ -263,13 +251,14 @@ static int read_samples(struct bpf_session *s, uint64_t now, uint64_t *buf)
 	for (uint32_t k = 0; k < COLLECTOR_AGG_FILL_MAX; k++)
 		percpu_zero(s, s->skel->maps.sample_agg_fill, old * COLLECTOR_AGG_FILL_MAX + k);
 	s->agg_read_ns = now;
-	return err ? err : done;
+	return done;
 }
 
 int bpf_session_read_aggregates(struct bpf_session *s)
 {
 	uint64_t *buf, now = bpf_session_monotonic_ns();
 	int off = 0, cpu = 0;
+	long n;
 
 	if (!s->cfg.off_cpu && !s->cfg.aggregate_samples)
 		return 0;
@@ -277,8 +266,11 @@ int bpf_session_read_aggregates(struct bpf_session *s)
 		     2 * COLLECTOR_MAX_STACK_DEPTH * sizeof(uint64_t));
 	if (!buf)
 		return -ENOMEM;
+	/* off-CPU stacks stay: a thread switched out holds their hashes
+	 * until it is back */
 	if (s->cfg.off_cpu)
-		off = read_offcpu(s, now, buf);
+		off = deliver_sums(s, s->skel->maps.agg_counts, s->skel->maps.agg_stacks, now, buf,
+				   &n);
 	if (s->cfg.aggregate_samples && off >= 0)
 		cpu = read_samples(s, now, buf);
 	free(buf);

@@ -190,7 +190,10 @@ class Collector(Tool):
         return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def ready(self, proc):
-        return has_live_prog(proc, ["perf_event"])
+        # its perf events open (after its programs are loaded): since
+        # collector -p follows the target's threads, its sampler runs only
+        # while they run, and the workload waits for its go off the CPU
+        return perf_fds(proc.pid) > 0 and bool(tool_prog_ids(proc.pid))
 
     def finish(self, proc, tmp):
         # collector stops by itself when its target exits, then writes

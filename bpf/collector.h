@@ -85,7 +85,7 @@ struct collector_agg_key {
 	u32 tgid;
 	u32 tid;
 	u32 event;        /* the run's event index */
-	u32 pad;
+	u32 user_end;     /* enum collector_user_end of the user stack (off-cpu: 0) */
 	u64 kernel_stack; /* hash, 0: none */
 	u64 user_stack;   /* hash, 0: none */
 };
@@ -93,6 +93,21 @@ struct collector_agg_key {
 struct collector_agg_value {
 	u64 count;        /* occurrences (off-cpu: blocked intervals) */
 	u64 weight;       /* their sum in the event's unit (off-cpu: ns) */
+};
+
+/*
+ * CPU samples summed in the kernel by stack (bpf/sample_agg.bpf.h) go to
+ * one of two slots, each a sums map and a stacks map: the program adds to
+ * the slot sample_agg_slot names, counting itself in that slot's in-flight
+ * counter while it does; the loader flips the slot, waits for the old
+ * slot's in-flight counters to drop to 0, then reads and empties its maps,
+ * which no program touches any more.  The fill counters (per CPU, by
+ * slot) count the entries each slot's maps took since it was emptied.
+ */
+enum collector_sample_agg_fill {
+	COLLECTOR_AGG_FILL_KEYS = 0,
+	COLLECTOR_AGG_FILL_STACKS = 1,
+	COLLECTOR_AGG_FILL_MAX = 2,
 };
 
 /* A sum as a record: sample.period is the weight, sample.event the event,
@@ -257,6 +272,7 @@ enum collector_counter {
 	COLLECTOR_CNT_CFI_NO_TABLES,      /* cfi: samples before their process's tables */
 	COLLECTOR_CNT_CFI_OUTSIDE,        /* cfi: walks stopped outside every mapping */
 	COLLECTOR_CNT_CFI_COMPLETE,       /* cfi: walks that reached the outermost frame */
+	COLLECTOR_CNT_AGG_SAMPLES,        /* samples summed in the kernel (no ring record) */
 	COLLECTOR_CNT_MAX,
 };
 

@@ -5,7 +5,8 @@
  * on_sample runs on every cpu-clock perf event (one per CPU).  It counts the
  * sample in a kernel map by instruction and streams a time-ordered record,
  * with the sample's kernel and user call stacks inline, through the ring
- * buffer.  The task tracepoints follow
+ * buffer; or, when no format needs the samples in time order, adds it to
+ * sums by stack in kernel maps (sample_agg.bpf.h) and writes no record.  The task tracepoints follow
  * targets across fork, exec and exit, and record when target threads go off
  * and on a CPU.
  */
@@ -32,6 +33,10 @@ const volatile u32 idle_per_busy = 0;
  * the target by its cost: taking them all cannot stop it, and a count the
  * user asked for event by event is not thinned out. */
 const volatile u32 budgeted_events = 0;
+/* Whether each sample is counted by instruction in ip_counts: always with
+ * the stream; with aggregation (sample_agg.bpf.h) only when asked
+ * (COLLECTOR_COUNT_BY_IP), COLLECTOR_CNT_AGG_SAMPLES counting instead. */
+const volatile bool count_by_ip = true;
 
 /* The first target (-p's first PID, or the command), which is also in
  * targets: most samples are its own, and comparing with it costs less than
@@ -86,6 +91,9 @@ struct sample_scratch {
 /* The scratch slots: the sampling program's, the off-CPU walk's. */
 #define SAMPLE_SCRATCH 0
 #define OFFCPU_SCRATCH 1
+
+#include "stack_agg.bpf.h"
+#include "sample_agg.bpf.h"
 
 /* Slot 0: the sampling program's; slot 1: the off-CPU walk's (offcpu.bpf.h). */
 struct {
@@ -395,7 +403,8 @@ static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct 
 	return 0;
 }
 
-/* One sample of a target: counted by instruction, its stacks to the ring. */
+/* One sample of a target: counted by instruction, its stacks to the ring
+ * (or, aggregating, to the kernel's sums by stack). */
 static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid, u32 tid)
 {
 	u32 zero = 0, nk = 0, nu = 0;
@@ -410,10 +419,12 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 	 * context only allows 8-byte reads of regs, so not regs.cs) */
 	kernel_mode = ip >= 0xffff800000000000ULL;
 
-	ipk.tgid = tgid;
-	ipk.tid = tid;
-	ipk.ip = ip;
-	add_count(&ip_counts, &ipk);
+	if (count_by_ip) {
+		ipk.tgid = tgid;
+		ipk.tid = tid;
+		ipk.ip = ip;
+		add_count(&ip_counts, &ipk);
+	}
 
 	if (dwarf_mode)
 		return stack_sample(ctx, task, tgid, tid, ip, kernel_mode);
@@ -449,6 +460,10 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 	 * empty asm keeps the compiler from dropping it as useless */
 	asm volatile("" : "+r"(n));
 	n &= 255;
+	if (aggregate_samples) {
+		sample_agg_add(sc);
+		return 0;
+	}
 	if (bpf_ringbuf_output(&events, sc, sizeof(sc->e) + n * sizeof(u64), submit_flags()) != 0)
 		sample_lost(sc->e.event);
 	return 0;

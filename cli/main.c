@@ -62,6 +62,7 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_OFF_CPU,
 	OPT_OFF_CPU_MIN,
+	OPT_NO_AGGREGATE,
 };
 
 static const struct argp_option options[] = {
@@ -111,6 +112,9 @@ static const struct argp_option options[] = {
 	  "65536)", 0 },
 	{ "no-switches", OPT_NO_SWITCHES, NULL, 0,
 	  "Do not record context switches (off-CPU times in sampler and HPCToolkit traces)", 0 },
+	{ "no-aggregate", OPT_NO_AGGREGATE, NULL, 0,
+	  "Send every sample through the ring buffer, even when no format written needs them "
+	  "in time order (by default such runs sum the samples by stack in the kernel)", 0 },
 	{ 0 },
 };
 
@@ -257,7 +261,7 @@ static error_t parse_events(struct collector_options *o, const char *arg)
 }
 
 /* How to sample: -e, -F, --call-graph, --stack-size, --ring-size,
- * --no-switches. */
+ * --no-switches, --no-aggregate. */
 static error_t parse_sampling_opt(struct collector_options *o, int key, char *arg)
 {
 	uint64_t bytes;
@@ -318,6 +322,9 @@ static error_t parse_sampling_opt(struct collector_options *o, int key, char *ar
 		return 0;
 	case OPT_NO_SWITCHES:
 		o->no_switches = true;
+		return 0;
+	case OPT_NO_AGGREGATE:
+		o->no_aggregate = true;
 		return 0;
 	}
 	return ARGP_ERR_UNKNOWN;

@@ -54,6 +54,7 @@ struct collector_options {
 	bool hpctoolkit_draft;
 	unsigned int ring_bytes; /* ring buffer size */
 	bool no_switches;       /* do not record context switches */
+	bool no_aggregate;      /* --no-aggregate: a ring record per sample, always */
 	char *trace_specs[COLLECTOR_MAX_TRACE_SPECS]; /* --trace BIN:PATTERN */
 	int n_trace_specs;
 	unsigned int trace_args; /* --args */

@@ -281,6 +281,13 @@ static int open_sampling(struct record *r)
 	};
 
 	unwind_tables_size(&cfg.cfi_rows, &cfg.cfi_pages);
+	/* the kernel sums the samples by stack when nothing needs each one:
+	 * no format wants them in time order, no dwarf unwinding of each in
+	 * user space, no --trace (its calls interleave with the samples) */
+	cfg.aggregate_samples = !opts->no_aggregate && !cfg.dwarf && !opts->n_trace_specs &&
+				!formats_need_time_order(opts->formats);
+	r->fig.aggregated = cfg.aggregate_samples;
+
 	decode_run_call_graph(&r->m, cfg.dwarf ? "dwarf" : cfg.cfi ? "cfi" : "fp");
 	/* a hardware event without a PMU: one clear line, not libbpf's */
 	if (events_check(opts))
@@ -622,9 +629,11 @@ static void finish(struct record *r)
 				.images_no_space = st.images_no_space, .debug_files = st.debug_files });
 	}
 	/* every sample the kernel saw is in ip_counts, or counted as not
-	 * fitting there */
+	 * fitting there; summed by stack without ip_counts, it counted them */
 	if (bpf_session_aggregate_total(r->bpf, &by_ip) != 0)
 		by_ip = 0;
+	if (r->fig.aggregated && !by_ip)
+		by_ip = counters[COLLECTOR_CNT_AGG_SAMPLES];
 	r->fig.kernel_samples = decode_kernel_samples(&r->m, by_ip,
 						      counters[COLLECTOR_CNT_AGG_FULL]);
 	if (r->uprobes) {

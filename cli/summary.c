@@ -383,6 +383,10 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 		fprintf(out, "  rate            %.0f samples/s over %d CPUs (requested %u Hz per CPU)\n",
 			samples / f->duration_s, f->cpus, m->run.freq_hz);
 	print_rate_warning(out, m, f);
+	if (f->aggregated)
+		fprintf(out, "  in-kernel sums  the samples were summed by stack in the kernel, no ring "
+			"record each (%llu counted there; --no-aggregate streams them)\n",
+			(unsigned long long)f->kernel_samples);
 	if (f->intervals)
 		fprintf(out, "  intervals       %u sets of files, one per interval (the tables below: "
 			"the last interval's %zu samples)\n", f->intervals, m->samples.len);

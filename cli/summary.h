@@ -17,6 +17,7 @@ struct summary_figures {
 	unsigned int intervals;    /* --interval: sets of files written, 0 otherwise */
 	uint64_t interval_samples; /* --interval: samples decoded over the run */
 	uint64_t sampler_runs;     /* the sampling program's runs, 0 if unknown */
+	bool aggregated;           /* the samples were summed by stack in the kernel */
 };
 
 /* Per-function sample counts, sorted by self (or total) count. */

@@ -207,37 +207,41 @@ static const uint64_t *sample_kernel_frames(const struct collector_sample_event 
 	return (const uint64_t *)(e + 1);
 }
 
-static void store_sample(struct tracker *t, const struct collector_sample_event *e,
-			 uint32_t thread, uint32_t stack)
+/* count samples of one stack (a sum of the kernel's: count > 1), the
+ * event's weight shared among them, the remainder to the first. */
+static void store_samples(struct tracker *t, const struct collector_sample_event *e,
+			  uint32_t thread, uint32_t stack, uint64_t count)
 {
 	struct model_thread *th = &t->m->threads.items[thread];
 	struct model_sample *s;
 
 	if (e->cputime_ns > th->cputime_ns)
 		th->cputime_ns = e->cputime_ns;
-	s = model_add_sample(t->m);
-	s->ktime_ns = e->hdr.ktime_ns;
-	s->time_ns = trk_epoch_of(t, e->hdr.ktime_ns);
-	s->weight = e->period;
-	s->cputime_ns = e->cputime_ns;
-	s->user_pc = e->user_ip;
-	s->process = th->process;
-	s->thread = thread;
-	s->stack = stack;
-	s->cpu = e->hdr.cpu;
-	/* an index the run does not have (a record replayed into a run of
-	 * fewer events) goes to the first event */
-	s->event = e->event < model_event_count(t->m) ? e->event : 0;
-	s->kernel_mode = e->kernel_mode;
-	t->samples++;
+	for (uint64_t i = 0; i < count; i++) {
+		s = model_add_sample(t->m);
+		s->ktime_ns = e->hdr.ktime_ns;
+		s->time_ns = trk_epoch_of(t, e->hdr.ktime_ns);
+		s->weight = e->period / count + (i ? 0 : e->period % count);
+		s->cputime_ns = e->cputime_ns;
+		s->user_pc = e->user_ip;
+		s->process = th->process;
+		s->thread = thread;
+		s->stack = stack;
+		s->cpu = e->hdr.cpu;
+		/* an index the run does not have (a record replayed into a run
+		 * of fewer events) goes to the first event */
+		s->event = e->event < model_event_count(t->m) ? e->event : 0;
+		s->kernel_mode = e->kernel_mode;
+	}
+	t->samples += count;
 }
 
 /* The sample's whole stack from its user part and the kernel frames that
  * follow the record (either kind): both parts come from caches keyed by
  * the raw frames, and the stack they make from a cache keyed by the two
  * parts, so a stack seen before costs two fingerprints and three look-ups. */
-static void add_sample(struct tracker *t, const struct collector_sample_event *e, uint32_t thread,
-		       uint32_t upart)
+static void add_samples(struct tracker *t, const struct collector_sample_event *e,
+			uint32_t thread, uint32_t upart, uint64_t count)
 {
 	uint32_t kpart = UINT32_MAX, stack, n = 0, n_kernel = 0;
 	uint32_t locs[2 * COLLECTOR_MAX_STACK_DEPTH];
@@ -248,7 +252,7 @@ static void add_sample(struct tracker *t, const struct collector_sample_event *e
 		kpart = kernel_part(t, sample_kernel_frames(e), e->n_kernel, e->ip);
 	up = &t->parts.items[upart];
 	if (up->truncated)
-		model_stat_add(t->m, MODEL_STAT_TRUNCATED_STACKS, 1);
+		model_stat_add(t->m, MODEL_STAT_TRUNCATED_STACKS, count);
 	key = (uint64_t)upart << 32 | kpart;
 	stack = idmap_get(&t->stack_cache, key);
 	if (stack == UINT32_MAX) {
@@ -263,12 +267,18 @@ static void add_sample(struct tracker *t, const struct collector_sample_event *e
 		stack = model_intern_stack(t->m, locs, n, n_kernel, up->truncated);
 		idmap_put(&t->stack_cache, key, stack);
 	}
-	store_sample(t, e, thread, stack);
+	store_samples(t, e, thread, stack, count);
 }
 
-/* A sample whose kernel then user frames are at frames. */
+static void add_sample(struct tracker *t, const struct collector_sample_event *e, uint32_t thread,
+		       uint32_t upart)
+{
+	add_samples(t, e, thread, upart, 1);
+}
+
+/* count samples whose kernel then user frames are at frames. */
 static void handle_sample_frames(struct tracker *t, const struct collector_sample_event *e,
-				 const uint64_t *frames)
+				 const uint64_t *frames, uint64_t count)
 {
 	uint32_t thread = trk_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
 	uint32_t process = t->m->threads.items[thread].process;
@@ -276,14 +286,14 @@ static void handle_sample_frames(struct tracker *t, const struct collector_sampl
 			    : e->user_end == COLLECTOR_END_TRUNCATED ? WALK_END_TRUNCATED
 			    : WALK_END_BY_ROOT;
 
-	add_sample(t, e, thread,
-		   user_part(t, process, frames + e->n_kernel, e->n_user, e->user_ip,
-			     e->hdr.ktime_ns, end));
+	add_samples(t, e, thread,
+		    user_part(t, process, frames + e->n_kernel, e->n_user, e->user_ip,
+			      e->hdr.ktime_ns, end), count);
 }
 
 void trk_handle_sample(struct tracker *t, const struct collector_sample_event *e)
 {
-	handle_sample_frames(t, e, (const uint64_t *)(e + 1));
+	handle_sample_frames(t, e, (const uint64_t *)(e + 1), 1);
 }
 
 /* Whether a kernel frame is the tracing machinery's (the BPF program, its
@@ -303,16 +313,23 @@ static bool tracing_frame(struct tracker *t, uint32_t kimg, uint64_t addr)
 	return false;
 }
 
-/* A sum aggregated in the kernel (--off-cpu): a sample whose weight is the
- * sum, and whose event counts the occurrences it holds.  Its kernel stack
- * was taken inside the sched_switch tracepoint's BPF program: the frames
- * above the scheduler go. */
+/* A sum aggregated in the kernel.  Of an aggregated event (--off-cpu): a
+ * sample whose weight is the sum, and whose event counts the occurrences
+ * it holds; its kernel stack was taken inside the sched_switch
+ * tracepoint's BPF program: the frames above the scheduler go.  Of a
+ * sampled event (the CPU samples summed in the kernel): the samples it
+ * counts, as the stream would have brought them but for their times. */
 void trk_handle_agg_sample(struct tracker *t, const struct collector_agg_sample_event *ae)
 {
 	const uint64_t *frames = (const uint64_t *)(ae + 1);
 	struct collector_sample_event e = ae->sample;
 	uint32_t skip = 0, kimg;
 
+	if (e.event < t->m->events.len && !t->m->events.items[e.event].aggregated) {
+		if (ae->count)
+			handle_sample_frames(t, &ae->sample, frames, ae->count);
+		return;
+	}
 	if (e.event < t->m->events.len)
 		t->m->events.items[e.event].occurrences += ae->count;
 	if (e.n_kernel) {
@@ -321,7 +338,7 @@ void trk_handle_agg_sample(struct tracker *t, const struct collector_agg_sample_
 			skip++;
 	}
 	if (!skip) {
-		handle_sample_frames(t, &ae->sample, frames);
+		handle_sample_frames(t, &ae->sample, frames, 1);
 		return;
 	}
 	/* add_sample() finds the kernel frames after the record: a copy */
@@ -334,7 +351,7 @@ void trk_handle_agg_sample(struct tracker *t, const struct collector_agg_sample_
 		c->sample.n_kernel -= skip;
 		c->sample.ip = frames[skip];
 		memcpy(c + 1, frames + skip, n * sizeof(uint64_t));
-		handle_sample_frames(t, &c->sample, (const uint64_t *)(c + 1));
+		handle_sample_frames(t, &c->sample, (const uint64_t *)(c + 1), 1);
 	}
 }
 

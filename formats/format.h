@@ -86,6 +86,10 @@ struct format {
 	const char *name;
 	unsigned int needs;    /* enum format_needs: it applies when any is there */
 	bool uses_switches;    /* reads the threads' context switches (model.switches) */
+	/* writes the samples one by one in time order (a timeline, a trace):
+	 * when no format of a run does, the kernel sums the samples by stack
+	 * and sends no record per sample (bpf/sample_agg.bpf.h) */
+	bool samples_in_time_order;
 	int (*write)(const struct model *m, const struct export_options *opts);
 	bool (*recognize)(const char *path, const unsigned char *head, size_t n);
 	int (*dump)(const char *path, FILE *out, bool check);

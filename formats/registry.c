@@ -76,6 +76,14 @@ bool formats_use_switches(unsigned int mask)
 	return false;
 }
 
+bool formats_need_time_order(unsigned int mask)
+{
+	for (size_t i = 0; i < N_FORMATS; i++)
+		if ((!mask || (mask & 1u << i)) && registry[i]->samples_in_time_order)
+			return true;
+	return false;
+}
+
 const char *formats_names(void)
 {
 	static char names[256];

@@ -23,6 +23,9 @@ bool formats_need(unsigned int mask, unsigned int needs);
 /* Whether a format of mask (0: every format) reads the context switches:
  * when none does, a run need not record them. */
 bool formats_use_switches(unsigned int mask);
+/* Whether a format of mask (0: every format) writes the samples in time
+ * order: when none does, the kernel may sum them by stack. */
+bool formats_need_time_order(unsigned int mask);
 /* Parses "xray,sampler,..." into a mask; -EINVAL after a message naming
  * the unknown format and listing the known ones. */
 int formats_parse(const char *list, unsigned int *mask);

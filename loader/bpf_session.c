@@ -18,22 +18,9 @@
 
 #include "lib/idmap.h"
 #include "lib/proc.h"
+#include "loader/bpf_session_internal.h"
 #include "sample.skel.h"
 
-struct bpf_session {
-	struct sample_bpf *skel;
-	struct ring_buffer *rb;
-	struct bpf_link **links;   /* sampling events: n_events of cap_events */
-	int *event_fds;
-	int n_events, cap_events;
-	int n_cpus;          /* possible CPUs */
-	int n_online;        /* online CPUs when sampling started */
-	int stats_fd;        /* BPF_ENABLE_STATS, -1 if unavailable */
-	struct bpf_session_config cfg;
-	uint64_t drain_deadline_ns;  /* CLOCK_MONOTONIC; 0: drain until empty */
-	bool backlog;                /* the last drain stopped at its deadline */
-	uint32_t drained;            /* records in this drain */
-};
 
 /* A drain's end, checked every DEADLINE_CHECK records: a clock read costs
  * about 20 ns, a record 0.3-2 us. */
@@ -42,7 +29,7 @@ struct bpf_session {
  * moves past the record first, so nothing is read twice or lost. */
 #define DRAIN_DEADLINE_REACHED (-EAGAIN)
 
-static uint64_t monotonic_ns(void)
+uint64_t bpf_session_monotonic_ns(void)
 {
 	struct timespec ts;
 
@@ -84,7 +71,7 @@ static int ring_callback(void *ctx, void *data, size_t size)
 	if (err)
 		return err;
 	if (s->drain_deadline_ns && ++s->drained % DEADLINE_CHECK == 0 &&
-	    monotonic_ns() >= s->drain_deadline_ns)
+	    bpf_session_monotonic_ns() >= s->drain_deadline_ns)
 		return DRAIN_DEADLINE_REACHED;
 	return 0;
 }
@@ -181,6 +168,7 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 		bpf_map__set_max_entries(s->skel->maps.agg_stacks, 1);
 		bpf_map__set_max_entries(s->skel->maps.agg_counts, 1);
 	}
+	bpf_session_size_aggregates(s);
 	/* dwarf mode builds records in a slot per CPU; 1 entry when unused */
 	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf ? s->n_cpus : 1);
 	verifier_stats_begin(s->skel->obj);
@@ -433,7 +421,7 @@ void bpf_session_offcpu_since(struct bpf_session *s, uint64_t ktime_ns)
  */
 int bpf_session_start_sampling(struct bpf_session *s, const pid_t *tgids, int n_tgids)
 {
-	bpf_session_offcpu_since(s, monotonic_ns());
+	bpf_session_offcpu_since(s, bpf_session_monotonic_ns());
 	s->n_online = 0;
 	for (int cpu = 0; cpu < s->n_cpus; cpu++)
 		s->n_online += cpu_online(cpu);
@@ -466,14 +454,22 @@ int bpf_session_drain(struct bpf_session *s, uint64_t max_ns)
 {
 	int n;
 
-	s->drain_deadline_ns = max_ns ? monotonic_ns() + max_ns : 0;
+	s->drain_deadline_ns = max_ns ? bpf_session_monotonic_ns() + max_ns : 0;
 	s->drained = 0;
 	n = ring_buffer__consume(s->rb);
 	s->drain_deadline_ns = 0;
 	s->backlog = n == DRAIN_DEADLINE_REACHED;
 	if (s->backlog)
-		return s->drained; /* more may be waiting */
-	return n == -EINTR ? 0 : n;
+		n = s->drained; /* more may be waiting */
+	else if (n == -EINTR)
+		n = 0;
+	if (n >= 0 && s->cfg.aggregate_samples) {
+		int sums = bpf_session_read_aggregates_if_due(s);
+
+		if (sums < 0)
+			return sums;
+	}
+	return n;
 }
 
 bool bpf_session_backlog(const struct bpf_session *s)
@@ -561,83 +557,6 @@ int bpf_session_aggregate_total(struct bpf_session *s, uint64_t *by_ip)
 	return sum_map(s->skel->maps.ip_counts, sizeof(struct collector_ip_key), by_ip);
 }
 
-/* One sum and its stacks as a record, to on_record. */
-static int deliver_aggregate(struct bpf_session *s, const struct collector_agg_key *k,
-			     const struct collector_agg_value *v, uint64_t now, uint64_t *buf)
-{
-	struct collector_agg_sample_event *e = (struct collector_agg_sample_event *)buf;
-	uint64_t *frames = (uint64_t *)(e + 1);
-	struct collector_agg_stack st;
-	uint32_t nk = 0, nu = 0;
-
-	memset(e, 0, sizeof(*e));
-	if (k->kernel_stack && bpf_map__lookup_elem(s->skel->maps.agg_stacks, &k->kernel_stack,
-						    sizeof(uint64_t), &st, sizeof(st), 0) == 0) {
-		nk = st.n < COLLECTOR_MAX_STACK_DEPTH ? st.n : COLLECTOR_MAX_STACK_DEPTH;
-		memcpy(frames, st.frames, nk * sizeof(uint64_t));
-	}
-	if (k->user_stack && bpf_map__lookup_elem(s->skel->maps.agg_stacks, &k->user_stack,
-						  sizeof(uint64_t), &st, sizeof(st), 0) == 0) {
-		nu = st.n < COLLECTOR_MAX_STACK_DEPTH ? st.n : COLLECTOR_MAX_STACK_DEPTH;
-		memcpy(frames + nk, st.frames, nu * sizeof(uint64_t));
-	}
-	e->sample.hdr.kind = COLLECTOR_EV_AGG_SAMPLE;
-	e->sample.hdr.ktime_ns = now;
-	e->sample.hdr.tgid = k->tgid;
-	e->sample.hdr.tid = k->tid;
-	e->sample.period = v->weight;
-	e->sample.n_kernel = nk;
-	e->sample.n_user = nu;
-	e->sample.kernel_mode = nk > 0;
-	e->sample.ip = nk ? frames[0] : nu ? frames[nk] : 0;
-	e->sample.user_ip = nu ? frames[nk] : 0;
-	e->sample.event = k->event;
-	e->count = v->count;
-	return s->cfg.on_record(s->cfg.ctx, e, sizeof(*e) + (nk + nu) * sizeof(uint64_t));
-}
-
-int bpf_session_read_aggregates(struct bpf_session *s)
-{
-	struct bpf_map *map = s->skel->maps.agg_counts;
-	struct collector_agg_key *keys = NULL, next;
-	size_t n = 0, cap = 0;
-	uint64_t *buf, now = monotonic_ns();
-	int err = 0, done = 0;
-
-	if (!s->cfg.off_cpu)
-		return 0;
-	buf = malloc(sizeof(struct collector_agg_sample_event) +
-		     2 * COLLECTOR_MAX_STACK_DEPTH * sizeof(uint64_t));
-	if (!buf)
-		return -ENOMEM;
-	/* the keys first: deleting while walking would restart the walk */
-	while (bpf_map__get_next_key(map, n ? &keys[n - 1] : NULL, &next, sizeof(next)) == 0) {
-		if (n == cap) {
-			void *nk = realloc(keys, (cap = cap ? 2 * cap : 256) * sizeof(*keys));
-
-			if (!nk) {
-				err = -ENOMEM;
-				goto out;
-			}
-			keys = nk;
-		}
-		keys[n++] = next;
-	}
-	for (size_t i = 0; i < n && !err; i++) {
-		struct collector_agg_value v;
-
-		/* taken atomically: what a CPU adds after it goes to the next read */
-		if (bpf_map_lookup_and_delete_elem(bpf_map__fd(map), &keys[i], &v) != 0)
-			continue;
-		err = deliver_aggregate(s, &keys[i], &v, now, buf);
-		done++;
-	}
-out:
-	free(keys);
-	free(buf);
-	return err ? err : done;
-}
-
 static struct bpf_prog_info prog_info(struct bpf_program *prog)
 {
 	struct bpf_prog_info info = {};
@@ -675,6 +594,7 @@ void bpf_session_close(struct bpf_session *s)
 {
 	if (!s)
 		return;
+	bpf_session_report_aggregates(s);
 	bpf_session_stop_sampling(s);
 	free(s->links);
 	free(s->event_fds);

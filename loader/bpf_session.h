@@ -37,6 +37,10 @@ struct bpf_session_config {
 	unsigned int cfi_rows;     /* rows the tables hold, all images together */
 	unsigned int cfi_pages;    /* 4 KiB pages of text they index */
 	unsigned int stack_bytes;
+	/* CPU samples summed in the kernel by stack (bpf/sample_agg.bpf.h),
+	 * no ring record each: read at least every second by
+	 * bpf_session_drain(), and by bpf_session_read_aggregates() */
+	bool aggregate_samples;
 	bool verbose;
 	bpf_record_fn on_record;
 	void *ctx;
@@ -69,7 +73,8 @@ void bpf_session_offcpu_since(struct bpf_session *s, uint64_t ktime_ns);
 /* Detaches the sampler and closes its events; records already in the ring
  * stay there for the final drain. */
 void bpf_session_stop_sampling(struct bpf_session *s);
-/* Consumes the records in the ring (submitted with or without a wakeup):
+/* Consumes the records in the ring (submitted with or without a wakeup),
+ * and with cfg.aggregate_samples the kernel's sums when they are due:
  * all of them, or with max_ns > 0 those it gets through in about max_ns,
  * so that a ring filled as fast as it is read does not hold the caller
  * (the run's end, its intervals) for ever.  Returns how many, or a
@@ -85,10 +90,12 @@ int bpf_session_counters(struct bpf_session *s, uint64_t out[COLLECTOR_CNT_MAX])
 int bpf_session_lost_by_event(struct bpf_session *s, uint64_t out[COLLECTOR_MAX_EVENTS]);
 /* Samples counted in the kernel's by-instruction aggregate. */
 int bpf_session_aggregate_total(struct bpf_session *s, uint64_t *by_ip);
-/* Hands every sum aggregated in the kernel by stack (--off-cpu) to
- * cfg.on_record as a COLLECTOR_EV_AGG_SAMPLE record stamped now, and takes
- * it out of the map (the next read has what came after).  Stacks stay
- * stored.  Returns the number of sums, or a negative errno. */
+/* Hands every sum aggregated in the kernel by stack (--off-cpu, and the
+ * CPU samples with cfg.aggregate_samples) to cfg.on_record as a
+ * COLLECTOR_EV_AGG_SAMPLE record stamped now, and takes it out of the map
+ * (the next read has what came after).  Off-CPU stacks stay stored; the
+ * CPU samples' stacks go with their sums.  Returns the number of sums, or
+ * a negative errno. */
 int bpf_session_read_aggregates(struct bpf_session *s);
 /* Run time of the BPF programs so far (ns), 0 if stats are unavailable. */
 uint64_t bpf_session_run_time_ns(struct bpf_session *s);

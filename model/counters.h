@@ -27,7 +27,7 @@
 	X(AGGREGATION_FULL, "aggregation map full")                               \
 	X(CHILDREN_NOT_FOLLOWED, "children not followed")                         \
 	X(AGG_STACKS_FULL, "kernel stack map full (stack not stored)")             \
-	X(AGG_KEYS_FULL, "kernel by-stack sums map full (off-CPU time not counted)") \
+	X(AGG_KEYS_FULL, "kernel by-stack sums map full (samples or off-CPU time not counted)") \
 	X(RB_FULL_TRACE_ENTRIES, "ring buffer full (traced entries)")             \
 	X(RB_FULL_TRACE_EXITS, "ring buffer full (traced exits)")                 \
 	X(TRACE_TOO_DEEP, "traced calls nested too deep")                         \

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Section cfi: the unwinder in BPF (--call-graph cfi, the default) beside
-the frame-pointer walk, the user-space dwarf unwinder, perf --call-graph
-dwarf and bpftrace, on the 43-frame chain built with and without frame
-pointers, at 999 and 9 999 Hz; then the unwind tables' build time and
-memory for -a, xz, python3 and node."""
+"""Section cfi: the unwinder in BPF (--call-graph cfi) beside the
+frame-pointer walk, the user-space dwarf unwinder, perf --call-graph dwarf
+and bpftrace, on the 43-frame chain built with and without frame pointers,
+at 999 and 9 999 Hz, cfi and fp each with the samples summed in the kernel
+(-f folded needs no time order) and streamed (--no-aggregate); then the
+unwind tables' build time and memory for -a, xz, python3 and node."""
 import os
 import re
 import shutil
@@ -39,7 +40,8 @@ class CollectorFolded(Collector):
             return res
         if samples and res.get("call_graph") in ("cfi", "fp"):
             res["frames"] = frames / samples
-            res["ring_bytes_per_sample"] = RECORD_BYTES + FRAME_BYTES * frames / samples
+            res["ring_bytes_per_sample"] = 0 if res.get("summed_in_kernel") else \
+                RECORD_BYTES + FRAME_BYTES * frames / samples
         return res
 
 
@@ -48,10 +50,16 @@ def cfi():
     try:
         for wl_name, fp in (("deep", True), ("deep-nofp", False)):
             for hz in (999, 9999):
+                cfi, fpw = ["--call-graph", "cfi"], ["--call-graph", "fp"]
+                stream = ["--no-aggregate"]
                 tools = [
                     Tool(),
-                    CollectorFolded("collector", [], hz),  # cfi: the default
-                    CollectorFolded("collector --call-graph fp", ["--call-graph", "fp"], hz),
+                    # run_rounds() compares every tool with the one named
+                    # "collector": cfi, summed in the kernel
+                    CollectorFolded("collector", cfi, hz),
+                    CollectorFolded("collector --call-graph cfi --no-aggregate", cfi + stream, hz),
+                    CollectorFolded("collector --call-graph fp", fpw, hz),
+                    CollectorFolded("collector --call-graph fp --no-aggregate", fpw + stream, hz),
                     Collector("collector --call-graph dwarf",
                               ["-f", "folded", "--call-graph", "dwarf"], hz),
                     PerfDwarf(hz),
@@ -62,18 +70,20 @@ def cfi():
                                           ["perf_event"]))
                 label = f"cfi {wl_name} {hz} Hz"
                 results = run_rounds(tools, [bin_(wl_name), str(ITERS)], label)
-                print(f"\n### {wl_name} ({'frame pointers' if fp else 'no frame pointers'})")
+                print(f"\n### {wl_name} ({'frame pointers' if fp else 'no frame pointers'}); "
+                      "collector: --call-graph cfi, summed in the kernel")
                 sampling_table(hz, tools, results)
                 notes = []
                 for t in tools[1:]:
                     rs = [r for r in results[t.name] if r]
-                    b = [r["ring_bytes_per_sample"] for r in rs if r.get("ring_bytes_per_sample")]
+                    b = [r["ring_bytes_per_sample"] for r in rs
+                         if r.get("ring_bytes_per_sample") is not None]
                     fr = [r["frames"] for r in rs if r.get("frames")]
-                    if b:
+                    if b and all(x is not None for x in b):
                         notes.append(f"{t.name}: {fmt(median(b), 0)} bytes per sample"
                                      + (f" ({fmt(median(fr), 1)} frames)" if fr else ""))
-                print("\nBytes per sample through the ring (perf: perf.data per sample): "
-                      + "; ".join(notes) + ".")
+                print("\nBytes per sample through the ring (perf: perf.data per sample; "
+                      "0 when summed in the kernel): " + "; ".join(notes) + ".")
         tables_figures()
     finally:
         bpf_stats_enabled(old_stats == "1")

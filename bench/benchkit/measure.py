@@ -121,6 +121,8 @@ def collector_summary(err):
     if m:
         out["unwind_us"] = float(m.group(1))
         out["ring_bytes_per_sample"] = int(m.group(2))
+    if re.search(r"^  in-kernel sums", err, re.M):
+        out["summed_in_kernel"] = True  # no ring record per sample
     m = re.search(r"attached in ([\d.]+) s", err)
     if m:
         out["attach_s"] = float(m.group(1))
@@ -188,7 +190,10 @@ class Collector(Tool):
         return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def ready(self, proc):
-        return has_live_prog(proc, ["perf_event"])
+        # its perf events open (after its programs are loaded): since
+        # collector -p follows the target's threads, its sampler runs only
+        # while they run, and the workload waits for its go off the CPU
+        return perf_fds(proc.pid) > 0 and bool(tool_prog_ids(proc.pid))
 
     def finish(self, proc, tmp):
         # collector stops by itself when its target exits, then writes

@@ -248,6 +248,7 @@ const struct format hpctoolkit_format = {
 	.name = "hpctoolkit",
 	.needs = FORMAT_NEEDS_SAMPLES,
 	.uses_switches = true, /* the traces: when each thread ran */
+	.samples_in_time_order = true, /* the traces: which context ran when */
 	.write = hpctoolkit_write,
 	.recognize = hpctoolkit_recognize,
 	.dump = hpctoolkit_dump,

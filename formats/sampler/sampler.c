@@ -595,6 +595,7 @@ const struct format sampler_format = {
 	.name = "sampler",
 	.needs = FORMAT_NEEDS_SAMPLES,
 	.uses_switches = true,
+	.samples_in_time_order = true, /* each sample a record with its time */
 	.write = sampler_write,
 	.recognize = sampler_recognize,
 	.dump = sampler_dump,

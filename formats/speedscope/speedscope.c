@@ -378,6 +378,7 @@ int speedscope_dump(const char *path, FILE *out, bool check)
 const struct format speedscope_format = {
 	.name = "speedscope",
 	.needs = FORMAT_NEEDS_SAMPLES | FORMAT_NEEDS_TRACE_EVENTS,
+	.samples_in_time_order = true, /* its "Time Order" view: samples in time order */
 	.write = speedscope_write,
 	.recognize = speedscope_recognize,
 	.dump = speedscope_dump,

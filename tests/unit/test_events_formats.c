@@ -186,6 +186,22 @@ static void test_event_view_and_summary(void **state)
 	sm_free(sm);
 }
 
+/* Which formats keep the stream: those that write samples in time order. */
+static void test_time_ordered_formats(void **state)
+{
+	unsigned int mask;
+
+	(void)state;
+	assert_true(formats_need_time_order(0)); /* every format: sampler among them */
+	for (const char *const *n = (const char *const[]){ "sampler", "hpctoolkit", "speedscope",
+							   NULL }; *n; n++) {
+		assert_int_equal(formats_parse(*n, &mask), 0);
+		assert_true(formats_need_time_order(mask));
+	}
+	assert_int_equal(formats_parse("folded,pprof,callgrind,dcpi,flamegraph,xray", &mask), 0);
+	assert_false(formats_need_time_order(mask));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_dcpi_a_profile_per_event),
 		cmocka_unit_test(test_one_event_formats_a_file_per_event),
 		cmocka_unit_test(test_event_view_and_summary),
+		cmocka_unit_test(test_time_ordered_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

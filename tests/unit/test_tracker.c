@@ -328,6 +328,66 @@ static void test_garbage_caller_ends_walk(void **state)
 	assert_string_equal(frame_name(f, s, 0), "[uprobes]");
 }
 
+/* Hands the tracker a kernel sum (COLLECTOR_EV_AGG_SAMPLE) of count
+ * samples weighing weight in all, with these user frames. */
+static void feed_sum(struct fixture *f, uint32_t event, const uint64_t *user, uint16_t n_user,
+		     uint64_t count, uint64_t weight, uint8_t user_end)
+{
+	uint64_t buf[(sizeof(struct collector_agg_sample_event) + 8 * COLLECTOR_MAX_STACK_DEPTH) / 8];
+	struct collector_agg_sample_event *ae = (struct collector_agg_sample_event *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	ae->sample.hdr.kind = COLLECTOR_EV_AGG_SAMPLE;
+	ae->sample.hdr.ktime_ns = ktime_now();
+	ae->sample.hdr.tgid = getpid();
+	ae->sample.hdr.tid = gettid();
+	ae->sample.ip = user[0];
+	ae->sample.user_ip = user[0];
+	ae->sample.period = weight;
+	ae->sample.n_user = n_user;
+	ae->sample.event = event;
+	ae->sample.user_end = user_end;
+	ae->count = count;
+	memcpy(ae + 1, user, n_user * sizeof(uint64_t));
+	assert_int_equal(tracker_handle_record(f->t, buf, sizeof(*ae) + n_user * 8), 0);
+}
+
+/* A sum of CPU samples is as many samples as it counts, its weight shared
+ * to the last unit; a sum of an aggregated event (off-CPU) stays one. */
+static void test_sum_becomes_samples(void **state)
+{
+	struct fixture *f = *state;
+	struct model_event cpu = { .name = "cpu-clock", .unit = "ns", .clock = true };
+	struct model_event off = { .name = "off-cpu", .unit = "ns", .clock = true,
+				   .aggregated = true };
+	uint64_t user[2] = { (uint64_t)tt_leaf + 4, (uint64_t)tt_middle + 1 };
+	uint64_t total = 0;
+
+	model_add_event(&f->m, &cpu);
+	model_add_event(&f->m, &off);
+	feed_sum(f, 0, user, 2, 3, 1000, COLLECTOR_END_COMPLETE);
+	assert_int_equal(f->m.samples.len, 3);
+	for (size_t i = 0; i < 3; i++) {
+		const struct model_sample *s = &f->m.samples.items[i];
+
+		assert_int_equal(s->event, 0);
+		assert_int_equal(s->stack, f->m.samples.items[0].stack);
+		assert_true(s->weight == 333 || s->weight == 334);
+		total += s->weight;
+	}
+	assert_int_equal(total, 1000);
+	assert_string_equal(frame_name(f, last_stack(f), 1), "tt_middle");
+	/* the walk said complete: not truncated, though tt_middle is no root */
+	assert_false(last_stack(f)->truncated);
+	feed_sum(f, 0, user, 2, 2, 10, COLLECTOR_END_TRUNCATED);
+	assert_int_equal(f->m.samples.len, 5);
+	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_TRUNCATED_STACKS), 2);
+	feed_sum(f, 1, user, 2, 7, 5000, COLLECTOR_END_COMPLETE);
+	assert_int_equal(f->m.samples.len, 6);
+	assert_int_equal(f->m.samples.items[5].weight, 5000);
+	assert_int_equal(f->m.events.items[1].occurrences, 7);
+}
+
 static void test_short_record_rejected(void **state)
 {
 	struct fixture *f = *state;
@@ -352,6 +412,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pc_only_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_record_rejected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_caller_ends_walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sum_becomes_samples, setup, teardown),
 	};
 
 	(void)tt_outer(1);

@@ -273,8 +273,8 @@ static void test_round_trip_released(void **state)
 	p = path_join(dbdir, "metrics/default.yaml");
 	yaml = (char *)slurp(p, &n);
 	assert_non_null(strstr(yaml, "metric: CPUTIME (sec)"));
-	assert_non_null(strstr(yaml, "standard: *CPUTIME-sum-execution"));
-	assert_non_null(strstr(yaml, "custom: *CPUTIME-sum-lex_aware"));
+	assert_non_null(strstr(yaml, "standard: *m0-sum-execution"));
+	assert_non_null(strstr(yaml, "custom: *m0-sum-lex_aware"));
 	free(yaml);
 	free(p);
 	/* the copy of the source file */

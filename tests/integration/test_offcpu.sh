@@ -4,7 +4,8 @@
 #    view (on-CPU + off-CPU) adds up to the thread's lifetime, in Callgrind
 #    (OffCpuNs, Ns, WallNs), pprof (off-cpu, wall sample types) and
 #    HPCToolkit (off-cpu (sec), CPUTIME (sec), wall (sec) metrics of one
-#    database);
+#    database); the summary's samples are cpu-clock's, off-CPU's sums
+#    not among them;
 #  - a pipe reader blocked in read: its off-CPU time under libc's read with
 #    the kernel's frames of the read;
 #  - --off-cpu-min above every blocked interval: nothing attributed, every
@@ -65,6 +66,15 @@ near "$v" 3000000000 10 || fail "HPCToolkit: work has ${v:-no} ns on-CPU"
 v=$(hk_ns "wall (sec)")
 near "$v" "$lifetime" 5 || fail "HPCToolkit: wall view ${v:-no} ns, the thread lived $lifetime ns"
 echo "HPCToolkit: off-cpu, CPUTIME and wall metrics in one database (wall $v ns)"
+# the summary's samples are cpu-clock's, as many as the traces' samples (an
+# element other than 0 each) of the same run: off-CPU's sums are not samples
+samples=$(awk '$1 == "samples" { print $2; exit }' "$TMP/summary")
+sums=$(sed -n 's/^ *off-cpu .* in \([0-9]*\) stacks.*/\1/p' "$TMP/summary")
+traced=$(awk '/^    [0-9]+ ctx #[0-9]+$/ && $3 != "#0" { n++ } END { print n + 0 }' "$TMP/hk")
+[ -n "$sums" ] && [ "$sums" -gt 0 ] || { cat "$TMP/summary"; fail "the summary has no off-CPU sums"; }
+[ "$samples" = "$traced" ] ||
+	{ cat "$TMP/summary"; fail "summary: $samples samples, the traces $traced (off-CPU: $sums sums)"; }
+echo "summary: $samples samples, as in the traces, beside $sums off-CPU sums"
 
 # --- a pipe reader blocked in read -------------------------------------------------
 "$COLLECTOR" -q --off-cpu -f callgrind -o "$TMP/pipe" -- sh -c 'sleep 1 | cat' || fail "pipe run failed"

@@ -251,12 +251,30 @@ static void test_event_view_and_summary(void **state)
 	f = open_memstream(&out, &len);
 	summary_print(f, &sm->m, &fig);
 	fclose(f);
+	/* cpu-clock's 6 and page-faults' 2: the off-cpu sum is no sample */
+	assert_non_null(strstr(out, "  samples         8 of 3 events on 2 CPUs\n"));
 	assert_non_null(strstr(out, "page-faults        2 samples (every 1 faults), 2 faults, 0 lost"));
 	assert_non_null(strstr(out, "off-cpu            3 intervals"));
 	assert_non_null(strstr(out, "on-CPU 0.006 s + off-CPU 0.005 s = 0.011 s"));
 	assert_non_null(strstr(out, "Top functions by self samples of page-faults:"));
 	assert_non_null(strstr(out, "Top functions by total time of off-cpu:"));
 	free(out);
+	sm_free(sm);
+}
+
+/* A sampling event summed in the kernel counts the samples its sums hold;
+ * off-cpu's sums count none. */
+static void test_sample_count(void **state)
+{
+	struct stack_model *sm = three_events();
+
+	(void)state;
+	assert_int_equal(model_sample_count(&sm->m), 8);
+	assert_int_equal(model_sum_records(&sm->m), 1);
+	sm->m.events.items[1].aggregated = true;
+	sm->m.events.items[1].occurrences = 40;
+	assert_int_equal(model_sample_count(&sm->m), 6 + 40);
+	assert_int_equal(model_sum_records(&sm->m), 1);
 	sm_free(sm);
 }
 
@@ -269,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_hpctoolkit_a_metric_per_event),
 		cmocka_unit_test(test_one_event_formats_a_file_per_event),
 		cmocka_unit_test(test_event_view_and_summary),
+		cmocka_unit_test(test_sample_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

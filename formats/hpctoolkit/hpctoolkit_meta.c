@@ -66,8 +66,8 @@ static char *describe(const struct hk_tree *t)
 		const struct hk_metric *mt = &t->metrics[mi];
 		const struct model_event *e = mt->wall ? NULL : model_event(m, mi);
 
-		fprintf(f, "- Metric `%s`: %.6f %s", mt->name, hk_metric_value(t, mi, mt->total),
-			mt->unit);
+		fprintf(f, "- Metric `%s`: %.*f %s", mt->name, mt->seconds ? 6 : 0,
+			hk_metric_value(t, mi, mt->total), mt->unit);
 		if (e && e->aggregated)
 			fprintf(f, " in %" PRIu64 " sums by stack of %" PRIu64 " %s", mt->samples,
 				e->occurrences, strcmp(e->name, "off-cpu") ? "events" :

@@ -47,10 +47,14 @@ bool hkr_need(struct rd *r, uint64_t off, uint64_t len, const struct sec *s, uin
 	return true;
 }
 
-/* An array of n elements of `size` bytes: checks n against the room. */
+/* An array of n elements of `size` bytes: checks n against the room.  An
+ * empty one may be at 0, as pChildren is (and the writer puts every empty
+ * array: a run with no source file has no file array). */
 bool hkr_need_array(struct rd *r, uint64_t off, uint64_t n, uint64_t size,
 		    const struct sec *s, uint64_t align, const char *what)
 {
+	if (!n && !off)
+		return true;
 	if (n && size && n > (s->size + 1) / size)
 		return hkr_fail(r, off, "%s: %" PRIu64 " elements cannot fit", what, n);
 	return hkr_need(r, off, n * size, s, align, what);

@@ -79,9 +79,11 @@ int continuous_write(struct continuous *c, struct model *m, unsigned int mask,
 		err = formats_write(m, mask, &io);
 	}
 	if (!eo->quiet)
-		fprintf(stderr, "collector: interval %s: %zu samples%s\n", name, m->samples.len,
+		fprintf(stderr, "collector: interval %s: %llu samples%s\n", name,
+			(unsigned long long)model_sample_count(m),
 			err ? " (not every file could be written)" : "");
-	c->samples += m->samples.len;
+	c->samples += model_sample_count(m);
+	c->sums += model_sum_records(m);
 	c->written++;
 	if (err && !c->first_err)
 		c->first_err = err;

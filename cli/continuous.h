@@ -31,6 +31,8 @@ struct continuous {
 				   * does not shift the ones after it */
 	unsigned int written;     /* intervals written */
 	uint64_t samples;         /* samples in the intervals written */
+	uint64_t sums;            /* and records that are no samples (off-cpu's
+				   * sums: model_sum_records()) */
 	int first_err;            /* the first write's error, 0 if none */
 };
 

@@ -673,7 +673,7 @@ static int write_outputs(struct record *r)
 		r->fig.intervals = r->cont.written;
 		/* counted as decoded, not as written: a sample lost between
 		 * intervals would show as a difference from the files' sum */
-		r->fig.interval_samples = tracker_sample_count(r->tracker);
+		r->fig.interval_samples = tracker_sample_count(r->tracker) - r->cont.sums;
 	} else {
 		rc = formats_write(&r->m, formats, &eo) ? EXIT_FAILURE_RUN : EXIT_OK;
 	}

@@ -145,6 +145,9 @@ void save_records_end(struct save_records *s, const struct model *m, int cpus)
 	text_add(&t, "collector_cpu_ns", "%" PRIu64, run->collector_cpu_ns);
 	text_add(&t, "bpf_run_ns", "%" PRIu64, run->bpf_run_ns);
 	text_add(&t, "cpus", "%d", cpus);
+	/* each event's samples the kernel could not deliver, in event order */
+	for (size_t i = 0; i < m->events.len; i++)
+		text_add(&t, "event_lost", "%" PRIu64, m->events.items[i].lost);
 	text_put(s, SAVE_END, &t);
 }
 

@@ -47,7 +47,8 @@ enum save_tag {
 	SAVE_TRACE_COUNTERS,    /* uint64_t[COLLECTOR_TCNT_MAX], summed over CPUs */
 	SAVE_ENERGY,            /* uint64_t time_ns, energy_uj: one RAPL reading */
 	SAVE_END,               /* text, at the end: collector_cpu_ns, bpf_run_ns,
-				 * cpus (CPUs sampled) */
+				 * cpus (CPUs sampled), event_lost (one per
+				 * event, in event order: its samples lost) */
 };
 
 struct save_item_head {

@@ -354,7 +354,9 @@ static void print_rate_warning(FILE *out, const struct model *m, const struct su
 
 void summary_print(FILE *out, const struct model *m, const struct summary_figures *f)
 {
-	uint64_t samples = f->intervals ? f->interval_samples : m->samples.len;
+	/* the sampling events' samples: not off-cpu's sums (the off-cpu
+	 * line says how many intervals they hold) */
+	uint64_t samples = f->intervals ? f->interval_samples : model_sample_count(m);
 	uint64_t lost = model_total_lost(m);
 	uint64_t truncated = 0, user_stacks = 0;
 	size_t i;
@@ -389,7 +391,8 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 			(unsigned long long)f->kernel_samples);
 	if (f->intervals)
 		fprintf(out, "  intervals       %u sets of files, one per interval (the tables below: "
-			"the last interval's %zu samples)\n", f->intervals, m->samples.len);
+			"the last interval's %llu samples)\n", f->intervals,
+			(unsigned long long)model_sample_count(m));
 	fprintf(out, "  processes       %zu, threads %zu\n", m->processes.len, m->threads.len);
 	fprintf(out, "  lost events     %llu\n", (unsigned long long)lost);
 	for (i = 0; i < m->lost.len; i++)
@@ -426,7 +429,7 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 			(unsigned long long)model_stat_value(m, MODEL_STAT_RING_WAKEUPS));
 	if (m->traced.len)
 		print_traced(out, m);
-	if (!samples) {
+	if (!samples && !model_sum_records(m)) {
 		fprintf(out, "\nNo samples: the targets did not run on a CPU while sampled.\n");
 		return;
 	}

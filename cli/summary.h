@@ -15,7 +15,8 @@ struct summary_figures {
 	uint64_t target_cpu_ns;    /* CPU time the targets used, 0 if unknown */
 	int cpus;                  /* CPUs sampled */
 	unsigned int intervals;    /* --interval: sets of files written, 0 otherwise */
-	uint64_t interval_samples; /* --interval: samples decoded over the run */
+	uint64_t interval_samples; /* --interval: samples decoded over the run
+				    * (not off-cpu's sums) */
 	uint64_t sampler_runs;     /* the sampling program's runs, 0 if unknown */
 	bool aggregated;           /* the samples were summed by stack in the kernel */
 };

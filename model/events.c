@@ -76,6 +76,36 @@ void model_events_free(struct model *m)
 	m->events.len = m->events.cap = 0;
 }
 
+bool model_event_samples(const struct model_event *e)
+{
+	return e->freq_hz || e->period || !e->aggregated;
+}
+
+uint64_t model_sample_count(const struct model *m)
+{
+	uint64_t n = 0;
+
+	if (!m->events.len)
+		return m->samples.len;
+	for (size_t i = 0; i < m->events.len; i++) {
+		const struct model_event *e = &m->events.items[i];
+
+		if (model_event_samples(e))
+			n += e->aggregated ? e->occurrences : e->samples;
+	}
+	return n;
+}
+
+uint64_t model_sum_records(const struct model *m)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->events.len; i++)
+		if (!model_event_samples(&m->events.items[i]))
+			n += m->events.items[i].samples;
+	return n;
+}
+
 void model_event_rate(const struct model_event *e, char *buf, size_t size)
 {
 	if (e->period)

@@ -445,6 +445,15 @@ void model_event_view_free(struct model *view);
  * tells whether event ev's weights are part of it. */
 bool model_has_wall(const struct model *m);
 bool model_wall_event(const struct model *m, uint32_t ev);
+/* Whether event e samples (at a frequency, every period): not off-cpu,
+ * whose records are the kernel's sums of every switch by stack. */
+bool model_event_samples(const struct model_event *e);
+/* The samples the run's sampling events took (after model_events_tally()):
+ * a sum made in the kernel counts the samples it holds; off-cpu's sums are
+ * no samples.  Without events, every sample. */
+uint64_t model_sample_count(const struct model *m);
+/* The records among m's samples that are no samples: off-cpu's sums. */
+uint64_t model_sum_records(const struct model *m);
 /* How event e was sampled, as a phrase: "at 999 Hz", "every 1 faults",
  * "per switch" (off-cpu). */
 void model_event_rate(const struct model_event *e, char *buf, size_t size);

@@ -9,7 +9,7 @@ this kernel, so they are not in the table."""
 import os
 
 from benchkit.common import RUNS, bin_, bpf_stats_enabled, fmt, fmt_spread, median, table
-from benchkit.measure import Collector, Floor, Tool
+from benchkit.measure import Collector, Floor, Tool, has_live_prog
 from benchkit.sampling import run_rounds
 
 ROUNDS = int(os.environ.get("BENCH_PINGPONG_ROUNDS", "200000"))
@@ -24,6 +24,15 @@ class SwitchFloor(Floor):
                              stderr=subprocess.PIPE, text=True)
         self._wait_ready(p)
         return p
+
+
+class SwitchCollector(Collector):
+    """Ready once its programs on the scheduler's tracepoints run: the
+    workload waits for its go blocked, so no sample comes before (the
+    perf_event program, what Collector waits for, never ran)."""
+
+    def ready(self, proc):
+        return has_live_prog(proc, ["perf_event", "tracing"])
 
 
 # collector's programs that run on every context switch of the machine
@@ -45,11 +54,11 @@ def offcpu():
     tools = [
         Tool(),
         SwitchFloor(),
-        Collector("collector --no-switches", ["-f", "callgrind", "--no-switches"]),
-        Collector("collector --no-switches --off-cpu",
-                  ["-f", "callgrind", "--no-switches", "--off-cpu"]),
+        SwitchCollector("collector --no-switches", ["-f", "callgrind", "--no-switches"]),
+        SwitchCollector("collector --no-switches --off-cpu",
+                        ["-f", "callgrind", "--no-switches", "--off-cpu"]),
         # run_rounds() compares every tool with the one named "collector"
-        Collector("collector", ["-f", "callgrind", "--off-cpu"]),
+        SwitchCollector("collector", ["-f", "callgrind", "--off-cpu"]),
     ]
     try:
         results = run_rounds(tools, wl, "offcpu")

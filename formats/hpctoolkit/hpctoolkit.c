@@ -2,7 +2,8 @@
 /*
  * HPCToolkit database writer: OUT/hpctoolkit/ with meta.db, profile.db,
  * cct.db, trace.db, metrics/default.yaml and src/ (copies of the source
- * files the samples resolved to).  The layouts and the choices made where
+ * files the samples resolved to).  One database holds every event of the
+ * run, a metric each (and the wall-clock view's), side by side.  The layouts and the choices made where
  * the specs are vague are described in hpctoolkit_internal.h.
  */
 #include "formats/hpctoolkit/hpctoolkit_internal.h"
@@ -28,19 +29,25 @@
 
 /* The metric taxonomy hpcviewer reads its columns from (METRICS.yaml
  * format), in the shape hpcprof writes it, with Min and Max variants for
- * the summary statistics meta.db also lists. */
-const char *hk_metric_name(const struct model *m)
+ * the summary statistics meta.db also lists: a root (a column) per metric,
+ * side by side, its inputs anchored as m<metric>-<combine>-<scope>. */
+/* s as a YAML double-quoted scalar: an event's description may hold ": "
+ * or "#", which end a plain one. */
+static void put_yaml_quoted(FILE *fp, const char *s)
 {
-	static char name[96];
-	const struct model_event *e = model_event(m, 0);
-
-	if (!strcmp(e->name, "cpu-clock"))
-		return "CPUTIME (sec)";
-	snprintf(name, sizeof(name), e->clock ? "%s (sec)" : "%s", e->name);
-	return name;
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', fp);
+		if ((unsigned char)*s < 0x20)
+			fprintf(fp, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, fp);
+	}
+	fputc('"', fp);
 }
 
-static int write_taxonomy(const struct model *m, const struct export_options *opts)
+static int write_taxonomy(const struct hk_tree *t, const struct export_options *opts)
 {
 	static const char *const combines[] = { "sum", "min", "max" };
 	static const char *const variants[] = { "Sum", "Min", "Max" };
@@ -51,27 +58,26 @@ static int write_taxonomy(const struct model *m, const struct export_options *op
 	if (err)
 		return err;
 	fprintf(f.fp, "version: 0\ninputs:\n");
-	for (int c = 0; c < 3; c++)
-		for (int s = 0; s < 3; s++)
-			fprintf(f.fp, "  - &CPUTIME-%s-%s\n    metric: %s\n"
-				"    scope: %s\n    formula: $$\n    combine: %s\n",
-				combines[c], scopes[s], hk_metric_name(m), scopes[s], combines[c]);
-	if (!strcmp(model_event(m, 0)->name, "cpu-clock"))
-		fprintf(f.fp, "roots:\n  - name: CPUTIME (sec)\n"
-			"    description: CPU time in seconds, from the sampled cpu-clock\n"
-			"    variants:\n");
-	else
-		fprintf(f.fp, "roots:\n  - name: %s\n    description: %s, in %s, from the sampled "
-			"%s\n    variants:\n", hk_metric_name(m), model_event(m, 0)->description,
-			model_event(m, 0)->clock ? "seconds" : model_event(m, 0)->unit,
-			model_event(m, 0)->name);
-	for (int c = 0; c < 3; c++)
-		fprintf(f.fp, "      %s:\n        render: [number%s]\n        formula:\n"
-			"          inclusive:\n            standard: *CPUTIME-%s-execution\n"
-			"          exclusive:\n            custom: *CPUTIME-%s-lex_aware\n"
-			"            standard: *CPUTIME-%s-function\n",
-			variants[c], c == 0 ? ", percent" : "", combines[c], combines[c],
-			combines[c]);
+	for (unsigned mi = 0; mi < t->n_metrics; mi++)
+		for (int c = 0; c < 3; c++)
+			for (int s = 0; s < 3; s++)
+				fprintf(f.fp, "  - &m%u-%s-%s\n    metric: %s\n"
+					"    scope: %s\n    formula: $$\n    combine: %s\n", mi,
+					combines[c], scopes[s], t->metrics[mi].name, scopes[s],
+					combines[c]);
+	fprintf(f.fp, "roots:\n");
+	for (unsigned mi = 0; mi < t->n_metrics; mi++) {
+		fprintf(f.fp, "  - name: %s\n    description: ", t->metrics[mi].name);
+		put_yaml_quoted(f.fp, t->metrics[mi].description);
+		fprintf(f.fp, "\n    variants:\n");
+		for (int c = 0; c < 3; c++)
+			fprintf(f.fp, "      %s:\n        render: [number%s]\n        formula:\n"
+				"          inclusive:\n            standard: *m%u-%s-execution\n"
+				"          exclusive:\n            custom: *m%u-%s-lex_aware\n"
+				"            standard: *m%u-%s-function\n",
+				variants[c], c == 0 ? ", percent" : "", mi, combines[c], mi,
+				combines[c], mi, combines[c]);
+	}
 	return outfile_commit(&f);
 }
 
@@ -229,7 +235,7 @@ int hpctoolkit_write(const struct model *m, const struct export_options *opts)
 	if (!err)
 		err = hk_write_trace(&t, opts, DB_DIR "/trace.db");
 	if (!err)
-		err = write_taxonomy(t.m, opts);
+		err = write_taxonomy(&t, opts);
 	if (!err)
 		err = publish(opts);
 out:
@@ -252,5 +258,4 @@ const struct format hpctoolkit_format = {
 	.write = hpctoolkit_write,
 	.recognize = hpctoolkit_recognize,
 	.dump = hpctoolkit_dump,
-	.one_event = true,
 };

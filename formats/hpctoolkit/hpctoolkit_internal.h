@@ -87,14 +87,37 @@ enum { HK_ENTRY_UNKNOWN = 0, HK_ENTRY_MAIN = 1, HK_ENTRY_THREAD = 2, HK_N_ENTRIE
 #define HK_CTX_HEAD 0x20       /* {Ctx} before flex, released */
 #define HK_DRAFT_CTX_HEAD 0x18 /* draft: no propagation field */
 
-/* The database's one metric is the model's event 0 (a run of several
- * events has a database per event: formats_write()): CPUTIME (sec) for the
- * default cpu-clock, "<event> (sec)" for another clock, the event's name
- * for a count.  Values are the samples' weights, ns as seconds for clocks. */
-const char *hk_metric_name(const struct model *m);
-static inline double hk_metric_value(const struct model *m, uint64_t weight)
+/*
+ * The metrics: one per event of the run, in event order (metric k is event
+ * k), then, when the run has the wall-clock view (model_has_wall()), "wall
+ * (sec)", the sum of its two events.  Names as hpcrun gives them: CPUTIME
+ * (sec) for cpu-clock, "<event> (sec)" for the other clocks (off-cpu
+ * too), the event's name for a count.  Values are the samples' weights,
+ * ns as seconds for clocks.  Metric k's propagated values have the ids
+ * k * HK_N_SCOPES + scope, its summary statistics k * HK_N_STATS +
+ * combine * HK_N_SCOPES + scope, so that a context's values come out sorted
+ * by id metric after metric, as both files want them.
+ */
+#define HK_MAX_METRICS (MODEL_MAX_EVENTS + 1)
+
+struct hk_metric {
+	char name[96];
+	char description[160]; /* with the unit: hpcviewer's tooltip */
+	char unit[32];         /* "s", "faults" */
+	bool seconds;          /* weights are ns, written as seconds */
+	bool wall;             /* the wall-clock view */
+	uint64_t samples;      /* what the database holds: samples of known threads */
+	uint64_t total;        /* their weights */
+};
+
+static inline uint16_t hk_prop_id(unsigned metric, unsigned scope)
 {
-	return model_event(m, 0)->clock ? weight / 1e9 : (double)weight;
+	return metric * HK_N_SCOPES + scope;
+}
+
+static inline uint16_t hk_stat_id(unsigned metric, unsigned combine, unsigned scope)
+{
+	return metric * HK_N_STATS + combine * HK_N_SCOPES + scope;
 }
 
 const char *hk_kind_name(unsigned kind);
@@ -188,14 +211,14 @@ struct hk_thread {
 	uint64_t trace_off; /* file offset of its trace line */
 };
 
-/* The values of one context in one thread, ns (0 = none) of the point,
- * function and execution scopes: lex_aware equals function without loop
- * contexts, and a copy of it would be a fifth of the writer's largest
- * table.  Read them with hk_value_ns(). */
+/* A context with a value in one thread.  Its values, ns (0 = none) of
+ * every metric in the point, function and execution scopes, are
+ * hk_tree.ns[(value index * n_metrics + metric) * 3 + hk_value_slot()]:
+ * lex_aware equals function without loop contexts, and a copy of it would
+ * be a fifth of the writer's largest table.  Read them with hk_value_ns(). */
 struct hk_value {
 	uint32_t ctx;
 	uint32_t prof;
-	uint64_t ns[3];
 };
 
 static inline unsigned hk_value_slot(unsigned scope)
@@ -203,21 +226,17 @@ static inline unsigned hk_value_slot(unsigned scope)
 	return scope == HK_SCOPE_POINT ? 0 : scope == HK_SCOPE_EXECUTION ? 2 : 1;
 }
 
-static inline uint64_t hk_value_ns(const struct hk_value *v, unsigned scope)
-{
-	return v->ns[hk_value_slot(scope)];
-}
-
-/* Summary statistics of one context over threads (ns; min/max over the
- * threads that have a non-zero value, as hpcprof does). */
+/* Summary statistics of one metric at one context over threads (ns;
+ * min/max over the threads that have a non-zero value, as hpcprof does). */
 struct hk_stat {
 	uint64_t ns[HK_N_COMBINES][HK_N_SCOPES];
 };
 
-/* The weight of one (profile, leaf context). */
+/* The weight of one event's samples at one (profile, leaf context). */
 struct hk_leaf_weight {
 	uint32_t prof, ctx;
 	uint64_t ns;
+	uint32_t event;
 };
 
 struct hk_tree {
@@ -242,7 +261,14 @@ struct hk_tree {
 	uint32_t *thread_prof; /* model thread id -> profile index */
 	uint8_t *thread_entry; /* model thread id -> its stacks' HK_ENTRY_* */
 
+	struct hk_metric metrics[HK_MAX_METRICS];
+	unsigned n_metrics;
+	unsigned wall_metric;   /* n_metrics when the run has no wall view */
+	bool wall_event[HK_MAX_METRICS]; /* event k's weights are part of it */
+	uint32_t trace_event;   /* the event whose samples make the traces */
+
 	struct hk_value *values; /* grouped by thread, then sorted by ctx */
+	uint64_t *ns;            /* their values: see struct hk_value */
 	size_t n_values;
 	/* values by context: ctx c's are values[ctx_values[ctx_first[c] ..
 	 * ctx_first[c + 1])], in profile order */
@@ -253,9 +279,20 @@ struct hk_tree {
 	uint32_t *child_start; /* n_nodes + 1 */
 	uint32_t *children;
 
-	uint64_t total_ns;
-	uint64_t n_samples;
+	uint64_t n_samples;     /* of every event */
 };
+
+static inline uint64_t hk_value_ns(const struct hk_tree *t, size_t value, unsigned metric,
+				   unsigned scope)
+{
+	return t->ns[(value * t->n_metrics + metric) * 3 + hk_value_slot(scope)];
+}
+
+/* What metric k's value of ns is in the database: seconds or a count. */
+static inline double hk_metric_value(const struct hk_tree *t, unsigned metric, uint64_t ns)
+{
+	return t->metrics[metric].seconds ? ns / 1e9 : (double)ns;
+}
 
 int hk_tree_build(struct hk_tree *t, const struct model *m, bool draft);
 void hk_tree_free(struct hk_tree *t);
@@ -267,9 +304,11 @@ int hk_order_threads(struct hk_tree *t);
 int hk_collect_leaves(struct hk_tree *t, struct hk_leaf_weight **out, size_t *n_out);
 int hk_propagate(struct hk_tree *t, const struct hk_leaf_weight *lw, size_t n_lw);
 int hk_order_values(struct hk_tree *t);
-/* summary statistics of a context over the threads (computed: a table of
- * them would be 96 bytes per context) */
-void hk_ctx_stat(const struct hk_tree *t, uint32_t ctx, struct hk_stat *st);
+/* The metrics of t->m's events (hpctoolkit_values.c). */
+void hk_list_metrics(struct hk_tree *t);
+/* summary statistics of a metric at a context over the threads (computed:
+ * a table of them would be 96 bytes per context and metric) */
+void hk_ctx_stat(const struct hk_tree *t, uint32_t ctx, unsigned metric, struct hk_stat *st);
 /* context of a sample's stack in its thread */
 uint32_t hk_sample_ctx(struct hk_tree *t, const struct model_sample *s);
 /* propagation bitmask of a context (bit 0: the function scope passes) */

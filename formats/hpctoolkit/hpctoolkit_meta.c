@@ -48,7 +48,7 @@ static char *describe(const struct hk_tree *t)
 	FILE *f = open_memstream(&text, &len);
 	uint64_t lost = model_total_lost(m);
 	double dur = m->run.end_ns > m->run.start_ns ? (m->run.end_ns - m->run.start_ns) / 1e9 : 0;
-	char rate[64];
+	char events[512];
 
 	if (!f)
 		return NULL;
@@ -59,11 +59,24 @@ static char *describe(const struct hk_tree *t)
 		fprintf(f, "- System-wide run\n");
 	fprintf(f, "- Host: %s (host id 0x%" PRIx64 "), %u CPUs\n", m->run.hostname,
 		m->run.host_id, m->run.ncpus);
-	model_event_rate(model_event(m, 0), rate, sizeof(rate));
-	fprintf(f, "- Event: %s %s, %.3f s of wall time\n", model_event(m, 0)->name, rate, dur);
-	fprintf(f, "- Samples: %" PRIu64 " (%.6f %s, metric `%s`)\n", t->n_samples,
-		hk_metric_value(m, t->total_ns), model_event(m, 0)->clock ? "s" : model_event(m, 0)->unit,
-		hk_metric_name(m));
+	model_events_phrase(m, events, sizeof(events));
+	fprintf(f, "- Event%s: %s, %.3f s of wall time\n", model_event_count(m) > 1 ? "s" : "",
+		events, dur);
+	for (unsigned mi = 0; mi < t->n_metrics; mi++) {
+		const struct hk_metric *mt = &t->metrics[mi];
+		const struct model_event *e = mt->wall ? NULL : model_event(m, mi);
+
+		fprintf(f, "- Metric `%s`: %.*f %s", mt->name, mt->seconds ? 6 : 0,
+			hk_metric_value(t, mi, mt->total), mt->unit);
+		if (e && e->aggregated)
+			fprintf(f, " in %" PRIu64 " sums by stack of %" PRIu64 " %s", mt->samples,
+				e->occurrences, strcmp(e->name, "off-cpu") ? "events" :
+				"blocked intervals");
+		else if (e)
+			fprintf(f, " in %" PRIu64 " samples (%" PRIu64 " lost)", mt->samples,
+				e->lost);
+		fprintf(f, ". %s\n", mt->description);
+	}
 	fprintf(f, "- Lost events: %" PRIu64 "\n", lost);
 	for (size_t i = 0; i < m->lost.len; i++)
 		fprintf(f, "  - %s: %" PRIu64 "\n", m->lost.items[i].name, m->lost.items[i].value);
@@ -127,54 +140,52 @@ static const uint8_t scope_type[HK_N_SCOPES] = {
 	HK_PS_POINT, HK_PS_TRANSITIVE, HK_PS_CUSTOM, HK_PS_EXECUTION,
 };
 
-/* The strings both layouts' metric sections hold: the metric's name, its
+/* The strings both layouts' metric sections hold: the metrics' names, the
  * formula, the scopes' names; and the section head's first fields. */
 struct metric_strings {
-	size_t name, formula, scope[HK_N_SCOPES];
+	size_t name[HK_MAX_METRICS], formula, scope[HK_N_SCOPES];
 };
 
-static void put_metric_strings(struct hk_buf *b, const struct model *m, struct metric_strings *ms)
+static void put_metric_strings(struct hk_buf *b, const struct hk_tree *t, struct metric_strings *ms)
 {
-	ms->name = hk_buf_str(b, hk_metric_name(m));
+	for (unsigned mi = 0; mi < t->n_metrics; mi++)
+		ms->name[mi] = hk_buf_str(b, t->metrics[mi].name);
 	ms->formula = hk_buf_str(b, "$$");
 	for (int s = 0; s < HK_N_SCOPES; s++)
 		ms->scope[s] = hk_buf_str(b, hk_scope_name(s));
 }
 
-/* pMetrics, nMetrics = 1 and three structure sizes. */
-static void set_metrics_head(struct hk_buf *b, size_t start, size_t md, const uint8_t sizes[3])
+/* pMetrics, nMetrics and three structure sizes. */
+static void set_metrics_head(struct hk_buf *b, size_t start, size_t md, uint32_t n,
+			     const uint8_t sizes[3])
 {
 	hk_buf_set_u64(b, start, md);
-	hk_buf_set_u32(b, start + 0x08, 1);
+	hk_buf_set_u32(b, start + 0x08, n);
 	for (int i = 0; i < 3; i++)
 		hk_buf_set_u8(b, start + 0x0c + i, sizes[i]);
 }
 
+/* released: {MD}[] -> {PSI}[], {SS}[] of each metric -> the shared {PS}[] */
 static void write_metrics_released(struct meta *mt)
 {
 	static const uint8_t sizes[3] = { HK_SZ_METRIC, HK_SZ_SCOPE_INST, HK_SZ_SUMMARY };
+	const struct hk_tree *t = mt->t;
 	struct hk_buf *b = &mt->b;
 	struct metric_strings ms;
 	size_t start, md, psi, ss, ps;
 
 	hk_buf_align(b, 8);
 	start = hk_buf_zero(b, 0x20);
-	md = hk_buf_zero(b, HK_SZ_METRIC);
-	psi = hk_buf_zero(b, HK_SZ_SCOPE_INST * HK_N_SCOPES);
-	ss = hk_buf_zero(b, HK_SZ_SUMMARY * HK_N_STATS);
+	md = hk_buf_zero(b, HK_SZ_METRIC * t->n_metrics);
+	psi = hk_buf_zero(b, HK_SZ_SCOPE_INST * HK_N_SCOPES * t->n_metrics);
+	ss = hk_buf_zero(b, HK_SZ_SUMMARY * HK_N_STATS * t->n_metrics);
 	ps = hk_buf_zero(b, HK_SZ_SCOPE * HK_N_SCOPES);
-	put_metric_strings(b, mt->m, &ms);
+	put_metric_strings(b, t, &ms);
 
-	set_metrics_head(b, start, md, sizes);
+	set_metrics_head(b, start, md, t->n_metrics, sizes);
 	hk_buf_set_u64(b, start + 0x10, ps);
 	hk_buf_set_u16(b, start + 0x18, HK_N_SCOPES);
 	hk_buf_set_u8(b, start + 0x1a, HK_SZ_SCOPE);
-
-	hk_buf_set_u64(b, md, ms.name);
-	hk_buf_set_u64(b, md + 0x08, psi);
-	hk_buf_set_u64(b, md + 0x10, ss);
-	hk_buf_set_u16(b, md + 0x18, HK_N_SCOPES);
-	hk_buf_set_u16(b, md + 0x1a, HK_N_STATS);
 	for (int s = 0; s < HK_N_SCOPES; s++) {
 		size_t o = ps + s * HK_SZ_SCOPE;
 
@@ -183,57 +194,75 @@ static void write_metrics_released(struct meta *mt)
 		/* only the transitive scope has a propagation bit; hpcprof
 		 * writes 255 for the others */
 		hk_buf_set_u8(b, o + 9, s == HK_SCOPE_FUNCTION ? 0 : 255);
-		o = psi + s * HK_SZ_SCOPE_INST;
-		hk_buf_set_u64(b, o, ps + s * HK_SZ_SCOPE);
-		hk_buf_set_u16(b, o + 8, s);
 	}
-	for (int c = 0; c < HK_N_COMBINES; c++) {
-		for (int s = 0; s < HK_N_SCOPES; s++) {
-			size_t o = ss + (c * HK_N_SCOPES + s) * HK_SZ_SUMMARY;
+	for (unsigned mi = 0; mi < t->n_metrics; mi++) {
+		size_t o = md + mi * HK_SZ_METRIC, mpsi = psi + mi * HK_SZ_SCOPE_INST * HK_N_SCOPES,
+		       mss = ss + mi * HK_SZ_SUMMARY * HK_N_STATS;
 
+		hk_buf_set_u64(b, o, ms.name[mi]);
+		hk_buf_set_u64(b, o + 0x08, mpsi);
+		hk_buf_set_u64(b, o + 0x10, mss);
+		hk_buf_set_u16(b, o + 0x18, HK_N_SCOPES);
+		hk_buf_set_u16(b, o + 0x1a, HK_N_STATS);
+		for (int s = 0; s < HK_N_SCOPES; s++) {
+			o = mpsi + s * HK_SZ_SCOPE_INST;
 			hk_buf_set_u64(b, o, ps + s * HK_SZ_SCOPE);
-			hk_buf_set_u64(b, o + 8, ms.formula);
-			hk_buf_set_u8(b, o + 0x10, c);
-			hk_buf_set_u16(b, o + 0x12, c * HK_N_SCOPES + s);
+			hk_buf_set_u16(b, o + 8, hk_prop_id(mi, s));
+		}
+		for (int c = 0; c < HK_N_COMBINES; c++) {
+			for (int s = 0; s < HK_N_SCOPES; s++) {
+				o = mss + (c * HK_N_SCOPES + s) * HK_SZ_SUMMARY;
+				hk_buf_set_u64(b, o, ps + s * HK_SZ_SCOPE);
+				hk_buf_set_u64(b, o + 8, ms.formula);
+				hk_buf_set_u8(b, o + 0x10, c);
+				hk_buf_set_u16(b, o + 0x12, hk_stat_id(mi, c, s));
+			}
 		}
 	}
 	section(mt, SEC_METRICS, start);
 }
 
-/* draft: {MD} -> {PS}[] -> {SS}[] per scope */
+/* draft: {MD}[] -> each metric's {PS}[] -> {SS}[] per scope */
 static void write_metrics_draft(struct meta *mt)
 {
 	static const uint8_t sizes[3] = { HK_DRAFT_SZ_METRIC, HK_DRAFT_SZ_SCOPE,
 					  HK_DRAFT_SZ_SUMMARY };
+	const struct hk_tree *t = mt->t;
 	struct hk_buf *b = &mt->b;
 	struct metric_strings ms;
 	size_t start, md, ps, ss;
 
 	hk_buf_align(b, 8);
 	start = hk_buf_zero(b, 0x10);
-	md = hk_buf_zero(b, HK_DRAFT_SZ_METRIC);
-	ps = hk_buf_zero(b, HK_DRAFT_SZ_SCOPE * HK_N_SCOPES);
-	ss = hk_buf_zero(b, HK_DRAFT_SZ_SUMMARY * HK_N_STATS);
-	put_metric_strings(b, mt->m, &ms);
+	md = hk_buf_zero(b, HK_DRAFT_SZ_METRIC * t->n_metrics);
+	ps = hk_buf_zero(b, HK_DRAFT_SZ_SCOPE * HK_N_SCOPES * t->n_metrics);
+	ss = hk_buf_zero(b, HK_DRAFT_SZ_SUMMARY * HK_N_STATS * t->n_metrics);
+	put_metric_strings(b, t, &ms);
 
-	set_metrics_head(b, start, md, sizes);
-	hk_buf_set_u64(b, md, ms.name);
-	hk_buf_set_u16(b, md + 8, HK_N_SCOPES);
-	hk_buf_set_u64(b, md + 0x10, ps);
-	for (int s = 0; s < HK_N_SCOPES; s++) {
-		size_t o = ps + s * HK_DRAFT_SZ_SCOPE;
-		size_t sums = ss + s * HK_N_COMBINES * HK_DRAFT_SZ_SUMMARY;
+	set_metrics_head(b, start, md, t->n_metrics, sizes);
+	for (unsigned mi = 0; mi < t->n_metrics; mi++) {
+		size_t o = md + mi * HK_DRAFT_SZ_METRIC,
+		       mps = ps + mi * HK_DRAFT_SZ_SCOPE * HK_N_SCOPES,
+		       mss = ss + mi * HK_DRAFT_SZ_SUMMARY * HK_N_STATS;
 
-		hk_buf_set_u64(b, o, ms.scope[s]);
-		hk_buf_set_u16(b, o + 8, HK_N_COMBINES);
-		hk_buf_set_u16(b, o + 0x0a, s);
-		hk_buf_set_u64(b, o + 0x10, sums);
-		for (int c = 0; c < HK_N_COMBINES; c++) {
-			size_t so = sums + c * HK_DRAFT_SZ_SUMMARY;
+		hk_buf_set_u64(b, o, ms.name[mi]);
+		hk_buf_set_u16(b, o + 8, HK_N_SCOPES);
+		hk_buf_set_u64(b, o + 0x10, mps);
+		for (int s = 0; s < HK_N_SCOPES; s++) {
+			size_t sums = mss + s * HK_N_COMBINES * HK_DRAFT_SZ_SUMMARY;
 
-			hk_buf_set_u64(b, so, ms.formula);
-			hk_buf_set_u8(b, so + 8, c);
-			hk_buf_set_u16(b, so + 0x0a, c * HK_N_SCOPES + s);
+			o = mps + s * HK_DRAFT_SZ_SCOPE;
+			hk_buf_set_u64(b, o, ms.scope[s]);
+			hk_buf_set_u16(b, o + 8, HK_N_COMBINES);
+			hk_buf_set_u16(b, o + 0x0a, hk_prop_id(mi, s));
+			hk_buf_set_u64(b, o + 0x10, sums);
+			for (int c = 0; c < HK_N_COMBINES; c++) {
+				size_t so = sums + c * HK_DRAFT_SZ_SUMMARY;
+
+				hk_buf_set_u64(b, so, ms.formula);
+				hk_buf_set_u8(b, so + 8, c);
+				hk_buf_set_u16(b, so + 0x0a, hk_stat_id(mi, c, s));
+			}
 		}
 	}
 	section(mt, SEC_METRICS, start);

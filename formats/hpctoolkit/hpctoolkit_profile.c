@@ -101,13 +101,16 @@ static int finish_stream(struct stream *s, const char *footer)
 static void summary_counts(const struct hk_tree *t, struct block *bl)
 {
 	for (size_t c = 0; c < t->n_nodes; c++) {
-		struct hk_stat st;
 		uint64_t n = 0;
 
-		hk_ctx_stat(t, c, &st);
-		for (int k = 0; k < HK_N_COMBINES; k++)
-			for (int s = 0; s < HK_N_SCOPES; s++)
-				n += st.ns[k][s] != 0;
+		for (unsigned mi = 0; mi < t->n_metrics; mi++) {
+			struct hk_stat st;
+
+			hk_ctx_stat(t, c, mi, &st);
+			for (int k = 0; k < HK_N_COMBINES; k++)
+				for (int s = 0; s < HK_N_SCOPES; s++)
+					n += st.ns[k][s] != 0;
+		}
 		bl->n_values += n;
 		bl->n_idx += n != 0;
 	}
@@ -119,8 +122,9 @@ static void thread_counts(const struct hk_tree *t, const struct hk_thread *th,
 	for (size_t i = th->first_value; i < th->first_value + th->n_values; i++) {
 		uint64_t n = 0;
 
-		for (int s = 0; s < HK_N_SCOPES; s++)
-			n += hk_value_ns(&t->values[i], s) != 0;
+		for (unsigned mi = 0; mi < t->n_metrics; mi++)
+			for (int s = 0; s < HK_N_SCOPES; s++)
+				n += hk_value_ns(t, i, mi, s) != 0;
 		bl->n_values += n;
 		bl->n_idx += n != 0;
 	}
@@ -223,13 +227,17 @@ int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
 	/* summary profile: statistics by context, statMetricId order */
 	for (size_t c = 0; c < t->n_nodes; c++) {
 		uint64_t start = vals.len / PVAL;
-		struct hk_stat st;
 
-		hk_ctx_stat(t, c, &st);
-		for (int k = 0; k < HK_N_COMBINES; k++)
-			for (int sc = 0; sc < HK_N_SCOPES; sc++)
-				if (st.ns[k][sc])
-					put_pval(&vals, k * HK_N_SCOPES + sc, hk_metric_value(t->m, st.ns[k][sc]));
+		for (unsigned mi = 0; mi < t->n_metrics; mi++) {
+			struct hk_stat st;
+
+			hk_ctx_stat(t, c, mi, &st);
+			for (int k = 0; k < HK_N_COMBINES; k++)
+				for (int sc = 0; sc < HK_N_SCOPES; sc++)
+					if (st.ns[k][sc])
+						put_pval(&vals, hk_stat_id(mi, k, sc),
+							 hk_metric_value(t, mi, st.ns[k][sc]));
+		}
 		if (vals.len / PVAL > start)
 			put_pidx(&idx, c, start);
 	}
@@ -238,14 +246,15 @@ int hk_write_profile(const struct hk_tree *t, const struct export_options *opts,
 		const struct hk_thread *th = &t->threads[i - 1];
 
 		for (size_t v = th->first_value; v < th->first_value + th->n_values; v++) {
-			const struct hk_value *hv = &t->values[v];
 			uint64_t start = vals.len / PVAL;
 
-			for (int sc = 0; sc < HK_N_SCOPES; sc++)
-				if (hk_value_ns(hv, sc))
-					put_pval(&vals, sc, hk_metric_value(t->m, hk_value_ns(hv, sc)));
+			for (unsigned mi = 0; mi < t->n_metrics; mi++)
+				for (int sc = 0; sc < HK_N_SCOPES; sc++)
+					if (hk_value_ns(t, v, mi, sc))
+						put_pval(&vals, hk_prop_id(mi, sc),
+							 hk_metric_value(t, mi, hk_value_ns(t, v, mi, sc)));
 			if (vals.len / PVAL > start)
-				put_pidx(&idx, hv->ctx, start);
+				put_pidx(&idx, t->values[v].ctx, start);
 		}
 		write_pblock(&s, &bl[i], &vals, &idx);
 	}
@@ -277,11 +286,11 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 	if (!bl)
 		goto out;
 	for (size_t c = 0; c < nn; c++) {
-		for (int sc = 0; sc < HK_N_SCOPES; sc++) {
+		for (unsigned id = 0; id < t->n_metrics * HK_N_SCOPES; id++) {
 			uint64_t n = 0;
 
 			for (uint32_t k = first[c]; k < first[c + 1]; k++)
-				n += hk_value_ns(&t->values[order[k]], sc) != 0;
+				n += hk_value_ns(t, order[k], id / HK_N_SCOPES, id % HK_N_SCOPES) != 0;
 			bl[c].n_values += n;
 			bl[c].n_idx += n != 0;
 		}
@@ -300,26 +309,27 @@ int hk_write_cct(const struct hk_tree *t, const struct export_options *opts,
 
 		if (!bl[c].n_values)
 			continue;
-		for (int sc = 0; sc < HK_N_SCOPES; sc++) {
+		/* propMetricIds in increasing order: metric, then scope */
+		for (unsigned id = 0; id < t->n_metrics * HK_N_SCOPES; id++) {
+			unsigned mi = id / HK_N_SCOPES, sc = id % HK_N_SCOPES;
 			uint64_t before = start;
 
 			for (uint32_t k = first[c]; k < first[c + 1]; k++) {
-				const struct hk_value *hv = &t->values[order[k]];
+				uint64_t ns = hk_value_ns(t, order[k], mi, sc);
+				double v = hk_metric_value(t, mi, ns);
 				uint8_t rec[CVAL];
-				double v = hk_metric_value(t->m, hk_value_ns(hv, sc));
 
-				if (!hk_value_ns(hv, sc))
+				if (!ns)
 					continue;
-				le32_put(rec, hv->prof);
+				le32_put(rec, t->values[order[k]].prof);
 				memcpy(rec + 4, &v, 8);
 				hk_buf_put(&vals, rec, CVAL);
 				start++;
 			}
 			if (start > before) {
 				uint8_t rec[CIDX];
-				uint16_t metric = sc;
 
-				le16_put(rec, metric);
+				le16_put(rec, id);
 				le64_put(rec + 2, before);
 				hk_buf_put(&idx, rec, CIDX);
 			}

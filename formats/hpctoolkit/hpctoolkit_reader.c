@@ -47,10 +47,14 @@ bool hkr_need(struct rd *r, uint64_t off, uint64_t len, const struct sec *s, uin
 	return true;
 }
 
-/* An array of n elements of `size` bytes: checks n against the room. */
+/* An array of n elements of `size` bytes: checks n against the room.  An
+ * empty one may be at 0, as pChildren is (and the writer puts every empty
+ * array: a run with no source file has no file array). */
 bool hkr_need_array(struct rd *r, uint64_t off, uint64_t n, uint64_t size,
 		    const struct sec *s, uint64_t align, const char *what)
 {
+	if (!n && !off)
+		return true;
 	if (n && size && n > (s->size + 1) / size)
 		return hkr_fail(r, off, "%s: %" PRIu64 " elements cannot fit", what, n);
 	return hkr_need(r, off, n * size, s, align, what);
@@ -185,6 +189,51 @@ int hkr_read_trace(const char *path, struct hkr_db *db, FILE *errf)
 	return read_file(path, db, errf, "trce");
 }
 
+/* Every metricId of profile.db and cct.db is one meta.db lists: a
+ * statMetricId in a summary profile, a propMetricId elsewhere. */
+static int check_metric_ids(const char *dir, const struct hkr_db *db, FILE *errf)
+{
+	uint8_t *known = calloc(2, 65536 / 8); /* prop ids, then stat ids */
+	int err = 0;
+
+	if (!known)
+		return -ENOMEM;
+#define KNOWN(stat, id) (known[(stat) * 8192 + (id) / 8] & 1 << (id) % 8)
+	for (size_t i = 0; i < db->n_metrics; i++) {
+		const struct hkr_metric *md = &db->metrics[i];
+
+		for (size_t k = 0; k < md->n_insts; k++)
+			known[md->insts[k].prop_id / 8] |= 1 << md->insts[k].prop_id % 8;
+		for (size_t k = 0; k < md->n_summaries; k++)
+			known[8192 + md->summaries[k].stat_id / 8] |= 1 << md->summaries[k].stat_id % 8;
+	}
+	for (size_t p = 0; p < db->n_profiles && !err; p++) {
+		const struct hkr_profile *pr = &db->profiles[p];
+		bool summary = db->draft ? p == 0 : pr->flags & 1;
+
+		for (size_t v = 0; v < pr->n_values && !err; v++)
+			if (!KNOWN(summary, pr->values[v].metric)) {
+				if (errf)
+					fprintf(errf, "%s/profile.db: offset 0: profile %zu: %s %u "
+						"not in meta.db\n", dir, p, summary ?
+						"statMetricId" : "propMetricId", pr->values[v].metric);
+				err = -EINVAL;
+			}
+	}
+	for (size_t c = 0; c < db->n_cct && !err; c++)
+		for (size_t v = 0; v < db->cct[c].n_values && !err; v++)
+			if (!KNOWN(0, db->cct[c].values[v].metric)) {
+				if (errf)
+					fprintf(errf, "%s/cct.db: offset 0: context %zu: propMetricId "
+						"%u not in meta.db\n", dir, c,
+						db->cct[c].values[v].metric);
+				err = -EINVAL;
+			}
+#undef KNOWN
+	free(known);
+	return err;
+}
+
 int hkr_read_dir(const char *dir, struct hkr_db *db, FILE *errf)
 {
 	static const char *const names[] = { "meta.db", "profile.db", "cct.db", "trace.db" };
@@ -228,7 +277,7 @@ int hkr_read_dir(const char *dir, struct hkr_db *db, FILE *errf)
 				return -EINVAL;
 			}
 	}
-	return 0;
+	return check_metric_ids(dir, db, errf);
 }
 
 uint32_t hkr_find_context(const struct hkr_db *db, uint32_t id)

@@ -2,7 +2,9 @@
 /*
  * HPCToolkit writer: trace.db, each thread's timeline of leaf contexts.
  *
- * Elements come from the samples (time, leaf context) and from the
+ * Elements come from the samples of one event (time, leaf context: the
+ * first event the kernel does not sum by stack, hk_tree.trace_event) and
+ * from the
  * sched_switch records: switched out -> ctxId 0 ("not running"), never two
  * 0s in a row.  A thread's line ends with a 0 at its exit (or the end of the
  * run), as hpcprof ends its lines, so the last sample has a duration.
@@ -91,7 +93,8 @@ static void walk_all(struct walk *w)
 			const struct model_sample *s = &m->samples.items[i++];
 			uint32_t prof;
 
-			if (s->thread >= m->threads.len || !(prof = t->thread_prof[s->thread]))
+			if (s->event != t->trace_event || s->thread >= m->threads.len ||
+			    !(prof = t->thread_prof[s->thread]))
 				continue;
 			element(w, prof, s->time_ns, hk_sample_ctx(t, s));
 		} else {

@@ -262,6 +262,7 @@ int hk_tree_build(struct hk_tree *t, const struct model *m, bool draft)
 	t->nodes[0] = (struct hk_node){ .kind = HK_NODE_ROOT, .function = MODEL_NONE,
 					.file = MODEL_NONE, .image = MODEL_NONE };
 	t->n_nodes = 1;
+	hk_list_metrics(t);
 	err = hk_order_threads(t);
 	if (!err)
 		err = hk_collect_leaves(t, &lw, &n_lw);
@@ -286,6 +287,7 @@ void hk_tree_free(struct hk_tree *t)
 	free(t->thread_prof);
 	free(t->thread_entry);
 	free(t->values);
+	free(t->ns);
 	free(t->ctx_first);
 	free(t->ctx_values);
 	free(t->child_start);

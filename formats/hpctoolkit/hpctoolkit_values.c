@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * HPCToolkit writer: the metric values.  CPU time in ns per (thread,
- * context) for the four scopes:
+ * HPCToolkit writer: the metrics (one per event, and the wall-clock view)
+ * and their values: ns or counts per (thread, context, metric) for the
+ * four scopes:
  *   point      the samples whose leaf is the context;
  *   function   point + the function values of the children whose relation
  *              is lexical (propagation bit 0 set): cost exclusive to the
@@ -14,8 +15,58 @@
 #include "formats/hpctoolkit/hpctoolkit_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- metrics ---------------------------------------------------------- */
+
+static void event_metric(struct hk_metric *mt, const struct model_event *e)
+{
+	mt->seconds = e->clock;
+	snprintf(mt->unit, sizeof(mt->unit), "%s", e->clock ? "s" : e->unit);
+	if (!strcmp(e->name, "cpu-clock")) {
+		snprintf(mt->name, sizeof(mt->name), "CPUTIME (sec)");
+		snprintf(mt->description, sizeof(mt->description),
+			 "CPU time in seconds, from the sampled cpu-clock");
+		return;
+	}
+	snprintf(mt->name, sizeof(mt->name), e->clock ? "%s (sec)" : "%s", e->name);
+	snprintf(mt->description, sizeof(mt->description), "%s, in %s, %s %s", e->description,
+		 e->clock ? "seconds" : e->unit, e->aggregated ? "summed by stack from" :
+		 "from the sampled", e->name);
+}
+
+void hk_list_metrics(struct hk_tree *t)
+{
+	const struct model *m = t->m;
+	uint32_t n = model_event_count(m);
+
+	_Static_assert(MODEL_MAX_EVENTS <= 16, "an event id takes 4 bits of a leaf's key");
+	if (n > MODEL_MAX_EVENTS)
+		n = MODEL_MAX_EVENTS;
+	t->trace_event = MODEL_NONE;
+	for (uint32_t ev = 0; ev < n; ev++) {
+		const struct model_event *e = model_event(m, ev);
+
+		event_metric(&t->metrics[ev], e);
+		t->wall_event[ev] = model_wall_event(m, ev);
+		if (t->trace_event == MODEL_NONE && !e->aggregated)
+			t->trace_event = ev;
+	}
+	t->n_metrics = n;
+	t->wall_metric = n;
+	if (model_has_wall(m)) {
+		struct hk_metric *w = &t->metrics[t->n_metrics++];
+
+		snprintf(w->name, sizeof(w->name), "wall (sec)");
+		snprintf(w->description, sizeof(w->description), "Wall-clock time in seconds, "
+			 "on-CPU time plus off-CPU time, by the stack where it was spent");
+		snprintf(w->unit, sizeof(w->unit), "s");
+		w->seconds = true;
+		w->wall = true;
+	}
+}
 
 /* ---- threads ----------------------------------------------------------- */
 
@@ -95,7 +146,9 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The sums by prof << 32 | ctx. */
+/* The sums by leaf_key(): profile, context and event in one word, in that
+ * order of significance, so that the sorted sums come by profile and
+ * context. */
 struct leaf_sum {
 	uint64_t key;
 	uint64_t ns;
@@ -118,6 +171,13 @@ static inline bool leaf_sum_match(const struct leaf_sum *e, const uint64_t *k)
 
 HASHTAB_DEFINE(leaf_sums, struct leaf_sum, uint64_t, leaf_sum_hash, leaf_key_hash, leaf_sum_match)
 
+#define LEAF_MAX_PROFILES (1u << 28)
+
+static inline uint64_t leaf_key(uint32_t prof, uint32_t ctx, uint32_t event)
+{
+	return (uint64_t)prof << 36 | (uint64_t)ctx << 4 | event;
+}
+
 #define LEAF_AHEAD 16
 
 /* Samples hit stacks and contexts in random order: load a later sample's
@@ -139,8 +199,8 @@ static void prefetch_ahead(const struct hk_tree *t, const struct leaf_sums *tab,
 		uint32_t c = t->leaf[(size_t)a->stack * HK_N_ENTRIES + t->thread_entry[a->thread]];
 
 		if (c)
-			leaf_sums_prefetch(tab, hash_mix64((uint64_t)t->thread_prof[a->thread] << 32 |
-							   c));
+			leaf_sums_prefetch(tab, hash_mix64(leaf_key(t->thread_prof[a->thread], c,
+								    a->event)));
 	}
 }
 
@@ -154,22 +214,26 @@ static int list_leaves(struct leaf_sums *tab, struct hk_leaf_weight **out, size_
 	if (!list)
 		return -ENOMEM;
 	HASHTAB_FOR_EACH(tab, e)
-		list[n++] = (struct hk_leaf_weight){ (uint32_t)(e->key >> 32), (uint32_t)e->key,
-						     e->ns };
+		list[n++] = (struct hk_leaf_weight){ (uint32_t)(e->key >> 36),
+						     (uint32_t)(e->key >> 4), e->ns,
+						     (uint32_t)(e->key & 15) };
 	qsort(list, n, sizeof(*list), cmp_leaf_weight);
 	*out = list;
 	*n_out = n;
 	return 0;
 }
 
-/* Sums the sample weights by (profile, leaf context), building the tree as
- * stacks are met.  Linear in distinct (thread, context) pairs. */
+/* Sums the sample weights by (profile, leaf context, event), building the
+ * tree as stacks are met, and counts each metric's samples and weight.
+ * Linear in distinct (thread, context, event) triples. */
 int hk_collect_leaves(struct hk_tree *t, struct hk_leaf_weight **out, size_t *n_out)
 {
 	const struct model *m = t->m;
 	struct leaf_sums tab = { 0 };
 	int err = -ENOMEM;
 
+	if (t->n_threads >= LEAF_MAX_PROFILES)
+		return -E2BIG;
 	for (size_t i = 0; i < m->samples.len; i++) {
 		const struct model_sample *s = &m->samples.items[i];
 		struct leaf_sum *e;
@@ -178,14 +242,20 @@ int hk_collect_leaves(struct hk_tree *t, struct hk_leaf_weight **out, size_t *n_
 		bool fresh;
 
 		prefetch_ahead(t, &tab, i);
-		if (s->thread >= m->threads.len || !(prof = t->thread_prof[s->thread]))
+		if (s->thread >= m->threads.len || !(prof = t->thread_prof[s->thread]) ||
+		    s->event >= t->wall_metric)
 			continue;
 		ctx = hk_sample_ctx(t, s);
 		if (!ctx)
 			goto out;
-		t->total_ns += s->weight;
 		t->n_samples++;
-		key = (uint64_t)prof << 32 | ctx;
+		t->metrics[s->event].samples++;
+		t->metrics[s->event].total += s->weight;
+		if (t->wall_event[s->event]) {
+			t->metrics[t->wall_metric].samples++;
+			t->metrics[t->wall_metric].total += s->weight;
+		}
+		key = leaf_key(prof, ctx, s->event);
 		e = leaf_sums_upsert(&tab, &key, &fresh);
 		if (!e)
 			goto out;
@@ -209,17 +279,24 @@ static void stat_add(struct hk_stat *st, int scope, uint64_t ns)
 		st->ns[HK_COMBINE_MAX][scope] = ns;
 }
 
-/* Dense scratch arrays over the contexts, reused across threads. */
+/* Dense scratch arrays over the contexts, reused across threads: acc holds
+ * each context's sums, HK_N_SCOPES per metric (acc_of()). */
 struct propagation {
-	uint64_t (*acc)[HK_N_SCOPES];
+	uint64_t *acc;
+	unsigned n_metrics;
 	uint32_t *touched;
 	uint8_t *mark;
 	size_t values_cap;
 };
 
+static inline uint64_t *acc_of(const struct propagation *pg, uint32_t ctx, unsigned metric)
+{
+	return pg->acc + ((size_t)ctx * pg->n_metrics + metric) * HK_N_SCOPES;
+}
+
 /* Marks the leaves of one profile and their ancestors (a walk stops at the
- * first marked node), adding each leaf's weight to its point value; returns
- * the marked contexts in increasing id order. */
+ * first marked node), adding each leaf's weight to its point value (and the
+ * wall view's); returns the marked contexts in increasing id order. */
 static size_t mark_profile(struct hk_tree *t, struct propagation *pg,
 			   const struct hk_leaf_weight *lw, size_t n)
 {
@@ -228,7 +305,9 @@ static size_t mark_profile(struct hk_tree *t, struct propagation *pg,
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c = lw[i].ctx;
 
-		pg->acc[c][HK_SCOPE_POINT] += lw[i].ns;
+		acc_of(pg, c, lw[i].event)[HK_SCOPE_POINT] += lw[i].ns;
+		if (t->wall_event[lw[i].event])
+			acc_of(pg, c, t->wall_metric)[HK_SCOPE_POINT] += lw[i].ns;
 		for (; !pg->mark[c]; c = t->nodes[c].parent) {
 			pg->mark[c] = 1;
 			pg->touched[nt++] = c;
@@ -248,6 +327,25 @@ static size_t mark_profile(struct hk_tree *t, struct propagation *pg,
 	return nt;
 }
 
+/* Room for one more value and its sums. */
+static int grow_values(struct hk_tree *t, struct propagation *pg)
+{
+	size_t cap = pg->values_cap * 2;
+	struct hk_value *nv;
+	uint64_t *ns;
+
+	nv = realloc(t->values, cap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	t->values = nv;
+	ns = realloc(t->ns, cap * t->n_metrics * 3 * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	t->ns = ns;
+	pg->values_cap = cap;
+	return 0;
+}
+
 /* Emits the profile's values, sorted by ctx, and clears the scratch. */
 static int emit_profile(struct hk_tree *t, struct propagation *pg, uint32_t prof, size_t nt)
 {
@@ -256,27 +354,44 @@ static int emit_profile(struct hk_tree *t, struct propagation *pg, uint32_t prof
 	th->first_value = t->n_values;
 	for (size_t k = 0; k < nt; k++) {
 		uint32_t c = pg->touched[k];
-		struct hk_value *v;
+		size_t v = t->n_values;
 
-		if (t->n_values == pg->values_cap) {
-			struct hk_value *nv = realloc(t->values,
-						      pg->values_cap * 2 * sizeof(*nv));
+		if (v == pg->values_cap && grow_values(t, pg))
+			return -ENOMEM;
+		t->values[v] = (struct hk_value){ .ctx = c, .prof = prof };
+		for (unsigned mi = 0; mi < t->n_metrics; mi++) {
+			uint64_t *a = acc_of(pg, c, mi), *out = &t->ns[(v * t->n_metrics + mi) * 3];
 
-			if (!nv)
-				return -ENOMEM;
-			t->values = nv;
-			pg->values_cap *= 2;
+			for (int s = 0; s < HK_N_SCOPES; s++)
+				out[hk_value_slot(s)] = a[s];
 		}
-		v = &t->values[t->n_values++];
-		v->ctx = c;
-		v->prof = prof;
-		for (int s = 0; s < HK_N_SCOPES; s++)
-			v->ns[hk_value_slot(s)] = pg->acc[c][s];
-		memset(pg->acc[c], 0, sizeof(pg->acc[c]));
+		t->n_values++;
+		memset(acc_of(pg, c, 0), 0, t->n_metrics * HK_N_SCOPES * sizeof(*pg->acc));
 		pg->mark[c] = 0;
 	}
 	th->n_values = t->n_values - th->first_value;
 	return 0;
+}
+
+/* Adds context c's sums of every metric to its parent's. */
+static void propagate_ctx(struct hk_tree *t, struct propagation *pg, uint32_t c)
+{
+	uint32_t p = t->nodes[c].parent;
+	bool lexical = hk_node_propagation(&t->nodes[c]) & 1;
+
+	for (unsigned mi = 0; mi < t->n_metrics; mi++) {
+		uint64_t *a = acc_of(pg, c, mi), *pa;
+
+		a[HK_SCOPE_EXECUTION] += a[HK_SCOPE_POINT];
+		a[HK_SCOPE_FUNCTION] += a[HK_SCOPE_POINT];
+		a[HK_SCOPE_LEX_AWARE] = a[HK_SCOPE_FUNCTION];
+		if (!c)
+			continue;
+		pa = acc_of(pg, p, mi);
+		pa[HK_SCOPE_EXECUTION] += a[HK_SCOPE_EXECUTION];
+		if (lexical)
+			pa[HK_SCOPE_FUNCTION] += a[HK_SCOPE_FUNCTION];
+	}
 }
 
 /*
@@ -294,14 +409,15 @@ static int emit_profile(struct hk_tree *t, struct propagation *pg, uint32_t prof
 int hk_propagate(struct hk_tree *t, const struct hk_leaf_weight *lw, size_t n_lw)
 {
 	size_t nn = t->n_nodes;
-	struct propagation pg = { .values_cap = 1024 };
+	struct propagation pg = { .values_cap = 1024, .n_metrics = t->n_metrics };
 	int err = -ENOMEM;
 
-	pg.acc = calloc(nn, sizeof(*pg.acc));
+	pg.acc = calloc(nn * t->n_metrics * HK_N_SCOPES, sizeof(*pg.acc));
 	pg.touched = malloc(nn * sizeof(*pg.touched));
 	pg.mark = calloc(nn, 1);
 	t->values = malloc(pg.values_cap * sizeof(*t->values));
-	if (!pg.acc || !pg.touched || !pg.mark || !t->values)
+	t->ns = malloc(pg.values_cap * t->n_metrics * 3 * sizeof(*t->ns));
+	if (!pg.acc || !pg.touched || !pg.mark || !t->values || !t->ns)
 		goto out;
 	err = 0;
 	for (size_t i = 0, j; i < n_lw && !err; i = j) {
@@ -311,19 +427,8 @@ int hk_propagate(struct hk_tree *t, const struct hk_leaf_weight *lw, size_t n_lw
 		for (j = i; j < n_lw && lw[j].prof == prof; j++)
 			;
 		nt = mark_profile(t, &pg, lw + i, j - i);
-		for (size_t k = nt; k-- > 0;) {
-			uint32_t c = pg.touched[k], p = t->nodes[c].parent;
-			uint64_t *a = pg.acc[c];
-
-			a[HK_SCOPE_EXECUTION] += a[HK_SCOPE_POINT];
-			a[HK_SCOPE_FUNCTION] += a[HK_SCOPE_POINT];
-			a[HK_SCOPE_LEX_AWARE] = a[HK_SCOPE_FUNCTION];
-			if (!c)
-				continue;
-			pg.acc[p][HK_SCOPE_EXECUTION] += a[HK_SCOPE_EXECUTION];
-			if (hk_node_propagation(&t->nodes[c]) & 1)
-				pg.acc[p][HK_SCOPE_FUNCTION] += a[HK_SCOPE_FUNCTION];
-		}
+		for (size_t k = nt; k-- > 0;)
+			propagate_ctx(t, &pg, pg.touched[k]);
 		err = emit_profile(t, &pg, prof, nt);
 	}
 out:
@@ -362,13 +467,10 @@ int hk_order_values(struct hk_tree *t)
 	return 0;
 }
 
-void hk_ctx_stat(const struct hk_tree *t, uint32_t ctx, struct hk_stat *st)
+void hk_ctx_stat(const struct hk_tree *t, uint32_t ctx, unsigned metric, struct hk_stat *st)
 {
 	memset(st, 0, sizeof(*st));
-	for (uint32_t k = t->ctx_first[ctx]; k < t->ctx_first[ctx + 1]; k++) {
-		const struct hk_value *v = &t->values[t->ctx_values[k]];
-
+	for (uint32_t k = t->ctx_first[ctx]; k < t->ctx_first[ctx + 1]; k++)
 		for (int s = 0; s < HK_N_SCOPES; s++)
-			stat_add(st, s, hk_value_ns(v, s));
-	}
+			stat_add(st, s, hk_value_ns(t, t->ctx_values[k], metric, s));
 }

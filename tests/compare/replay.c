@@ -45,6 +45,7 @@
 #include "cli/summary.h"
 #include "cli/targets.h"
 #include "decode/kernel_counters.h"
+#include "decode/run.h"
 #include "decode/trace_specs.h"
 #include "decode/tracker.h"
 #include "formats/registry.h"
@@ -173,6 +174,24 @@ static void set_events(struct model *m, const struct saved *s)
 		e.period = period;
 		model_add_event(m, &e);
 	}
+#else
+	(void)m;
+	(void)s;
+#endif
+}
+
+/* Each event's lost samples, as the run read them from the kernel after
+ * its sampler's counters; a run saved before they were has none. */
+static void events_lost(struct model *m, const struct saved *s)
+{
+#ifdef MODEL_MAX_EVENTS
+	uint64_t lost[MODEL_MAX_EVENTS] = { 0 };
+	const char *v;
+	uint32_t n = 0;
+
+	for (; n < MODEL_MAX_EVENTS && (v = fact_nth(s, SAVE_END, "event_lost", n)); n++)
+		lost[n] = strtoull(v, NULL, 10);
+	decode_events_lost(m, lost, n);
 #else
 	(void)m;
 	(void)s;
@@ -568,6 +587,7 @@ static void replay_finish(struct replay *r)
 	if ((it = find(&r->s, SAVE_COUNTERS)))
 		memcpy(counters, it->data, it->len < sizeof(counters) ? it->len : sizeof(counters));
 	sampler_counters(&r->m, counters);
+	events_lost(&r->m, &r->s);
 	if ((it = find(&r->s, SAVE_KERNEL_SAMPLES)))
 		memcpy(&by_ip, it->data, sizeof(by_ip));
 	r->fig.kernel_samples = kernel_samples(&r->m, by_ip, counters[COLLECTOR_CNT_AGG_FULL]);

@@ -106,6 +106,22 @@ callgrind_of() {
 	grep -l "^cmd: [^ ]*$(basename "$2")\( \|\$\)" "$1"/callgrind.out.* 2>/dev/null | head -n 1
 }
 
+# hk_total DUMP METRIC [FUNCTION]: from `collector dump` of an HPCToolkit
+# database, the summary profile's sum over the threads of METRIC's
+# inclusive value (execution scope) at FUNCTION's call contexts added up,
+# or at the root without FUNCTION; fails when the database has no METRIC
+hk_total() {
+	awk -v name="$2" -v fn="$3" '
+		/^  metric "/ { in_m = ($0 == "  metric \"" name "\"") }
+		in_m && $1 == "statMetricId" && $3 == "sum" && $NF == "execution" { id = $2; sub(":", "", id) }
+		fn != "" && $2 == "-call->" && $3 == "[function]" && $4 == fn { want[$1 ":"] = 1 }
+		/^  profile 0 / { on = 1; if (fn == "") want["#0:"] = 1; next }
+		/^  profile / { on = 0 }
+		on && want[$2] && id != "" { for (i = 3; i <= NF; i++) if ($i ~ ("^m" id "=")) {
+			v = $i; sub(/^m[0-9]+=/, "", v); s += v } }
+		END { if (id == "") exit 1; printf "%.9g\n", s }' "$1"
+}
+
 # summary_value SUMMARY_FILE LABEL: the first number after a summary label
 summary_value() {
 	awk -v label="$2" '$1 == label { print $2; exit }' "$1"

@@ -50,13 +50,7 @@ echo "Callgrind: touch_pages $got page faults of $N"
 
 "$COLLECTOR" dump "$TMP/pf/hpctoolkit" >"$TMP/hk" || fail "collector dump of the HPCToolkit database failed"
 grep -q 'metric "page-faults"' "$TMP/hk" || fail "HPCToolkit: no page-faults metric"
-ctxs=$(sed -n 's/^ *#\([0-9]*\) -call-> \[function\] touch_pages\( .*\)\{0,1\}$/\1/p' "$TMP/hk" | tr '\n' ' ')
-[ -n "$ctxs" ] || fail "HPCToolkit: no touch_pages context"
-# the summary profile's sum over threads, execution scope (inclusive): m3
-got=$(awk -v ctxs="$ctxs" 'BEGIN { n = split(ctxs, c, " "); for (i = 1; i <= n; i++) want["#" c[i] ":"] = 1 }
-	/^  profile 0 / { on = 1; next } /^  profile / { on = 0 }
-	on && want[$2] { for (i = 3; i <= NF; i++) if ($i ~ /^m3=/) { sub("m3=", "", $i); s += $i } }
-	END { print s + 0 }' "$TMP/hk")
+got=$(hk_total "$TMP/hk" page-faults touch_pages) || fail "HPCToolkit: no page-faults statistics"
 near "$got" $N 5 || fail "HPCToolkit: touch_pages has $got page faults, not about $N"
 echo "HPCToolkit: touch_pages $got page faults"
 
@@ -81,7 +75,7 @@ echo "pprof: touch_pages $got page faults"
 # --- three events at once, each as in its own run -------------------------------
 # N faults, 200 sleeps (a switch each), 600 ms of CPU: totals of the process
 ARGS="$N 200 600"
-"$COLLECTOR" -q -e cpu-clock,page-faults/1,context-switches/1 -f callgrind -o "$TMP/all" -- "$PT" $ARGS ||
+"$COLLECTOR" -q -e cpu-clock,page-faults/1,context-switches/1 -f callgrind,hpctoolkit -o "$TMP/all" -- "$PT" $ARGS ||
 	fail "three-event run failed"
 "$COLLECTOR" -q -e cpu-clock -f callgrind -o "$TMP/clock" -- "$PT" $ARGS || fail "cpu-clock run failed"
 "$COLLECTOR" -q -e page-faults/1 -f callgrind -o "$TMP/faults" -- "$PT" $ARGS || fail "page-faults run failed"
@@ -93,6 +87,15 @@ grep -q "^events: Samples Ns PageFaults ContextSwitches$" "$all" ||
 # faults: the same program faults the same pages (a few of the loader's vary)
 a=$(cg_total "$all" PageFaults) b=$(cg_total "$(callgrind_of "$TMP/faults" pagetouch)" PageFaults)
 near "$a" "$b" 3 20 || fail "page-faults: $a together, $b alone"
+# HPCToolkit: one database, a metric per event, as many faults as Callgrind
+[ ! -e "$TMP/all/page-faults" ] || fail "HPCToolkit: a database per event"
+"$COLLECTOR" dump "$TMP/all/hpctoolkit" >"$TMP/hk-all" || fail "collector dump of the three-event database failed"
+for metric in "CPUTIME (sec)" page-faults context-switches; do
+	hk_total "$TMP/hk-all" "$metric" >/dev/null || fail "HPCToolkit: no $metric metric in the one database"
+done
+a=$(hk_total "$TMP/hk-all" page-faults) b=$(cg_total "$all" PageFaults)
+near "$a" "$b" 1 2 || fail "HPCToolkit: $a page faults, Callgrind $b in the same run"
+echo "HPCToolkit: one database, $a page faults (Callgrind $b)"
 # switches: one per sleep, under the kernel's do_nanosleep (libc's
 # nanosleep has no frame pointer, which hides switch_often; the spin's
 # preemptions depend on what else the machine runs: not compared)

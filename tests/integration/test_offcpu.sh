@@ -2,7 +2,10 @@
 #  - offcpu: three times work() burns 1 s of CPU and wait_here() sleeps 1 s:
 #    wait_here about 3 s off-CPU, work about 3 s on-CPU, and the wall-clock
 #    view (on-CPU + off-CPU) adds up to the thread's lifetime, in Callgrind
-#    (OffCpuNs, Ns, WallNs) and pprof (off-cpu, wall sample types);
+#    (OffCpuNs, Ns, WallNs), pprof (off-cpu, wall sample types) and
+#    HPCToolkit (off-cpu (sec), CPUTIME (sec), wall (sec) metrics of one
+#    database); the summary's samples are cpu-clock's, off-CPU's sums
+#    not among them;
 #  - a pipe reader blocked in read: its off-CPU time under libc's read with
 #    the kernel's frames of the read;
 #  - --off-cpu-min above every blocked interval: nothing attributed, every
@@ -23,7 +26,7 @@ near() {
 }
 
 # --- on and off the CPU -----------------------------------------------------------
-"$COLLECTOR" --off-cpu -f callgrind,pprof -o "$TMP/oc" -- "$WL/offcpu" "$TMP/lifetime" 2>"$TMP/summary" ||
+"$COLLECTOR" --off-cpu -f callgrind,pprof,hpctoolkit -o "$TMP/oc" -- "$WL/offcpu" "$TMP/lifetime" 2>"$TMP/summary" ||
 	{ cat "$TMP/summary"; fail "--off-cpu run failed"; }
 cg=$(callgrind_of "$TMP/oc" offcpu)
 [ -n "$cg" ] || fail "no Callgrind file of offcpu"
@@ -50,6 +53,28 @@ cum=$(awk '$6 == "wait_here" { v = $4; f = 1e9
 near "$cum" 3000000000 5 || { cat "$TMP/top"; fail "pprof: wait_here has $cum ns off-CPU"; }
 go tool pprof -top -sample_index=wall -nodecount=3 "$TMP/oc/profile.pb.gz" >"$TMP/wall" 2>"$TMP/err" ||
 	{ cat "$TMP/err"; fail "pprof -sample_index=wall"; }
+
+"$COLLECTOR" dump "$TMP/oc/hpctoolkit" >"$TMP/hk" || fail "collector dump of the HPCToolkit database failed"
+# seconds as ns
+hk_ns() {
+	hk_total "$TMP/hk" "$@" | awk '{ printf "%.0f\n", $1 * 1e9 }'
+}
+v=$(hk_ns "off-cpu (sec)" wait_here)
+near "$v" 3000000000 5 || fail "HPCToolkit: wait_here has ${v:-no} ns off-CPU"
+v=$(hk_ns "CPUTIME (sec)" work)
+near "$v" 3000000000 10 || fail "HPCToolkit: work has ${v:-no} ns on-CPU"
+v=$(hk_ns "wall (sec)")
+near "$v" "$lifetime" 5 || fail "HPCToolkit: wall view ${v:-no} ns, the thread lived $lifetime ns"
+echo "HPCToolkit: off-cpu, CPUTIME and wall metrics in one database (wall $v ns)"
+# the summary's samples are cpu-clock's, as many as the traces' samples (an
+# element other than 0 each) of the same run: off-CPU's sums are not samples
+samples=$(awk '$1 == "samples" { print $2; exit }' "$TMP/summary")
+sums=$(sed -n 's/^ *off-cpu .* in \([0-9]*\) stacks.*/\1/p' "$TMP/summary")
+traced=$(awk '/^    [0-9]+ ctx #[0-9]+$/ && $3 != "#0" { n++ } END { print n + 0 }' "$TMP/hk")
+[ -n "$sums" ] && [ "$sums" -gt 0 ] || { cat "$TMP/summary"; fail "the summary has no off-CPU sums"; }
+[ "$samples" = "$traced" ] ||
+	{ cat "$TMP/summary"; fail "summary: $samples samples, the traces $traced (off-CPU: $sums sums)"; }
+echo "summary: $samples samples, as in the traces, beside $sums off-CPU sums"
 
 # --- a pipe reader blocked in read -------------------------------------------------
 "$COLLECTOR" -q --off-cpu -f callgrind -o "$TMP/pipe" -- sh -c 'sleep 1 | cat' || fail "pipe run failed"

@@ -2,7 +2,8 @@
 /*
  * A run of three events (cpu-clock, page-faults/1, off-cpu) in every format
  * that carries events side by side (Callgrind columns, pprof sample types,
- * DCPI profiles per event), in the one-event formats (a file per event),
+ * DCPI profiles per event, HPCToolkit metrics in one database), in the
+ * one-event formats (a file per event),
  * in the model's view of one event and in the summary.
  *
  * The stack model's eight samples (stack_model.h): t5 and t6 become
@@ -23,6 +24,7 @@
 #include <cmocka.h>
 
 #include "cli/summary.h"
+#include "formats/hpctoolkit/hpctoolkit_reader.h"
 #include "formats/registry.h"
 #include "stack_model.h"
 #include "unit_files.h"
@@ -133,6 +135,78 @@ static void test_dcpi_a_profile_per_event(void **state)
 	sm_free(sm);
 }
 
+/* The sum over the call contexts of function fn of one profile's value of
+ * a metric id. */
+static double hk_fn_value(const struct hkr_db *db, size_t prof, const char *fn, uint16_t id)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < db->n_contexts; i++) {
+		const struct hkr_context *c = &db->contexts[i];
+
+		if (!c->is_entry && c->relation == 1 && c->function != HKR_NONE &&
+		    db->functions[c->function].name &&
+		    !strcmp(db->functions[c->function].name, fn))
+			sum += hkr_profile_value(&db->profiles[prof], c->id, id);
+	}
+	return sum;
+}
+
+static bool near_value(double v, double want)
+{
+	return v > want - 1e-9 && v < want + 1e-9;
+}
+
+/* One database, a metric per event and the wall view's, side by side; the
+ * traces follow cpu-clock's samples only. */
+static void test_hpctoolkit_a_metric_per_event(void **state)
+{
+	static const char *const names[] = { "CPUTIME (sec)", "page-faults", "off-cpu (sec)",
+					     "wall (sec)" };
+	struct stack_model *sm = three_events();
+	struct hkr_db db = { 0 };
+	char path[128];
+	/* execution scope (inclusive) = 3, function (exclusive) = 1; stat ids:
+	 * 12 a metric, the sums first */
+	const uint16_t incl[] = { 3, 7, 11, 15 }, sum_incl[] = { 3, 15, 27, 39 };
+	const double ms = 1e-3;
+
+	(void)state;
+	write_formats(sm, "hpctoolkit");
+	assert_int_not_equal(access(sm_path(sm, "page-faults", path, sizeof(path)), F_OK), 0);
+	assert_int_equal(hkr_read_dir(sm_path(sm, "hpctoolkit", path, sizeof(path)), &db, stderr),
+			 0);
+	assert_int_equal(db.n_metrics, 4);
+	for (int k = 0; k < 4; k++) {
+		assert_string_equal(db.metrics[k].name, names[k]);
+		assert_int_equal(db.metrics[k].n_insts, 4);
+		assert_int_equal(db.metrics[k].insts[3].prop_id, incl[k]);
+		assert_int_equal(db.metrics[k].n_summaries, 12);
+	}
+	/* profiles: summary, thread 100, thread 101 */
+	assert_int_equal(db.n_profiles, 3);
+	/* work in thread 100: 3 ms on-CPU, no fault, 5 ms off-CPU, 8 ms wall */
+	assert_true(near_value(hk_fn_value(&db, 1, "work", incl[0]), 3 * ms));
+	assert_true(hk_fn_value(&db, 1, "work", incl[1]) == 0);
+	assert_true(near_value(hk_fn_value(&db, 1, "work", incl[2]), 5 * ms));
+	assert_true(near_value(hk_fn_value(&db, 1, "work", incl[3]), 8 * ms));
+	/* and in thread 101: 2 ms on-CPU, as much wall */
+	assert_true(near_value(hk_fn_value(&db, 2, "work", incl[0]), 2 * ms));
+	assert_true(hk_fn_value(&db, 2, "work", incl[2]) == 0);
+	assert_true(near_value(hk_fn_value(&db, 2, "work", incl[3]), 2 * ms));
+	/* main over the threads (the summary's sums): every event's total */
+	assert_true(near_value(hk_fn_value(&db, 0, "main", sum_incl[0]), 6 * ms));
+	assert_true(near_value(hk_fn_value(&db, 0, "main", sum_incl[1]), 2));
+	assert_true(near_value(hk_fn_value(&db, 0, "main", sum_incl[2]), 5 * ms));
+	assert_true(near_value(hk_fn_value(&db, 0, "main", sum_incl[3]), 11 * ms));
+	/* thread 100's trace: its cpu-clock samples t0-t2 and t7, and the end */
+	assert_int_equal(db.n_traces, 2);
+	assert_int_equal(db.traces[0].n, 5);
+	assert_true(db.traces[0].elems[3].timestamp == SM_T0 + 8 * SM_PERIOD);
+	hkr_free(&db);
+	sm_free(sm);
+}
+
 static void test_one_event_formats_a_file_per_event(void **state)
 {
 	struct stack_model *sm = three_events();
@@ -177,6 +251,8 @@ static void test_event_view_and_summary(void **state)
 	f = open_memstream(&out, &len);
 	summary_print(f, &sm->m, &fig);
 	fclose(f);
+	/* cpu-clock's 6 and page-faults' 2: the off-cpu sum is no sample */
+	assert_non_null(strstr(out, "  samples         8 of 3 events on 2 CPUs\n"));
 	assert_non_null(strstr(out, "page-faults        2 samples (every 1 faults), 2 faults, 0 lost"));
 	assert_non_null(strstr(out, "off-cpu            3 intervals"));
 	assert_non_null(strstr(out, "on-CPU 0.006 s + off-CPU 0.005 s = 0.011 s"));
@@ -202,15 +278,33 @@ static void test_time_ordered_formats(void **state)
 	assert_false(formats_need_time_order(mask));
 }
 
+/* A sampling event summed in the kernel counts the samples its sums hold;
+ * off-cpu's sums count none. */
+static void test_sample_count(void **state)
+{
+	struct stack_model *sm = three_events();
+
+	(void)state;
+	assert_int_equal(model_sample_count(&sm->m), 8);
+	assert_int_equal(model_sum_records(&sm->m), 1);
+	sm->m.events.items[1].aggregated = true;
+	sm->m.events.items[1].occurrences = 40;
+	assert_int_equal(model_sample_count(&sm->m), 6 + 40);
+	assert_int_equal(model_sum_records(&sm->m), 1);
+	sm_free(sm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_callgrind_a_column_per_event_and_wall),
 		cmocka_unit_test(test_pprof_a_sample_type_per_event),
 		cmocka_unit_test(test_dcpi_a_profile_per_event),
+		cmocka_unit_test(test_hpctoolkit_a_metric_per_event),
 		cmocka_unit_test(test_one_event_formats_a_file_per_event),
 		cmocka_unit_test(test_event_view_and_summary),
 		cmocka_unit_test(test_time_ordered_formats),
+		cmocka_unit_test(test_sample_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -273,8 +273,8 @@ static void test_round_trip_released(void **state)
 	p = path_join(dbdir, "metrics/default.yaml");
 	yaml = (char *)slurp(p, &n);
 	assert_non_null(strstr(yaml, "metric: CPUTIME (sec)"));
-	assert_non_null(strstr(yaml, "standard: *CPUTIME-sum-execution"));
-	assert_non_null(strstr(yaml, "custom: *CPUTIME-sum-lex_aware"));
+	assert_non_null(strstr(yaml, "standard: *m0-sum-execution"));
+	assert_non_null(strstr(yaml, "custom: *m0-sum-lex_aware"));
 	free(yaml);
 	free(p);
 	/* the copy of the source file */
@@ -380,6 +380,37 @@ static void test_nothing_to_write(void **state)
 	free(p);
 }
 
+/* Frames without source files (a stripped binary): the file array is empty,
+ * at 0, and the database reads. */
+static void test_no_source_files(void **state)
+{
+	struct env *e = *state;
+	struct model m;
+	struct model_image img = { .path = "/usr/bin/stripped", .kind = MODEL_IMAGE_ELF };
+	struct export_options opts = { .dir = e->dir, .quiet = true };
+	struct hkr_db db = { 0 };
+	uint32_t app, fn, loc, stack, p, th;
+	char *dbdir;
+
+	model_init(&m);
+	app = model_add_image(&m, &img);
+	fn = model_intern_function(&m, app, "spin", 0x1000, 0x100, MODEL_NONE, 0);
+	loc = model_intern_location(&m, app, 0x1010, fn, MODEL_NONE, 0, NULL, 0);
+	stack = model_intern_stack(&m, &loc, 1, 0, false);
+	p = model_add_process(&m, 300, 1, 0, "stripped", NULL, NULL);
+	th = model_add_thread(&m, p, 300, "stripped");
+	add_sample(&m, th, stack, T0_NS, MS);
+	m.run.end_ns = T0_NS + MS;
+	assert_int_equal(hpctoolkit_write(&m, &opts), 0);
+	dbdir = path_join(e->dir, "hpctoolkit");
+	assert_int_equal(hkr_read_dir(dbdir, &db, stderr), 0);
+	assert_int_equal(db.n_files, 0);
+	assert_int_equal(db.n_functions >= 1, 1);
+	hkr_free(&db);
+	free(dbdir);
+	model_free(&m);
+}
+
 /* ---- scale ------------------------------------------------------------------ */
 
 static void test_scale(void **state)
@@ -446,6 +477,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_round_trip_released, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip_draft, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_to_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_source_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scale, setup, teardown),
 	};
 

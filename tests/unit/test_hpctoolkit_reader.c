@@ -397,6 +397,37 @@ static void expect_reject(const char *name, const uint8_t *buf, size_t n, const 
 	hkr_free(&db);
 }
 
+/* A propMetricId meta.db does not list, in profile.db: each file reads, the
+ * database does not. */
+static void reject_unknown_metric(const char *dbdir)
+{
+	char *p = path_join(dbdir, "profile.db"), *msg = NULL;
+	struct hkr_db db = { 0 };
+	uint64_t pi, last;
+	uint16_t id = 200;
+	size_t n, len = 0;
+	uint8_t *b = slurp(p, &n);
+	FILE *f;
+
+	pi = rd64(b, rd64(b, 0x18)) + 0x30; /* profile 1 */
+	/* its last value: the highest id of its last context, still sorted */
+	last = rd64(b, pi + 0x08) + (rd64(b, pi) - 1) * 10;
+	memcpy(b + last, &id, 2);
+	f = fopen(p, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	fclose(f);
+	f = open_memstream(&msg, &len);
+	assert_int_equal(hkr_read_dir(dbdir, &db, f), -EINVAL);
+	fclose(f);
+	if (!strstr(msg, "profile 1: propMetricId 200 not in meta.db"))
+		fail_msg("expected the unknown propMetricId in: %s", msg);
+	free(msg);
+	hkr_free(&db);
+	free(b);
+	free(p);
+}
+
 /* targeted corruptions of our own files are each caught and explained */
 static void test_reader_rejects(void **state)
 {
@@ -468,6 +499,7 @@ static void test_reader_rejects(void **state)
 	expect_reject(p, b, 100, "footer");
 	free(b);
 	free(p);
+	reject_unknown_metric(dbdir);
 	free(dbdir);
 }
 

@@ -337,14 +337,17 @@ static void print_traced(FILE *out, const struct model *m)
  * targets, so not for -a, where idle CPUs take no samples): the machine
  * cannot take the sampling interrupts that often.  Said plainly, with
  * what to do. */
-static void print_rate_warning(FILE *out, const struct model *m, const struct summary_figures *f)
+static void print_rate_warning(FILE *out, const struct model *m, const struct summary_figures *f,
+			       uint64_t samples)
 {
 	double rate;
 
 	if (!f->target_cpu_ns || m->run.system_wide || !m->run.freq_hz ||
 	    model_event_count(m) > 1)
 		return;
-	rate = m->samples.len / (f->target_cpu_ns / 1e9);
+	/* the run's samples: with --interval the model holds the last
+	 * interval's only (it said 15% of 999 Hz for a run that had 100%) */
+	rate = samples / (f->target_cpu_ns / 1e9);
 	if (rate >= m->run.freq_hz / 2.0)
 		return;
 	fprintf(out, "    the achieved rate is %.0f%% of the requested %u Hz: this machine cannot "
@@ -384,7 +387,7 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 	else if (f->duration_s > 0)
 		fprintf(out, "  rate            %.0f samples/s over %d CPUs (requested %u Hz per CPU)\n",
 			samples / f->duration_s, f->cpus, m->run.freq_hz);
-	print_rate_warning(out, m, f);
+	print_rate_warning(out, m, f, samples);
 	if (f->aggregated)
 		fprintf(out, "  in-kernel sums  the samples were summed by stack in the kernel, no ring "
 			"record each (%llu counted there; --no-aggregate streams them)\n",

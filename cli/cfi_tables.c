@@ -93,7 +93,6 @@ struct cfi_tables {
 	uint64_t served_ns;       /* when the pending processes were last served */
 	pid_t asked_once[ASKED_ONCE]; /* processes that asked once lately (a ring) */
 	size_t n_asked_once;
-	bool system_wide;         /* -a: a process is served at its second request */
 	struct user *users;       /* processes with a mapping table */
 	size_t n_users, cap_users;
 	struct idmap by_pid;      /* pid -> index in users */
@@ -123,14 +122,13 @@ static void close_files(struct cfi_image *img)
 	img->has_debug = false;
 }
 
-struct cfi_tables *cfi_tables_new(struct bpf_session *s, bool system_wide)
+struct cfi_tables *cfi_tables_new(struct bpf_session *s)
 {
 	struct cfi_tables *ct = calloc(1, sizeof(*ct));
 	int err;
 
 	if (!ct)
 		return NULL;
-	ct->system_wide = system_wide;
 	err = unwind_tables_open(&ct->ut, s);
 	if (err) {
 		fprintf(stderr, "collector: cannot map the unwind tables: %s\n", strerror(-err));
@@ -616,15 +614,13 @@ static void request(void *ctx, const struct collector_unwind_request *r)
 		drop_user(ct, pid);
 		return;
 	}
-	/* -a: served at its second request (the kernel side asks again 20 ms
+	/* served at its second request (the kernel side asks again 20 ms
 	 * later while it still has no tables): the many processes of a busy
 	 * system that live for a sample or two (a shell's tools) do not make
-	 * the running programs wait behind their tables.  The processes of
-	 * -- CMD and -p are what the user asked for, short-lived or not (a
-	 * script's tools): served at their first request */
-	for (k = 0; ct->system_wide && k < ASKED_ONCE && ct->asked_once[k] != pid; k++)
+	 * the running programs wait behind their tables */
+	for (k = 0; k < ASKED_ONCE && ct->asked_once[k] != pid; k++)
 		;
-	if (ct->system_wide && k == ASKED_ONCE) {
+	if (k == ASKED_ONCE) {
 		ct->asked_once[ct->n_asked_once++ % ASKED_ONCE] = pid;
 		return;
 	}

@@ -39,7 +39,7 @@ struct cfi_tables;
 
 /* NULL without memory or when the session's maps cannot be mapped (with
  * a message). */
-struct cfi_tables *cfi_tables_new(struct bpf_session *s, bool system_wide);
+struct cfi_tables *cfi_tables_new(struct bpf_session *s);
 void cfi_tables_free(struct cfi_tables *ct);
 
 /* Builds and loads the tables of executable `path` and of what it will

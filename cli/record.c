@@ -294,7 +294,7 @@ static int open_sampling(struct record *r)
 		return EXIT_BPF;
 	if (bpf_session_open(&r->bpf, &cfg))
 		return EXIT_BPF;
-	if (cfg.cfi && !(r->cfi = cfi_tables_new(r->bpf, opts->all_cpus)))
+	if (cfg.cfi && !(r->cfi = cfi_tables_new(r->bpf)))
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
 	if (!r->tracker || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0)) {

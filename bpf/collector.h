@@ -47,6 +47,54 @@ struct collector_event_header {
 };
 
 /*
+ * Frames.  Every frame of a stack is one u64 whose top 4 bits say its kind,
+ * so that a frame stays 8 bytes in the ring, in the summed stacks' map and
+ * in their hash (a frame of 16 bytes would double the 438 ring bytes of a
+ * 47-frame cfi sample and every summed stack's map value):
+ *
+ *   NATIVE  (0x0)  a user-mode address: x86-64 user space is below 2^47
+ *   KERNEL  (0xf)  a kernel address as the kernel gives it (0xffff...)
+ *   PYTHON  (0x1)  an interpreter frame: the code object and the offset of
+ *                  its current instruction, packed as below
+ *   JIT     (0x2)  a native address inside code a runtime generated; the
+ *                  BPF programs do not write it (user space tells JIT
+ *                  code from an image's by the process's mappings), it is
+ *                  the kind the model and the formats give such frames
+ *
+ * A PYTHON frame: bits 0-43 the code object's address >> 3 (CPython's
+ * objects are 8-byte aligned, below 2^47), bits 44-58 the offset of the
+ * instruction in 2-byte code units (saturated at 0x7fff), bit 59 ENTRY: the
+ * frame is the first of one C call of the evaluator (3.11's is_entry, the
+ * frame above a 3.12+ shim frame), so that user space splices each run of
+ * Python frames, innermost first and ending at an ENTRY frame, in place of
+ * one native frame of the evaluator (_PyEval_EvalFrameDefault): a Python
+ * function called back from C sits under the C frames that called it.
+ * The Python frames of a user stack follow its native frames.
+ */
+enum collector_frame_kind {
+	COLLECTOR_FRAME_NATIVE = 0x0,
+	COLLECTOR_FRAME_PYTHON = 0x1,
+	COLLECTOR_FRAME_JIT = 0x2,
+	COLLECTOR_FRAME_KERNEL = 0xf,
+};
+
+#define COLLECTOR_FRAME_KIND_SHIFT 60
+#define COLLECTOR_FRAME_KIND(f) ((u32)((u64)(f) >> COLLECTOR_FRAME_KIND_SHIFT))
+#define COLLECTOR_PY_ENTRY (1ULL << 59)
+#define COLLECTOR_PY_OFFSET_SHIFT 44
+#define COLLECTOR_PY_OFFSET_MAX 0x7fffULL
+#define COLLECTOR_PY_FRAME(code, units, entry)                                          \
+	(((u64)COLLECTOR_FRAME_PYTHON << COLLECTOR_FRAME_KIND_SHIFT) |                     \
+	 ((entry) ? COLLECTOR_PY_ENTRY : 0) |                                              \
+	 (((u64)(units) > COLLECTOR_PY_OFFSET_MAX ? COLLECTOR_PY_OFFSET_MAX : (u64)(units)) \
+	  << COLLECTOR_PY_OFFSET_SHIFT) |                                                   \
+	 (((u64)(code) >> 3) & ((1ULL << COLLECTOR_PY_OFFSET_SHIFT) - 1)))
+#define COLLECTOR_PY_CODE(f) (((u64)(f) & ((1ULL << COLLECTOR_PY_OFFSET_SHIFT) - 1)) << 3)
+#define COLLECTOR_PY_UNITS(f) \
+	(((u64)(f) >> COLLECTOR_PY_OFFSET_SHIFT) & COLLECTOR_PY_OFFSET_MAX)
+#define COLLECTOR_PY_IS_ENTRY(f) (((u64)(f) & COLLECTOR_PY_ENTRY) != 0)
+
+/*
  * A sample.  Its call stacks travel with it: n_kernel kernel addresses, then
  * n_user user addresses (u64 each, innermost first) follow the record.  No
  * stack-trace map: a map's stack ids collide once it fills (a system-wide
@@ -60,7 +108,8 @@ struct collector_sample_event {
 	u64 period;       /* sample period, in the event's unit (ns for clocks) */
 	u64 cputime_ns;   /* task->se.sum_exec_runtime */
 	u16 n_kernel;     /* kernel frames that follow (kernel mode only) */
-	u16 n_user;       /* user frames that follow (0: no walk, only user_ip) */
+	u16 n_user;       /* user frames that follow, native then Python (see
+			   * Frames; 0: no walk, only user_ip) */
 	u8 kernel_mode;
 	u8 event;         /* the run's event index: the perf link's BPF cookie */
 	u8 user_end;      /* enum collector_user_end */

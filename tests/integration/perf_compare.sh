@@ -100,6 +100,15 @@ compare_with_perf() {
 		sleep 0.01
 	done
 	[ -n "$target" ] || { wait $cpid; cat "$TMP/$name.summary"; fail "$name: no command started"; }
+	# perf attaches once the child runs COMMAND: attached while it is still
+	# the collector's held copy, perf reads the old image's maps and misses
+	# the new one's (its samples were raw addresses, no DSO: 19% of a
+	# run's "0x00005575d8cea544" once on a loaded machine)
+	exe=$(readlink -f "$(command -v "$1")")
+	for i in $(seq 1 300); do
+		[ "$(readlink -f "/proc/$target/exe" 2>/dev/null)" = "$exe" ] && break
+		sleep 0.01
+	done
 	perf record -q -F "$freq" -p "$target" -o "$TMP/$name.data" >/dev/null \
 		2>"$TMP/$name.perf-err" &
 	ppid=$!

@@ -268,7 +268,7 @@ static int open_unwind_service(struct record *r)
 		return err;
 	}
 	unwind_tables_maps(r->cfi_maps, &maps);
-	r->cfi = unwind_service_new(&maps);
+	r->cfi = unwind_service_new(&maps, table_cache_open());
 	if (!r->cfi) {
 		fprintf(stderr, "collector: out of memory\n");
 		return -ENOMEM;
@@ -646,7 +646,9 @@ static void finish(struct record *r)
 				.images = st.images, .rows = st.rows, .build_ns = st.build_ns,
 				.map_bytes = st.map_bytes, .loader_bytes = st.loader_bytes,
 				.images_evicted = st.images_evicted, .rows_evicted = st.rows_evicted,
-				.images_no_space = st.images_no_space, .debug_files = st.debug_files });
+				.images_no_space = st.images_no_space, .debug_files = st.debug_files,
+				.built = st.images_built, .cache_hits = st.cache_hits,
+				.cache_refused = st.cache_refused });
 	}
 	/* every sample the kernel saw is in ip_counts, or counted as not
 	 * fitting there; summed by stack without ip_counts, it counted them */

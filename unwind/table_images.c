@@ -13,6 +13,7 @@
 #include "lib/path.h"
 #include "symbols/cfi_table.h"
 #include "symbols/debug_files.h"
+#include "unwind/table_cache.h"
 
 /* The table rows are the BPF program's, field for field. */
 _Static_assert(sizeof(struct cfi_row) == sizeof(struct collector_unwind_row), "row layout");
@@ -107,38 +108,110 @@ static int add_table(struct unwind_service *us, struct cfi_image *img, const str
 	}
 }
 
-void images_build(struct unwind_service *us, struct cfi_image *img)
+/* The cache's name for img's tables. */
+static void image_key(const struct cfi_image *img, char *key)
 {
 	const struct elf_file *f = &img->file;
-	uint64_t t0 = now_ns();
+
+	table_cache_key(key, f->build_id, f->build_id_len, f->dev, f->inode, f->mtime, f->size,
+			img->has_debug);
+}
+
+/* Loads the table of segment cs into the maps as img's next segment. */
+static void load_seg(struct unwind_service *us, struct cfi_image *img,
+		     const struct table_cache_seg *cs)
+{
+	struct cfi_seg *seg = &img->segs[img->n_segs++];
+	struct cfi_table t = {
+		.base = cs->base,
+		.rows = (struct cfi_row *)cs->rows,
+		.n_rows = cs->n_rows,
+		.pages = (uint32_t *)cs->pages,
+		.n_pages = cs->n_pages,
+	};
+
+	memset(seg, 0, sizeof(*seg));
+	seg->offset = cs->offset;
+	seg->filesz = cs->filesz;
+	seg->vmo = cs->vmo;
+	if (!cs->n_rows)
+		return; /* no table: frame-pointer steps there */
+	if (add_table(us, img, &t, &seg->space) == 0) {
+		seg->table_base = t.base;
+		seg->first_page = seg->space.first_page;
+		seg->n_pages = t.n_pages;
+		us->st.rows += t.n_rows;
+	}
+}
+
+/* img's tables from the cache; false when it has none that validate. */
+static bool load_cached(struct unwind_service *us, struct cfi_image *img, const char *key)
+{
+	struct table_cache_entry e;
+	int err = table_cache_read(us->cache, key, &e);
+
+	if (err) {
+		us->st.cache_refused += err == -EINVAL;
+		return false;
+	}
+	for (uint32_t s = 0; s < e.n_segs && s < MAX_SEGS; s++)
+		load_seg(us, img, &e.segs[s]);
+	table_cache_release(&e);
+	us->st.cache_hits++;
+	return true;
+}
+
+/* Builds the tables of img's executable segments from its CFI into
+ * segs[0..*n) (tables[s] those with a table), and loads them. */
+static void build_tables(struct unwind_service *us, struct cfi_image *img,
+			 struct table_cache_seg *segs, struct cfi_table *tables)
+{
+	const struct elf_file *f = &img->file;
 
 	for (size_t i = 0; i < f->n_loads && img->n_segs < MAX_SEGS; i++) {
 		const struct elf_segment *ld = &f->loads[i];
-		struct cfi_seg *seg = &img->segs[img->n_segs];
-		struct cfi_table t;
+		uint32_t s = img->n_segs;
+		struct cfi_table *t = &tables[s];
+		size_t bytes;
 
 		if (!(ld->flags & PF_X))
 			continue;
-		memset(seg, 0, sizeof(*seg));
-		seg->offset = ld->offset;
-		seg->filesz = ld->filesz;
-		seg->vmo = ld->vaddr - ld->offset;
-		img->n_segs++;
-		if (cfi_table_build(&t, f, ld, img->has_debug ? &img->debug : NULL) != 0)
-			continue; /* no table: frame-pointer steps there */
+		segs[s] = (struct table_cache_seg){ .offset = ld->offset, .filesz = ld->filesz,
+						    .vmo = ld->vaddr - ld->offset };
+		memset(t, 0, sizeof(*t));
+		if (cfi_table_build(t, f, ld, img->has_debug ? &img->debug : NULL) == 0) {
+			segs[s].base = t->base;
+			segs[s].n_rows = t->n_rows;
+			segs[s].n_pages = t->n_pages;
+			segs[s].rows = (const struct collector_unwind_row *)t->rows;
+			segs[s].pages = t->pages;
+		}
 		/* the image files are mapped, not read: their pages are the
 		 * page cache's, given back when they are closed */
-		if (t.n_rows * sizeof(*t.rows) + (t.n_pages + 1) * sizeof(*t.pages) >
-		    us->build_peak_bytes)
-			us->build_peak_bytes = t.n_rows * sizeof(*t.rows) +
-					       (t.n_pages + 1) * sizeof(*t.pages);
-		if (add_table(us, img, &t, &seg->space) == 0) {
-			seg->table_base = t.base;
-			seg->first_page = seg->space.first_page;
-			seg->n_pages = t.n_pages;
-			us->st.rows += t.n_rows;
-		}
-		cfi_table_free(&t);
+		bytes = t->n_rows * sizeof(*t->rows) + (t->n_pages + 1) * sizeof(*t->pages);
+		if (bytes > us->build_peak_bytes)
+			us->build_peak_bytes = bytes;
+		load_seg(us, img, &segs[s]);
+	}
+}
+
+void images_build(struct unwind_service *us, struct cfi_image *img)
+{
+	struct table_cache_seg segs[MAX_SEGS];
+	struct cfi_table tables[MAX_SEGS];
+	bool cacheable = us->cache && img->dev != VDSO_DEV;
+	uint64_t t0 = now_ns();
+	char key[TABLE_CACHE_KEY_MAX];
+
+	if (cacheable)
+		image_key(img, key);
+	if (!cacheable || !load_cached(us, img, key)) {
+		build_tables(us, img, segs, tables);
+		us->st.images_built++;
+		if (cacheable && table_cache_write(us->cache, key, segs, img->n_segs) == 0)
+			us->st.cache_written++;
+		for (uint32_t s = 0; s < img->n_segs; s++)
+			cfi_table_free(&tables[s]);
 	}
 	img->state = img->n_segs ? IMAGE_READY : IMAGE_FAILED;
 	us->st.images_failed += img->state == IMAGE_FAILED;

@@ -9,13 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct unwind_service *unwind_service_new(const struct unwind_maps *maps)
+struct unwind_service *unwind_service_new(const struct unwind_maps *maps,
+					  struct table_cache *cache)
 {
 	struct unwind_service *us = calloc(1, sizeof(*us));
 
-	if (!us)
+	if (!us) {
+		table_cache_close(cache);
 		return NULL;
+	}
 	us->maps = *maps;
+	us->cache = cache;
 	return us;
 }
 
@@ -26,6 +30,7 @@ void unwind_service_free(struct unwind_service *us)
 	unwind_service_stop(us);
 	images_free(us);
 	processes_free(us);
+	table_cache_close(us->cache);
 	free(us->pending);
 	free(us);
 }

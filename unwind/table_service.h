@@ -29,7 +29,9 @@
  *
  * The parts: table_service.c (requests, scheduling, the thread),
  * table_images.c (the images: opening, debug files, building, eviction),
- * table_processes.c (a process's mappings into its mapping table).
+ * table_processes.c (a process's mappings into its mapping table),
+ * table_cache.c (the tables kept on disk across runs: an image seen in an
+ * earlier run gets its tables read, not built).
  */
 #ifndef COLLECTOR_TABLE_SERVICE_H
 #define COLLECTOR_TABLE_SERVICE_H
@@ -38,13 +40,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "unwind/table_cache.h"
 #include "unwind/unwind_maps.h"
 
 struct unwind_service;
 
 /* NULL without memory.  maps is copied; what it points at must outlive
- * the service. */
-struct unwind_service *unwind_service_new(const struct unwind_maps *maps);
+ * the service.  cache: the tables on disk (unwind/table_cache.h), or NULL;
+ * the service closes it. */
+struct unwind_service *unwind_service_new(const struct unwind_maps *maps,
+					  struct table_cache *cache);
 void unwind_service_free(struct unwind_service *us);
 
 /* Builds and loads the tables of executable `path` and of what it will
@@ -62,6 +67,10 @@ void unwind_service_stop(struct unwind_service *us);
 
 struct unwind_service_stats {
 	uint64_t images, images_failed, rows, refreshes;
+	uint64_t images_built;  /* tables built from an image's CFI */
+	uint64_t cache_hits;    /* tables read from the cache on disk */
+	uint64_t cache_written; /* tables written to it */
+	uint64_t cache_refused; /* files in it that did not validate (rebuilt) */
 	uint64_t debug_files;   /* images whose .debug_frame came from a debug file */
 	uint64_t images_evicted, rows_evicted; /* space given to others */
 	uint64_t images_no_space; /* tables not loaded: no space left */

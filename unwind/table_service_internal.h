@@ -71,6 +71,7 @@ struct pending {
 
 struct unwind_service {
 	struct unwind_maps maps;
+	struct table_cache *cache; /* NULL: tables built each run */
 	struct idmap by_file;     /* hash of (dev, inode) -> index in images */
 	struct cfi_image *images;
 	size_t n_images, cap_images;

@@ -36,7 +36,8 @@ static int request_callback(void *ctx, void *data, size_t size)
 	const struct collector_unwind_request *r = data;
 
 	if (size >= sizeof(*r) && t->on_request &&
-	    (r->hdr.kind == COLLECTOR_EV_UNWIND_MISS || r->hdr.kind == COLLECTOR_EV_UNWIND_GONE))
+	    (r->hdr.kind == COLLECTOR_EV_UNWIND_MISS || r->hdr.kind == COLLECTOR_EV_UNWIND_GONE ||
+	     r->hdr.kind == COLLECTOR_EV_UNWIND_EXEC))
 		t->on_request(t->request_ctx, r);
 	return 0;
 }

@@ -257,7 +257,8 @@ size_t images_get(struct unwind_service *us, uint64_t dev, uint64_t inode, const
 
 	if (id != UINT32_MAX && us->images[id].dev == dev && us->images[id].inode == inode) {
 		img = &us->images[id];
-		if (img->state == IMAGE_EVICTED && open_image(img, path) == 0) {
+		if ((img->state == IMAGE_EVICTED || img->state == IMAGE_UNBUILT) &&
+		    open_image(img, path) == 0) {
 			find_debug_file(us, img, name, ns_prefix);
 			img->state = IMAGE_QUEUED;
 			us->n_queued++;
@@ -288,6 +289,50 @@ size_t images_get(struct unwind_service *us, uint64_t dev, uint64_t inode, const
 	us->st.images++;
 	us->st.images_failed += err != 0;
 	return us->n_images++;
+}
+
+/* Ends a queued image's wait with the tables of the cache on disk, or
+ * without tables (UNBUILT) when it has none. */
+static void try_cache(struct unwind_service *us, struct cfi_image *img)
+{
+	char key[TABLE_CACHE_KEY_MAX];
+	uint64_t t0 = now_ns();
+
+	if (img->dev == VDSO_DEV) {
+		images_build(us, img);
+		return;
+	}
+	if (us->cache) {
+		image_key(img, key);
+		if (load_cached(us, img, key)) {
+			img->state = img->n_segs ? IMAGE_READY : IMAGE_FAILED;
+			us->st.images_failed += img->state == IMAGE_FAILED;
+		} else {
+			img->state = IMAGE_UNBUILT;
+		}
+	} else {
+		img->state = IMAGE_UNBUILT;
+	}
+	close_files(img);
+	us->n_queued--;
+	us->st.build_ns += now_ns() - t0;
+}
+
+size_t images_get_ready(struct unwind_service *us, uint64_t dev, uint64_t inode, const char *path,
+			const char *name, const char *ns_prefix)
+{
+	uint32_t id = idmap_get(&us->by_file, hash_pair(dev, inode));
+	size_t i;
+
+	/* built, failed, queued (for a process that asked twice), or known
+	 * to be missing from the cache: as they are */
+	if (id != UINT32_MAX && us->images[id].dev == dev && us->images[id].inode == inode &&
+	    us->images[id].state != IMAGE_EVICTED)
+		return id;
+	i = images_get(us, dev, inode, path, name, ns_prefix);
+	if (i != SIZE_MAX && us->images[i].state == IMAGE_QUEUED)
+		try_cache(us, &us->images[i]);
+	return i;
 }
 
 static void add_file(struct unwind_service *us, const char *path)

@@ -9,11 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The mapping table entry of e, an executable mapping of process pid;
- * false when its image is not built yet (noted in pp, if given). */
-static bool map_entry(struct unwind_service *us, pid_t pid, const struct procmap_entry *e,
-		      struct collector_unwind_map *m, struct pending *pp, uint32_t *image)
+/* The mapping table entry of e, an executable mapping of process pid:
+ * ENTRY_WAIT when its image is not built yet (noted in pp, if given), or
+ * with ready_only ENTRY_LEFT_OUT (no entry: a sample there asks). */
+enum entry { ENTRY_DONE, ENTRY_WAIT, ENTRY_LEFT_OUT };
+static enum entry map_entry(struct unwind_service *us, pid_t pid, const struct procmap_entry *e,
+			    struct collector_unwind_map *m, struct pending *pp, uint32_t *image,
+			    bool ready_only)
 {
+	size_t (*get)(struct unwind_service *, uint64_t, uint64_t, const char *, const char *,
+		      const char *) = ready_only ? images_get_ready : images_get;
 	struct cfi_image *img;
 	char path[4096], ns[32];
 	size_t i = SIZE_MAX;
@@ -22,19 +27,23 @@ static bool map_entry(struct unwind_service *us, pid_t pid, const struct procmap
 	m->end = e->end;
 	snprintf(ns, sizeof(ns), "/proc/%d/root", (int)pid);
 	if (!strcmp(e->path, "[vdso]"))
-		i = images_get(us, VDSO_DEV, 0, NULL, NULL, "");
+		i = get(us, VDSO_DEV, 0, NULL, NULL, "");
 	else if (procmap_is_file(e) && procmaps_open_path(pid, e, path, sizeof(path)) == 0)
-		i = images_get(us, procmap_dev(e), e->inode, path, e->path, ns);
+		i = get(us, procmap_dev(e), e->inode, path, e->path, ns);
 	*image = i == SIZE_MAX ? NO_IMAGE : i;
 	if (i == SIZE_MAX)
-		return true; /* no file (JIT code): frame-pointer steps */
+		return ENTRY_DONE; /* no file (JIT code): frame-pointer steps */
 	img = &us->images[i];
+	if (img->state != IMAGE_READY && img->state != IMAGE_FAILED && ready_only) {
+		*image = NO_IMAGE;
+		return ENTRY_LEFT_OUT;
+	}
 	if (img->state == IMAGE_QUEUED) {
 		if (pp && pp->n_waited < WAITED_MAX)
 			pp->waited[pp->n_waited++] = i;
 		if (pp && pp->hot_pc >= e->start && pp->hot_pc < e->end)
 			pp->hot = i;
-		return false;
+		return ENTRY_WAIT;
 	}
 	for (uint32_t s = 0; s < img->n_segs; s++) {
 		const struct cfi_seg *seg = &img->segs[s];
@@ -48,7 +57,7 @@ static bool map_entry(struct unwind_service *us, pid_t pid, const struct procmap
 		m->n_pages = seg->n_pages;
 		break;
 	}
-	return true;
+	return ENTRY_DONE;
 }
 
 /* pid's entry in users, made when make (else NULL when it has none). */
@@ -145,7 +154,8 @@ static void set_user(struct unwind_service *us, pid_t pid, const uint32_t *imgs,
 	u->n = n;
 }
 
-int process_write(struct unwind_service *us, pid_t pid, bool *complete, struct pending *pp)
+int process_write(struct unwind_service *us, pid_t pid, bool *complete, struct pending *pp,
+		  bool ready_only)
 {
 	struct collector_unwind_proc *p;
 	uint32_t imgs[COLLECTOR_UNWIND_MAX_MAPS], n_imgs = 0;
@@ -169,11 +179,14 @@ int process_write(struct unwind_service *us, pid_t pid, bool *complete, struct p
 	for (size_t i = 0; i < maps.n && p->n_maps < COLLECTOR_UNWIND_MAX_MAPS; i++) {
 		uint32_t img;
 		bool seen = false;
+		enum entry got;
 
 		if (!maps.entries[i].exec)
 			continue;
-		*complete &= map_entry(us, pid, &maps.entries[i], &p->maps[p->n_maps++], pp,
-				       &img);
+		got = map_entry(us, pid, &maps.entries[i], &p->maps[p->n_maps], pp, &img,
+				ready_only);
+		*complete &= got == ENTRY_DONE;
+		p->n_maps += got != ENTRY_LEFT_OUT;
 		if (img == NO_IMAGE)
 			continue;
 		/* an image's segments are listed one after another */

@@ -65,7 +65,17 @@ void unwind_service_add_process(struct unwind_service *us, pid_t pid)
 	add_pending(us, pid, 0);
 }
 
-/* Process tgid asked for its tables, or they were dropped. */
+/* Process pid's mapping table from the images that have tables now,
+ * built or in the cache on disk: nothing is built for it. */
+static void serve_ready(struct unwind_service *us, pid_t pid)
+{
+	bool complete;
+
+	if (process_write(us, pid, &complete, NULL, true) == 0)
+		us->st.served_ready++;
+}
+
+/* Process tgid exec'd, asked for its tables, or they were dropped. */
 static void request(void *ctx, const struct collector_unwind_request *r)
 {
 	struct unwind_service *us = ctx;
@@ -76,14 +86,23 @@ static void request(void *ctx, const struct collector_unwind_request *r)
 		process_drop(us, pid);
 		return;
 	}
-	/* served at its second request (the kernel side asks again 20 ms
+	/* at exec: its executable and ld.so are mapped, with tables if they
+	 * are built or cached (the libraries ld.so maps next ask in turn) */
+	if (r->hdr.kind == COLLECTOR_EV_UNWIND_EXEC) {
+		serve_ready(us, pid);
+		return;
+	}
+	/* built for at its second request (the kernel side asks again 20 ms
 	 * later while it still has no tables): the many processes of a busy
 	 * system that live for a sample or two (a shell's tools) do not make
-	 * the running programs wait behind their tables */
+	 * the running programs wait behind their tables.  At the first, it
+	 * gets what is built or cached: a build's compilers, run again and
+	 * again, have theirs at once */
 	for (k = 0; k < ASKED_ONCE && us->asked_once[k] != pid; k++)
 		;
 	if (k == ASKED_ONCE) {
 		us->asked_once[us->n_asked_once++ % ASKED_ONCE] = pid;
+		serve_ready(us, pid);
 		return;
 	}
 	add_pending(us, pid, r->pc);
@@ -97,7 +116,8 @@ static void serve_pending(struct unwind_service *us, size_t first)
 
 	for (size_t i = first; i < us->n_pending; i++) {
 		bool complete;
-		int err = process_write(us, us->pending[i].pid, &complete, &us->pending[i]);
+		int err = process_write(us, us->pending[i].pid, &complete, &us->pending[i],
+					false);
 
 		if (!err && !complete)
 			us->pending[kept++] = us->pending[i];

@@ -7,18 +7,25 @@
  * interface of unwind/unwind_maps.h (loader/ implements it), shared by
  * every process that maps it.
  *
- * A process's mapping table is written when it asks (its first sample, or
- * a sample outside its known mappings: a COLLECTOR_EV_UNWIND_MISS record
- * in a ring of its own), at once with the images already built; the
- * images it still needs are built shortest job first (the image it was
- * sampled in first), so that one big image (a browser, a JIT runtime)
- * does not delay every small program's tables, and its mapping table is
- * written again as they come.  When the maps are full, the images no live
- * process maps are evicted (the longest unused first).  Until then its
- * frames there are walked by frame pointer.  That is a thread's work,
- * between unwind_service_start and unwind_service_stop: the drain of the
- * samples (hundreds of new processes to resolve, in a system-wide run)
- * does not delay it.  Nothing else may be called in between.
+ * A process's mapping table is written at its exec (a
+ * COLLECTOR_EV_UNWIND_EXEC record: its executable and ld.so are mapped)
+ * and when it asks (a sample without a table, or outside its known
+ * mappings: a COLLECTOR_EV_UNWIND_MISS record), in a ring of their own.
+ * At exec and at its first request it gets only what is ready: images
+ * built, or whose tables the cache on disk holds (table_cache.h); the
+ * mappings of the others are left out, so that a sample there asks again.
+ * At its second request (20 ms on: the many processes of a busy system
+ * that live for a sample or two get nothing built) it is written at once
+ * with the images already built, and the images it still needs are built
+ * shortest job first (the image it was sampled in first), so that one big
+ * image (a browser, a JIT runtime) does not delay every small program's
+ * tables, and its mapping table is written again as they come.  When the
+ * maps are full, the images no live process maps are evicted (the longest
+ * unused first).  Until then its frames there are walked by frame
+ * pointer.  That is a thread's work, between unwind_service_start and
+ * unwind_service_stop: the drain of the samples (hundreds of new
+ * processes to resolve, in a system-wide run) does not delay it.  Nothing
+ * else may be called in between.
  *
  * Before that, unwind_service_add_process names the -p processes, served
  * first as the thread starts (with sampling: a running process's samples
@@ -71,6 +78,8 @@ struct unwind_service_stats {
 	uint64_t cache_hits;    /* tables read from the cache on disk */
 	uint64_t cache_written; /* tables written to it */
 	uint64_t cache_refused; /* files in it that did not validate (rebuilt) */
+	uint64_t served_ready;  /* mapping tables written at exec or a first
+				 * request, from what was built or cached */
 	uint64_t debug_files;   /* images whose .debug_frame came from a debug file */
 	uint64_t images_evicted, rows_evicted; /* space given to others */
 	uint64_t images_no_space; /* tables not loaded: no space left */

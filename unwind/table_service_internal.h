@@ -20,8 +20,10 @@
 #define MAX_SEGS 4
 
 /* EVICTED: built, then its space given to others (no live process mapped
- * it); queued again when a process maps it. */
-enum image_state { IMAGE_QUEUED, IMAGE_READY, IMAGE_FAILED, IMAGE_EVICTED };
+ * it); queued again when a process maps it.  UNBUILT: met by processes
+ * served from what is ready only (at exec, at a first request), and not in
+ * the cache on disk; queued when a process asks a second time. */
+enum image_state { IMAGE_QUEUED, IMAGE_READY, IMAGE_FAILED, IMAGE_EVICTED, IMAGE_UNBUILT };
 
 /* The table of one executable segment. */
 struct cfi_seg {
@@ -111,7 +113,14 @@ static inline uint64_t now_ns(void)
  * without memory. */
 size_t images_get(struct unwind_service *us, uint64_t dev, uint64_t inode, const char *path,
 		  const char *name, const char *ns_prefix);
-/* Builds and loads the tables of a queued image's executable segments. */
+/* The same without building: an image that is new or was evicted gets its
+ * tables from the cache on disk (or, missing there, becomes UNBUILT); the
+ * vDSO's are built (a few rows).  The state of the image returned says
+ * whether it has them. */
+size_t images_get_ready(struct unwind_service *us, uint64_t dev, uint64_t inode, const char *path,
+			const char *name, const char *ns_prefix);
+/* Builds and loads the tables of a queued image's executable segments
+ * (read from the cache on disk when they are there). */
 void images_build(struct unwind_service *us, struct cfi_image *img);
 /* Frees the images (the maps' space is the caller's). */
 void images_free(struct unwind_service *us);
@@ -119,8 +128,11 @@ void images_free(struct unwind_service *us);
 /* table_processes.c */
 
 /* Writes pid's mapping table; *complete: every image it maps was built
- * (those it waits for noted in pp, if given). */
-int process_write(struct unwind_service *us, pid_t pid, bool *complete, struct pending *pp);
+ * (those it waits for noted in pp, if given).  ready_only: nothing is
+ * queued to be built (see images_get_ready); the mappings of images
+ * without tables yet are left out, so that a sample there asks again. */
+int process_write(struct unwind_service *us, pid_t pid, bool *complete, struct pending *pp,
+		  bool ready_only);
 /* Process pid's mapping table is gone (exec, exit): its images are
  * released. */
 void process_drop(struct unwind_service *us, pid_t pid);

@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "lib/fdio.h"
+
 _Static_assert(sizeof(struct table_cache_header) % 8 == 0, "header keeps rows aligned");
 _Static_assert(sizeof(struct table_cache_seg_record) % 8 == 0, "records keep rows aligned");
 
@@ -298,21 +300,9 @@ void table_cache_release(struct table_cache_entry *e)
 
 static int write_all(int fd, const void *buf, size_t n, uLong *crc)
 {
-	const uint8_t *p = buf;
-
 	if (crc)
-		*crc = crc32_z(*crc, p, n);
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= w;
-	}
-	return 0;
+		*crc = crc32_z(*crc, buf, n);
+	return fd_write_all(fd, buf, n);
 }
 
 /* The file's body (records, rows, pages) into fd after room for the

@@ -648,7 +648,8 @@ static void finish(struct record *r)
 				.images_evicted = st.images_evicted, .rows_evicted = st.rows_evicted,
 				.images_no_space = st.images_no_space, .debug_files = st.debug_files,
 				.built = st.images_built, .cache_hits = st.cache_hits,
-				.cache_refused = st.cache_refused });
+				.cache_refused = st.cache_refused,
+				.served_ready = st.served_ready });
 	}
 	/* every sample the kernel saw is in ip_counts, or counted as not
 	 * fitting there; summed by stack without ip_counts, it counted them */

@@ -35,6 +35,7 @@ enum collector_event_kind {
 					* made by the loader from the maps */
 	COLLECTOR_EV_UNWIND_MISS = 9,  /* --call-graph cfi: a process needs its tables */
 	COLLECTOR_EV_UNWIND_GONE = 10, /* --call-graph cfi: its tables were dropped */
+	COLLECTOR_EV_UNWIND_EXEC = 11, /* --call-graph cfi: a process exec'd */
 };
 
 /* Every ring-buffer record starts with this. */
@@ -371,7 +372,9 @@ struct collector_unwind_proc {
  * hdr.tgid needs tables, the image that holds pc first (the PC it was
  * sampled at, or where its walk left the known mappings); or
  * COLLECTOR_EV_UNWIND_GONE, its mapping table was dropped (exec, exit),
- * pc 0. */
+ * pc 0; or COLLECTOR_EV_UNWIND_EXEC, it exec'd (after the GONE of its old
+ * image, if it had a table): its tables are wanted before its first
+ * sample, pc 0. */
 struct collector_unwind_request {
 	struct collector_event_header hdr;
 	u64 pc;

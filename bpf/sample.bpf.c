@@ -564,8 +564,15 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	if (!is_target(BPF_CORE_READ(p, tgid)))
 		return 0;
-	if (cfi_mode)
-		unwind_forget(BPF_CORE_READ(p, tgid)); /* a new image */
+	if (cfi_mode) {
+		u32 tgid = BPF_CORE_READ(p, tgid);
+
+		unwind_forget(tgid); /* a new image */
+		/* its tables at once, from what is built or cached: before
+		 * its first sample rather than after its second */
+		unwind_request(COLLECTOR_EV_UNWIND_EXEC, tgid, 0, bpf_ktime_get_ns(),
+			       BPF_RB_FORCE_WAKEUP);
+	}
 	e = reserve_task_event(COLLECTOR_EV_EXEC, p);
 	if (!e)
 		return 0;

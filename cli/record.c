@@ -22,7 +22,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/cfi_tables.h"
 #include "cli/continuous.h"
 #include "cli/event_options.h"
 #include "cli/outdir.h"
@@ -46,6 +45,7 @@
 #include "loader/waiter.h"
 #include "model/model.h"
 #include "symbols/symbolize.h"
+#include "unwind/table_service.h"
 
 /* How long one drain may take before the loop looks at the clock, the
  * targets and the signals again: a ring filled as fast as it is read
@@ -68,7 +68,8 @@ struct record {
 	struct symbolizer *sym;
 	struct tracker *tracker;
 	struct bpf_session *bpf;
-	struct cfi_tables *cfi;     /* --call-graph cfi, else NULL */
+	struct unwind_tables *cfi_maps; /* --call-graph cfi: the maps, */
+	struct unwind_service *cfi; /* and their service, else NULL */
 	struct uprobes *uprobes;
 	struct trace_files trace_files;
 	struct launch launch;
@@ -256,6 +257,25 @@ static int on_record(void *ctx, const void *data, size_t size)
 }
 
 /* The sampling programs and the tracker their records go to. */
+/* --call-graph cfi: the unwind service, given the session's maps. */
+static int open_unwind_service(struct record *r)
+{
+	struct unwind_maps maps;
+	int err = unwind_tables_open(&r->cfi_maps, r->bpf);
+
+	if (err) {
+		fprintf(stderr, "collector: cannot map the unwind tables: %s\n", strerror(-err));
+		return err;
+	}
+	unwind_tables_maps(r->cfi_maps, &maps);
+	r->cfi = unwind_service_new(&maps, table_cache_open());
+	if (!r->cfi) {
+		fprintf(stderr, "collector: out of memory\n");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int open_sampling(struct record *r)
 {
 	const struct collector_options *opts = r->opts;
@@ -294,7 +314,7 @@ static int open_sampling(struct record *r)
 		return EXIT_BPF;
 	if (bpf_session_open(&r->bpf, &cfg))
 		return EXIT_BPF;
-	if (cfg.cfi && !(r->cfi = cfi_tables_new(r->bpf)))
+	if (cfg.cfi && open_unwind_service(r) != 0)
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
 	if (!r->tracker || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0)) {
@@ -320,7 +340,7 @@ static int add_targets(struct record *r)
 		bpf_session_add_target(r->bpf, opts->pids[i]);
 		/* its tables first, as sampling starts */
 		if (r->cfi)
-			cfi_tables_add_process(r->cfi, opts->pids[i]);
+			unwind_service_add_process(r->cfi, opts->pids[i]);
 		if (tracker_add_process(r->tracker, opts->pids[i], st.ktime_ns) != 0) {
 			fprintf(stderr, "collector: PID %d exited during start-up\n", opts->pids[i]);
 			return EXIT_NO_TARGET;
@@ -342,7 +362,7 @@ static int add_targets(struct record *r)
 		char *exe = path_find_command(opts->command[0]);
 
 		if (exe)
-			cfi_tables_prepare_command(r->cfi, exe);
+			unwind_service_prepare_command(r->cfi, exe);
 		free(exe);
 	}
 	tracker_expect_exec(r->tracker, r->launch.pid);
@@ -419,7 +439,7 @@ static int start(struct record *r)
 	tracker_begin_window(r->tracker);
 	/* the tables processes ask for, from now on built by a thread of
 	 * their own: a long drain does not delay them */
-	if (r->cfi && cfi_tables_start(r->cfi) != 0)
+	if (r->cfi && unwind_service_start(r->cfi) != 0)
 		return EXIT_FAILURE_RUN;
 	if (opts->command ? bpf_session_start_sampling(r->bpf, &r->launch.pid, 1)
 			  : bpf_session_start_sampling(r->bpf, opts->pids, opts->n_pids))
@@ -616,17 +636,20 @@ static void finish(struct record *r)
 	if (bpf_session_lost_by_event(r->bpf, lost_by_event) == 0)
 		decode_events_lost(&r->m, lost_by_event, COLLECTOR_MAX_EVENTS);
 	if (r->cfi) {
-		cfi_tables_stop(r->cfi);
-		struct cfi_tables_stats st;
+		unwind_service_stop(r->cfi);
+		struct unwind_service_stats st;
 
-		cfi_tables_get_stats(r->cfi, &st);
+		unwind_service_get_stats(r->cfi, &st);
 		/* the tables' figures in the summary with -v only */
 		if (r->opts->verbose)
 			decode_cfi_tables(&r->m, &(struct decode_cfi_figures){
 				.images = st.images, .rows = st.rows, .build_ns = st.build_ns,
 				.map_bytes = st.map_bytes, .loader_bytes = st.loader_bytes,
 				.images_evicted = st.images_evicted, .rows_evicted = st.rows_evicted,
-				.images_no_space = st.images_no_space, .debug_files = st.debug_files });
+				.images_no_space = st.images_no_space, .debug_files = st.debug_files,
+				.built = st.images_built, .cache_hits = st.cache_hits,
+				.cache_refused = st.cache_refused,
+				.served_ready = st.served_ready });
 	}
 	/* every sample the kernel saw is in ip_counts, or counted as not
 	 * fitting there; summed by stack without ip_counts, it counted them */
@@ -692,7 +715,8 @@ static void cleanup(struct record *r, int rc)
 	uprobes_close(r->uprobes);
 	trace_files_free(&r->trace_files);
 	tracker_free(r->tracker);
-	cfi_tables_free(r->cfi);
+	unwind_service_free(r->cfi);
+	unwind_tables_close(r->cfi_maps);
 	bpf_session_close(r->bpf);
 	symbolizer_free(r->sym);
 	if (r->model_ready)

@@ -70,6 +70,10 @@ void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f)
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_EVICTED_ROWS, f->rows_evicted);
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_NO_SPACE, f->images_no_space);
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_DEBUG_FILES, f->debug_files);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_BUILT, f->built);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_CACHE_HITS, f->cache_hits);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_CACHE_REFUSED, f->cache_refused);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_SERVED_READY, f->served_ready);
 }
 
 uint64_t decode_kernel_samples(struct model *m, uint64_t by_ip, uint64_t not_counted)

@@ -24,6 +24,11 @@ struct decode_cfi_figures {
 	uint64_t images_evicted, rows_evicted; /* space given to others */
 	uint64_t images_no_space; /* no table: no space left */
 	uint64_t debug_files;    /* images with CFI from a separate debug file */
+	uint64_t built;          /* tables built from an image's CFI */
+	uint64_t cache_hits;     /* read from the cache on disk instead */
+	uint64_t cache_refused;  /* files there that did not validate (rebuilt) */
+	uint64_t served_ready;   /* mapping tables written at exec or a first
+				  * request, from tables built or cached */
 };
 void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f);
 /* The tracer's counters (enum collector_trace_counter). */

@@ -55,11 +55,6 @@ static bool find_in_maps(pid_t pid, const char *name, char *out, size_t size)
 	return found;
 }
 
-static const char *const library_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
-	"/lib", "/usr/lib", "/usr/local/lib",
-};
-
 struct needed_ctx {
 	const char *name;
 	char *out;
@@ -70,14 +65,8 @@ static int needed_found(void *vctx, const char *needed)
 {
 	struct needed_ctx *c = vctx;
 
-	if (!library_name_matches(needed, c->name))
-		return 0;
-	for (size_t d = 0; d < sizeof(library_dirs) / sizeof(*library_dirs); d++) {
-		snprintf(c->out, c->size, "%s/%s", library_dirs[d], needed);
-		if (regular_file(c->out))
-			return 1;
-	}
-	return 0;
+	return library_name_matches(needed, c->name) &&
+	       path_find_library(needed, c->out, c->size) == 0;
 }
 
 /* A library that COMMAND's binary needs, by its DT_NEEDED name. */
@@ -98,9 +87,9 @@ static bool find_in_library_dirs(const char *name, char *out, size_t size)
 {
 	static const char *const suffixes[] = { ".so.6", ".so.1", ".so.0", ".so" };
 
-	for (size_t d = 0; d < sizeof(library_dirs) / sizeof(*library_dirs); d++)
+	for (size_t d = 0; path_library_dirs[d]; d++)
 		for (size_t s = 0; s < sizeof(suffixes) / sizeof(*suffixes); s++) {
-			snprintf(out, size, "%s/%s%s", library_dirs[d], name, suffixes[s]);
+			snprintf(out, size, "%s/%s%s", path_library_dirs[d], name, suffixes[s]);
 			if (regular_file(out))
 				return true;
 		}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Finding a command the way execvp(3) does. */
+/* Finding a command the way execvp(3) does, and a library as ld.so. */
 #include "lib/path.h"
 
 #include <errno.h>
@@ -41,4 +41,28 @@ char *path_find_command(const char *argv0)
 		path += n + (path[n] == ':');
 	}
 	return NULL;
+}
+
+/* /etc/ld.so.conf.d on Debian x86-64 (libc.conf, x86_64-linux-gnu.conf),
+ * then ld.so's trusted directories */
+const char *const path_library_dirs[] = {
+	"/usr/local/lib", "/usr/local/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+	"/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib", NULL,
+};
+
+int path_find_library(const char *name, char *out, size_t size)
+{
+	struct stat st;
+
+	if (strchr(name, '/')) {
+		snprintf(out, size, "%s", name);
+		return stat(out, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -ENOENT;
+	}
+	for (size_t d = 0; path_library_dirs[d]; d++) {
+		if ((size_t)snprintf(out, size, "%s/%s", path_library_dirs[d], name) >= size)
+			continue;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
+			return 0;
+	}
+	return -ENOENT;
 }

@@ -36,7 +36,8 @@ static int request_callback(void *ctx, void *data, size_t size)
 	const struct collector_unwind_request *r = data;
 
 	if (size >= sizeof(*r) && t->on_request &&
-	    (r->hdr.kind == COLLECTOR_EV_UNWIND_MISS || r->hdr.kind == COLLECTOR_EV_UNWIND_GONE))
+	    (r->hdr.kind == COLLECTOR_EV_UNWIND_MISS || r->hdr.kind == COLLECTOR_EV_UNWIND_GONE ||
+	     r->hdr.kind == COLLECTOR_EV_UNWIND_EXEC))
 		t->on_request(t->request_ctx, r);
 	return 0;
 }
@@ -108,10 +109,10 @@ void unwind_tables_close(struct unwind_tables *t)
 	free(t);
 }
 
-int unwind_tables_add_image(struct unwind_tables *t, const struct collector_unwind_row *rows,
-			    uint32_t n_rows, const uint32_t *pages, uint32_t n_pages,
-			    struct unwind_image_space *out)
+static int add_image(void *maps, const struct collector_unwind_row *rows, uint32_t n_rows,
+		     const uint32_t *pages, uint32_t n_pages, struct unwind_image_space *out)
 {
+	struct unwind_tables *t = maps;
 	struct collector_unwind_row *row_mem = t->rows.mem;
 	struct collector_unwind_page *page_mem = t->pages.mem;
 	uint32_t r0, p0;
@@ -143,32 +144,38 @@ int unwind_tables_add_image(struct unwind_tables *t, const struct collector_unwi
 	return 0;
 }
 
-void unwind_tables_remove_image(struct unwind_tables *t, const struct unwind_image_space *sp)
+static void remove_image(void *maps, const struct unwind_image_space *sp)
 {
+	struct unwind_tables *t = maps;
+
 	extents_put(&t->rows.space, sp->first_row, sp->n_rows);
 	extents_put(&t->pages.space, sp->first_page, sp->n_pages);
 }
 
-int unwind_tables_set_process(struct unwind_tables *t, uint32_t tgid,
-			      const struct collector_unwind_proc *p)
+static int set_process(void *maps, uint32_t tgid, const struct collector_unwind_proc *p)
 {
+	struct unwind_tables *t = maps;
+
 	return bpf_map_update_elem(t->procs_fd, &tgid, p, BPF_ANY) ? -errno : 0;
 }
 
-void unwind_tables_forget_process(struct unwind_tables *t, uint32_t tgid)
+static void forget_process(void *maps, uint32_t tgid)
 {
+	struct unwind_tables *t = maps;
+
 	bpf_map_delete_elem(t->procs_fd, &tgid);
 }
 
-int unwind_tables_requests_fd(struct unwind_tables *t)
+static int requests_fd(void *maps)
 {
+	struct unwind_tables *t = maps;
+
 	return ring_buffer__epoll_fd(t->requests);
 }
 
-int unwind_tables_read_requests(struct unwind_tables *t,
-				void (*fn)(void *ctx, const struct collector_unwind_request *r),
-				void *ctx)
+static int read_requests(void *maps, unwind_request_fn *fn, void *ctx)
 {
+	struct unwind_tables *t = maps;
 	int n;
 
 	t->on_request = fn;
@@ -196,11 +203,29 @@ void unwind_tables_size(unsigned int *rows, unsigned int *pages)
 	*pages = n / 4; /* as the defaults: about a page of text per 4 rows */
 }
 
-void unwind_tables_usage(const struct unwind_tables *t, struct unwind_tables_usage *u)
+static void usage(const void *maps, struct unwind_maps_usage *u)
 {
+	const struct unwind_tables *t = maps;
+
 	u->rows = t->rows.space.used;
 	u->max_rows = t->rows.max;
 	u->pages = t->pages.space.used;
 	u->max_pages = t->pages.max;
 	u->map_bytes = t->rows.bytes + t->pages.bytes;
+}
+
+static const struct unwind_maps_ops ops = {
+	.add_image = add_image,
+	.remove_image = remove_image,
+	.set_process = set_process,
+	.forget_process = forget_process,
+	.requests_fd = requests_fd,
+	.read_requests = read_requests,
+	.usage = usage,
+};
+
+void unwind_tables_maps(struct unwind_tables *t, struct unwind_maps *out)
+{
+	out->ops = &ops;
+	out->maps = t;
 }

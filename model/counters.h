@@ -72,6 +72,10 @@
 	X(CFI_TABLE_EVICTED_ROWS, "cfi_table_evicted_rows")                       \
 	X(CFI_TABLE_NO_SPACE, "cfi_table_no_space")                               \
 	X(CFI_TABLE_DEBUG_FILES, "cfi_table_debug_files")                         \
+	X(CFI_TABLE_BUILT, "cfi_table_built")                                     \
+	X(CFI_TABLE_CACHE_HITS, "cfi_table_cache_hits")                           \
+	X(CFI_TABLE_CACHE_REFUSED, "cfi_table_cache_refused")                     \
+	X(CFI_TABLE_SERVED_READY, "cfi_table_served_ready")                       \
 	/* decode/: the kernel side's counters and the uprobes' attach */         \
 	X(RING_WAKEUPS, "ring_wakeups")                                           \
 	X(KERNEL_SAMPLES, "kernel_samples")                                       \

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The in-memory model of a run: construction, interning and lookups. */
 #include "model/model.h"
+#include "lib/fdio.h"
 #include "lib/userfs.h"
 
 #include <errno.h>
@@ -57,23 +58,6 @@ void *model_vec_grow(void *vec_items, size_t *len, size_t *cap, size_t size)
 /* Bytes of events a vector holds in memory before they go to its file. */
 #define SPILL_CHUNK_BYTES (256 * 1024)
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= w;
-	}
-	return 0;
-}
-
 static int pread_all(int fd, void *buf, size_t n, off_t off)
 {
 	char *p = buf;
@@ -118,7 +102,7 @@ static void *spill_push(struct model_spill *sp, void *vec_items, size_t *len, si
 
 	spill_unmap(sp, vec_items, *len, size);
 	if (sp->active && !sp->failed && *len * size >= SPILL_CHUNK_BYTES) {
-		if (write_all(sp->fd, *items, *len * size) == 0) {
+		if (fd_write_all(sp->fd, *items, *len * size) == 0) {
 			sp->spilled += *len;
 			*len = 0;
 		} else {
@@ -173,7 +157,7 @@ static size_t spill_seal(struct model_spill *sp, void *vec_items, size_t *len, s
 		sp->spilled = 0;
 		return 0;
 	}
-	if (!sp->failed && *len && write_all(sp->fd, *items, *len * size) == 0) {
+	if (!sp->failed && *len && fd_write_all(sp->fd, *items, *len * size) == 0) {
 		sp->spilled += *len;
 		*len = 0;
 	}

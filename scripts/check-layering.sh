@@ -6,10 +6,14 @@
 #
 #   lib      one hash table, /proc readers, byte and allocation helpers
 #   model    the run's model (lib)
-#   symbols  ELF, symbolizer, kallsyms, /proc maps, unwinding (model, lib)
+#   symbols  ELF, symbolizer, kallsyms, /proc maps, CFI reading (model, lib)
+#   unwind   unwind tables: which image gets one, when, their cache; the
+#            maps only through an interface (unwind/unwind_maps.h) that
+#            loader/ implements (bpf's ABI header, symbols, model, lib)
 #   formats  one folder per format, and their registry (symbols, model, lib)
 #   decode   ring records into the model (bpf's ABI header, symbols, model, lib)
-#   loader   the only libbpf user (bpf's ABI header, lib)
+#   loader   the only libbpf user (bpf's ABI header, the unwind maps'
+#            interface it implements, lib)
 #   cli      main, options, record, dump, summary (everything)
 #
 # Usage: check-layering.sh [DIR]   (default: the tree this script is in)
@@ -22,15 +26,16 @@ allowed() {
 	lib) echo "lib" ;;
 	model) echo "lib model" ;;
 	symbols) echo "lib model symbols" ;;
+	unwind) echo "lib bpf model symbols unwind" ;;
 	formats) echo "lib model symbols formats" ;;
-	decode) echo "lib bpf model symbols decode" ;;
-	loader) echo "lib bpf loader" ;;
-	cli) echo "lib bpf model symbols formats decode loader cli" ;;
+	decode) echo "lib bpf model symbols unwind decode" ;;
+	loader) echo "lib bpf unwind loader" ;;
+	cli) echo "lib bpf model symbols unwind formats decode loader cli" ;;
 	esac
 }
 
 bad=0
-for layer in lib model symbols formats decode loader cli; do
+for layer in lib model symbols unwind formats decode loader cli; do
 	[ -d "$layer" ] || continue
 	ok=$(allowed "$layer")
 	for f in $(find "$layer" -name '*.[ch]' | sort); do
@@ -65,10 +70,10 @@ for layer in lib model symbols formats decode loader cli; do
 done
 # every object goes into one archive, which keeps members by base name:
 # two sources of one name would replace each other there
-dups=$(find lib model symbols formats decode loader cli -name '*.c' 2>/dev/null |
+dups=$(find lib model symbols unwind formats decode loader cli -name '*.c' 2>/dev/null |
 	sed 's|.*/||' | sort | uniq -d)
 for d in $dups; do
-	echo "$(find lib model symbols formats decode loader cli -name "$d" | tr '\n' ' '): one base name for two sources (the archive keeps one)"
+	echo "$(find lib model symbols unwind formats decode loader cli -name "$d" | tr '\n' ' '): one base name for two sources (the archive keeps one)"
 	bad=1
 done
 exit $bad

@@ -5,6 +5,9 @@
 WL="$PWD/build/workloads"
 TMP=$(mktemp -d /tmp/collector-test.XXXXXX)
 trap '[ -n "$KEEP_TMP" ] || rm -rf "$TMP"' EXIT
+# the unwind tables' cache of each test its own, empty at its start: no
+# test reads another's tables or the machine's /var/cache/collector
+export COLLECTOR_CACHE_DIR="$TMP/cache"
 
 fail() {
 	echo "FAIL: $*" >&2

@@ -15,11 +15,7 @@
 #include <string.h>
 
 #include "lib/bytes.h"
-
-/* x86-64 DWARF register numbers */
-#define REG_RBP 6
-#define REG_RSP 7
-#define REG_RIP 16
+#include "symbols/cfi_rule.h"
 
 /* DW_EH_PE_* encodings that .eh_frame_hdr uses on x86-64 (GNU ld and lld
  * write exactly these); any other table is left unread. */
@@ -27,10 +23,6 @@
 #define EH_PE_SDATA4 0x0b
 #define EH_PE_FORMAT 0x0f
 #define EH_PE_DATAREL_SDATA4 0x3b
-
-/* The kernel's rt_sigframe (x86-64), as __restore_rt's CFI describes it:
- * the CFA is the interrupted rsp, read at rsp + 160. */
-#define SIGFRAME_RSP 160
 
 int cfi_eh_frame_starts(const struct elf_file *f, uint64_t **starts, size_t *n)
 {
@@ -140,116 +132,51 @@ static int fde_starts(const struct elf_file *f, const struct elf_file *df, struc
 	return err;
 }
 
-/* "register + offset" of a CFA: DW_OP_bregN or DW_OP_bregx. */
-static bool breg(const Dwarf_Op *op, unsigned int *reg, int64_t *off)
-{
-	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
-		*reg = op->atom - DW_OP_breg0;
-		*off = (int64_t)op->number;
-		return true;
-	}
-	if (op->atom == DW_OP_bregx) {
-		*reg = op->number;
-		*off = (int64_t)op->number2;
-		return true;
-	}
-	return false;
-}
-
-/* The PLT's CFA: rsp + 8, plus 8 once rip & 15 reaches a threshold (after
- * the entry's push): breg7 8; breg16 0; lit15; and; litN; ge; lit3; shl;
- * plus.  Returns N, or -1 for anything else. */
-static int plt_threshold(const Dwarf_Op *ops, size_t n)
-{
-	static const uint8_t shape[] = { DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
-					 DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus };
-
-	if (n != sizeof(shape) || ops[0].number != 8 || ops[1].number != 0)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (shape[i] && ops[i].atom != shape[i])
-			return -1;
-	if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit15)
-		return -1;
-	return ops[4].atom - DW_OP_lit0;
-}
-
-/* Where register regno is saved: CFA + *off.  1: saved there, 0: kept or
- * undefined, -1: another rule. */
-static int saved_at(Dwarf_Frame *frame, int regno, int64_t *off)
-{
-	Dwarf_Op ops_mem[3], *ops;
-	size_t nops, i = 1;
-
-	if (dwarf_frame_register(frame, regno, ops_mem, &ops, &nops) != 0)
-		return -1;
-	if (nops == 0)
-		return 0;
-	*off = 0;
-	if (ops[0].atom != DW_OP_call_frame_cfa)
-		return -1;
-	if (i < nops && ops[i].atom == DW_OP_plus_uconst)
-		*off = (int64_t)ops[i++].number;
-	return i == nops ? 1 : -1;
-}
-
-/* The rules of one frame as a row (its pc left to the caller). */
-static struct cfi_row row_of(Dwarf_Frame *frame)
+/* A rule as a row (its pc left to the caller): the shapes the BPF
+ * unwinder applies, every other one CFI_ROW_NONE (it walks the frame
+ * pointer there). */
+static struct cfi_row row_of_rule(const struct cfi_rule *rule)
 {
 	struct cfi_row r = { .kind = CFI_ROW_NONE };
-	Dwarf_Op ops_mem[3], *ops;
-	bool signal = false;
-	unsigned int reg;
-	int64_t off, rbp_off;
-	size_t nops;
-	int t, rbp;
+	int64_t rbp_off = rule->reg[CFI_REG_RBP].off;
+	uint8_t rbp = rule->reg[CFI_REG_RBP].how;
 
-	if (dwarf_frame_info(frame, NULL, NULL, &signal) != REG_RIP)
+	if (rule->ra != CFI_REG_RIP)
 		return r;
-	/* undefined return address: the outermost frame */
-	if (dwarf_frame_register(frame, REG_RIP, ops_mem, &ops, &nops) == 0 && nops == 0 &&
-	    ops == ops_mem) {
+	switch (rule->kind) {
+	case CFI_RULE_END:
 		r.kind = CFI_ROW_END;
 		return r;
+	case CFI_RULE_SIGNAL:
+		r.kind = CFI_ROW_SIGNAL;
+		return r;
+	case CFI_RULE_REGS:
+	case CFI_RULE_PLT:
+		break;
+	default:
+		return r;
 	}
-	if (dwarf_frame_cfa(frame, &ops, &nops) != 0)
+	/* the return address at CFA - 8; rbp kept, or saved at CFA + 8 * n */
+	if (rule->reg[CFI_REG_RIP].how != CFI_HOW_AT || rule->reg[CFI_REG_RIP].off != -8)
 		return r;
-	if (signal) {
-		if (nops == 2 && ops[0].atom == DW_OP_breg7 && ops[0].number == SIGFRAME_RSP &&
-		    ops[1].atom == DW_OP_deref)
-			r.kind = CFI_ROW_SIGNAL;
+	if (rbp == CFI_HOW_AT) {
+		if (rbp_off % 8 || rbp_off / 8 < -128 || rbp_off / 8 > 127 || !rbp_off)
+			return r;
+		r.rbp_off8 = rbp_off / 8;
+	} else if (rbp != CFI_HOW_SAME && rbp != CFI_HOW_UNDEFINED) {
 		return r;
 	}
-	if (saved_at(frame, REG_RIP, &off) != 1 || off != -8)
-		return r;
-	rbp = saved_at(frame, REG_RBP, &rbp_off);
-	if (rbp < 0 || (rbp && (rbp_off % 8 || rbp_off / 8 < -128 || rbp_off / 8 > 127 ||
-				!rbp_off)))
-		return r;
-	r.rbp_off8 = rbp ? rbp_off / 8 : 0;
-	if (nops == 1 && breg(&ops[0], &reg, &off) && (reg == REG_RSP || reg == REG_RBP) &&
-	    off >= 0 && off <= UINT16_MAX) {
-		r.kind = reg == REG_RSP ? CFI_ROW_RSP : CFI_ROW_RBP;
-		r.cfa_off = off;
-	} else if ((t = plt_threshold(ops, nops)) >= 0) {
+	if (rule->kind == CFI_RULE_PLT) {
 		r.kind = CFI_ROW_PLT;
-		r.cfa_off = t;
+		r.cfa_off = rule->cfa_off;
+	} else if ((rule->cfa_reg == CFI_REG_RSP || rule->cfa_reg == CFI_REG_RBP) &&
+		   rule->cfa_off >= 0 && rule->cfa_off <= UINT16_MAX) {
+		r.kind = rule->cfa_reg == CFI_REG_RSP ? CFI_ROW_RSP : CFI_ROW_RBP;
+		r.cfa_off = rule->cfa_off;
 	} else {
 		r.rbp_off8 = 0;
 	}
 	return r;
-}
-
-/* The frame at addr: .eh_frame's, else .debug_frame's. */
-static Dwarf_Frame *frame_at(Dwarf_CFI *eh, Dwarf_CFI *debug, uint64_t addr)
-{
-	Dwarf_Frame *frame;
-
-	if (eh && dwarf_cfi_addrframe(eh, addr, &frame) == 0)
-		return frame;
-	if (debug && dwarf_cfi_addrframe(debug, addr, &frame) == 0)
-		return frame;
-	return NULL;
 }
 
 /* Appends row r at pc, merged with the last row when their rules are
@@ -288,18 +215,13 @@ static uint64_t add_fde(struct cfi_table *t, size_t *cap, Dwarf_CFI *eh, Dwarf_C
 
 	/* a function has a few dozen rows; hostile CFI is bounded */
 	for (int rows = 0; rows < 65536 && pc < end && !*err; rows++) {
-		Dwarf_Frame *frame = frame_at(eh, debug, pc);
-		Dwarf_Addr lo, hi;
+		struct cfi_rule rule;
+		uint64_t range[2];
 
-		if (!frame)
+		if (!cfi_rule_lookup(eh, pc, debug, pc, &rule, range) || range[1] <= pc)
 			break;
-		if (dwarf_frame_info(frame, &lo, &hi, NULL) < 0 || hi <= pc) {
-			free(frame);
-			break;
-		}
-		*err = add_row(t, cap, pc - t->base, row_of(frame));
-		free(frame);
-		pc = hi < end ? hi : end;
+		*err = add_row(t, cap, pc - t->base, row_of_rule(&rule));
+		pc = range[1] < end ? range[1] : end;
 	}
 	return pc;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lib/bytes.h"
+#include "symbols/cfi_fde.h"
 #include "symbols/cfi_rule.h"
 
 /* DW_EH_PE_* encodings that .eh_frame_hdr uses on x86-64 (GNU ld and lld
@@ -55,81 +56,6 @@ int cfi_eh_frame_starts(const struct elf_file *f, uint64_t **starts, size_t *n)
 		(*starts)[i] = shdr.sh_addr + (int64_t)(int32_t)le32_get(p + 12 + 8 * i);
 	*n = count;
 	return 0;
-}
-
-/* A growing array of addresses. */
-struct addr_list {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static int addr_push(struct addr_list *l, uint64_t a)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 1024;
-		uint64_t *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = a;
-	return 0;
-}
-
-/* The first addresses of .debug_frame's FDEs: GCC's .debug_frame CIEs
- * have no augmentation, so an FDE's initial location is an 8-byte
- * absolute address right after its CIE pointer. */
-static int debug_frame_starts(const struct elf_file *f, struct addr_list *out)
-{
-	Elf_Scn *scn = elf_file_section(f, ".debug_frame");
-	Dwarf_Off off = 0, next;
-	Dwarf_CFI_Entry entry;
-	Elf_Data *data;
-	GElf_Shdr shdr;
-	unsigned char *ident;
-
-	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
-	    (shdr.sh_flags & SHF_COMPRESSED) || !(data = elf_getdata(scn, NULL)) ||
-	    !data->d_buf || !(ident = (unsigned char *)elf_getident(f->elf, NULL)))
-		return 0;
-	while (dwarf_next_cfi(ident, data, false, off, &next, &entry) == 0) {
-		const uint8_t *p = entry.fde.start;
-
-		off = next;
-		if (dwarf_cfi_cie_p(&entry) || entry.fde.end - p < 16)
-			continue;
-		if (addr_push(out, le64_get(p)) != 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The FDE starts of both sections, sorted. */
-static int fde_starts(const struct elf_file *f, const struct elf_file *df, struct addr_list *out)
-{
-	uint64_t *eh;
-	size_t n_eh;
-	int err = cfi_eh_frame_starts(f, &eh, &n_eh);
-
-	if (err)
-		return err;
-	for (size_t i = 0; i < n_eh && !err; i++)
-		err = addr_push(out, eh[i]);
-	free(eh);
-	if (!err && df)
-		err = debug_frame_starts(df, out);
-	if (!err && out->n) /* none: no array at all */
-		qsort(out->v, out->n, sizeof(*out->v), cmp_u64);
-	return err;
 }
 
 /* A rule as a row (its pc left to the caller): the shapes the BPF
@@ -206,10 +132,11 @@ static int add_row(struct cfi_table *t, size_t *cap, uint32_t pc, struct cfi_row
 	return 0;
 }
 
-/* The rows of the FDE at start, one per range of equal rules; returns
- * where its rules end (start when there are none). */
-static uint64_t add_fde(struct cfi_table *t, size_t *cap, Dwarf_CFI *eh, Dwarf_CFI *debug,
-			uint64_t start, int *err)
+/* The rows of the FDE at start through libdw, one per range of equal
+ * rules (each a replay of the FDE's program up to it); returns where its
+ * rules end (start when there are none). */
+static uint64_t add_fde_libdw(struct cfi_table *t, size_t *cap, Dwarf_CFI *eh, Dwarf_CFI *debug,
+			      uint64_t start, int *err)
 {
 	uint64_t pc = start, end = t->base + t->size;
 
@@ -226,25 +153,66 @@ static uint64_t add_fde(struct cfi_table *t, size_t *cap, Dwarf_CFI *eh, Dwarf_C
 	return pc;
 }
 
+struct row_sink {
+	struct cfi_table *t;
+	size_t *cap;
+};
+
+static int emit_row(void *arg, uint64_t lo, uint64_t hi, const struct cfi_rule *rule)
+{
+	struct row_sink *sink = arg;
+
+	(void)hi;
+	return add_row(sink->t, sink->cap, lo - sink->t->base, row_of_rule(rule));
+}
+
+/* The FDEs of f's .eh_frame and of df's .debug_frame, sorted. */
+static int read_fdes(struct cfi_fdes *fdes, const struct elf_file *f, const struct elf_file *df)
+{
+	int err = cfi_fdes_read(fdes, f, CFI_EH_FRAME);
+
+	if (!err && df)
+		err = cfi_fdes_read(fdes, df, CFI_DEBUG_FRAME);
+	cfi_fdes_sort(fdes);
+	return err;
+}
+
+/*
+ * The rows of every FDE in address order, CFI_ROW_NONE between them.
+ * Each FDE's instructions are run once (symbols/cfi_fde.h); the few the
+ * interpreter leaves (DWARF expressions: the PLT, signal frames) are read
+ * row by row through libdw.
+ */
 static int build_rows(struct cfi_table *t, const struct elf_file *f, const struct elf_file *df,
 		      Dwarf_CFI *eh, Dwarf_CFI *debug)
 {
-	struct addr_list starts = { 0 };
+	struct cfi_fdes fdes = { 0 };
 	uint64_t pc = t->base, end = t->base + t->size;
 	size_t cap = 0;
+	struct row_sink sink = { t, &cap };
 	int err;
 
 	err = add_row(t, &cap, 0, (struct cfi_row){ .kind = CFI_ROW_NONE });
 	if (!err && (eh || debug))
-		err = fde_starts(f, debug ? df : NULL, &starts);
-	for (size_t i = 0; i < starts.n && !err; i++) {
-		uint64_t s = starts.v[i], next;
+		err = read_fdes(&fdes, f, debug ? df : NULL);
+	for (size_t i = 0; i < fdes.n && !err; i++) {
+		const struct cfi_fde *fde = &fdes.v[i];
+		uint64_t s = fde->start, next;
 
 		if (s < pc || s >= end)
 			continue; /* inside the last FDE, or outside the segment */
 		if (s > pc)
 			err = add_row(t, &cap, pc - t->base, (struct cfi_row){ .kind = CFI_ROW_NONE });
-		next = add_fde(t, &cap, eh, debug, s, &err);
+		if (err)
+			break;
+		err = cfi_fde_rows(&fdes, fde, end, emit_row, &sink);
+		if (err == -ENOTSUP) {
+			err = 0;
+			next = add_fde_libdw(t, &cap, eh, debug, s, &err);
+			t->n_fdes_libdw++;
+		} else {
+			next = fde->end < end ? fde->end : end;
+		}
 		t->n_fdes++;
 		pc = next > s ? next : s;
 		if (next == s)
@@ -253,7 +221,7 @@ static int build_rows(struct cfi_table *t, const struct elf_file *f, const struc
 	}
 	if (!err && pc < end)
 		err = add_row(t, &cap, pc - t->base, (struct cfi_row){ .kind = CFI_ROW_NONE });
-	free(starts.v);
+	cfi_fdes_free(&fdes);
 	return err;
 }
 

@@ -67,6 +67,7 @@ struct cfi_table {
 	uint32_t *pages;
 	uint32_t n_pages;
 	uint32_t n_fdes;     /* FDEs read, for statistics */
+	uint32_t n_fdes_libdw; /* ... of which row by row through libdw */
 };
 
 /* Builds the table of segment seg of f (one of f->loads, executable), or

@@ -14,6 +14,7 @@
  * says so.
  */
 #include <dwarf.h>
+#include <errno.h>
 #include <elfutils/libdw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +27,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "symbols/cfi_fde.h"
+#include "symbols/cfi_rule.h"
 #include "symbols/cfi_table.h"
 #include "symbols/debug_files.h"
 
@@ -401,6 +404,99 @@ static void test_special_rows(void **state)
 	elf_file_close(&f);
 }
 
+/* ---- the interpreter's rules against libdw's ---------------------------- */
+
+struct rule_check {
+	Dwarf_CFI *eh, *debug;
+	uint64_t addrs, rows;
+};
+
+static const char *const kind_names[] = { "other", "regs", "plt", "signal", "end" };
+
+static int check_rows(void *arg, uint64_t lo, uint64_t hi, const struct cfi_rule *rule)
+{
+	struct rule_check *c = arg;
+
+	assert_true(lo < hi);
+	c->rows++;
+	for (uint64_t a = lo; a < hi; a++) {
+		struct cfi_rule want;
+
+		assert_true(cfi_rule_lookup(c->eh, a, c->debug, a, &want, NULL));
+		if (!cfi_rule_equal(rule, &want)) {
+			int i = 0;
+
+			while (i < CFI_RULE_NREGS && rule->reg[i].how == want.reg[i].how &&
+			       rule->reg[i].off == want.reg[i].off)
+				i++;
+			fail_msg("%#lx: the interpreter's rule (%s, CFA r%u%+d) is not libdw's (%s, "
+				 "CFA r%u%+d); first register that differs: %d (%u %+d, libdw %u %+d)",
+				 (long)a, kind_names[rule->kind], rule->cfa_reg, rule->cfa_off,
+				 kind_names[want.kind], want.cfa_reg, want.cfa_off, i,
+				 i < CFI_RULE_NREGS ? rule->reg[i].how : 0,
+				 i < CFI_RULE_NREGS ? rule->reg[i].off : 0,
+				 i < CFI_RULE_NREGS ? want.reg[i].how : 0,
+				 i < CFI_RULE_NREGS ? want.reg[i].off : 0);
+		}
+		c->addrs++;
+	}
+	return 0;
+}
+
+/* Every FDE the interpreter reads gives, at every address it covers, the
+ * rule libdw's frame there reduces to (all 17 registers); the ones it
+ * leaves to libdw are few (the PLT's and signal frames' expressions). */
+static void check_interpreter(const char *path, const char *debug_path)
+{
+	struct elf_file f, df;
+	struct cfi_fdes fdes = { 0 };
+	struct rule_check c = { 0 };
+	size_t refused = 0;
+	Dwarf *dw = NULL;
+
+	assert_int_equal(elf_file_open(&f, path), 0);
+	if (debug_path)
+		assert_int_equal(elf_file_open(&df, debug_path), 0);
+	assert_int_equal(cfi_fdes_read(&fdes, &f, CFI_EH_FRAME), 0);
+	assert_int_equal(cfi_fdes_read(&fdes, debug_path ? &df : &f, CFI_DEBUG_FRAME), 0);
+	cfi_fdes_sort(&fdes);
+	c.eh = dwarf_getcfi_elf(f.elf);
+	dw = dwarf_begin_elf(debug_path ? df.elf : f.elf, DWARF_C_READ, NULL);
+	if (dw)
+		c.debug = dwarf_getcfi(dw);
+	assert_true(fdes.n > 0);
+	for (size_t i = 0; i < fdes.n; i++) {
+		int err = cfi_fde_rows(&fdes, &fdes.v[i], UINT64_MAX, check_rows, &c);
+
+		if (err == -ENOTSUP)
+			refused++;
+		else
+			assert_int_equal(err, 0);
+	}
+	print_message("%s: %zu FDEs, %zu left to libdw, %lu rows, %lu addresses checked\n", path,
+		      fdes.n, refused, (unsigned long)c.rows, (unsigned long)c.addrs);
+	assert_true(refused * 20 < fdes.n);
+	assert_true(c.addrs > 0);
+	if (c.eh)
+		dwarf_cfi_end(c.eh);
+	if (dw)
+		dwarf_end(dw);
+	cfi_fdes_free(&fdes);
+	if (debug_path)
+		elf_file_close(&df);
+	elf_file_close(&f);
+}
+
+static void test_interpreter(void **state)
+{
+	(void)state;
+	check_interpreter("/lib/x86_64-linux-gnu/libc.so.6", NULL);
+	check_interpreter("/lib64/ld-linux-x86-64.so.2", NULL);
+	check_interpreter("build/unwind/chain-eh", NULL);
+	check_interpreter("build/unwind/chain-debug", NULL);
+	check_interpreter("build/unwind/chain-split", "build/unwind/chain-split.debug");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_program_debug_frame),
 		cmocka_unit_test(test_program_split_debug),
 		cmocka_unit_test(test_special_rows),
+		cmocka_unit_test(test_interpreter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

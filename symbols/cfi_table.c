@@ -177,6 +177,65 @@ static int read_fdes(struct cfi_fdes *fdes, const struct elf_file *f, const stru
 	return err;
 }
 
+/* Alignment padding between two functions is at most this long (GCC
+ * aligns functions to 16 bytes, hot ones and some assembly to 32 or 64). */
+#define MAX_PADDING 64
+
+/* The length of the x86-64 no-op at p (nop, nopw/nopl with any operand,
+ * their 0x66 and cs prefixes, int3), or 0 when p holds anything else. */
+static size_t nop_length(const uint8_t *p, size_t n)
+{
+	size_t i = 0, len;
+	uint8_t modrm, mod, rm;
+
+	if (n && p[0] == 0xcc)
+		return 1;
+	while (i < n && (p[i] == 0x66 || p[i] == 0x2e))
+		i++;
+	if (i < n && p[i] == 0x90)
+		return i + 1;
+	if (i + 3 > n || p[i] != 0x0f || p[i + 1] != 0x1f)
+		return 0;
+	modrm = p[i + 2];
+	mod = modrm >> 6;
+	rm = modrm & 7;
+	if ((modrm >> 3) & 7)
+		return 0; /* 0f 1f /0 only */
+	len = i + 3;
+	if (mod != 3 && rm == 4) {
+		if (len >= n)
+			return 0;
+		if (mod == 0 && (p[len] & 7) == 5)
+			len += 4; /* sib without base: disp32 */
+		len++;
+	}
+	if (mod == 1)
+		len += 1;
+	else if (mod == 2 || (mod == 0 && rm == 5))
+		len += 4;
+	return len <= n ? len : 0;
+}
+
+/* Whether [lo, hi) of f is alignment padding (no-ops and int3 only, in
+ * the file's bytes): code that never runs, so no sample is there and no
+ * caller's return address points into it. */
+static bool is_padding(const struct elf_file *f, uint64_t lo, uint64_t hi)
+{
+	uint64_t off, last;
+	const uint8_t *p;
+	size_t n, len;
+
+	if (hi - lo > MAX_PADDING || !elf_file_vaddr_to_offset(f, lo, &off) ||
+	    !elf_file_vaddr_to_offset(f, hi - 1, &last) || last - off != hi - 1 - lo ||
+	    last >= f->size)
+		return false;
+	p = (const uint8_t *)f->map + off;
+	for (n = hi - lo; n; p += len, n -= len)
+		if (!(len = nop_length(p, n)))
+			return false;
+	return true;
+}
+
 /*
  * The rows of every FDE in address order, CFI_ROW_NONE between them.
  * Each FDE's instructions are run once (symbols/cfi_fde.h); the few the
@@ -184,7 +243,7 @@ static int read_fdes(struct cfi_fdes *fdes, const struct elf_file *f, const stru
  * row by row through libdw.
  */
 static int build_rows(struct cfi_table *t, const struct elf_file *f, const struct elf_file *df,
-		      Dwarf_CFI *eh, Dwarf_CFI *debug)
+		      Dwarf_CFI *eh, Dwarf_CFI *debug, bool compact)
 {
 	struct cfi_fdes fdes = { 0 };
 	uint64_t pc = t->base, end = t->base + t->size;
@@ -201,8 +260,13 @@ static int build_rows(struct cfi_table *t, const struct elf_file *f, const struc
 
 		if (s < pc || s >= end)
 			continue; /* inside the last FDE, or outside the segment */
-		if (s > pc)
+		/* compacted as the OpenTelemetry profiler's stack deltas are:
+		 * the padding between two functions takes the rule before it,
+		 * so that the rows on either side merge when equal */
+		if (s > pc && !(pc > t->base && compact && is_padding(f, pc, s)))
 			err = add_row(t, &cap, pc - t->base, (struct cfi_row){ .kind = CFI_ROW_NONE });
+		else if (s > pc)
+			t->n_padding++;
 		if (err)
 			break;
 		err = cfi_fde_rows(&fdes, fde, end, emit_row, &sink);
@@ -266,6 +330,13 @@ static const struct elf_file *debug_frame_file(const struct elf_file *f,
 int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct elf_segment *seg,
 		    const struct elf_file *debug_file)
 {
+	return cfi_table_build_flags(t, f, seg, debug_file, 0);
+}
+
+int cfi_table_build_flags(struct cfi_table *t, const struct elf_file *f,
+			  const struct elf_segment *seg, const struct elf_file *debug_file,
+			  unsigned int flags)
+{
 	const struct elf_file *df = debug_frame_file(f, debug_file);
 	Dwarf_CFI *eh, *debug = NULL;
 	uint64_t vaddr, memsz;
@@ -290,7 +361,7 @@ int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct 
 		dw = dwarf_begin_elf(df->elf, DWARF_C_READ, NULL);
 	if (dw)
 		debug = dwarf_getcfi(dw);
-	err = build_rows(t, f, df, eh, debug);
+	err = build_rows(t, f, df, eh, debug, !(flags & CFI_TABLE_KEEP_PADDING));
 	if (!err)
 		err = build_pages(t);
 	if (eh)

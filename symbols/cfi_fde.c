@@ -173,20 +173,29 @@ static void read_augmentation(struct cfi_cie *c, const Dwarf_CIE *e, enum cfi_so
 	}
 }
 
+/* Room for one more element in *v (n used of *cap). */
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? 2 * *cap : 64;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nv = realloc(*v, c * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
 static int push_cie(struct cfi_fdes *out, uint64_t off, const Dwarf_CIE *e,
 		    enum cfi_source source)
 {
 	struct cfi_cie *c;
 
-	if (out->n_cies == out->cap_cies) {
-		size_t cap = out->cap_cies ? 2 * out->cap_cies : 16;
-		struct cfi_cie *v = realloc(out->cies, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		out->cies = v;
-		out->cap_cies = cap;
-	}
+	if (grow((void **)&out->cies, &out->cap_cies, out->n_cies, sizeof(*c)) != 0)
+		return -ENOMEM;
 	c = &out->cies[out->n_cies++];
 	memset(c, 0, sizeof(*c));
 	c->off = off;
@@ -218,15 +227,8 @@ static long find_cie(const struct cfi_fdes *out, size_t first, uint64_t off)
 
 static int push_fde(struct cfi_fdes *out, const struct cfi_fde *fde)
 {
-	if (out->n == out->cap) {
-		size_t cap = out->cap ? 2 * out->cap : 1024;
-		struct cfi_fde *v = realloc(out->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		out->v = v;
-		out->cap = cap;
-	}
+	if (grow((void **)&out->v, &out->cap, out->n, sizeof(*fde)) != 0)
+		return -ENOMEM;
 	out->v[out->n++] = *fde;
 	return 0;
 }
@@ -375,6 +377,127 @@ static void rule_of_state(const struct interp *in, struct cfi_rule *r)
 	}
 }
 
+/* Applies the instruction at *pp.  Returns 1 when it moves the location
+ * (by *delta bytes), 0 when it changes rules, -ENOTSUP for an instruction
+ * this does not cover. */
+static int step(struct interp *in, const uint8_t **pp, const uint8_t *end, uint64_t *delta)
+{
+	const struct cfi_cie *c = in->cie;
+	struct frame_state *fs = &in->fs;
+	const uint8_t *p = *pp;
+	uint8_t op = *p++, low = op & 0x3f;
+	uint64_t reg, u;
+	size_t n;
+	int64_t s;
+
+	*pp = p;
+	switch (op >> 6) {
+	case 1: /* DW_CFA_advance_loc */
+		*delta = low * c->caf;
+		return 1;
+	case 2: /* DW_CFA_offset */
+		if (!uleb(pp, end, &u))
+			return -ENOTSUP;
+		set_reg(fs, low, CFI_HOW_AT, (int64_t)u * c->daf);
+		return 0;
+	case 3: /* DW_CFA_restore */
+		if (low < CFI_RULE_NREGS)
+			fs->reg[low] = in->initial.reg[low];
+		return 0;
+	}
+	switch (op) {
+	case DW_CFA_nop:
+		break;
+	case DW_CFA_advance_loc1:
+	case DW_CFA_advance_loc2:
+	case DW_CFA_advance_loc4:
+		n = op == DW_CFA_advance_loc1 ? 1 : op == DW_CFA_advance_loc2 ? 2 : 4;
+		if ((size_t)(end - p) < n)
+			return -ENOTSUP;
+		*delta = (n == 1 ? *p : n == 2 ? le16_get(p) : le32_get(p)) * c->caf;
+		*pp = p + n;
+		return 1;
+	case DW_CFA_offset_extended:
+	case DW_CFA_val_offset:
+		if (!uleb(pp, end, &reg) || !uleb(pp, end, &u))
+			return -ENOTSUP;
+		set_reg(fs, reg, op == DW_CFA_val_offset ? CFI_HOW_VALUE : CFI_HOW_AT,
+			(int64_t)u * c->daf);
+		break;
+	case DW_CFA_offset_extended_sf:
+	case DW_CFA_val_offset_sf:
+		if (!uleb(pp, end, &reg) || !sleb(pp, end, &s))
+			return -ENOTSUP;
+		set_reg(fs, reg, op == DW_CFA_val_offset_sf ? CFI_HOW_VALUE : CFI_HOW_AT,
+			s * c->daf);
+		break;
+	case DW_CFA_GNU_negative_offset_extended:
+		if (!uleb(pp, end, &reg) || !uleb(pp, end, &u))
+			return -ENOTSUP;
+		set_reg(fs, reg, CFI_HOW_AT, -(int64_t)u * c->daf);
+		break;
+	case DW_CFA_restore_extended:
+		if (!uleb(pp, end, &reg))
+			return -ENOTSUP;
+		if (reg < CFI_RULE_NREGS)
+			fs->reg[reg] = in->initial.reg[reg];
+		break;
+	case DW_CFA_undefined:
+	case DW_CFA_same_value:
+		if (!uleb(pp, end, &reg))
+			return -ENOTSUP;
+		set_reg(fs, reg, op == DW_CFA_undefined ? CFI_HOW_UNDEFINED : CFI_HOW_SAME, 0);
+		break;
+	case DW_CFA_register:
+		if (!uleb(pp, end, &reg) || !uleb(pp, end, &u))
+			return -ENOTSUP;
+		set_reg(fs, reg, CFI_HOW_OTHER, 0);
+		break;
+	case DW_CFA_remember_state:
+		if (in->depth == STATE_STACK)
+			return -ENOTSUP;
+		in->stack[in->depth++] = *fs;
+		break;
+	case DW_CFA_restore_state:
+		if (!in->depth)
+			return -ENOTSUP;
+		*fs = in->stack[--in->depth];
+		break;
+	case DW_CFA_def_cfa:
+	case DW_CFA_def_cfa_sf:
+		if (!uleb(pp, end, &reg))
+			return -ENOTSUP;
+		if (op == DW_CFA_def_cfa ? !uleb(pp, end, &u) : !sleb(pp, end, &s))
+			return -ENOTSUP;
+		fs->cfa_how = CFA_REG_OFF;
+		fs->cfa_reg = reg;
+		fs->cfa_off = op == DW_CFA_def_cfa ? (int64_t)u : s * c->daf;
+		break;
+	case DW_CFA_def_cfa_register:
+		if (!uleb(pp, end, &reg) || fs->cfa_how != CFA_REG_OFF)
+			return -ENOTSUP;
+		fs->cfa_reg = reg;
+		break;
+	case DW_CFA_def_cfa_offset:
+		if (!uleb(pp, end, &u) || fs->cfa_how != CFA_REG_OFF)
+			return -ENOTSUP;
+		fs->cfa_off = (int64_t)u;
+		break;
+	case DW_CFA_def_cfa_offset_sf:
+		if (!sleb(pp, end, &s) || fs->cfa_how != CFA_REG_OFF)
+			return -ENOTSUP;
+		fs->cfa_off = s * c->daf;
+		break;
+	case DW_CFA_GNU_args_size:
+		if (!uleb(pp, end, &u))
+			return -ENOTSUP;
+		break;
+	default: /* expressions, set_loc, vendor operations */
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
 /*
  * Runs instructions [p, end) from location *loc; with emit, calls it for
  * each row that ends before `limit`.  Returns 0, emit's error, or -ENOTSUP
@@ -383,141 +506,25 @@ static void rule_of_state(const struct interp *in, struct cfi_rule *r)
 static int run(struct interp *in, const uint8_t *p, const uint8_t *end, uint64_t *loc,
 	       uint64_t limit, cfi_row_fn emit, void *arg)
 {
-	const struct cfi_cie *c = in->cie;
-	struct frame_state *fs = &in->fs;
-
 	while (p < end && *loc < limit) {
-		uint8_t op = *p++, low = op & 0x3f;
-		uint64_t reg, u, delta = 0;
-		int64_t s;
+		uint64_t delta = 0, to;
+		struct cfi_rule rule;
+		int ret = step(in, &p, end, &delta);
 
-		switch (op >> 6) {
-		case 1: /* DW_CFA_advance_loc */
-			delta = low;
-			goto advance;
-		case 2: /* DW_CFA_offset */
-			if (!uleb(&p, end, &u))
-				return -ENOTSUP;
-			set_reg(fs, low, CFI_HOW_AT, (int64_t)u * c->daf);
-			continue;
-		case 3: /* DW_CFA_restore */
-			if (low < CFI_RULE_NREGS)
-				fs->reg[low] = in->initial.reg[low];
+		if (ret <= 0) {
+			if (ret < 0)
+				return ret;
 			continue;
 		}
-		switch (op) {
-		case DW_CFA_nop:
-			break;
-		case DW_CFA_advance_loc1:
-			if (p + 1 > end)
-				return -ENOTSUP;
-			delta = *p++;
-			goto advance;
-		case DW_CFA_advance_loc2:
-			if (p + 2 > end)
-				return -ENOTSUP;
-			delta = le16_get(p);
-			p += 2;
-			goto advance;
-		case DW_CFA_advance_loc4:
-			if (p + 4 > end)
-				return -ENOTSUP;
-			delta = le32_get(p);
-			p += 4;
-			goto advance;
-		case DW_CFA_offset_extended:
-		case DW_CFA_val_offset:
-			if (!uleb(&p, end, &reg) || !uleb(&p, end, &u))
-				return -ENOTSUP;
-			set_reg(fs, reg, op == DW_CFA_val_offset ? CFI_HOW_VALUE : CFI_HOW_AT,
-				(int64_t)u * c->daf);
-			break;
-		case DW_CFA_offset_extended_sf:
-		case DW_CFA_val_offset_sf:
-			if (!uleb(&p, end, &reg) || !sleb(&p, end, &s))
-				return -ENOTSUP;
-			set_reg(fs, reg, op == DW_CFA_val_offset_sf ? CFI_HOW_VALUE : CFI_HOW_AT,
-				s * c->daf);
-			break;
-		case DW_CFA_GNU_negative_offset_extended:
-			if (!uleb(&p, end, &reg) || !uleb(&p, end, &u))
-				return -ENOTSUP;
-			set_reg(fs, reg, CFI_HOW_AT, -(int64_t)u * c->daf);
-			break;
-		case DW_CFA_restore_extended:
-			if (!uleb(&p, end, &reg))
-				return -ENOTSUP;
-			if (reg < CFI_RULE_NREGS)
-				fs->reg[reg] = in->initial.reg[reg];
-			break;
-		case DW_CFA_undefined:
-		case DW_CFA_same_value:
-			if (!uleb(&p, end, &reg))
-				return -ENOTSUP;
-			set_reg(fs, reg, op == DW_CFA_undefined ? CFI_HOW_UNDEFINED : CFI_HOW_SAME, 0);
-			break;
-		case DW_CFA_register:
-			if (!uleb(&p, end, &reg) || !uleb(&p, end, &u))
-				return -ENOTSUP;
-			set_reg(fs, reg, CFI_HOW_OTHER, 0);
-			break;
-		case DW_CFA_remember_state:
-			if (in->depth == STATE_STACK)
-				return -ENOTSUP;
-			in->stack[in->depth++] = *fs;
-			break;
-		case DW_CFA_restore_state:
-			if (!in->depth)
-				return -ENOTSUP;
-			*fs = in->stack[--in->depth];
-			break;
-		case DW_CFA_def_cfa:
-		case DW_CFA_def_cfa_sf:
-			if (!uleb(&p, end, &reg))
-				return -ENOTSUP;
-			if (op == DW_CFA_def_cfa ? !uleb(&p, end, &u) : !sleb(&p, end, &s))
-				return -ENOTSUP;
-			fs->cfa_how = CFA_REG_OFF;
-			fs->cfa_reg = reg;
-			fs->cfa_off = op == DW_CFA_def_cfa ? (int64_t)u : s * c->daf;
-			break;
-		case DW_CFA_def_cfa_register:
-			if (!uleb(&p, end, &reg) || fs->cfa_how != CFA_REG_OFF)
-				return -ENOTSUP;
-			fs->cfa_reg = reg;
-			break;
-		case DW_CFA_def_cfa_offset:
-			if (!uleb(&p, end, &u) || fs->cfa_how != CFA_REG_OFF)
-				return -ENOTSUP;
-			fs->cfa_off = (int64_t)u;
-			break;
-		case DW_CFA_def_cfa_offset_sf:
-			if (!sleb(&p, end, &s) || fs->cfa_how != CFA_REG_OFF)
-				return -ENOTSUP;
-			fs->cfa_off = s * c->daf;
-			break;
-		case DW_CFA_GNU_args_size:
-			if (!uleb(&p, end, &u))
-				return -ENOTSUP;
-			break;
-		default: /* expressions, set_loc, vendor operations */
-			return -ENOTSUP;
+		if (!delta)
+			continue;
+		to = *loc + delta < limit && *loc + delta > *loc ? *loc + delta : limit;
+		if (emit) {
+			rule_of_state(in, &rule);
+			if ((ret = emit(arg, *loc, to, &rule)) != 0)
+				return ret;
 		}
-		continue;
-advance:
-		delta *= c->caf;
-		if (delta) {
-			uint64_t to = *loc + delta < limit && *loc + delta > *loc ? *loc + delta : limit;
-			struct cfi_rule rule;
-			int err;
-
-			if (emit) {
-				rule_of_state(in, &rule);
-				if ((err = emit(arg, *loc, to, &rule)) != 0)
-					return err;
-			}
-			*loc = to;
-		}
+		*loc = to;
 	}
 	return 0;
 }

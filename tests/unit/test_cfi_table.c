@@ -407,6 +407,38 @@ static void test_special_rows(void **state)
 	elf_file_close(&f);
 }
 
+/* An image, its separate debug file if any, and libdw's CFI of both. */
+struct image_cfi {
+	struct elf_file f, df;
+	bool has_df;
+	Dwarf *dw;
+	Dwarf_CFI *eh, *debug;
+};
+
+static void image_open(struct image_cfi *im, const char *path, const char *debug_path)
+{
+	memset(im, 0, sizeof(*im));
+	assert_int_equal(elf_file_open(&im->f, path), 0);
+	im->has_df = debug_path != NULL;
+	if (im->has_df)
+		assert_int_equal(elf_file_open(&im->df, debug_path), 0);
+	im->eh = dwarf_getcfi_elf(im->f.elf);
+	im->dw = dwarf_begin_elf(im->has_df ? im->df.elf : im->f.elf, DWARF_C_READ, NULL);
+	if (im->dw)
+		im->debug = dwarf_getcfi(im->dw);
+}
+
+static void image_close(struct image_cfi *im)
+{
+	if (im->eh)
+		dwarf_cfi_end(im->eh);
+	if (im->dw)
+		dwarf_end(im->dw);
+	if (im->has_df)
+		elf_file_close(&im->df);
+	elf_file_close(&im->f);
+}
+
 /* ---- compaction ---------------------------------------------------------- */
 
 static bool same_row(const struct cfi_row *a, const struct cfi_row *b)
@@ -454,23 +486,17 @@ static bool padding_byte(uint8_t b)
  */
 static void check_compaction(const char *path, const char *debug_path, double max_share)
 {
-	struct elf_file f, df;
+	struct image_cfi im;
 	struct cfi_table t, t0;
 	struct cfi_row last = { .kind = 0xff };
 	uint64_t padding = 0;
-	Dwarf_CFI *eh, *debug = NULL;
-	Dwarf *dw;
+	const uint8_t *bytes;
 
-	assert_int_equal(elf_file_open(&f, path), 0);
-	if (debug_path)
-		assert_int_equal(elf_file_open(&df, debug_path), 0);
-	assert_int_equal(cfi_table_build(&t, &f, NULL, debug_path ? &df : NULL), 0);
-	assert_int_equal(cfi_table_build_flags(&t0, &f, NULL, debug_path ? &df : NULL,
+	image_open(&im, path, debug_path);
+	bytes = im.f.map;
+	assert_int_equal(cfi_table_build(&t, &im.f, NULL, im.has_df ? &im.df : NULL), 0);
+	assert_int_equal(cfi_table_build_flags(&t0, &im.f, NULL, im.has_df ? &im.df : NULL,
 					       CFI_TABLE_KEEP_PADDING), 0);
-	eh = dwarf_getcfi_elf(f.elf);
-	dw = dwarf_begin_elf(debug_path ? df.elf : f.elf, DWARF_C_READ, NULL);
-	if (dw)
-		debug = dwarf_getcfi(dw);
 	check_pages(&t);
 	check_pages(&t0);
 	assert_int_equal(t.base, t0.base);
@@ -487,15 +513,14 @@ static void check_compaction(const char *path, const char *debug_path, double ma
 				last = *r0;
 			continue;
 		}
-		if (r0->kind != CFI_ROW_NONE || cfi_rule_lookup(eh, a, debug, a, &rule, NULL))
+		if (r0->kind != CFI_ROW_NONE || cfi_rule_lookup(im.eh, a, im.debug, a, &rule, NULL))
 			fail_msg("%s %#lx: compacted kind %u off %u rbp %d, uncompacted kind %u off "
 				 "%u rbp %d", path, (long)a, r->kind, r->cfa_off, r->rbp_off8,
 				 r0->kind, r0->cfa_off, r0->rbp_off8);
 		assert_true(same_row(r, &last));
-		assert_true(elf_file_vaddr_to_offset(&f, a, &off));
-		if (!padding_byte(((const uint8_t *)f.map)[off]))
-			fail_msg("%s %#lx: byte %#x taken for padding", path, (long)a,
-				 ((const uint8_t *)f.map)[off]);
+		assert_true(elf_file_vaddr_to_offset(&im.f, a, &off));
+		if (!padding_byte(bytes[off]))
+			fail_msg("%s %#lx: byte %#x taken for padding", path, (long)a, bytes[off]);
 		padding++;
 	}
 	print_message("%s: %u rows -> %u compacted (%u gaps of padding, %lu bytes); %u -> %u "
@@ -504,15 +529,9 @@ static void check_compaction(const char *path, const char *debug_path, double ma
 		      t.n_rows * 8 + (t.n_pages + 1) * 4);
 	assert_true(padding > 0);
 	assert_true(t.n_rows < t0.n_rows * max_share);
-	if (eh)
-		dwarf_cfi_end(eh);
-	if (dw)
-		dwarf_end(dw);
 	cfi_table_free(&t);
 	cfi_table_free(&t0);
-	if (debug_path)
-		elf_file_close(&df);
-	elf_file_close(&f);
+	image_close(&im);
 }
 
 static void test_compaction(void **state)
@@ -570,22 +589,17 @@ static int check_rows(void *arg, uint64_t lo, uint64_t hi, const struct cfi_rule
  * leaves to libdw are few (the PLT's and signal frames' expressions). */
 static void check_interpreter(const char *path, const char *debug_path)
 {
-	struct elf_file f, df;
+	struct image_cfi im;
 	struct cfi_fdes fdes = { 0 };
 	struct rule_check c = { 0 };
 	size_t refused = 0;
-	Dwarf *dw = NULL;
 
-	assert_int_equal(elf_file_open(&f, path), 0);
-	if (debug_path)
-		assert_int_equal(elf_file_open(&df, debug_path), 0);
-	assert_int_equal(cfi_fdes_read(&fdes, &f, CFI_EH_FRAME), 0);
-	assert_int_equal(cfi_fdes_read(&fdes, debug_path ? &df : &f, CFI_DEBUG_FRAME), 0);
+	image_open(&im, path, debug_path);
+	assert_int_equal(cfi_fdes_read(&fdes, &im.f, CFI_EH_FRAME), 0);
+	assert_int_equal(cfi_fdes_read(&fdes, im.has_df ? &im.df : &im.f, CFI_DEBUG_FRAME), 0);
 	cfi_fdes_sort(&fdes);
-	c.eh = dwarf_getcfi_elf(f.elf);
-	dw = dwarf_begin_elf(debug_path ? df.elf : f.elf, DWARF_C_READ, NULL);
-	if (dw)
-		c.debug = dwarf_getcfi(dw);
+	c.eh = im.eh;
+	c.debug = im.debug;
 	assert_true(fdes.n > 0);
 	for (size_t i = 0; i < fdes.n; i++) {
 		int err = cfi_fde_rows(&fdes, &fdes.v[i], UINT64_MAX, check_rows, &c);
@@ -599,14 +613,8 @@ static void check_interpreter(const char *path, const char *debug_path)
 		      fdes.n, refused, (unsigned long)c.rows, (unsigned long)c.addrs);
 	assert_true(refused * 20 < fdes.n);
 	assert_true(c.addrs > 0);
-	if (c.eh)
-		dwarf_cfi_end(c.eh);
-	if (dw)
-		dwarf_end(dw);
 	cfi_fdes_free(&fdes);
-	if (debug_path)
-		elf_file_close(&df);
-	elf_file_close(&f);
+	image_close(&im);
 }
 
 static void test_interpreter(void **state)

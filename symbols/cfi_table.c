@@ -2,9 +2,10 @@
 /*
  * Unwind tables for the unwinder in BPF: an image's CFI reduced to sorted
  * rows (symbols/cfi_table.h).  The table is built by walking the FDEs in
- * address order: at each FDE's first address, libdw's dwarf_cfi_addrframe
- * gives the rules there and dwarf_frame_info the range over which they
- * hold, so a table costs one CFI look-up per row, not per address.
+ * address order, each FDE's instructions run once (symbols/cfi_fde.h),
+ * each row's rule reduced by symbols/cfi_rule.h and encoded here; an FDE
+ * the interpreter leaves is read row by row through libdw (at each row,
+ * dwarf_cfi_addrframe gives the rules and the range over which they hold).
  */
 #include "symbols/cfi_table.h"
 

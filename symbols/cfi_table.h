@@ -29,8 +29,9 @@
  * search over the few rows of one page (what the BPF program does; see
  * cfi_table_lookup, which does the same in C).
  *
- * Built with libdw's CFI reader (dwarf_getcfi_elf for .eh_frame, the
- * .debug_frame through dwarf_getcfi), on an image opened with
+ * Built from the FDEs of .eh_frame and .debug_frame, each run once by
+ * symbols/cfi_fde.h (libdw's dwarf_cfi_addrframe for the few it leaves),
+ * with the rules reduced by symbols/cfi_rule.h, on an image opened with
  * symbols/elfinfo.h.  The .debug_frame is the file's own, else that of its
  * separate debug file (symbols/debug_files.h finds it): a program built
  * without unwind tables (-fno-asynchronous-unwind-tables) and stripped has

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The rule cache: the CFI of each distinct PC reduced once to "CFA =
- * register + offset, registers saved at CFA + offset" (struct frame_rule,
- * symbols/unwind_internal.h), and the walk that applies those rules as
- * libdw's unwinder would, without libdw.  A frame of another shape sends
- * the whole sample to libdw.
+ * register + offset, registers saved at CFA + offset" (symbols/cfi_rule.h,
+ * the reduction the BPF unwinder's tables use too, kept per PC as struct
+ * frame_rule, symbols/unwind_internal.h), and the walk that applies those
+ * rules as libdw's unwinder would, without libdw.  A frame of another
+ * shape sends the whole sample to libdw.
  */
 #include "symbols/unwind_internal.h"
 

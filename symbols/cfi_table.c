@@ -244,7 +244,7 @@ static bool is_padding(const struct elf_file *f, uint64_t lo, uint64_t hi)
  * row by row through libdw.
  */
 static int build_rows(struct cfi_table *t, const struct elf_file *f, const struct elf_file *df,
-		      Dwarf_CFI *eh, Dwarf_CFI *debug, bool compact)
+		      Dwarf_CFI *eh, Dwarf_CFI *debug, unsigned int flags)
 {
 	struct cfi_fdes fdes = { 0 };
 	uint64_t pc = t->base, end = t->base + t->size;
@@ -264,13 +264,15 @@ static int build_rows(struct cfi_table *t, const struct elf_file *f, const struc
 		/* compacted as the OpenTelemetry profiler's stack deltas are:
 		 * the padding between two functions takes the rule before it,
 		 * so that the rows on either side merge when equal */
-		if (s > pc && !(pc > t->base && compact && is_padding(f, pc, s)))
+		if (s > pc && !(pc > t->base && !(flags & CFI_TABLE_KEEP_PADDING) &&
+				is_padding(f, pc, s)))
 			err = add_row(t, &cap, pc - t->base, (struct cfi_row){ .kind = CFI_ROW_NONE });
 		else if (s > pc)
 			t->n_padding++;
 		if (err)
 			break;
-		err = cfi_fde_rows(&fdes, fde, end, emit_row, &sink);
+		err = flags & CFI_TABLE_LIBDW_ROWS ? -ENOTSUP
+						   : cfi_fde_rows(&fdes, fde, end, emit_row, &sink);
 		if (err == -ENOTSUP) {
 			err = 0;
 			next = add_fde_libdw(t, &cap, eh, debug, s, &err);
@@ -362,7 +364,7 @@ int cfi_table_build_flags(struct cfi_table *t, const struct elf_file *f,
 		dw = dwarf_begin_elf(df->elf, DWARF_C_READ, NULL);
 	if (dw)
 		debug = dwarf_getcfi(dw);
-	err = build_rows(t, f, df, eh, debug, !(flags & CFI_TABLE_KEEP_PADDING));
+	err = build_rows(t, f, df, eh, debug, flags);
 	if (!err)
 		err = build_pages(t);
 	if (eh)

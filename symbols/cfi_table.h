@@ -88,10 +88,13 @@ struct cfi_table {
  * gets one CFI_ROW_NONE row. */
 int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct elf_segment *seg,
 		    const struct elf_file *debug_file);
-/* The same; flags CFI_TABLE_KEEP_PADDING: the padding between functions
- * keeps its own CFI_ROW_NONE row (the table before compaction, which the
- * tests compare with). */
+/* The same with flags: CFI_TABLE_KEEP_PADDING, the padding between
+ * functions keeps its own CFI_ROW_NONE row (the table before compaction);
+ * CFI_TABLE_LIBDW_ROWS, every FDE read row by row through libdw (the
+ * builder before the interpreter).  The tests and bench/cfi_rows.c compare
+ * with them. */
 #define CFI_TABLE_KEEP_PADDING 1u
+#define CFI_TABLE_LIBDW_ROWS 2u
 int cfi_table_build_flags(struct cfi_table *t, const struct elf_file *f,
 			  const struct elf_segment *seg, const struct elf_file *debug_file,
 			  unsigned int flags);

@@ -584,6 +584,26 @@ static int check_rows(void *arg, uint64_t lo, uint64_t hi, const struct cfi_rule
 	return 0;
 }
 
+/* The table built by the interpreter is, row for row, the one built by
+ * reading every FDE row by row through libdw. */
+static void check_same_tables(const struct image_cfi *im)
+{
+	const struct elf_file *df = im->has_df ? &im->df : NULL;
+	struct cfi_table a, b;
+
+	assert_int_equal(cfi_table_build_flags(&a, &im->f, NULL, df, CFI_TABLE_KEEP_PADDING), 0);
+	assert_int_equal(cfi_table_build_flags(&b, &im->f, NULL, df,
+					       CFI_TABLE_KEEP_PADDING | CFI_TABLE_LIBDW_ROWS), 0);
+	assert_int_equal(a.n_rows, b.n_rows);
+	assert_int_equal(a.n_pages, b.n_pages);
+	assert_true(a.n_fdes_libdw < b.n_fdes_libdw);
+	assert_int_equal(b.n_fdes_libdw, b.n_fdes);
+	assert_memory_equal(a.rows, b.rows, a.n_rows * sizeof(*a.rows));
+	assert_memory_equal(a.pages, b.pages, (a.n_pages + 1) * sizeof(*a.pages));
+	cfi_table_free(&a);
+	cfi_table_free(&b);
+}
+
 /* Every FDE the interpreter reads gives, at every address it covers, the
  * rule libdw's frame there reduces to (all 17 registers); the ones it
  * leaves to libdw are few (the PLT's and signal frames' expressions). */
@@ -613,6 +633,7 @@ static void check_interpreter(const char *path, const char *debug_path)
 		      fdes.n, refused, (unsigned long)c.rows, (unsigned long)c.addrs);
 	assert_true(refused * 20 < fdes.n);
 	assert_true(c.addrs > 0);
+	check_same_tables(&im);
 	cfi_fdes_free(&fdes);
 	image_close(&im);
 }

@@ -315,7 +315,16 @@ void cfi_fdes_free(struct cfi_fdes *fdes)
 
 /* ---- interpreting -------------------------------------------------------- */
 
-enum cfa_how { CFA_UNDEFINED, CFA_REG_OFF };
+/* The CFA: undefined, register + offset, or the PLT's expression (rsp + 8,
+ * + 8 once rip & 15 >= cfa_off: the threshold). */
+enum cfa_how { CFA_UNDEFINED, CFA_REG_OFF, CFA_PLT };
+
+/* The PLT's CFA expression as GCC and binutils write it: breg7 8; breg16
+ * 0; lit15; and; litN; ge; lit3; shl; plus.  Any other expression (stack
+ * realignment, signal frames) is left to libdw. */
+static const uint8_t plt_expr[] = { DW_OP_breg7, 8, DW_OP_breg16, 0, DW_OP_lit15, DW_OP_and,
+				    0 /* litN */, DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus };
+#define PLT_EXPR_LIT 6
 
 struct frame_state {
 	uint8_t cfa_how;
@@ -361,11 +370,17 @@ static void rule_of_state(const struct interp *in, struct cfi_rule *r)
 		r->kind = CFI_RULE_END;
 		return;
 	}
-	if (fs->cfa_how != CFA_REG_OFF || fs->cfa_reg >= CFI_RULE_NREGS || !fits_s32(fs->cfa_off))
+	if (fs->cfa_how == CFA_PLT) {
+		r->kind = CFI_RULE_PLT;
+		r->cfa_off = fs->cfa_off;
+	} else if (fs->cfa_how == CFA_REG_OFF && fs->cfa_reg < CFI_RULE_NREGS &&
+		   fits_s32(fs->cfa_off)) {
+		r->kind = CFI_RULE_REGS;
+		r->cfa_reg = fs->cfa_reg;
+		r->cfa_off = fs->cfa_off;
+	} else {
 		return;
-	r->kind = CFI_RULE_REGS;
-	r->cfa_reg = fs->cfa_reg;
-	r->cfa_off = fs->cfa_off;
+	}
 	for (int i = 0; i < CFI_RULE_NREGS; i++) {
 		r->reg[i].how = fs->reg[i].how;
 		if (fs->reg[i].how == CFI_HOW_AT || fs->reg[i].how == CFI_HOW_VALUE) {
@@ -488,11 +503,23 @@ static int step(struct interp *in, const uint8_t **pp, const uint8_t *end, uint6
 			return -ENOTSUP;
 		fs->cfa_off = s * c->daf;
 		break;
+	case DW_CFA_def_cfa_expression:
+		if (!uleb(pp, end, &u) || u != sizeof(plt_expr) || (size_t)(end - *pp) < u)
+			return -ENOTSUP;
+		for (size_t i = 0; i < sizeof(plt_expr); i++)
+			if (i != PLT_EXPR_LIT && (*pp)[i] != plt_expr[i])
+				return -ENOTSUP;
+		if ((*pp)[PLT_EXPR_LIT] < DW_OP_lit0 || (*pp)[PLT_EXPR_LIT] > DW_OP_lit15)
+			return -ENOTSUP;
+		fs->cfa_how = CFA_PLT;
+		fs->cfa_off = (*pp)[PLT_EXPR_LIT] - DW_OP_lit0;
+		*pp += u;
+		break;
 	case DW_CFA_GNU_args_size:
 		if (!uleb(pp, end, &u))
 			return -ENOTSUP;
 		break;
-	default: /* expressions, set_loc, vendor operations */
+	default: /* other expressions, set_loc, vendor operations */
 		return -ENOTSUP;
 	}
 	return 0;

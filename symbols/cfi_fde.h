@@ -8,11 +8,12 @@
  * this is linear.
  *
  * The interpreter covers what compilers and assemblers emit for x86-64:
- * the CFA as register + offset, registers saved at or equal to CFA +
- * offset, kept, lost, in another register, remember/restore_state.  An
- * FDE with anything else (a DWARF expression, a signal frame's CIE,
- * DW_CFA_set_loc, an augmentation it does not know) is refused with
- * -ENOTSUP and the caller reads that FDE through libdw instead.  Where it
+ * the CFA as register + offset or the PLT's expression, registers saved
+ * at or equal to CFA + offset, kept, lost, in another register,
+ * remember/restore_state.  An FDE with anything else (another DWARF
+ * expression, a signal frame's CIE, DW_CFA_set_loc, an augmentation it
+ * does not know) is refused with -ENOTSUP and the caller reads that FDE
+ * through libdw instead.  Where it
  * answers, the rule is the one cfi_rule_of_frame gives on libdw's frame at
  * every address (tests/unit/test_cfi_table.c checks it at every address).
  */

@@ -133,13 +133,13 @@ static int add_row(struct cfi_table *t, size_t *cap, uint32_t pc, struct cfi_row
 	return 0;
 }
 
-/* The rows of the FDE at start through libdw, one per range of equal
- * rules (each a replay of the FDE's program up to it); returns where its
- * rules end (start when there are none). */
+/* The rows of the FDE at start through libdw up to its end, one per range
+ * of equal rules (each a replay of the FDE's program up to it); returns
+ * where its rules end (start when there are none). */
 static uint64_t add_fde_libdw(struct cfi_table *t, size_t *cap, Dwarf_CFI *eh, Dwarf_CFI *debug,
-			      uint64_t start, int *err)
+			      uint64_t start, uint64_t end, int *err)
 {
-	uint64_t pc = start, end = t->base + t->size;
+	uint64_t pc = start;
 
 	/* a function has a few dozen rows; hostile CFI is bounded */
 	for (int rows = 0; rows < 65536 && pc < end && !*err; rows++) {
@@ -275,7 +275,8 @@ static int build_rows(struct cfi_table *t, const struct elf_file *f, const struc
 						   : cfi_fde_rows(&fdes, fde, end, emit_row, &sink);
 		if (err == -ENOTSUP) {
 			err = 0;
-			next = add_fde_libdw(t, &cap, eh, debug, s, &err);
+			next = add_fde_libdw(t, &cap, eh, debug, s, fde->end < end ? fde->end : end,
+					     &err);
 			t->n_fdes_libdw++;
 		} else {
 			next = fde->end < end ? fde->end : end;

@@ -30,7 +30,7 @@ BENCH_WL_CFLAGS := -g -O2 -Wall -Wextra -fno-omit-frame-pointer -mno-omit-leaf-f
 
 BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)/deep-nofp \
 	      $(BENCH)/hot $(BENCH)/switch-floor $(BENCH)/pingpong \
-	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench
+	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench $(BENCH)/cfi-rows
 
 .PHONY: bench bench-peers bench-sampling bench-dwarf bench-cfi bench-tracing bench-exporters bench-soak \
 	bench-continuous bench-high-rate bench-bins bench-offcpu
@@ -91,6 +91,12 @@ $(BENCH)/funcs10k: $(BENCH)/funcs10k.c
 	$(CC) -g -O1 -fno-omit-frame-pointer -o $@ $<
 
 $(BENCH)/exporters-bench: bench/exporters.c $(BUILD)/libcollector.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcollector.a $(LDLIBS)
+
+# unwind tables image by image: rows before and after compaction, build
+# time through libdw row by row and interpreted (bench/cfi_rows.c)
+$(BENCH)/cfi-rows: bench/cfi_rows.c $(BUILD)/libcollector.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcollector.a $(LDLIBS)
 

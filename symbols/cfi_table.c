@@ -2,9 +2,10 @@
 /*
  * Unwind tables for the unwinder in BPF: an image's CFI reduced to sorted
  * rows (symbols/cfi_table.h).  The table is built by walking the FDEs in
- * address order: at each FDE's first address, libdw's dwarf_cfi_addrframe
- * gives the rules there and dwarf_frame_info the range over which they
- * hold, so a table costs one CFI look-up per row, not per address.
+ * address order, each FDE's instructions run once (symbols/cfi_fde.h),
+ * each row's rule reduced by symbols/cfi_rule.h and encoded here; an FDE
+ * the interpreter leaves is read row by row through libdw (at each row,
+ * dwarf_cfi_addrframe gives the rules and the range over which they hold).
  */
 #include "symbols/cfi_table.h"
 
@@ -15,11 +16,8 @@
 #include <string.h>
 
 #include "lib/bytes.h"
-
-/* x86-64 DWARF register numbers */
-#define REG_RBP 6
-#define REG_RSP 7
-#define REG_RIP 16
+#include "symbols/cfi_fde.h"
+#include "symbols/cfi_rule.h"
 
 /* DW_EH_PE_* encodings that .eh_frame_hdr uses on x86-64 (GNU ld and lld
  * write exactly these); any other table is left unread. */
@@ -27,10 +25,6 @@
 #define EH_PE_SDATA4 0x0b
 #define EH_PE_FORMAT 0x0f
 #define EH_PE_DATAREL_SDATA4 0x3b
-
-/* The kernel's rt_sigframe (x86-64), as __restore_rt's CFI describes it:
- * the CFA is the interrupted rsp, read at rsp + 160. */
-#define SIGFRAME_RSP 160
 
 int cfi_eh_frame_starts(const struct elf_file *f, uint64_t **starts, size_t *n)
 {
@@ -65,191 +59,51 @@ int cfi_eh_frame_starts(const struct elf_file *f, uint64_t **starts, size_t *n)
 	return 0;
 }
 
-/* A growing array of addresses. */
-struct addr_list {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static int addr_push(struct addr_list *l, uint64_t a)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 1024;
-		uint64_t *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = a;
-	return 0;
-}
-
-/* The first addresses of .debug_frame's FDEs: GCC's .debug_frame CIEs
- * have no augmentation, so an FDE's initial location is an 8-byte
- * absolute address right after its CIE pointer. */
-static int debug_frame_starts(const struct elf_file *f, struct addr_list *out)
-{
-	Elf_Scn *scn = elf_file_section(f, ".debug_frame");
-	Dwarf_Off off = 0, next;
-	Dwarf_CFI_Entry entry;
-	Elf_Data *data;
-	GElf_Shdr shdr;
-	unsigned char *ident;
-
-	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
-	    (shdr.sh_flags & SHF_COMPRESSED) || !(data = elf_getdata(scn, NULL)) ||
-	    !data->d_buf || !(ident = (unsigned char *)elf_getident(f->elf, NULL)))
-		return 0;
-	while (dwarf_next_cfi(ident, data, false, off, &next, &entry) == 0) {
-		const uint8_t *p = entry.fde.start;
-
-		off = next;
-		if (dwarf_cfi_cie_p(&entry) || entry.fde.end - p < 16)
-			continue;
-		if (addr_push(out, le64_get(p)) != 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The FDE starts of both sections, sorted. */
-static int fde_starts(const struct elf_file *f, const struct elf_file *df, struct addr_list *out)
-{
-	uint64_t *eh;
-	size_t n_eh;
-	int err = cfi_eh_frame_starts(f, &eh, &n_eh);
-
-	if (err)
-		return err;
-	for (size_t i = 0; i < n_eh && !err; i++)
-		err = addr_push(out, eh[i]);
-	free(eh);
-	if (!err && df)
-		err = debug_frame_starts(df, out);
-	if (!err && out->n) /* none: no array at all */
-		qsort(out->v, out->n, sizeof(*out->v), cmp_u64);
-	return err;
-}
-
-/* "register + offset" of a CFA: DW_OP_bregN or DW_OP_bregx. */
-static bool breg(const Dwarf_Op *op, unsigned int *reg, int64_t *off)
-{
-	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
-		*reg = op->atom - DW_OP_breg0;
-		*off = (int64_t)op->number;
-		return true;
-	}
-	if (op->atom == DW_OP_bregx) {
-		*reg = op->number;
-		*off = (int64_t)op->number2;
-		return true;
-	}
-	return false;
-}
-
-/* The PLT's CFA: rsp + 8, plus 8 once rip & 15 reaches a threshold (after
- * the entry's push): breg7 8; breg16 0; lit15; and; litN; ge; lit3; shl;
- * plus.  Returns N, or -1 for anything else. */
-static int plt_threshold(const Dwarf_Op *ops, size_t n)
-{
-	static const uint8_t shape[] = { DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
-					 DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus };
-
-	if (n != sizeof(shape) || ops[0].number != 8 || ops[1].number != 0)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (shape[i] && ops[i].atom != shape[i])
-			return -1;
-	if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit15)
-		return -1;
-	return ops[4].atom - DW_OP_lit0;
-}
-
-/* Where register regno is saved: CFA + *off.  1: saved there, 0: kept or
- * undefined, -1: another rule. */
-static int saved_at(Dwarf_Frame *frame, int regno, int64_t *off)
-{
-	Dwarf_Op ops_mem[3], *ops;
-	size_t nops, i = 1;
-
-	if (dwarf_frame_register(frame, regno, ops_mem, &ops, &nops) != 0)
-		return -1;
-	if (nops == 0)
-		return 0;
-	*off = 0;
-	if (ops[0].atom != DW_OP_call_frame_cfa)
-		return -1;
-	if (i < nops && ops[i].atom == DW_OP_plus_uconst)
-		*off = (int64_t)ops[i++].number;
-	return i == nops ? 1 : -1;
-}
-
-/* The rules of one frame as a row (its pc left to the caller). */
-static struct cfi_row row_of(Dwarf_Frame *frame)
+/* A rule as a row (its pc left to the caller): the shapes the BPF
+ * unwinder applies, every other one CFI_ROW_NONE (it walks the frame
+ * pointer there). */
+static struct cfi_row row_of_rule(const struct cfi_rule *rule)
 {
 	struct cfi_row r = { .kind = CFI_ROW_NONE };
-	Dwarf_Op ops_mem[3], *ops;
-	bool signal = false;
-	unsigned int reg;
-	int64_t off, rbp_off;
-	size_t nops;
-	int t, rbp;
+	int64_t rbp_off = rule->reg[CFI_REG_RBP].off;
+	uint8_t rbp = rule->reg[CFI_REG_RBP].how;
 
-	if (dwarf_frame_info(frame, NULL, NULL, &signal) != REG_RIP)
+	if (rule->ra != CFI_REG_RIP)
 		return r;
-	/* undefined return address: the outermost frame */
-	if (dwarf_frame_register(frame, REG_RIP, ops_mem, &ops, &nops) == 0 && nops == 0 &&
-	    ops == ops_mem) {
+	switch (rule->kind) {
+	case CFI_RULE_END:
 		r.kind = CFI_ROW_END;
 		return r;
+	case CFI_RULE_SIGNAL:
+		r.kind = CFI_ROW_SIGNAL;
+		return r;
+	case CFI_RULE_REGS:
+	case CFI_RULE_PLT:
+		break;
+	default:
+		return r;
 	}
-	if (dwarf_frame_cfa(frame, &ops, &nops) != 0)
+	/* the return address at CFA - 8; rbp kept, or saved at CFA + 8 * n */
+	if (rule->reg[CFI_REG_RIP].how != CFI_HOW_AT || rule->reg[CFI_REG_RIP].off != -8)
 		return r;
-	if (signal) {
-		if (nops == 2 && ops[0].atom == DW_OP_breg7 && ops[0].number == SIGFRAME_RSP &&
-		    ops[1].atom == DW_OP_deref)
-			r.kind = CFI_ROW_SIGNAL;
+	if (rbp == CFI_HOW_AT) {
+		if (rbp_off % 8 || rbp_off / 8 < -128 || rbp_off / 8 > 127 || !rbp_off)
+			return r;
+		r.rbp_off8 = rbp_off / 8;
+	} else if (rbp != CFI_HOW_SAME && rbp != CFI_HOW_UNDEFINED) {
 		return r;
 	}
-	if (saved_at(frame, REG_RIP, &off) != 1 || off != -8)
-		return r;
-	rbp = saved_at(frame, REG_RBP, &rbp_off);
-	if (rbp < 0 || (rbp && (rbp_off % 8 || rbp_off / 8 < -128 || rbp_off / 8 > 127 ||
-				!rbp_off)))
-		return r;
-	r.rbp_off8 = rbp ? rbp_off / 8 : 0;
-	if (nops == 1 && breg(&ops[0], &reg, &off) && (reg == REG_RSP || reg == REG_RBP) &&
-	    off >= 0 && off <= UINT16_MAX) {
-		r.kind = reg == REG_RSP ? CFI_ROW_RSP : CFI_ROW_RBP;
-		r.cfa_off = off;
-	} else if ((t = plt_threshold(ops, nops)) >= 0) {
+	if (rule->kind == CFI_RULE_PLT) {
 		r.kind = CFI_ROW_PLT;
-		r.cfa_off = t;
+		r.cfa_off = rule->cfa_off;
+	} else if ((rule->cfa_reg == CFI_REG_RSP || rule->cfa_reg == CFI_REG_RBP) &&
+		   rule->cfa_off >= 0 && rule->cfa_off <= UINT16_MAX) {
+		r.kind = rule->cfa_reg == CFI_REG_RSP ? CFI_ROW_RSP : CFI_ROW_RBP;
+		r.cfa_off = rule->cfa_off;
 	} else {
 		r.rbp_off8 = 0;
 	}
 	return r;
-}
-
-/* The frame at addr: .eh_frame's, else .debug_frame's. */
-static Dwarf_Frame *frame_at(Dwarf_CFI *eh, Dwarf_CFI *debug, uint64_t addr)
-{
-	Dwarf_Frame *frame;
-
-	if (eh && dwarf_cfi_addrframe(eh, addr, &frame) == 0)
-		return frame;
-	if (debug && dwarf_cfi_addrframe(debug, addr, &frame) == 0)
-		return frame;
-	return NULL;
 }
 
 /* Appends row r at pc, merged with the last row when their rules are
@@ -279,50 +133,154 @@ static int add_row(struct cfi_table *t, size_t *cap, uint32_t pc, struct cfi_row
 	return 0;
 }
 
-/* The rows of the FDE at start, one per range of equal rules; returns
+/* The rows of the FDE at start through libdw up to its end, one per range
+ * of equal rules (each a replay of the FDE's program up to it); returns
  * where its rules end (start when there are none). */
-static uint64_t add_fde(struct cfi_table *t, size_t *cap, Dwarf_CFI *eh, Dwarf_CFI *debug,
-			uint64_t start, int *err)
+static uint64_t add_fde_libdw(struct cfi_table *t, size_t *cap, Dwarf_CFI *eh, Dwarf_CFI *debug,
+			      uint64_t start, uint64_t end, int *err)
 {
-	uint64_t pc = start, end = t->base + t->size;
+	uint64_t pc = start;
 
 	/* a function has a few dozen rows; hostile CFI is bounded */
 	for (int rows = 0; rows < 65536 && pc < end && !*err; rows++) {
-		Dwarf_Frame *frame = frame_at(eh, debug, pc);
-		Dwarf_Addr lo, hi;
+		struct cfi_rule rule;
+		uint64_t range[2];
 
-		if (!frame)
+		if (!cfi_rule_lookup(eh, pc, debug, pc, &rule, range) || range[1] <= pc)
 			break;
-		if (dwarf_frame_info(frame, &lo, &hi, NULL) < 0 || hi <= pc) {
-			free(frame);
-			break;
-		}
-		*err = add_row(t, cap, pc - t->base, row_of(frame));
-		free(frame);
-		pc = hi < end ? hi : end;
+		*err = add_row(t, cap, pc - t->base, row_of_rule(&rule));
+		pc = range[1] < end ? range[1] : end;
 	}
 	return pc;
 }
 
-static int build_rows(struct cfi_table *t, const struct elf_file *f, const struct elf_file *df,
-		      Dwarf_CFI *eh, Dwarf_CFI *debug)
+struct row_sink {
+	struct cfi_table *t;
+	size_t *cap;
+};
+
+static int emit_row(void *arg, uint64_t lo, uint64_t hi, const struct cfi_rule *rule)
 {
-	struct addr_list starts = { 0 };
+	struct row_sink *sink = arg;
+
+	(void)hi;
+	return add_row(sink->t, sink->cap, lo - sink->t->base, row_of_rule(rule));
+}
+
+/* The FDEs of f's .eh_frame and of df's .debug_frame, sorted. */
+static int read_fdes(struct cfi_fdes *fdes, const struct elf_file *f, const struct elf_file *df)
+{
+	int err = cfi_fdes_read(fdes, f, CFI_EH_FRAME);
+
+	if (!err && df)
+		err = cfi_fdes_read(fdes, df, CFI_DEBUG_FRAME);
+	cfi_fdes_sort(fdes);
+	return err;
+}
+
+/* Alignment padding between two functions is at most this long (GCC
+ * aligns functions to 16 bytes, hot ones and some assembly to 32 or 64). */
+#define MAX_PADDING 64
+
+/* The length of the x86-64 no-op at p (nop, nopw/nopl with any operand,
+ * their 0x66 and cs prefixes, int3), or 0 when p holds anything else. */
+static size_t nop_length(const uint8_t *p, size_t n)
+{
+	size_t i = 0, len;
+	uint8_t modrm, mod, rm;
+
+	if (n && p[0] == 0xcc)
+		return 1;
+	while (i < n && (p[i] == 0x66 || p[i] == 0x2e))
+		i++;
+	if (i < n && p[i] == 0x90)
+		return i + 1;
+	if (i + 3 > n || p[i] != 0x0f || p[i + 1] != 0x1f)
+		return 0;
+	modrm = p[i + 2];
+	mod = modrm >> 6;
+	rm = modrm & 7;
+	if ((modrm >> 3) & 7)
+		return 0; /* 0f 1f /0 only */
+	len = i + 3;
+	if (mod != 3 && rm == 4) {
+		if (len >= n)
+			return 0;
+		if (mod == 0 && (p[len] & 7) == 5)
+			len += 4; /* sib without base: disp32 */
+		len++;
+	}
+	if (mod == 1)
+		len += 1;
+	else if (mod == 2 || (mod == 0 && rm == 5))
+		len += 4;
+	return len <= n ? len : 0;
+}
+
+/* Whether [lo, hi) of f is alignment padding (no-ops and int3 only, in
+ * the file's bytes): code that never runs, so no sample is there and no
+ * caller's return address points into it. */
+static bool is_padding(const struct elf_file *f, uint64_t lo, uint64_t hi)
+{
+	uint64_t off, last;
+	const uint8_t *p;
+	size_t n, len;
+
+	if (hi - lo > MAX_PADDING || !elf_file_vaddr_to_offset(f, lo, &off) ||
+	    !elf_file_vaddr_to_offset(f, hi - 1, &last) || last - off != hi - 1 - lo ||
+	    last >= f->size)
+		return false;
+	p = (const uint8_t *)f->map + off;
+	for (n = hi - lo; n; p += len, n -= len)
+		if (!(len = nop_length(p, n)))
+			return false;
+	return true;
+}
+
+/*
+ * The rows of every FDE in address order, CFI_ROW_NONE between them.
+ * Each FDE's instructions are run once (symbols/cfi_fde.h); the few the
+ * interpreter leaves (DWARF expressions: the PLT, signal frames) are read
+ * row by row through libdw.
+ */
+static int build_rows(struct cfi_table *t, const struct elf_file *f, const struct elf_file *df,
+		      Dwarf_CFI *eh, Dwarf_CFI *debug, unsigned int flags)
+{
+	struct cfi_fdes fdes = { 0 };
 	uint64_t pc = t->base, end = t->base + t->size;
 	size_t cap = 0;
+	struct row_sink sink = { t, &cap };
 	int err;
 
 	err = add_row(t, &cap, 0, (struct cfi_row){ .kind = CFI_ROW_NONE });
 	if (!err && (eh || debug))
-		err = fde_starts(f, debug ? df : NULL, &starts);
-	for (size_t i = 0; i < starts.n && !err; i++) {
-		uint64_t s = starts.v[i], next;
+		err = read_fdes(&fdes, f, debug ? df : NULL);
+	for (size_t i = 0; i < fdes.n && !err; i++) {
+		const struct cfi_fde *fde = &fdes.v[i];
+		uint64_t s = fde->start, next;
 
 		if (s < pc || s >= end)
 			continue; /* inside the last FDE, or outside the segment */
-		if (s > pc)
+		/* compacted as the OpenTelemetry profiler's stack deltas are:
+		 * the padding between two functions takes the rule before it,
+		 * so that the rows on either side merge when equal */
+		if (s > pc && !(pc > t->base && !(flags & CFI_TABLE_KEEP_PADDING) &&
+				is_padding(f, pc, s)))
 			err = add_row(t, &cap, pc - t->base, (struct cfi_row){ .kind = CFI_ROW_NONE });
-		next = add_fde(t, &cap, eh, debug, s, &err);
+		else if (s > pc)
+			t->n_padding++;
+		if (err)
+			break;
+		err = flags & CFI_TABLE_LIBDW_ROWS ? -ENOTSUP
+						   : cfi_fde_rows(&fdes, fde, end, emit_row, &sink);
+		if (err == -ENOTSUP) {
+			err = 0;
+			next = add_fde_libdw(t, &cap, eh, debug, s, fde->end < end ? fde->end : end,
+					     &err);
+			t->n_fdes_libdw++;
+		} else {
+			next = fde->end < end ? fde->end : end;
+		}
 		t->n_fdes++;
 		pc = next > s ? next : s;
 		if (next == s)
@@ -331,7 +289,7 @@ static int build_rows(struct cfi_table *t, const struct elf_file *f, const struc
 	}
 	if (!err && pc < end)
 		err = add_row(t, &cap, pc - t->base, (struct cfi_row){ .kind = CFI_ROW_NONE });
-	free(starts.v);
+	cfi_fdes_free(&fdes);
 	return err;
 }
 
@@ -376,6 +334,13 @@ static const struct elf_file *debug_frame_file(const struct elf_file *f,
 int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct elf_segment *seg,
 		    const struct elf_file *debug_file)
 {
+	return cfi_table_build_flags(t, f, seg, debug_file, 0);
+}
+
+int cfi_table_build_flags(struct cfi_table *t, const struct elf_file *f,
+			  const struct elf_segment *seg, const struct elf_file *debug_file,
+			  unsigned int flags)
+{
 	const struct elf_file *df = debug_frame_file(f, debug_file);
 	Dwarf_CFI *eh, *debug = NULL;
 	uint64_t vaddr, memsz;
@@ -400,7 +365,7 @@ int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct 
 		dw = dwarf_begin_elf(df->elf, DWARF_C_READ, NULL);
 	if (dw)
 		debug = dwarf_getcfi(dw);
-	err = build_rows(t, f, df, eh, debug);
+	err = build_rows(t, f, df, eh, debug, flags);
 	if (!err)
 		err = build_pages(t);
 	if (eh)

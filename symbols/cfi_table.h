@@ -15,14 +15,23 @@
  * no usable CFI (none at all, or a rule of another shape: the unwinder
  * walks frame pointers there).
  *
+ * Rows are as few as the rules allow: neighbours with the same rule are
+ * one row, and the alignment padding between two functions (no-ops and
+ * int3 that never run, up to 64 bytes) takes the rule of the code before
+ * it instead of a row of its own, so that the last row of a function and
+ * the first of the next (both "CFA = rsp + 8" nearly always) merge, as in
+ * the OpenTelemetry profiler's stack deltas.  Every address that any FDE
+ * covers keeps exactly its own rule.
+ *
  * PCs are link-time addresses less `base` (the executable segment's start,
  * page-aligned), so they fit 32 bits; `pages` indexes the rows by 4 KiB
  * page of that range, so that a look-up is one index load and a binary
  * search over the few rows of one page (what the BPF program does; see
  * cfi_table_lookup, which does the same in C).
  *
- * Built with libdw's CFI reader (dwarf_getcfi_elf for .eh_frame, the
- * .debug_frame through dwarf_getcfi), on an image opened with
+ * Built from the FDEs of .eh_frame and .debug_frame, each run once by
+ * symbols/cfi_fde.h (libdw's dwarf_cfi_addrframe for the few it leaves),
+ * with the rules reduced by symbols/cfi_rule.h, on an image opened with
  * symbols/elfinfo.h.  The .debug_frame is the file's own, else that of its
  * separate debug file (symbols/debug_files.h finds it): a program built
  * without unwind tables (-fno-asynchronous-unwind-tables) and stripped has
@@ -67,6 +76,8 @@ struct cfi_table {
 	uint32_t *pages;
 	uint32_t n_pages;
 	uint32_t n_fdes;     /* FDEs read, for statistics */
+	uint32_t n_fdes_libdw; /* ... of which row by row through libdw */
+	uint32_t n_padding;  /* gaps between FDEs given the rule before them */
 };
 
 /* Builds the table of segment seg of f (one of f->loads, executable), or
@@ -77,6 +88,16 @@ struct cfi_table {
  * gets one CFI_ROW_NONE row. */
 int cfi_table_build(struct cfi_table *t, const struct elf_file *f, const struct elf_segment *seg,
 		    const struct elf_file *debug_file);
+/* The same with flags: CFI_TABLE_KEEP_PADDING, the padding between
+ * functions keeps its own CFI_ROW_NONE row (the table before compaction);
+ * CFI_TABLE_LIBDW_ROWS, every FDE read row by row through libdw (the
+ * builder before the interpreter).  The tests and bench/cfi_rows.c compare
+ * with them. */
+#define CFI_TABLE_KEEP_PADDING 1u
+#define CFI_TABLE_LIBDW_ROWS 2u
+int cfi_table_build_flags(struct cfi_table *t, const struct elf_file *f,
+			  const struct elf_segment *seg, const struct elf_file *debug_file,
+			  unsigned int flags);
 void cfi_table_free(struct cfi_table *t);
 
 /* f has a .debug_frame with contents (not the empty one of a stripped

@@ -120,30 +120,9 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
  * "normally" when it merely failed to read the return address. */
 static bool is_outermost(Dwfl *dwfl, uint64_t pc)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	struct cfi_rule rule;
 
-	if (!mod)
-		return false;
-	for (int pass = 0; pass < 2; pass++) {
-		Dwarf_Addr bias;
-		Dwarf_CFI *cfi = pass == 0 ? dwfl_module_eh_cfi(mod, &bias)
-					   : dwfl_module_dwarf_cfi(mod, &bias);
-		Dwarf_Frame *frame;
-		Dwarf_Op ops_mem[3], *ops;
-		size_t nops;
-		bool undefined;
-		int ra;
-
-		if (!cfi || pc < bias || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
-			continue;
-		ra = dwarf_frame_info(frame, NULL, NULL, NULL);
-		undefined = ra >= 0 &&
-			    dwarf_frame_register(frame, ra, ops_mem, &ops, &nops) == 0 &&
-			    nops == 0 && ops == ops_mem;
-		free(frame);
-		return undefined;
-	}
-	return false;
+	return unw_cfi_rule(dwfl, pc, &rule) && rule.kind == CFI_RULE_END;
 }
 
 /* The process's Dwfl for this version of its mappings, built if needed. */

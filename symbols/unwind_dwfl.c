@@ -96,9 +96,9 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 	Dwarf_Word bp_sp[2] = { r->bp, r->sp };
 	Dwarf_Word r12_15[4] = { r->r12, r->r13, r->r14, r->r15 };
 
-	if (!dwfl_thread_state_registers(thread, DWARF_RBX, 1, &bx) ||
-	    !dwfl_thread_state_registers(thread, DWARF_RBP, 2, bp_sp) ||
-	    !dwfl_thread_state_registers(thread, DWARF_R12, 4, r12_15))
+	if (!dwfl_thread_state_registers(thread, CFI_REG_RBX, 1, &bx) ||
+	    !dwfl_thread_state_registers(thread, CFI_REG_RBP, 2, bp_sp) ||
+	    !dwfl_thread_state_registers(thread, CFI_REG_R12, 4, r12_15))
 		return false;
 	dwfl_thread_state_register_pc(thread, r->ip);
 	return true;

@@ -17,6 +17,7 @@
 
 #include "lib/hashtab.h"
 #include "lib/idmap.h"
+#include "symbols/cfi_rule.h"
 #include "symbols/elfinfo.h"
 #include "symbols/unwind.h"
 
@@ -28,21 +29,9 @@
  * at the same few PCs (_start, clone3), so this saves a CFI lookup. */
 #define OUTERMOST_CACHE 16
 
-/* x86-64 DWARF register numbers (System V psABI, figure 3.36). */
-enum {
-	DWARF_RBX = 3,
-	DWARF_RBP = 6,
-	DWARF_RSP = 7,
-	DWARF_R12 = 12,
-	DWARF_R13 = 13,
-	DWARF_R14 = 14,
-	DWARF_R15 = 15,
-	DWARF_RIP = 16,
-};
-
 /* Registers 0-16 (rax ... r15 and the return address column): the ones
  * libdw's x86-64 unwinder tracks, so the cached walk tracks the same. */
-#define FRAME_NREGS 17
+#define FRAME_NREGS CFI_RULE_NREGS
 
 /* Cached frame rules per process: a table (lib/hashtab.h) that grows up to
  * this many rules and is then emptied when it fills (a program has that
@@ -61,13 +50,12 @@ enum rule_kind {
 };
 
 /*
- * The CFI of one PC reduced to the shape nearly all compiled code has, so
- * that a frame costs a hash lookup and a few reads instead of a CFI
- * evaluation: libdw's dwarf_cfi_addrframe and dwarf_frame_register run once
- * per distinct PC, and the cached walk applies their answer as libdw's
- * unwinder would (frame_unwind.c's handle_cfi: same registers, same
- * outcome for unset ones).  Anything of another shape is RULE_LIBDW and
- * the whole sample goes through libdw.
+ * The rule of one PC (symbols/cfi_rule.h, reduced once per distinct PC)
+ * in the shape nearly all compiled code has, so that a frame costs a hash
+ * lookup and a few reads instead of a CFI evaluation: the cached walk
+ * applies it as libdw's unwinder would (frame_unwind.c's handle_cfi: same
+ * registers, same outcome for unset ones).  Anything of another shape is
+ * RULE_LIBDW and the whole sample goes through libdw.
  */
 struct frame_rule {
 	uint64_t pc;         /* runtime address the CFI was looked up at */
@@ -152,6 +140,10 @@ int unw_build_dwfl(struct unwinder *u, struct unwind_proc *p,
 bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg);
 
 /* unwind_rules.c */
+/* The rule of the first CFI that covers pc in dwfl's modules, .eh_frame
+ * then .debug_frame, as libdw's unwinder looks them up; false where none
+ * does. */
+bool unw_cfi_rule(Dwfl *dwfl, uint64_t pc, struct cfi_rule *rule);
 /* Walks p's sample with cached rules.  Returns the number of frames in
  * p->ips, with *complete set as the libdw walk would set it, or 0 when a
  * frame needs libdw (then the whole sample goes through libdw). */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The rule cache: the CFI of each distinct PC reduced once to "CFA =
- * register + offset, registers saved at CFA + offset" (struct frame_rule,
- * symbols/unwind_internal.h), and the walk that applies those rules as
- * libdw's unwinder would, without libdw.  A frame of another shape sends
- * the whole sample to libdw.
+ * register + offset, registers saved at CFA + offset" (symbols/cfi_rule.h,
+ * the reduction the BPF unwinder's tables use too, kept per PC as struct
+ * frame_rule, symbols/unwind_internal.h), and the walk that applies those
+ * rules as libdw's unwinder would, without libdw.  A frame of another
+ * shape sends the whole sample to libdw.
  */
 #include "symbols/unwind_internal.h"
 
@@ -12,111 +13,69 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool fits_s32(int64_t v)
-{
-	return v >= INT32_MIN && v <= INT32_MAX;
-}
-
-/* Reads a CFA rule of the shape "register + offset". */
-static bool simple_cfa(Dwarf_Frame *frame, struct frame_rule *r)
-{
-	Dwarf_Op *ops;
-	size_t nops;
-	uint64_t reg;
-	int64_t off;
-
-	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1)
-		return false;
-	if (ops[0].atom == DW_OP_bregx) {
-		reg = ops[0].number;
-		off = (int64_t)ops[0].number2;
-	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
-		reg = ops[0].atom - DW_OP_breg0;
-		off = (int64_t)ops[0].number;
-	} else {
-		return false;
-	}
-	if (reg >= FRAME_NREGS || !fits_s32(off))
-		return false;
-	r->cfa_reg = reg;
-	r->cfa_off = off;
-	return true;
-}
-
-/* Reduces the CFI of one PC to a frame_rule; false when it has another
- * shape.  The cases follow libdw's handle_cfi, which the walk replaces. */
-static bool simple_rule(Dwarf_Frame *frame, struct frame_rule *r)
-{
-	bool signal = false;
-	int ra = dwarf_frame_info(frame, NULL, NULL, &signal);
-
-	/* a signal frame's caller is looked up at its exact PC: libdw's job */
-	if (ra < 0 || ra >= FRAME_NREGS || signal || !simple_cfa(frame, r))
-		return false;
-	r->ra = ra;
-	r->outermost = false;
-	r->same = 0;
-	r->n_saved = 0;
-	for (int regno = 0; regno < FRAME_NREGS; regno++) {
-		Dwarf_Op ops_mem[3], *ops;
-		size_t nops, i = 1;
-		int64_t off = 0;
-		bool value = false;
-
-		/* an error leaves the register unset, as in libdw */
-		if (dwarf_frame_register(frame, regno, ops_mem, &ops, &nops) != 0)
-			continue;
-		if (nops == 0) {
-			/* ops_mem: undefined; NULL: same value; else invalid */
-			if (ops == NULL)
-				r->same |= 1u << regno;
-			if (regno == ra && ops == ops_mem)
-				r->outermost = true;
-			continue;
-		}
-		/* offset(N) and val_offset(N) come as call_frame_cfa, then
-		 * plus_uconst N unless N is 0, then stack_value for a value */
-		if (ops[0].atom != DW_OP_call_frame_cfa)
-			return false;
-		if (i < nops && ops[i].atom == DW_OP_plus_uconst)
-			off = (int64_t)ops[i++].number;
-		if (i < nops && ops[i].atom == DW_OP_stack_value) {
-			value = true;
-			i++;
-		}
-		if (i != nops || !fits_s32(off) || r->n_saved == RULE_MAX_SAVED)
-			return false;
-		r->saved[r->n_saved].off = off;
-		r->saved[r->n_saved].reg = regno;
-		r->saved[r->n_saved].value = value;
-		r->n_saved++;
-	}
-	return true;
-}
-
-/* The rule for `pc`, from the first CFI that covers it, .eh_frame then
- * .debug_frame, as libdw's unwinder looks them up. */
-static void compute_rule(Dwfl *dwfl, uint64_t pc, struct frame_rule *r)
+bool unw_cfi_rule(Dwfl *dwfl, uint64_t pc, struct cfi_rule *rule)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Addr eh_bias = 0, debug_bias = 0;
+	Dwarf_CFI *eh, *debug;
+
+	if (!mod)
+		return false;
+	eh = dwfl_module_eh_cfi(mod, &eh_bias);
+	if (eh && pc < eh_bias)
+		eh = NULL;
+	/* libdw's unwinder reads the .debug_frame only where .eh_frame has
+	 * no entry: load it (the separate debug file) only then */
+	if (eh && cfi_rule_lookup(eh, pc - eh_bias, NULL, 0, rule, NULL))
+		return true;
+	debug = dwfl_module_dwarf_cfi(mod, &debug_bias);
+	if (debug && pc < debug_bias)
+		debug = NULL;
+	return cfi_rule_lookup(NULL, 0, debug, pc - debug_bias, rule, NULL);
+}
+
+/* The rule for `pc` in the cache's form: RULE_SIMPLE for CFA = register +
+ * offset with every register kept, lost, or at or equal to CFA + offset
+ * (RULE_MAX_SAVED at most) and for the outermost frame; RULE_LIBDW for
+ * anything else (no module: libdw tries the frame-pointer chain). */
+static void compute_rule(Dwfl *dwfl, uint64_t pc, struct frame_rule *r)
+{
+	struct cfi_rule rule;
 
 	r->pc = pc;
 	r->kind = RULE_LIBDW;
-	if (!mod)
-		return; /* no module: libdw tries the frame-pointer chain */
-	for (int pass = 0; pass < 2; pass++) {
-		Dwarf_Addr bias;
-		Dwarf_CFI *cfi = pass == 0 ? dwfl_module_eh_cfi(mod, &bias)
-					   : dwfl_module_dwarf_cfi(mod, &bias);
-		Dwarf_Frame *frame;
-
-		if (!cfi || pc < bias || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
-			continue;
-		if (simple_rule(frame, r))
-			r->kind = RULE_SIMPLE;
-		free(frame);
+	if (!unw_cfi_rule(dwfl, pc, &rule))
+		return;
+	r->ra = rule.ra;
+	r->outermost = rule.kind == CFI_RULE_END;
+	r->same = 0;
+	r->n_saved = 0;
+	if (r->outermost) {
+		r->kind = RULE_SIMPLE;
 		return;
 	}
+	if (rule.kind != CFI_RULE_REGS)
+		return;
+	r->cfa_reg = rule.cfa_reg;
+	r->cfa_off = rule.cfa_off;
+	for (int regno = 0; regno < CFI_RULE_NREGS; regno++) {
+		uint8_t how = rule.reg[regno].how;
+
+		if (how == CFI_HOW_SAME)
+			r->same |= 1u << regno;
+		if (how != CFI_HOW_AT && how != CFI_HOW_VALUE)
+			continue;
+		if (r->n_saved == RULE_MAX_SAVED)
+			return;
+		r->saved[r->n_saved].off = rule.reg[regno].off;
+		r->saved[r->n_saved].reg = regno;
+		r->saved[r->n_saved].value = how == CFI_HOW_VALUE;
+		r->n_saved++;
+	}
+	for (int regno = 0; regno < CFI_RULE_NREGS; regno++)
+		if (rule.reg[regno].how == CFI_HOW_OTHER)
+			return;
+	r->kind = RULE_SIMPLE;
 }
 
 /* The cached rule for `pc`, computed on first use; NULL without memory. */
@@ -160,15 +119,15 @@ size_t unw_walk_rules(struct unwinder *u, struct unwind_proc *p, bool *complete)
 	size_t n = 0;
 
 	/* what set_initial_registers gives libdw; the PC is not register 16 */
-	reg[DWARF_RBX] = in->bx;
-	reg[DWARF_RBP] = in->bp;
-	reg[DWARF_RSP] = in->sp;
-	reg[DWARF_R12] = in->r12;
-	reg[DWARF_R13] = in->r13;
-	reg[DWARF_R14] = in->r14;
-	reg[DWARF_R15] = in->r15;
-	valid = 1u << DWARF_RBX | 1u << DWARF_RBP | 1u << DWARF_RSP | 1u << DWARF_R12 |
-		1u << DWARF_R13 | 1u << DWARF_R14 | 1u << DWARF_R15;
+	reg[CFI_REG_RBX] = in->bx;
+	reg[CFI_REG_RBP] = in->bp;
+	reg[CFI_REG_RSP] = in->sp;
+	reg[CFI_REG_R12] = in->r12;
+	reg[CFI_REG_R13] = in->r13;
+	reg[CFI_REG_R14] = in->r14;
+	reg[CFI_REG_R15] = in->r15;
+	valid = 1u << CFI_REG_RBX | 1u << CFI_REG_RBP | 1u << CFI_REG_RSP | 1u << CFI_REG_R12 |
+		1u << CFI_REG_R13 | 1u << CFI_REG_R14 | 1u << CFI_REG_R15;
 	p->ips[n++] = in->ip;
 	for (;;) {
 		const struct frame_rule *r = get_rule(u, p, lookup);

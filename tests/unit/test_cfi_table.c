@@ -3,7 +3,9 @@
  * The unwind tables of symbols/cfi_table.c against libdw's CFI, at every
  * byte address of .text in libc.so.6, ld.so and the CFI test programs
  * (tests/unwind/chain, with .eh_frame, with .debug_frame only, and with
- * .debug_frame only in its separate debug file).
+ * .debug_frame only in its separate debug file); the compacted tables
+ * against the uncompacted ones at every address of the segment; the
+ * table builder's CFI interpreter against libdw's rules.
  *
  * libdw's rules are evaluated here on their own, with a small DWARF
  * expression machine over made-up registers: the CFA, where the return
@@ -14,6 +16,7 @@
  * says so.
  */
 #include <dwarf.h>
+#include <errno.h>
 #include <elfutils/libdw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +29,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "symbols/cfi_fde.h"
+#include "symbols/cfi_rule.h"
 #include "symbols/cfi_table.h"
 #include "symbols/debug_files.h"
 
@@ -220,7 +225,8 @@ static void check_image_with(const char *path, const struct elf_file *df, bool w
 	Dwarf *dw;
 
 	assert_int_equal(elf_file_open(&f, path), 0);
-	assert_int_equal(cfi_table_build(&t, &f, NULL, df), 0);
+	/* the table before compaction: test_compaction compares the two */
+	assert_int_equal(cfi_table_build_flags(&t, &f, NULL, df, CFI_TABLE_KEEP_PADDING), 0);
 	text = elf_file_section(&f, ".text");
 	assert_non_null(text);
 	assert_non_null(gelf_getshdr(text, &sh));
@@ -401,6 +407,247 @@ static void test_special_rows(void **state)
 	elf_file_close(&f);
 }
 
+/* An image, its separate debug file if any, and libdw's CFI of both. */
+struct image_cfi {
+	struct elf_file f, df;
+	bool has_df;
+	Dwarf *dw;
+	Dwarf_CFI *eh, *debug;
+};
+
+static void image_open(struct image_cfi *im, const char *path, const char *debug_path)
+{
+	memset(im, 0, sizeof(*im));
+	assert_int_equal(elf_file_open(&im->f, path), 0);
+	im->has_df = debug_path != NULL;
+	if (im->has_df)
+		assert_int_equal(elf_file_open(&im->df, debug_path), 0);
+	im->eh = dwarf_getcfi_elf(im->f.elf);
+	im->dw = dwarf_begin_elf(im->has_df ? im->df.elf : im->f.elf, DWARF_C_READ, NULL);
+	if (im->dw)
+		im->debug = dwarf_getcfi(im->dw);
+}
+
+static void image_close(struct image_cfi *im)
+{
+	if (im->eh)
+		dwarf_cfi_end(im->eh);
+	if (im->dw)
+		dwarf_end(im->dw);
+	if (im->has_df)
+		elf_file_close(&im->df);
+	elf_file_close(&im->f);
+}
+
+/* ---- compaction ---------------------------------------------------------- */
+
+static bool same_row(const struct cfi_row *a, const struct cfi_row *b)
+{
+	return a->kind == b->kind && a->cfa_off == b->cfa_off && a->rbp_off8 == b->rbp_off8;
+}
+
+/* pages[p] is the last row that starts at or below page p's first byte. */
+static void check_pages(const struct cfi_table *t)
+{
+	assert_int_equal(t->n_pages, (t->size + 4095) >> CFI_PAGE_SHIFT);
+	assert_int_equal(t->rows[0].pc, 0);
+	for (uint32_t p = 0; p < t->n_pages; p++) {
+		uint32_t r = t->pages[p];
+		uint64_t at = (uint64_t)p << CFI_PAGE_SHIFT;
+
+		assert_true(r < t->n_rows);
+		assert_true(t->rows[r].pc <= at);
+		assert_true(r + 1 == t->n_rows || t->rows[r + 1].pc > at);
+		assert_true(t->pages[p + 1] >= r);
+	}
+	assert_int_equal(t->pages[t->n_pages], t->n_rows - 1);
+	for (uint32_t r = 1; r < t->n_rows; r++) {
+		assert_true(t->rows[r].pc > t->rows[r - 1].pc);
+		assert_false(same_row(&t->rows[r], &t->rows[r - 1]));
+	}
+}
+
+/* A byte that alignment padding holds: nop (90), nopw/nopl (66, 2e, 0f
+ * 1f and their operand bytes), int3 (cc). */
+static bool padding_byte(uint8_t b)
+{
+	return b == 0x90 || b == 0xcc || b == 0x66 || b == 0x2e || b == 0x0f || b == 0x1f ||
+	       b == 0x00 || b == 0x40 || b == 0x44 || b == 0x80 || b == 0x84;
+}
+
+/*
+ * The compacted table of path gives the uncompacted table's answer (kind,
+ * cfa_off, rbp_off8) at every address of its executable segment, except
+ * in the padding between functions: there no CFI covers the address
+ * (libdw finds none), the file holds padding bytes, and the compacted row
+ * is the one of the last address before the gap.  The uncompacted table is
+ * itself checked against libdw at every address of .text and .plt
+ * (check_image_with).
+ */
+static void check_compaction(const char *path, const char *debug_path, double max_share)
+{
+	struct image_cfi im;
+	struct cfi_table t, t0;
+	struct cfi_row last = { .kind = 0xff };
+	uint64_t padding = 0;
+	const uint8_t *bytes;
+
+	image_open(&im, path, debug_path);
+	bytes = im.f.map;
+	assert_int_equal(cfi_table_build(&t, &im.f, NULL, im.has_df ? &im.df : NULL), 0);
+	assert_int_equal(cfi_table_build_flags(&t0, &im.f, NULL, im.has_df ? &im.df : NULL,
+					       CFI_TABLE_KEEP_PADDING), 0);
+	check_pages(&t);
+	check_pages(&t0);
+	assert_int_equal(t.base, t0.base);
+	assert_int_equal(t.size, t0.size);
+	for (uint64_t a = t.base; a < t.base + t.size; a++) {
+		const struct cfi_row *r = cfi_table_lookup(&t, a), *r0 = cfi_table_lookup(&t0, a);
+		struct cfi_rule rule;
+		uint64_t off;
+
+		assert_non_null(r);
+		assert_non_null(r0);
+		if (same_row(r, r0)) {
+			if (r0->kind != CFI_ROW_NONE)
+				last = *r0;
+			continue;
+		}
+		if (r0->kind != CFI_ROW_NONE || cfi_rule_lookup(im.eh, a, im.debug, a, &rule, NULL))
+			fail_msg("%s %#lx: compacted kind %u off %u rbp %d, uncompacted kind %u off "
+				 "%u rbp %d", path, (long)a, r->kind, r->cfa_off, r->rbp_off8,
+				 r0->kind, r0->cfa_off, r0->rbp_off8);
+		assert_true(same_row(r, &last));
+		assert_true(elf_file_vaddr_to_offset(&im.f, a, &off));
+		if (!padding_byte(bytes[off]))
+			fail_msg("%s %#lx: byte %#x taken for padding", path, (long)a, bytes[off]);
+		padding++;
+	}
+	print_message("%s: %u rows -> %u compacted (%u gaps of padding, %lu bytes); %u -> %u "
+		      "bytes with the page index\n", path, t0.n_rows, t.n_rows, t.n_padding,
+		      (unsigned long)padding, t0.n_rows * 8 + (t0.n_pages + 1) * 4,
+		      t.n_rows * 8 + (t.n_pages + 1) * 4);
+	assert_true(padding > 0);
+	assert_true(t.n_rows < t0.n_rows * max_share);
+	cfi_table_free(&t);
+	cfi_table_free(&t0);
+	image_close(&im);
+}
+
+static void test_compaction(void **state)
+{
+	(void)state;
+	/* libc and ld.so: 15-18% fewer rows on Debian 12 */
+	check_compaction("/lib/x86_64-linux-gnu/libc.so.6", NULL, 0.9);
+	check_compaction("/lib64/ld-linux-x86-64.so.2", NULL, 0.9);
+	/* built for the tests: 121 -> 82 rows */
+	check_compaction("build/unwind/chain-eh", NULL, 0.8);
+	check_compaction("build/unwind/chain-split", "build/unwind/chain-split.debug", 0.8);
+}
+
+/* ---- the interpreter's rules against libdw's ---------------------------- */
+
+struct rule_check {
+	Dwarf_CFI *eh, *debug;
+	uint64_t addrs, rows;
+};
+
+static const char *const kind_names[] = { "other", "regs", "plt", "signal", "end" };
+
+static int check_rows(void *arg, uint64_t lo, uint64_t hi, const struct cfi_rule *rule)
+{
+	struct rule_check *c = arg;
+
+	assert_true(lo < hi);
+	c->rows++;
+	for (uint64_t a = lo; a < hi; a++) {
+		struct cfi_rule want;
+
+		assert_true(cfi_rule_lookup(c->eh, a, c->debug, a, &want, NULL));
+		if (!cfi_rule_equal(rule, &want)) {
+			int i = 0;
+
+			while (i < CFI_RULE_NREGS && rule->reg[i].how == want.reg[i].how &&
+			       rule->reg[i].off == want.reg[i].off)
+				i++;
+			fail_msg("%#lx: the interpreter's rule (%s, CFA r%u%+d) is not libdw's (%s, "
+				 "CFA r%u%+d); first register that differs: %d (%u %+d, libdw %u %+d)",
+				 (long)a, kind_names[rule->kind], rule->cfa_reg, rule->cfa_off,
+				 kind_names[want.kind], want.cfa_reg, want.cfa_off, i,
+				 i < CFI_RULE_NREGS ? rule->reg[i].how : 0,
+				 i < CFI_RULE_NREGS ? rule->reg[i].off : 0,
+				 i < CFI_RULE_NREGS ? want.reg[i].how : 0,
+				 i < CFI_RULE_NREGS ? want.reg[i].off : 0);
+		}
+		c->addrs++;
+	}
+	return 0;
+}
+
+/* The table built by the interpreter is, row for row, the one built by
+ * reading every FDE row by row through libdw. */
+static void check_same_tables(const struct image_cfi *im)
+{
+	const struct elf_file *df = im->has_df ? &im->df : NULL;
+	struct cfi_table a, b;
+
+	assert_int_equal(cfi_table_build_flags(&a, &im->f, NULL, df, CFI_TABLE_KEEP_PADDING), 0);
+	assert_int_equal(cfi_table_build_flags(&b, &im->f, NULL, df,
+					       CFI_TABLE_KEEP_PADDING | CFI_TABLE_LIBDW_ROWS), 0);
+	assert_int_equal(a.n_rows, b.n_rows);
+	assert_int_equal(a.n_pages, b.n_pages);
+	assert_true(a.n_fdes_libdw < b.n_fdes_libdw);
+	assert_int_equal(b.n_fdes_libdw, b.n_fdes);
+	assert_memory_equal(a.rows, b.rows, a.n_rows * sizeof(*a.rows));
+	assert_memory_equal(a.pages, b.pages, (a.n_pages + 1) * sizeof(*a.pages));
+	cfi_table_free(&a);
+	cfi_table_free(&b);
+}
+
+/* Every FDE the interpreter reads gives, at every address it covers, the
+ * rule libdw's frame there reduces to (all 17 registers); the ones it
+ * leaves to libdw are few (the PLT's and signal frames' expressions). */
+static void check_interpreter(const char *path, const char *debug_path)
+{
+	struct image_cfi im;
+	struct cfi_fdes fdes = { 0 };
+	struct rule_check c = { 0 };
+	size_t refused = 0;
+
+	image_open(&im, path, debug_path);
+	assert_int_equal(cfi_fdes_read(&fdes, &im.f, CFI_EH_FRAME), 0);
+	assert_int_equal(cfi_fdes_read(&fdes, im.has_df ? &im.df : &im.f, CFI_DEBUG_FRAME), 0);
+	cfi_fdes_sort(&fdes);
+	c.eh = im.eh;
+	c.debug = im.debug;
+	assert_true(fdes.n > 0);
+	for (size_t i = 0; i < fdes.n; i++) {
+		int err = cfi_fde_rows(&fdes, &fdes.v[i], UINT64_MAX, check_rows, &c);
+
+		if (err == -ENOTSUP)
+			refused++;
+		else
+			assert_int_equal(err, 0);
+	}
+	print_message("%s: %zu FDEs, %zu left to libdw, %lu rows, %lu addresses checked\n", path,
+		      fdes.n, refused, (unsigned long)c.rows, (unsigned long)c.addrs);
+	assert_true(refused * 20 < fdes.n);
+	assert_true(c.addrs > 0);
+	check_same_tables(&im);
+	cfi_fdes_free(&fdes);
+	image_close(&im);
+}
+
+static void test_interpreter(void **state)
+{
+	(void)state;
+	check_interpreter("/lib/x86_64-linux-gnu/libc.so.6", NULL);
+	check_interpreter("/lib64/ld-linux-x86-64.so.2", NULL);
+	check_interpreter("build/unwind/chain-eh", NULL);
+	check_interpreter("build/unwind/chain-debug", NULL);
+	check_interpreter("build/unwind/chain-split", "build/unwind/chain-split.debug");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +657,8 @@ int main(void)
 		cmocka_unit_test(test_program_debug_frame),
 		cmocka_unit_test(test_program_split_debug),
 		cmocka_unit_test(test_special_rows),
+		cmocka_unit_test(test_interpreter),
+		cmocka_unit_test(test_compaction),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The FDEs of an image's .eh_frame and .debug_frame, and their rows in one
+ * pass over each FDE's instructions: the table builder's source of rules
+ * (symbols/cfi_table.c).  libdw answers one address at a time
+ * (dwarf_cfi_addrframe replays the FDE's program from its start up to the
+ * address), so walking an FDE row by row through it costs k^2 for k rows;
+ * this is linear.
+ *
+ * The interpreter covers what compilers and assemblers emit for x86-64:
+ * the CFA as register + offset or the PLT's expression, registers saved
+ * at or equal to CFA + offset, kept, lost, in another register,
+ * remember/restore_state.  An FDE with anything else (another DWARF
+ * expression, a signal frame's CIE, DW_CFA_set_loc, an augmentation it
+ * does not know) is refused with -ENOTSUP and the caller reads that FDE
+ * through libdw instead.  Where it
+ * answers, the rule is the one cfi_rule_of_frame gives on libdw's frame at
+ * every address (tests/unit/test_cfi_table.c checks it at every address).
+ */
+#ifndef COLLECTOR_CFI_FDE_H
+#define COLLECTOR_CFI_FDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols/cfi_rule.h"
+#include "symbols/elfinfo.h"
+
+enum cfi_source {
+	CFI_EH_FRAME = 0,    /* .eh_frame: wins where both describe a PC */
+	CFI_DEBUG_FRAME = 1,
+};
+
+struct cfi_cie;
+
+struct cfi_fde {
+	uint64_t start, end;       /* link-time addresses covered */
+	const uint8_t *ins, *ins_end;
+	uint32_t cie;              /* index in cfi_fdes.cies */
+	uint8_t source;            /* enum cfi_source */
+};
+
+struct cfi_fdes {
+	struct cfi_fde *v;         /* sorted by start, .eh_frame's first */
+	size_t n, cap;
+	struct cfi_cie *cies;
+	size_t n_cies, cap_cies;
+};
+
+/* Adds the FDEs of f's section (".eh_frame" or ".debug_frame", as
+ * source says) to *out; a section that is missing, empty or compressed
+ * adds none.  Returns 0 or -ENOMEM. */
+int cfi_fdes_read(struct cfi_fdes *out, const struct elf_file *f, enum cfi_source source);
+/* Sorts the FDEs read by start (.eh_frame's first among equal starts). */
+void cfi_fdes_sort(struct cfi_fdes *fdes);
+void cfi_fdes_free(struct cfi_fdes *fdes);
+
+/* Called for each row of an FDE: rule holds over [lo, hi). */
+typedef int (*cfi_row_fn)(void *arg, uint64_t lo, uint64_t hi, const struct cfi_rule *rule);
+
+/* Runs fde's instructions once, calling emit for each row up to min(end,
+ * fde->end).  Returns 0, emit's first non-zero return, or -ENOTSUP
+ * (before any call) for an FDE the interpreter does not cover. */
+int cfi_fde_rows(const struct cfi_fdes *fdes, const struct cfi_fde *fde, uint64_t end,
+		 cfi_row_fn emit, void *arg);
+
+#endif /* COLLECTOR_CFI_FDE_H */

@@ -275,6 +275,25 @@ struct ksym *kallsyms_lookup(const struct kallsyms *k, uint64_t addr)
 	return &k->syms[lo - 1];
 }
 
+bool kallsyms_parse_named(const char *text, uint64_t addr, char *name, size_t size,
+			  uint64_t *entry)
+{
+	const char *plus = strchr(text, '+'), *slash;
+	unsigned long long off;
+	char *end;
+
+	if (!plus || plus == text || (size_t)(plus - text) >= size || strncmp(plus, "+0x", 3))
+		return false;
+	off = strtoull(plus + 3, &end, 16);
+	slash = end;
+	if (end == plus + 3 || *slash != '/' || off > addr)
+		return false;
+	memcpy(name, text, (size_t)(plus - text));
+	name[plus - text] = '\0';
+	*entry = addr - off;
+	return true;
+}
+
 size_t kallsyms_notes_build_id(const void *notes, size_t len, char *out, size_t size)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -13,6 +13,7 @@
 #define COLLECTOR_SYMBOLIZE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/model.h"
@@ -30,6 +31,20 @@ void symbolizer_set_debug_root(struct symbolizer *s, const char *dir);
 /* The kallsyms file to read (default /proc/kallsyms), for tests.  Call
  * before the first symbolizer_kernel_image(). */
 void symbolizer_set_kallsyms_path(struct symbolizer *s, const char *path);
+
+/*
+ * A way to name kernel addresses without reading kallsyms whole: the
+ * kernel's own search (loader/kernel_names.h).  name() writes the "%pS"
+ * text of addr, text() the kernel text's bounds; each returns 0 or a
+ * negative errno, and when text() fails the symbolizer reads kallsyms.
+ * Call before the first symbolizer_kernel_image().
+ */
+struct kernel_namer {
+	int (*name)(void *ctx, uint64_t addr, char *text, size_t size);
+	int (*text)(void *ctx, uint64_t *start, uint64_t *end);
+	void *ctx;
+};
+void symbolizer_set_kernel_namer(struct symbolizer *s, const struct kernel_namer *namer);
 
 /*
  * The model image for a mapped file, created (and its ELF facts read:

@@ -105,6 +105,10 @@ struct symbolizer {
 	struct image_keys keys;
 	uint32_t kernel_image;
 	struct kallsyms ksyms;
+	bool ksyms_read;           /* kallsyms read (or tried) */
+	struct kernel_namer namer; /* name NULL: none */
+	bool use_namer;            /* kernel addresses named by the namer */
+	size_t namer_calls;
 	uint64_t page_size;
 	bool no_demangle;          /* --no-demangle: names as the symbols spell them */
 	struct debuginfod_client *debuginfod; /* made on first need */

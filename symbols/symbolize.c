@@ -101,6 +101,7 @@ void symbolizer_free(struct symbolizer *s)
 		free(e->key);
 	image_keys_free(&s->keys);
 	kallsyms_free(&s->ksyms);
+	location_cache_free(s->loc_cache);
 	sym_debuginfod_end(s);
 	free(s->debug_root);
 	free(s->kallsyms_path);
@@ -455,6 +456,9 @@ uint64_t symbolizer_bias(struct symbolizer *s, uint32_t image, uint64_t start, u
 
 void symbolizer_forget_code(struct symbolizer *s, const bool *in_use, size_t n)
 {
+	/* what the interval resolved, kept for the images still in use */
+	s->loc_cache = location_cache_cut(s, s->loc_cache, in_use, n);
+	s->code_epoch++;
 	for (size_t i = 0; i < s->ksyms.n; i++)
 		s->ksyms.syms[i].function = MODEL_NONE;
 	for (size_t id = 0; id < s->n_images; id++) {
@@ -541,6 +545,9 @@ uint32_t symbolizer_location(struct symbolizer *s, uint32_t image, uint64_t addr
 	uint32_t loc = model_find_location(s->m, image, addr);
 	struct sym_image *si;
 
+	if (loc != MODEL_NONE)
+		return loc;
+	loc = location_cache_find(s, s->loc_cache, image, addr, s->code_epoch);
 	if (loc != MODEL_NONE)
 		return loc;
 	if (image == s->kernel_image)

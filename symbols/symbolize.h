@@ -106,13 +106,16 @@ uint32_t symbolizer_function(struct symbolizer *s, uint32_t image, const char *n
 void symbolizer_set_demangle(struct symbolizer *s, bool demangle);
 
 /*
- * Continuous runs, when the model's code tables were emptied
- * (model_forget_code()): the function ids cached with the symbols are
- * dropped, and the ELF images not in use (in_use[id] false, for the model
- * image ids below n) are closed: their file, symbols and DWARF leave
- * memory.  A closed image keeps its model image and its keys; the next
- * symbolizer_image() call that finds it opens it again (from that call's
- * path, checked to be the same file: build-id, else device and inode).
+ * Continuous runs, just before the model's code tables are emptied
+ * (model_forget_code()): what the interval resolved for the kernel and the
+ * ELF images in use (in_use[id], for the model image ids below n) is kept,
+ * so that the next intervals intern it again without looking it up (its
+ * function, source line and inlined calls); the function ids cached with
+ * the symbols are dropped, and the ELF images not in use are closed: their
+ * file, symbols, DWARF and kept locations leave memory.  A closed image
+ * keeps its model image and its keys; the next symbolizer_image() call
+ * that finds it opens it again (from that call's path, checked to be the
+ * same file: build-id, else device and inode).
  */
 void symbolizer_forget_code(struct symbolizer *s, const bool *in_use, size_t n);
 

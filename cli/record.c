@@ -296,6 +296,16 @@ static int open_sampling(struct record *r)
 				!formats_need_time_order(opts->formats);
 	r->fig.aggregated = cfg.aggregate_samples;
 
+	/* The ring holds what streams between two drains (100 to 500 ms; the
+	 * program wakes the loop when a quarter is used): with the samples
+	 * summed in the kernel, no switches and no --trace, only the task
+	 * records (a few hundred processes a second on a build machine, about
+	 * 100 KB/s) and unwind requests.  16 MiB then was 16 MiB of the RSS of
+	 * a long run (the ring's pages resident once written) and 6 ms to
+	 * create. */
+	if (!cfg.ring_bytes)
+		cfg.ring_bytes = cfg.aggregate_samples && !cfg.trace_switches && !cfg.off_cpu &&
+					 !opts->n_trace_specs ? 2u << 20 : 16u << 20;
 	decode_run_call_graph(&r->m, cfg.dwarf ? "dwarf" : cfg.cfi ? "cfi" : "fp");
 	/* a hardware event without a PMU: one clear line, not libbpf's */
 	if (events_check(opts))

@@ -567,6 +567,7 @@ static void drain_until_stopped(struct record *r)
 		}
 		decode_energy(&r->m, &r->powercap, false);
 		now = run_clock_ns(true);
+		tracker_settle_maps(r->tracker, now, false);
 		if (opts->duration > 0 && now - r->m.run.start_ktime_ns >= opts->duration * 1e9)
 			break;
 		/* (the last interval is written once the run has ended; with
@@ -628,6 +629,8 @@ static void finish(struct record *r)
 	decode_energy(&r->m, &r->powercap, true);
 	while (bpf_session_drain(r->bpf, 0) > 0)
 		;
+	/* the maps of processes exec'd just before: the sums below name them */
+	tracker_settle_maps(r->tracker, run_clock_ns(true), true);
 	/* the sums in the kernel's by-stack maps, as records after the ring's */
 	if (bpf_session_read_aggregates(r->bpf) < 0)
 		fprintf(stderr, "collector: cannot read the off-CPU sums: out of memory\n");

@@ -26,6 +26,8 @@ from benchkit.wholecost import bpf_run_ns
 SECONDS = int(os.environ.get("BENCH_SECONDS", "1800"))
 INTERVAL = 10
 MAX_ROWS = 40
+# more collector options, to compare (--call-graph fp: without the unwind tables)
+EXTRA = os.environ.get("BENCH_COLLECTOR_ARGS", "").split()
 
 
 def _pprof_top(path):
@@ -42,7 +44,7 @@ def continuous():
     tmp = tempfile.mkdtemp(prefix="bench-continuous-")
     out = os.path.join(tmp, "collector")
     cargv = [COLLECTOR, "-a", "-F", "99", "--interval", str(INTERVAL), "-f", "pprof",
-             "-d", str(SECONDS), "-o", out]
+             "-d", str(SECONDS), "-o", out] + EXTRA
     pargv = ["perf", "record", "-a", "-F", "99", "-g", f"--switch-output={INTERVAL}s", "-q",
              "-o", os.path.join(tmp, "perf.data")]
     old_stats = bpf_stats_enabled(True)
@@ -71,7 +73,8 @@ def continuous():
                 now, ccpu, cbpf = time.monotonic(), tool_cpu_ns(c.pid), bpf_run_ns(c.pid)
                 rss, anon = proc_status_kb(c.pid, "VmRSS"), proc_status_kb(c.pid, "RssAnon")
                 hwm = proc_status_kb(c.pid, "VmHWM")
-                if rss is None:
+                # gone, or going (its programs closed): no reading
+                if rss is None or c.poll() is not None or ccpu < last[1] or cbpf < last[2]:
                     break
                 share = 100 * ((ccpu - last[1]) + (cbpf - last[2])) / 1e9 / (now - last[0])
                 prss = proc_status_kb(p.pid, "VmRSS")
@@ -105,7 +108,8 @@ def continuous():
     shown = rows if len(rows) <= MAX_ROWS else \
         rows[::max(1, len(rows) // MAX_ROWS)] + [rows[-1]]
     share = 100 * (s["cpu"] + s["bpf"]) / s["secs"] if s.get("cpu") is not None else None
-    table(f"Continuous: `collector -a -F 99 --interval {INTERVAL} -f pprof` for {SECONDS} s "
+    table(f"Continuous: `collector -a -F 99 --interval {INTERVAL} -f pprof{' ' if EXTRA else ''}"
+          f"{' '.join(EXTRA)}` for {SECONDS} s "
           f"under the build loop, beside `perf record -a -g -F 99 --switch-output={INTERVAL}s`",
           ["interval", "s", "collector RSS MiB", "of which anonymous", "peak RSS MiB",
            "CPU + BPF this interval, % of a core", "collector CPU s (cumulative)",

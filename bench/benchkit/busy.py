@@ -14,6 +14,7 @@ import time
 from benchkit.buildloop import BuildLoop
 from benchkit.common import (COLLECTOR, RUNS, bpf_stats_enabled, fmt, fmt_spread, log, median,
                              table)
+from benchkit.measure import collector_summary
 from benchkit.wholecost import BpfWatch, wait_cost
 
 SECONDS = int(os.environ.get("BENCH_BUSY_SECONDS", "8"))
@@ -39,13 +40,8 @@ def busy_summary(text):
         out["evicted_images"], out["evicted_rows"] = int(m.group(1)), int(m.group(2))
     m = re.search(r"profiler CPU\s+([\d.]+) s: ([\d.]+) s own, ([\d.]+) s BPF", text)
     if m:
-        out["own_s"], out["bpf_s"] = float(m.group(2)), float(m.group(3))
-    m = re.search(r"^\s*samples\s+(\d+)", text, re.M)
-    if m:
-        out["samples"] = int(m.group(1))
-    m = re.search(r"^\s*lost events\s+(\d+)", text, re.M)
-    if m:
-        out["lost"] = int(m.group(1))
+        out["own_s"], out["summary_bpf_s"] = float(m.group(2)), float(m.group(3))
+    out.update(collector_summary(text))
     m = re.search(r"^\s*processes\s+(\d+)", text, re.M)
     if m:
         out["processes"] = int(m.group(1))

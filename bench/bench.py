@@ -3,6 +3,7 @@
 """collector's bench: overhead, throughput and memory, side by side with peers.
 
     bench.py SECTION...      SECTION: sampling tracing exporters soak continuous high-rate offcpu
+                                  short busy
 
 Prints one Markdown table per measurement on stdout (progress on stderr).
 Run through `make bench` (or bench-sampling, ...), which builds what it
@@ -28,6 +29,8 @@ from benchkit.exporters import exporters  # noqa: E402
 from benchkit.high_rate import high_rate  # noqa: E402
 from benchkit.offcpu import offcpu  # noqa: E402
 from benchkit.sampling import dwarf, sampling  # noqa: E402
+from benchkit.short_runs import short_runs  # noqa: E402
+from benchkit.busy import busy  # noqa: E402
 from benchkit.soak import soak  # noqa: E402
 from benchkit.tracing import tracing  # noqa: E402
 
@@ -36,7 +39,8 @@ def main():
     sections = sys.argv[1:] or ["sampling", "dwarf", "tracing", "exporters"]
     known = {"sampling": sampling, "dwarf": dwarf, "cfi": cfi, "tracing": tracing,
              "exporters": exporters, "soak": soak, "continuous": continuous,
-             "high-rate": high_rate, "offcpu": offcpu}
+             "high-rate": high_rate, "offcpu": offcpu,
+             "short": short_runs, "busy": busy}
     for s in sections:
         if s not in known:
             log(f"usage: bench.py [{'|'.join(known)}]...")

@@ -322,7 +322,7 @@ enum collector_counter {
 	COLLECTOR_CNT_CFI_NO_TABLES,      /* cfi: samples before their process's tables */
 	COLLECTOR_CNT_CFI_OUTSIDE,        /* cfi: walks stopped outside every mapping */
 	COLLECTOR_CNT_CFI_COMPLETE,       /* cfi: walks that reached the outermost frame */
-	COLLECTOR_CNT_AGG_SAMPLES,        /* samples summed in the kernel (no ring record) */
+	COLLECTOR_CNT_AGG_SAMPLES,        /* samples taken (summed, or streamed), unless by ip_counts */
 	COLLECTOR_CNT_MAX,
 };
 

@@ -97,7 +97,7 @@ static const struct argp_option options[] = {
 	{ "hpctoolkit-layout", OPT_HPCTOOLKIT_LAYOUT, "released|draft", 0,
 	  "HPCToolkit database: the released v4.0 layout (default) or the draft", 0 },
 	{ "ring-size", OPT_RING_SIZE, "SIZE", 0,
-	  "Ring buffer size, a power of two with K, M or G (default 16M)", 0 },
+	  "Ring buffer size, a power of two with K, M or G (default 16M; 2M when the samples are summed in the kernel and no switch or trace record streams)", 0 },
 	{ "trace", 't', "BIN:PATTERN", 0,
 	  "Trace entry and exit of the functions of BIN (a path, or a library name such as "
 	  "libc) whose names match the glob PATTERN, through uprobes (repeatable)", 0 },
@@ -524,7 +524,7 @@ int main(int argc, char **argv)
 {
 	struct collector_options opts = {
 		.freq = 999,
-		.ring_bytes = 16 << 20,
+		.ring_bytes = 0, /* --ring-size, else record.c sizes it */
 		.stack_size = 8192,
 		.off_cpu_min_ns = 1000,
 	};

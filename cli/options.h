@@ -52,7 +52,7 @@ struct collector_options {
 	bool no_demangle;       /* --no-demangle: symbol names as they are */
 	bool sampler_layout_spec;
 	bool hpctoolkit_draft;
-	unsigned int ring_bytes; /* ring buffer size */
+	unsigned int ring_bytes; /* ring buffer size; 0: sized to the run */
 	bool no_switches;       /* do not record context switches */
 	bool no_aggregate;      /* --no-aggregate: a ring record per sample, always */
 	char *trace_specs[COLLECTOR_MAX_TRACE_SPECS]; /* --trace BIN:PATTERN */

@@ -38,6 +38,7 @@
 #include "lib/path.h"
 #include "lib/powercap.h"
 #include "loader/bpf_session.h"
+#include "loader/kernel_names.h"
 #include "loader/launch.h"
 #include "loader/privileges.h"
 #include "loader/unwind_tables.h"
@@ -66,6 +67,7 @@ struct record {
 	bool spilling;          /* the model's events go to files in outdir */
 	struct continuous cont; /* --interval */
 	struct symbolizer *sym;
+	struct kernel_names *knames; /* names the kernel's addresses */
 	struct tracker *tracker;
 	struct bpf_session *bpf;
 	struct unwind_tables *cfi_maps; /* --call-graph cfi: the maps, */
@@ -202,6 +204,12 @@ static int open_model(struct record *r)
 		return EXIT_FAILURE_RUN;
 	}
 	symbolizer_set_demangle(r->sym, !opts->no_demangle);
+	/* a few kernel addresses named by the kernel, not by reading and
+	 * sorting kallsyms whole (50 ms of a 1 s run's 190) */
+	r->knames = kernel_names_new();
+	if (r->knames)
+		symbolizer_set_kernel_namer(r->sym, &(struct kernel_namer){
+			kernel_names_lookup, kernel_names_text, r->knames });
 	return 0;
 }
 
@@ -308,6 +316,16 @@ static int open_sampling(struct record *r)
 				!formats_need_time_order(opts->formats);
 	r->fig.aggregated = cfg.aggregate_samples;
 
+	/* The ring holds what streams between two drains (100 to 500 ms; the
+	 * program wakes the loop when a quarter is used): with the samples
+	 * summed in the kernel, no switches and no --trace, only the task
+	 * records (a few hundred processes a second on a build machine, about
+	 * 100 KB/s) and unwind requests.  16 MiB then was 16 MiB of the RSS of
+	 * a long run (the ring's pages resident once written) and 6 ms to
+	 * create. */
+	if (!cfg.ring_bytes)
+		cfg.ring_bytes = cfg.aggregate_samples && !cfg.trace_switches && !cfg.off_cpu &&
+					 !opts->n_trace_specs ? 2u << 20 : 16u << 20;
 	decode_run_call_graph(&r->m, cfg.dwarf ? "dwarf" : cfg.cfi ? "cfi" : "fp");
 	/* a hardware event without a PMU: one clear line, not libbpf's */
 	if (events_check(opts))
@@ -431,8 +449,10 @@ static int start(struct record *r)
 	const struct collector_options *opts = r->opts;
 	int err;
 
-	/* One-off work before the targets run, not in their window. */
-	targets_warm_symbols(r->sym, &r->m, opts->command);
+	/* Nothing is read ahead (kallsyms, the targets' symbols and lines):
+	 * each is read when a sample first needs it, and only then.  Reading
+	 * them all first cost 115-130 ms of a 1 s `-p` run's 200 (kallsyms
+	 * 50, libc's compressed DWARF 60 when no sample was in libc). */
 	decode_window_start(&r->m);
 	if (r->save)
 		save_records_facts(r->save, &r->m, opts->trace_specs, opts->n_trace_specs);
@@ -567,6 +587,7 @@ static void drain_until_stopped(struct record *r)
 		}
 		decode_energy(&r->m, &r->powercap, false);
 		now = run_clock_ns(true);
+		tracker_settle_maps(r->tracker, now, false);
 		if (opts->duration > 0 && now - r->m.run.start_ktime_ns >= opts->duration * 1e9)
 			break;
 		/* (the last interval is written once the run has ended; with
@@ -628,6 +649,8 @@ static void finish(struct record *r)
 	decode_energy(&r->m, &r->powercap, true);
 	while (bpf_session_drain(r->bpf, 0) > 0)
 		;
+	/* the maps of processes exec'd just before: the sums below name them */
+	tracker_settle_maps(r->tracker, run_clock_ns(true), true);
 	/* the sums in the kernel's by-stack maps, as records after the ring's */
 	if (bpf_session_read_aggregates(r->bpf) < 0)
 		fprintf(stderr, "collector: cannot read the off-CPU sums: out of memory\n");
@@ -651,11 +674,11 @@ static void finish(struct record *r)
 				.cache_refused = st.cache_refused,
 				.served_ready = st.served_ready });
 	}
-	/* every sample the kernel saw is in ip_counts, or counted as not
-	 * fitting there; summed by stack without ip_counts, it counted them */
+	/* every sample the kernel took is in ip_counts (COLLECTOR_COUNT_BY_IP),
+	 * or counted as not fitting there; else it counted them */
 	if (bpf_session_aggregate_total(r->bpf, &by_ip) != 0)
 		by_ip = 0;
-	if (r->fig.aggregated && !by_ip)
+	if (!by_ip)
 		by_ip = counters[COLLECTOR_CNT_AGG_SAMPLES];
 	r->fig.kernel_samples = decode_kernel_samples(&r->m, by_ip,
 						      counters[COLLECTOR_CNT_AGG_FULL]);
@@ -719,6 +742,7 @@ static void cleanup(struct record *r, int rc)
 	unwind_tables_close(r->cfi_maps);
 	bpf_session_close(r->bpf);
 	symbolizer_free(r->sym);
+	kernel_names_free(r->knames);
 	if (r->model_ready)
 		model_free(&r->m);
 	save_records_close(r->save);

@@ -6,12 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/path.h"
 #include "lib/proc.h"
-#include "lib/procmaps.h"
 #include "loader/launch.h"
 #include "symbols/framepointers.h"
 
@@ -79,63 +77,4 @@ bool targets_want_dwarf(const struct collector_options *opts)
 			return true;
 	}
 	return false;
-}
-
-/* Reads the symbols and line tables of an image now rather than on its
- * first sample, inside the targets' time. */
-static void warm_image(struct symbolizer *sym, struct model *m, const char *path)
-{
-	struct stat st;
-	uint32_t img;
-
-	if (stat(path, &st) != 0)
-		return;
-	img = symbolizer_image(sym, path, NULL, st.st_dev, st.st_ino);
-	symbolizer_location(sym, img, m->images.items[img].text_start);
-}
-
-/* The C library the collector itself maps: the command will map it too. */
-static void warm_own_libc(struct symbolizer *sym, struct model *m)
-{
-	struct procmaps maps;
-
-	if (procmaps_read(getpid(), &maps) != 0)
-		return;
-	for (size_t i = 0; i < maps.n; i++) {
-		if (procmap_is_file(&maps.entries[i]) && strstr(maps.entries[i].path, "/libc.so")) {
-			warm_image(sym, m, maps.entries[i].path);
-			break;
-		}
-	}
-	procmaps_free(&maps);
-}
-
-void targets_warm_symbols(struct symbolizer *sym, struct model *m, char *const *command)
-{
-	char *exe;
-
-	symbolizer_kernel_image(sym);
-	for (size_t p = 0; p < m->processes.len; p++) {
-		const struct model_process *proc = &m->processes.items[p];
-
-		for (size_t i = 0; i < proc->maps.len; i++) {
-			uint32_t img = proc->maps.items[i].image;
-
-			symbolizer_location(sym, img, m->images.items[img].text_start);
-			proc = &m->processes.items[p];
-		}
-	}
-	if (!command)
-		return;
-	exe = path_find_command(command[0]);
-	if (exe) {
-		/* the name the process will map it under: /usr/bin/python3 is a
-		 * link to python3.11, and the image keeps its first name */
-		char *real = realpath(exe, NULL);
-
-		warm_image(sym, m, real ? real : exe);
-		free(real);
-	}
-	free(exe);
-	warm_own_libc(sym, m);
 }

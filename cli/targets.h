@@ -19,9 +19,4 @@ int targets_check(const struct collector_options *opts);
  * every process's stack costs too much to be a default. */
 bool targets_want_dwarf(const struct collector_options *opts);
 
-/* One-off work before sampling starts: the kernel's symbols, the images the
- * targets map (for a command not started yet: its executable, and the C
- * library, which the collector maps too). */
-void targets_warm_symbols(struct symbolizer *sym, struct model *m, char *const *command);
-
 #endif /* COLLECTOR_TARGETS_H */

@@ -240,6 +240,7 @@ void tracker_free(struct tracker *t)
 		trk_free_proc_state(&t->procs.items[i]);
 	free(t->procs.items);
 	free(t->threads.items);
+	free(t->early_maps.items);
 	trk_jit_free(t);
 	unwinder_free(t->unwinder);
 	free(t);

@@ -74,6 +74,11 @@ int tracker_forget_ended(struct tracker *t);
  * and at the end of the run). */
 void tracker_name_jit_code(struct tracker *t);
 
+/* The processes whose maps were read right after their exec (before the
+ * dynamic loader had mapped their libraries) have them read again, once
+ * 20 ms have passed (all: now), while they live: call at every drain, and
+ * with all before the kernel's sums are read at the end. */
+void tracker_settle_maps(struct tracker *t, uint64_t now_ktime, bool all);
 void tracker_free(struct tracker *t);
 
 #endif /* COLLECTOR_TRACKER_H */

@@ -80,8 +80,9 @@ static int forget_code(struct tracker *t)
 		for (size_t k = 0; k < p->maps.len; k++)
 			in_use[p->maps.items[k].image] = true;
 	}
-	model_forget_code(t->m);
+	/* the symbolizer keeps what it resolved from the tables first */
 	symbolizer_forget_code(t->sym, in_use, m->images.len);
+	model_forget_code(t->m);
 	for (size_t i = 0; i < t->jits.len; i++)
 		t->jits.items[i].pending.len = 0;
 	free(in_use);

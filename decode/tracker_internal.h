@@ -57,6 +57,11 @@ struct thread_state {
 	bool last_read;    /* final CPU time read at the end of the window */
 };
 
+struct early_maps {
+	pid_t pid;
+	uint64_t exec_ktime;
+};
+
 struct tracker {
 	struct model *m;
 	struct symbolizer *sym;
@@ -82,6 +87,9 @@ struct tracker {
 	uint64_t samples;
 	uint64_t forgotten_cpu_ns;      /* CPU time of the threads forgotten */
 	uint64_t last_task_ktime;       /* last fork, exec or new process */
+	/* processes whose maps were read right after their exec, before the
+	 * dynamic loader mapped their libraries: read again once settled */
+	MODEL_VEC(struct early_maps) early_maps;
 	size_t live;
 };
 

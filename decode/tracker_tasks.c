@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/proc.h"
 #include "lib/procmaps.h"
@@ -323,6 +324,28 @@ void trk_handle_fork(struct tracker *t, const struct collector_task_event *e)
 	new_thread(t, child, e->child_tid, e->comm, kt, 0, true);
 }
 
+/*
+ * An exec's maps are read when its record is drained, usually 100 ms or
+ * more after it, once the dynamic loader has mapped the libraries.  Drained
+ * within a millisecond of it, they held the executable and ld.so only; a
+ * live process's unknown address makes them read again, but the off-CPU
+ * sums are read at the end, when a short process is gone: test_offcpu's
+ * pipe reader (cat, blocked a second in libc's read) had its time under
+ * vfs_read with its user frame unresolved, once under ASan.  Reproduced
+ * at will with the drain every millisecond: the exec record read 0.46 ms
+ * after the exec, no __read.  Such a process's maps are read again once
+ * MAPS_SETTLE_NS has passed (tracker_settle_maps()).
+ */
+#define MAPS_SETTLE_NS 20000000ULL
+
+static uint64_t now_ktime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 void trk_handle_exec(struct tracker *t, const struct collector_task_event *e)
 {
 	uint64_t kt = e->hdr.ktime_ns;
@@ -347,7 +370,30 @@ void trk_handle_exec(struct tracker *t, const struct collector_task_event *e)
 	process = new_process(t, e->hdr.tgid, ppid, gen, e->comm, len > 0 ? cmdline : NULL,
 			      e->filename[0] ? e->filename : NULL, kt);
 	trk_load_maps(t, process, kt);
+	if (now_ktime() < kt + MAPS_SETTLE_NS)
+		*MODEL_VEC_PUSH(t->early_maps) = (struct early_maps){ e->hdr.tgid, kt };
 	new_thread(t, process, e->hdr.tid, e->comm, kt, e->cputime_ns, true);
+}
+
+void tracker_settle_maps(struct tracker *t, uint64_t now, bool all)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < t->early_maps.len; i++) {
+		struct early_maps em = t->early_maps.items[i];
+		uint32_t process;
+
+		if (!all && now < em.exec_ktime + MAPS_SETTLE_NS) {
+			t->early_maps.items[kept++] = em;
+			continue;
+		}
+		process = idmap_get(&t->pid_to_process, em.pid);
+		/* the same exec, its maps not read since, still alive */
+		if (process != UINT32_MAX && t->procs.items[process].alive &&
+		    t->procs.items[process].maps_read_ktime == em.exec_ktime)
+			trk_load_maps(t, process, now);
+	}
+	t->early_maps.len = kept;
 }
 
 void trk_handle_exit(struct tracker *t, const struct collector_task_event *e)

@@ -88,10 +88,12 @@ void bpf_session_size_aggregates(struct bpf_session *s)
 	bpf_map__set_max_entries(s->skel->maps.sample_stacks0, s->agg_stacks);
 	bpf_map__set_max_entries(s->skel->maps.sample_stacks1, s->agg_stacks);
 	s->skel->rodata->aggregate_samples = on;
-	/* the per-instruction map costs a hash update per sample: with the
-	 * stream it tells samples the kernel saw from those decoded; the sums
-	 * carry their own count (COLLECTOR_CNT_AGG_SAMPLES) */
-	s->skel->rodata->count_by_ip = !on || getenv("COLLECTOR_COUNT_BY_IP");
+	/* the per-instruction map costs a hash update per sample and 16 MiB
+	 * of buckets (14 ms to create and free): a counter tells the samples
+	 * the kernel took (COLLECTOR_CNT_AGG_SAMPLES), summed or streamed */
+	s->skel->rodata->count_by_ip = getenv("COLLECTOR_COUNT_BY_IP") != NULL;
+	if (!s->skel->rodata->count_by_ip)
+		bpf_map__set_max_entries(s->skel->maps.ip_counts, 1);
 	s->agg_read_ns = bpf_session_monotonic_ns();
 }
 

@@ -12,8 +12,12 @@
 #   make bench-high-rate   -F 10000/50000/100000 -- true beside perf record
 #   make bench-offcpu      --off-cpu at ~100 k context switches/s beside an empty
 #                          tp_btf/sched_switch program
-#   make bench-continuous  collector -a --interval 60 RSS minute by minute beside
-#                          perf record --switch-output (BENCH_CONTINUOUS_MINUTES, 30)
+#   make bench-continuous  collector -a -F 99 --interval 10 -f pprof beside perf
+#                          record -a -g -F 99, both under the build loop, for
+#                          BENCH_SECONDS (1800): CPU + BPF, RSS per interval
+#   make bench-busy        collector -a -F 499 -d BENCH_BUSY_SECONDS (8) under the
+#                          build loop beside perf record: truncated stacks, CPU, tables
+#   make bench-short       whole cost of 1 s and 10 s collector -p runs beside bpftrace
 #
 # BENCH_RUNS=N repeats each measurement N times (default 3); BENCH_SIZES
 # lists the exporter model sizes (default "1000000 10000000").
@@ -23,7 +27,8 @@ BENCH       := $(BUILD)/bench
 BENCH_RUNS  ?= 3
 BENCH_SIZES ?= 1000000 10000000
 BENCH_SOAK  ?= 0
-BENCH_CONTINUOUS_MINUTES ?= 30
+BENCH_SECONDS ?= 1800
+BENCH_BUSY_SECONDS ?= 8
 # frame pointers set up first thing in every function, no tail calls
 BENCH_WL_CFLAGS := -g -O2 -Wall -Wextra -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 		   -fno-shrink-wrap -fno-optimize-sibling-calls
@@ -33,7 +38,7 @@ BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)
 	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench $(BENCH)/cfi-rows
 
 .PHONY: bench bench-peers bench-sampling bench-dwarf bench-cfi bench-tracing bench-exporters bench-soak \
-	bench-continuous bench-high-rate bench-bins bench-offcpu
+	bench-continuous bench-high-rate bench-bins bench-offcpu bench-busy bench-short
 
 bench-peers:
 	@./bench/install-peers.sh
@@ -128,8 +133,15 @@ bench-soak: bench-peers bench-bins
 	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py soak
 
 bench-continuous: bench-peers bench-bins
-	@$(SUDO) env $(BENCH_ENV) BENCH_CONTINUOUS_MINUTES='$(BENCH_CONTINUOUS_MINUTES)' \
+	@$(SUDO) env $(BENCH_ENV) BENCH_SECONDS='$(BENCH_SECONDS)' \
 		python3 bench/bench.py continuous
+
+bench-busy: bench-peers bench-bins
+	@$(SUDO) env $(BENCH_ENV) BENCH_BUSY_SECONDS='$(BENCH_BUSY_SECONDS)' \
+		python3 bench/bench.py busy
+
+bench-short: bench-peers bench-bins
+	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py short
 
 bench-high-rate: bench-peers collector
 	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py high-rate

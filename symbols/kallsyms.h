@@ -32,6 +32,13 @@ void kallsyms_free(struct kallsyms *k);
 /* The symbol containing addr, or NULL. */
 struct ksym *kallsyms_lookup(const struct kallsyms *k, uint64_t addr);
 
+/* The kernel's "%pS" text for addr ("vfs_read+0x2f/0x1a0", " [module]"
+ * after it for a module; the bare address when no symbol contains it):
+ * the symbol's name into name (size bytes at least, else false) and its
+ * entry, addr less the offset.  false when addr is not named. */
+bool kallsyms_parse_named(const char *text, uint64_t addr, char *name, size_t size,
+			  uint64_t *entry);
+
 /* The GNU build-id note in an ELF notes blob such as /sys/kernel/notes,
  * as lower-case hex into out (size >= 2 * bytes + 1).  Returns the number
  * of bytes of the build-id, 0 when there is none. */

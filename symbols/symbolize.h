@@ -13,6 +13,7 @@
 #define COLLECTOR_SYMBOLIZE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/model.h"
@@ -30,6 +31,20 @@ void symbolizer_set_debug_root(struct symbolizer *s, const char *dir);
 /* The kallsyms file to read (default /proc/kallsyms), for tests.  Call
  * before the first symbolizer_kernel_image(). */
 void symbolizer_set_kallsyms_path(struct symbolizer *s, const char *path);
+
+/*
+ * A way to name kernel addresses without reading kallsyms whole: the
+ * kernel's own search (loader/kernel_names.h).  name() writes the "%pS"
+ * text of addr, text() the kernel text's bounds; each returns 0 or a
+ * negative errno, and when text() fails the symbolizer reads kallsyms.
+ * Call before the first symbolizer_kernel_image().
+ */
+struct kernel_namer {
+	int (*name)(void *ctx, uint64_t addr, char *text, size_t size);
+	int (*text)(void *ctx, uint64_t *start, uint64_t *end);
+	void *ctx;
+};
+void symbolizer_set_kernel_namer(struct symbolizer *s, const struct kernel_namer *namer);
 
 /*
  * The model image for a mapped file, created (and its ELF facts read:
@@ -91,13 +106,16 @@ uint32_t symbolizer_function(struct symbolizer *s, uint32_t image, const char *n
 void symbolizer_set_demangle(struct symbolizer *s, bool demangle);
 
 /*
- * Continuous runs, when the model's code tables were emptied
- * (model_forget_code()): the function ids cached with the symbols are
- * dropped, and the ELF images not in use (in_use[id] false, for the model
- * image ids below n) are closed: their file, symbols and DWARF leave
- * memory.  A closed image keeps its model image and its keys; the next
- * symbolizer_image() call that finds it opens it again (from that call's
- * path, checked to be the same file: build-id, else device and inode).
+ * Continuous runs, just before the model's code tables are emptied
+ * (model_forget_code()): what the interval resolved for the kernel and the
+ * ELF images in use (in_use[id], for the model image ids below n) is kept,
+ * so that the next intervals intern it again without looking it up (its
+ * function, source line and inlined calls); the function ids cached with
+ * the symbols are dropped, and the ELF images not in use are closed: their
+ * file, symbols, DWARF and kept locations leave memory.  A closed image
+ * keeps its model image and its keys; the next symbolizer_image() call
+ * that finds it opens it again (from that call's path, checked to be the
+ * same file: build-id, else device and inode).
  */
 void symbolizer_forget_code(struct symbolizer *s, const bool *in_use, size_t n);
 

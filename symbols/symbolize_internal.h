@@ -12,6 +12,7 @@
  *   demangle.c      model functions named by their demangled symbols
  *   fde_functions.c stripped code: the .eh_frame FDE as the function
  *   debuginfod.c    debug files by build-id from debuginfod servers
+ *   location_cache.c continuous runs: resolved addresses kept across cuts
  *
  * Per image we keep the mapped ELF file, the separate debug file if one was
  * found, a sorted table of function symbols, and (opened on first need) the
@@ -105,8 +106,14 @@ struct symbolizer {
 	struct image_keys keys;
 	uint32_t kernel_image;
 	struct kallsyms ksyms;
+	bool ksyms_read;           /* kallsyms read (or tried) */
+	struct kernel_namer namer; /* name NULL: none */
+	bool use_namer;            /* kernel addresses named by the namer */
+	size_t namer_calls;
 	uint64_t page_size;
 	bool no_demangle;          /* --no-demangle: names as the symbols spell them */
+	struct location_cache *loc_cache; /* continuous runs: see location_cache.c */
+	uint32_t code_epoch;       /* model_forget_code() cuts so far */
 	struct debuginfod_client *debuginfod; /* made on first need */
 	bool debuginfod_tried;
 };
@@ -169,6 +176,20 @@ uint32_t sym_resolve_elf(struct symbolizer *s, uint32_t image, struct sym_image 
  * that contains link-time address addr, or MODEL_NONE when none does. */
 uint32_t sym_fde_function(struct symbolizer *s, uint32_t image, struct sym_image *si,
 			  uint64_t addr);
+
+/* location_cache.c: what was resolved, kept across model_forget_code()
+ * for the kernel and the ELF images in use.  location_cache_cut() reads
+ * the model's code tables before they are emptied and returns the new
+ * cache (old is freed); location_cache_find() interns (image, addr) back
+ * into the model from it (epoch: the cuts so far), MODEL_NONE when it is
+ * not there. */
+struct location_cache;
+struct location_cache *location_cache_cut(struct symbolizer *s, struct location_cache *old,
+					  const bool *in_use, size_t n);
+uint32_t location_cache_find(struct symbolizer *s, struct location_cache *c, uint32_t image,
+			     uint64_t addr, uint32_t epoch);
+size_t location_cache_len(const struct location_cache *c);
+void location_cache_free(struct location_cache *c);
 
 /* debuginfod.c: the debug file of si->file from the servers of
  * DEBUGINFOD_URLS (none when unset), opened into si->debug; its path (to

@@ -14,7 +14,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, os.environ.get("BENCH_BUILD", "build/bench"))
-COLLECTOR = os.path.join(ROOT, "collector")
+# BENCH_COLLECTOR: another build to measure (a revision to compare with)
+COLLECTOR = os.environ.get("BENCH_COLLECTOR") or os.path.join(ROOT, "collector")
 RUNS = max(1, int(os.environ.get("BENCH_RUNS", "3")))
 SIZES = [int(s) for s in os.environ.get("BENCH_SIZES", "1000000 10000000").split()]
 CALLS = int(os.environ.get("BENCH_CALLS", "1000000"))

@@ -433,9 +433,11 @@ static void trace_attach(struct model *m, const struct save_trace_attach *ta)
 	decode_trace_attach(m, ta->skipped, ta->attach_seconds, ta->probe_overhead_ns);
 }
 
+/* the run reads nothing ahead any more (cli/record.c's start()) */
 static void warm(struct symbolizer *sym, struct model *m)
 {
-	targets_warm_symbols(sym, m, NULL);
+	(void)sym;
+	(void)m;
 }
 
 static uint64_t kernel_samples(struct model *m, uint64_t by_ip, uint64_t not_counted)

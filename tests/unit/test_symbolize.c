@@ -5,6 +5,7 @@
  * cache, live mappings, symbols by name, the vDSO.
  */
 #include "symtest.h"
+#include "symbols/symbolize_internal.h"
 
 /* ---- shared checks -------------------------------------------------------- */
 
@@ -487,8 +488,8 @@ static void test_forget_code(void **state)
 	loc = symbolizer_location(s, pie, beta);
 	assert_string_equal(loc_function(&m, loc)->name, "symtest_beta");
 	in_use[nopie] = true;
-	model_forget_code(&m);
 	symbolizer_forget_code(s, in_use, 8);
+	model_forget_code(&m);
 	assert_int_equal(m.locations.len, 0);
 	assert_int_equal(m.functions.len, 0);
 	/* the image in use resolves at once, with fresh function ids */
@@ -496,8 +497,8 @@ static void test_forget_code(void **state)
 	assert_string_equal(loc_function(&m, loc)->name, "symtest_beta");
 	/* a closed image resolves nothing until it is met again */
 	assert_null(loc_function(&m, symbolizer_location(s, pie, beta)));
-	model_forget_code(&m);
 	symbolizer_forget_code(s, in_use, 8);
+	model_forget_code(&m);
 	assert_int_equal(symbolizer_image(s, SYMTEST "/pie", NULL, 0, 0), pie);
 	loc = symbolizer_location(s, pie, beta);
 	assert_string_equal(loc_function(&m, loc)->name, "symtest_beta");
@@ -510,6 +511,86 @@ static void test_forget_code(void **state)
 	model_free(&m);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
+}
+
+/* One location as text: function, its entry, size, file and line, the
+ * address's file and line, every inlined call. */
+static void describe(const struct model *m, uint32_t loc, char *out, size_t size)
+{
+	const struct model_location *l = &m->locations.items[loc];
+	const struct model_inline *inl = model_location_inlines(m, l);
+	size_t n = 0;
+
+#define FN(id) ((id) == MODEL_NONE ? "-" : m->functions.items[id].name)
+#define FL(id) ((id) == MODEL_NONE ? "-" : m->files.items[id].path)
+	n += (size_t)snprintf(out + n, size - n, "%s@%llx/%llu %s:%u %s:%u", FN(l->function),
+			      l->function == MODEL_NONE ? 0ULL :
+			      (unsigned long long)m->functions.items[l->function].entry,
+			      l->function == MODEL_NONE ? 0ULL :
+			      (unsigned long long)m->functions.items[l->function].size,
+			      l->function == MODEL_NONE ? "-" : FL(m->functions.items[l->function].file),
+			      l->function == MODEL_NONE ? 0 : m->functions.items[l->function].line,
+			      FL(l->file), l->line);
+	for (uint32_t k = 0; k < l->n_inlines && n < size; k++)
+		n += (size_t)snprintf(out + n, size - n, " [%s %s:%u]", FN(inl[k].function),
+				      FL(inl[k].call_file), inl[k].call_line);
+#undef FN
+#undef FL
+}
+
+/* Continuous runs: what an image in use resolved is kept across the cut
+ * and interned again as it was (function, lines, inlined calls), without
+ * a look-up; an image not in use keeps nothing. */
+static void test_location_cache(void **state)
+{
+	enum { N = 64 };
+	static char before[N][1024], after[1024];
+	struct model m;
+	struct symbolizer *s;
+	uint32_t img, pie, loc;
+	uint64_t outer, outer_size, beta = sym_addr(SYMTEST "/pie", "symtest_beta");
+	bool in_use[8] = { false };
+	struct sym_image *si;
+
+	(void)state;
+	model_init(&m);
+	s = symbolizer_new(&m);
+	img = symbolizer_image(s, SYMTEST "/inline", NULL, 0, 0);
+	pie = symbolizer_image(s, SYMTEST "/pie", NULL, 0, 0);
+	assert_true(img < 8 && pie < 8);
+	elf_symbol(SYMTEST "/inline", "symtest_outer", &outer, &outer_size);
+	if (outer_size > N)
+		outer_size = N;
+	for (uint64_t a = 0; a < outer_size; a++)
+		describe(&m, symbolizer_location(s, img, outer + a), before[a], sizeof(before[a]));
+	assert_non_null(loc_function(&m, symbolizer_location(s, pie, beta)));
+	in_use[img] = true;
+	symbolizer_forget_code(s, in_use, 8);
+	model_forget_code(&m);
+	/* kept: the addresses of the image in use, nothing of pie */
+	assert_int_equal(location_cache_len(s->loc_cache), outer_size);
+	/* met again in the next interval (twice: the cache must not lose
+	 * them when the interval meets only some) */
+	for (int cut = 0; cut < 2; cut++) {
+		/* the DWARF and symbols may not be looked at: hide them */
+		si = sym_get_image(s, img);
+		si->opened = false;
+		for (uint64_t a = cut; a < outer_size; a += 1 + (uint64_t)cut) {
+			loc = symbolizer_location(s, img, outer + a);
+			describe(&m, loc, after, sizeof(after));
+			assert_string_equal(after, before[a]);
+		}
+		si->opened = true;
+		symbolizer_forget_code(s, in_use, 8);
+		model_forget_code(&m);
+		assert_int_equal(location_cache_len(s->loc_cache), outer_size);
+	}
+	in_use[img] = false;
+	symbolizer_forget_code(s, in_use, 8);
+	model_forget_code(&m);
+	assert_int_equal(location_cache_len(s->loc_cache), 0);
+	symbolizer_free(s);
+	model_free(&m);
 }
 
 static __attribute__((noinline)) int test_local_function(int x)
@@ -755,6 +836,7 @@ int main(void)
 		cmocka_unit_test(test_inline_chain),
 		cmocka_unit_test(test_image_cache),
 		cmocka_unit_test(test_forget_code),
+		cmocka_unit_test(test_location_cache),
 		cmocka_unit_test(test_live_bias),
 		cmocka_unit_test(test_match_functions),
 		cmocka_unit_test(test_vdso),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests of the kernel's image: kallsyms, its restrictions, build-id. */
 #include "symtest.h"
+#include "loader/kernel_names.h"
 
 static void test_kernel(void **state)
 {
@@ -119,6 +120,179 @@ static void test_kallsyms_parse(void **state)
 	assert_int_equal(bad, 1);
 }
 
+/* Sorted runs, as /proc/kallsyms has them (the core kernel, then each
+ * module), and no order at all: the same table either way. */
+static void test_kallsyms_runs(void **state)
+{
+	enum { N = 3000 };
+	static char text[N * 48];
+	struct kallsyms k;
+	size_t len = 0, bad;
+	unsigned seed = 7;
+
+	(void)state;
+	for (int order = 0; order < 3; order++) {
+		len = 0;
+		for (int i = 0; i < N; i++) {
+			/* 0: in order; 1: three runs (i rotated); 2: shuffled */
+			int j = order == 0 ? i : order == 1 ? (i + N / 3) % N
+							    : (int)((seed = seed * 1103515245u + 12345u) % N);
+
+			len += (size_t)sprintf(text + len, "%016llx %c f%d\n",
+					       0xffffffff81000000ULL + 16ULL * (unsigned)(j / 2),
+					       j % 2 ? 't' : 'T', j);
+		}
+		assert_int_equal(kallsyms_parse(&k, text, len, &bad), 0);
+		for (size_t i = 1; i < k.n; i++)
+			assert_true(k.syms[i - 1].addr < k.syms[i].addr);
+		if (order < 2) {
+			assert_int_equal(k.n, N / 2);
+			for (int a = 0; a < N / 2; a++) {
+				char want[16];
+
+				snprintf(want, sizeof(want), "f%d", 2 * a); /* T beats t */
+				assert_string_equal(kallsyms_lookup(&k, 0xffffffff81000000ULL +
+								    16ULL * (unsigned)a + 3)->name,
+						    want);
+			}
+		}
+		kallsyms_free(&k);
+	}
+}
+
+static void test_kallsyms_parse_named(void **state)
+{
+	char name[64];
+	uint64_t entry = 0;
+
+	(void)state;
+	assert_true(kallsyms_parse_named("vfs_read+0x2f/0x1a0", 0xffffffff8100102fULL, name,
+					 sizeof(name), &entry));
+	assert_string_equal(name, "vfs_read");
+	assert_true(entry == 0xffffffff81001000ULL);
+	assert_true(kallsyms_parse_named("nf_hook_slow+0x0/0xb0 [nf_tables]", 0xffffffffc0001000ULL,
+					 name, sizeof(name), &entry));
+	assert_string_equal(name, "nf_hook_slow");
+	assert_true(entry == 0xffffffffc0001000ULL);
+	/* not named: the bare address; malformed; too long for name */
+	assert_false(kallsyms_parse_named("0xffffffffc0201000", 1, name, sizeof(name), &entry));
+	assert_false(kallsyms_parse_named("+0x1/0x2", 1, name, sizeof(name), &entry));
+	assert_false(kallsyms_parse_named("f+0x/0x2", 1, name, sizeof(name), &entry));
+	assert_false(kallsyms_parse_named("f+0x10/0x20", 0xf, name, sizeof(name), &entry));
+	assert_false(kallsyms_parse_named("abcdef+0x1/0x2", 2, name, 4, &entry));
+}
+
+/* A namer that knows one function, "schedule" at 0x1000 (64 bytes). */
+static int fake_name(void *ctx, uint64_t addr, char *text, size_t size)
+{
+	++*(int *)ctx;
+	if (addr >= 0x1000 && addr < 0x1040)
+		snprintf(text, size, "schedule+0x%llx/0x40", (unsigned long long)(addr - 0x1000));
+	else
+		snprintf(text, size, "0x%llx", (unsigned long long)addr);
+	return 0;
+}
+
+static int fake_text(void *ctx, uint64_t *start, uint64_t *end)
+{
+	(void)ctx;
+	*start = 0x1000;
+	*end = 0x9000;
+	return 0;
+}
+
+static int no_text(void *ctx, uint64_t *start, uint64_t *end)
+{
+	(void)ctx;
+	(void)start;
+	(void)end;
+	return -EPERM;
+}
+
+static void test_kernel_namer(void **state)
+{
+	char path[] = "/tmp/kallsyms-XXXXXX";
+	const char text[] = "0000000000002000 T _stext\n0000000000002008 T from_file\n"
+			    "0000000000003000 T _etext\n";
+	struct kernel_namer namer = { fake_name, fake_text, NULL };
+	struct model m;
+	struct symbolizer *s;
+	uint32_t img, loc;
+	int calls = 0, fd;
+
+	(void)state;
+	namer.ctx = &calls;
+	model_init(&m);
+	s = symbolizer_new(&m);
+	symbolizer_set_kallsyms_path(s, "/nonexistent/kallsyms");
+	symbolizer_set_kernel_namer(s, &namer);
+	img = symbolizer_kernel_image(s);
+	assert_true(m.images.items[img].has_symbols);
+	assert_true(m.images.items[img].text_start == 0x1000);
+	assert_true(m.images.items[img].text_size == 0x8000);
+	loc = symbolizer_location(s, img, 0x1010);
+	assert_string_equal(loc_function(&m, loc)->name, "schedule");
+	assert_true(loc_function(&m, loc)->entry == 0x1000);
+	/* the same function for another address of it; nothing for none */
+	assert_int_equal(m.locations.items[symbolizer_location(s, img, 0x1020)].function,
+			 m.locations.items[loc].function);
+	assert_int_equal(m.locations.items[symbolizer_location(s, img, 0x5000)].function,
+			 MODEL_NONE);
+	assert_int_equal(calls, 3);
+	assert_int_equal(model_stat_value(&m, MODEL_STAT_KALLSYMS_UNREADABLE), 0);
+	symbolizer_free(s);
+	model_free(&m);
+
+	/* a namer that cannot be used: kallsyms is read */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	namer.text = no_text;
+	model_init(&m);
+	s = symbolizer_new(&m);
+	symbolizer_set_kallsyms_path(s, path);
+	symbolizer_set_kernel_namer(s, &namer);
+	img = symbolizer_kernel_image(s);
+	assert_true(m.images.items[img].text_start == 0x2000);
+	loc = symbolizer_location(s, img, 0x2010);
+	assert_string_equal(loc_function(&m, loc)->name, "from_file");
+	symbolizer_free(s);
+	model_free(&m);
+	unlink(path);
+}
+
+/* The kernel's own names (loader/kernel_names.c) against /proc/kallsyms. */
+static void test_kernel_names_bpf(void **state)
+{
+	char line[512], text[512], name[512];
+	unsigned long long addr = 0, a;
+	uint64_t entry, start, end;
+	char type, sym[256];
+	struct kernel_names *k;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	(void)state;
+	if (!f)
+		skip();
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, "schedule"))
+			addr = a;
+	fclose(f);
+	k = kernel_names_new();
+	assert_non_null(k);
+	if (!addr || kernel_names_text(k, &start, &end) != 0) {
+		kernel_names_free(k);
+		skip(); /* no addresses to compare with, or no BPF here */
+	}
+	assert_true(start < end);
+	assert_int_equal(kernel_names_lookup(k, addr + 3, text, sizeof(text)), 0);
+	assert_true(kallsyms_parse_named(text, addr + 3, name, sizeof(name), &entry));
+	assert_string_equal(name, "schedule");
+	assert_true(entry == addr);
+	kernel_names_free(k);
+}
+
 static void test_kernel_build_id(void **state)
 {
 	/* one 4-aligned note: namesz 4 "GNU\0", descsz 3, type 3 */
@@ -141,6 +315,10 @@ int main(void)
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_kernel_restricted),
 		cmocka_unit_test(test_kallsyms_parse),
+		cmocka_unit_test(test_kallsyms_runs),
+		cmocka_unit_test(test_kallsyms_parse_named),
+		cmocka_unit_test(test_kernel_namer),
+		cmocka_unit_test(test_kernel_names_bpf),
 		cmocka_unit_test(test_kernel_build_id),
 	};
 

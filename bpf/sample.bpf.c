@@ -332,16 +332,48 @@ static __always_inline void fill_sample(struct collector_sample_event *e,
 	e->pad[0] = 0;
 }
 
-/* --call-graph dwarf: user registers and the top of the user stack. */
-static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct task_struct *task,
-					u32 tgid, u32 tid, u64 ip, bool kernel_mode)
+/* A copy of the user stack into a dwarf-mode record, a page a call. */
+struct stack_copy {
+	u8 *stack;
+	u64 addr;       /* the next byte to copy */
+	u64 len;        /* bytes copied */
+};
+
+static long stack_copy_page(u32 i, void *data)
 {
+	struct stack_copy *c = data;
+	u64 chunk = 4096 - (c->addr & 4095), len = c->len;
+
+	if (len >= stack_bytes || len > COLLECTOR_MAX_STACK_COPY)
+		return 1;
+	if (chunk > stack_bytes - len)
+		chunk = stack_bytes - len;
+	if (chunk > 4096)
+		return 1;
+	/* an unreadable page: addr stays, the copy is short */
+	if (bpf_probe_read_user(&c->stack[len & (COLLECTOR_MAX_STACK_COPY - 1)], chunk,
+				(void *)c->addr) != 0)
+		return 1;
+	c->len = len + chunk;
+	c->addr += chunk;
+	return 0;
+}
+
+/* --call-graph dwarf: user registers and the top of the user stack (and,
+ * with cfi, a sample before its image's table).  A global function: the
+ * verifier checks it once, not at each of its calls. */
+__noinline int stack_sample(struct bpf_perf_event_data *ctx, u32 tgid, u32 tid, u64 ip,
+			    u32 kernel_mode)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct collector_stack_sample_event *e;
-	u32 cpu = bpf_get_smp_processor_id(), len = 0, nk = 0, i;
+	u32 cpu = bpf_get_smp_processor_id(), len = 0, nk = 0;
+	struct stack_copy copy;
 	struct stack_scratch *sc;
 	u64 addr, size;
-	u8 *stack;
 
+	if (!ctx)
+		return 0;
 	sc = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!sc)
 		return 0;
@@ -373,23 +405,13 @@ static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct 
 
 	/* Page by page from sp, right after the kernel frames: a copy that
 	 * reaches an unmapped page keeps what it read, with its real length. */
-	stack = sc->data + nk * sizeof(u64);
-	addr = e->regs.sp;
-	for (i = 0; addr && i < COLLECTOR_MAX_STACK_COPY / 4096 + 1; i++) {
-		u64 chunk = 4096 - (addr & 4095);
-
-		if (len >= stack_bytes)
-			break;
-		if (chunk > stack_bytes - len)
-			chunk = stack_bytes - len;
-		if (chunk > 4096 || len > COLLECTOR_MAX_STACK_COPY)
-			break;
-		if (bpf_probe_read_user(&stack[len & (COLLECTOR_MAX_STACK_COPY - 1)], chunk,
-					(void *)addr) != 0)
-			break;
-		len += chunk;
-		addr += chunk;
-	}
+	copy.stack = sc->data + nk * sizeof(u64);
+	copy.addr = e->regs.sp;
+	copy.len = 0;
+	if (copy.addr)
+		bpf_loop(COLLECTOR_MAX_STACK_COPY / 4096 + 1, stack_copy_page, &copy, 0);
+	len = copy.len;
+	addr = copy.addr;
 	if (len < stack_bytes && addr)
 		count(COLLECTOR_CNT_STACK_COPY_SHORT);
 	e->stack_len = len;
@@ -427,7 +449,7 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 	}
 
 	if (dwarf_mode)
-		return stack_sample(ctx, task, tgid, tid, ip, kernel_mode);
+		return stack_sample(ctx, tgid, tid, ip, kernel_mode);
 
 	sc = bpf_map_lookup_elem(&sample_scratch, &zero);
 	if (!sc)
@@ -438,7 +460,19 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 	/* no user registers: a kernel thread, no user stack */
 	if (user_walk_regs(ctx, task, kernel_mode, &uip, &usp, &ubp)) {
 		sc->e.user_ip = uip;
-		if (kernel_fp_walk || BPF_CORE_READ(task, utask, return_instances)) {
+		if (cfi_mode && !kernel_fp_walk) {
+			/* the walk puts back the return addresses of calls
+			 * under a uretprobe (--trace) itself */
+			nu = user_frames_cfi(sc, nk, tgid, task, uip, usp, ubp, true);
+			if (nu == UNWIND_COPY_STACK) {
+				/* before its image's table: a stack copy for
+				 * user space, through the ring even when the
+				 * others are summed (and counted with them) */
+				if (aggregate_samples && !count_by_ip)
+					count(COLLECTOR_CNT_AGG_SAMPLES);
+				return stack_sample(ctx, tgid, tid, ip, kernel_mode);
+			}
+		} else if (kernel_fp_walk || BPF_CORE_READ(task, utask, return_instances)) {
 			/* Calls under a uretprobe (--trace) return through the
 			 * kernel's trampoline: the kernel's walker puts the
 			 * real return addresses back, this one could not. */
@@ -447,8 +481,7 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 
 			nu = r > 0 ? r / sizeof(u64) : 0;
 		} else {
-			nu = cfi_mode ? user_frames_cfi(sc, nk, tgid, uip, usp, ubp)
-				      : user_frames_fp(sc, nk, uip, usp, ubp, -1);
+			nu = user_frames_fp(sc, nk, uip, usp, ubp, -1);
 		}
 	}
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)

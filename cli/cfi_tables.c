@@ -424,6 +424,8 @@ static bool map_entry(struct cfi_tables *ct, pid_t pid, const struct procmap_ent
 		return true; /* no file (JIT code): frame-pointer steps */
 	img = &ct->images[i];
 	if (img->state == IMAGE_QUEUED) {
+		/* its samples are copied for user space meanwhile */
+		m->first_page = COLLECTOR_UNWIND_PENDING;
 		if (pp && pp->n_waited < WAITED_MAX)
 			pp->waited[pp->n_waited++] = i;
 		if (pp && pp->hot_pc >= e->start && pp->hot_pc < e->end)

@@ -297,7 +297,8 @@ static int open_sampling(struct record *r)
 	if (cfg.cfi && !(r->cfi = cfi_tables_new(r->bpf)))
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
-	if (!r->tracker || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0)) {
+	if (!r->tracker || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0) ||
+	    (cfg.cfi && tracker_enable_fallback_unwinding(r->tracker) != 0)) {
 		fprintf(stderr, "collector: out of memory\n");
 		return EXIT_FAILURE_RUN;
 	}

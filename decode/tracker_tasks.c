@@ -35,12 +35,15 @@ static void free_unwind_maps(struct proc_state *ps)
 }
 
 /* Hands the process's mappings to the unwinder, which opens every image
- * now, while /proc/PID/map_files still exists. */
+ * now, while /proc/PID/map_files still exists; lazily (cfi, whose few
+ * samples before their tables are unwound here), at its first sample. */
 static void prepare_unwinding(struct tracker *t, uint32_t process)
 {
 	struct proc_state *ps = &t->procs.items[process];
 
 	ps->maps_version = ++t->maps_version;
+	if (t->unwind_lazy)
+		return;
 	if (unwinder_prepare(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
 			     ps->umaps, ps->n_umaps) != 0)
 		model_stat_add(t->m, MODEL_STAT_UNWINDER_PREPARE_FAILED, 1);

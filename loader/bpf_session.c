@@ -173,8 +173,9 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 		bpf_map__set_max_entries(s->skel->maps.agg_counts, 1);
 	}
 	bpf_session_size_aggregates(s);
-	/* dwarf mode builds records in a slot per CPU; 1 entry when unused */
-	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf ? s->n_cpus : 1);
+	/* dwarf mode builds records in a slot per CPU, and so does cfi for
+	 * samples before their image's table; 1 entry when unused */
+	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf || cfg->cfi ? s->n_cpus : 1);
 	verifier_stats_begin(s->skel->obj);
 	err = sample_bpf__load(s->skel);
 	verifier_stats_end(s->skel->obj);

@@ -45,6 +45,11 @@ const volatile bool count_by_ip = true;
  * a reused PID is not taken for it. */
 u32 main_tgid = 0;
 
+/* The launched command while it is held before its exec (the profiler's
+ * own forked copy, whose records user space leaves out): its samples are
+ * not copied for user space (set by the loader, cleared at its exec). */
+u32 held_tgid = 0;
+
 /* Samples by instruction, counted in the kernel: it grows as needed (no
  * preallocation), since a system-wide run meets hundreds of thousands of
  * distinct instructions.  The summary checks the stream against it. */
@@ -464,7 +469,9 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 			/* the walk puts back the return addresses of calls
 			 * under a uretprobe (--trace) itself */
 			nu = user_frames_cfi(sc, nk, tgid, task, uip, usp, ubp, true);
-			if (nu == UNWIND_COPY_STACK) {
+			if (nu == UNWIND_COPY_STACK && tgid == held_tgid) {
+				nu = unwind_fp_walk(sc, nk, uip, usp, ubp) & 255;
+			} else if (nu == UNWIND_COPY_STACK) {
 				/* before its image's table: a stack copy for
 				 * user space, through the ring even when the
 				 * others are summed (and counted with them) */
@@ -597,6 +604,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	if (!is_target(BPF_CORE_READ(p, tgid)))
 		return 0;
+	if (BPF_CORE_READ(p, tgid) == held_tgid)
+		held_tgid = 0;
 	if (cfi_mode)
 		unwind_forget(BPF_CORE_READ(p, tgid)); /* a new image */
 	e = reserve_task_event(COLLECTOR_EV_EXEC, p);

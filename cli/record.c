@@ -350,6 +350,7 @@ static int add_targets(struct record *r)
 	if (r->save)
 		save_records_put(r->save, SAVE_EXPECT_EXEC, &(int32_t){ r->launch.pid },
 				 sizeof(int32_t));
+	bpf_session_hold_target(r->bpf, r->launch.pid);
 	bpf_session_add_target(r->bpf, r->launch.pid);
 	return 0;
 }

@@ -223,6 +223,11 @@ int bpf_session_add_target(struct bpf_session *s, pid_t tgid)
 	return 0;
 }
 
+void bpf_session_hold_target(struct bpf_session *s, pid_t tgid)
+{
+	s->skel->bss->held_tgid = tgid;
+}
+
 int bpf_session_remove_target(struct bpf_session *s, pid_t tgid)
 {
 	uint32_t key = tgid;

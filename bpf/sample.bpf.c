@@ -45,9 +45,12 @@ const volatile bool count_by_ip = true;
  * a reused PID is not taken for it. */
 u32 main_tgid = 0;
 
-/* The launched command while it is held before its exec (the profiler's
- * own forked copy, whose records user space leaves out): its samples are
- * not copied for user space (set by the loader, cleared at its exec). */
+/* The launched command while it is held before its exec (set by the
+ * loader, cleared at its exec): the profiler's own forked copy, whose
+ * samples are not taken.  User space leaves out its streamed records, but
+ * summed in the kernel they were the command's (a sample in the execve
+ * that tears its address space down, with a user PC the command never
+ * mapped), and with cfi a stack copy each. */
 u32 held_tgid = 0;
 
 /* Samples by instruction, counted in the kernel: it grows as needed (no
@@ -337,11 +340,20 @@ static __always_inline void fill_sample(struct collector_sample_event *e,
 	e->pad[0] = 0;
 }
 
-/* A copy of the user stack into a dwarf-mode record, a page a call. */
+/*
+ * A copy of the user stack into a dwarf-mode record, a page a call.  A
+ * page the program cannot read (no fault is taken here) is left zero and
+ * the copy goes on: inside the stack it is one no code has touched yet
+ * (a big frame's untouched array: dlopen_fresh's main has 20 KiB), whose
+ * bytes are zero indeed, and the frames above it are still wanted; past
+ * the stack's top it is unmapped, and the copy's length ends at the last
+ * page read.
+ */
 struct stack_copy {
 	u8 *stack;
 	u64 addr;       /* the next byte to copy */
-	u64 len;        /* bytes copied */
+	u64 len;        /* bytes copied or left zero */
+	u64 read;       /* the copy's length: up to the last byte read */
 };
 
 static long stack_copy_page(u32 i, void *data)
@@ -355,10 +367,10 @@ static long stack_copy_page(u32 i, void *data)
 		chunk = stack_bytes - len;
 	if (chunk > 4096)
 		return 1;
-	/* an unreadable page: addr stays, the copy is short */
+	/* the helper zeroes what it could not read */
 	if (bpf_probe_read_user(&c->stack[len & (COLLECTOR_MAX_STACK_COPY - 1)], chunk,
-				(void *)c->addr) != 0)
-		return 1;
+				(void *)c->addr) == 0)
+		c->read = len + chunk;
 	c->len = len + chunk;
 	c->addr += chunk;
 	return 0;
@@ -413,9 +425,10 @@ __noinline int stack_sample(struct bpf_perf_event_data *ctx, u32 tgid, u32 tid, 
 	copy.stack = sc->data + nk * sizeof(u64);
 	copy.addr = e->regs.sp;
 	copy.len = 0;
+	copy.read = 0;
 	if (copy.addr)
 		bpf_loop(COLLECTOR_MAX_STACK_COPY / 4096 + 1, stack_copy_page, &copy, 0);
-	len = copy.len;
+	len = copy.read;
 	addr = copy.addr;
 	if (len < stack_bytes && addr)
 		count(COLLECTOR_CNT_STACK_COPY_SHORT);
@@ -469,9 +482,7 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 			/* the walk puts back the return addresses of calls
 			 * under a uretprobe (--trace) itself */
 			nu = user_frames_cfi(sc, nk, tgid, task, uip, usp, ubp, true);
-			if (nu == UNWIND_COPY_STACK && tgid == held_tgid) {
-				nu = unwind_fp_walk(sc, nk, uip, usp, ubp) & 255;
-			} else if (nu == UNWIND_COPY_STACK) {
+			if (nu == UNWIND_COPY_STACK) {
 				/* before its image's table: a stack copy for
 				 * user space, through the ring even when the
 				 * others are summed (and counted with them) */
@@ -526,7 +537,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 
 	/* Samples are counted by ip_counts (or as AGG_FULL): no counter
 	 * of their own, one cache line less for a program that runs cold. */
-	if (!is_target(tgid))
+	if (!is_target(tgid) || tgid == held_tgid)
 		return 0;
 	if (idle_per_busy && budgeted_events & 1u << (bpf_get_attach_cookie(ctx) & 31)) {
 		turn = bpf_map_lookup_elem(&next_turn, &zero);

@@ -105,6 +105,16 @@ static bool is_runtime_entry(const struct model *m, uint32_t loc)
 	return false;
 }
 
+/* ld.so's entry (_start, which calls _dl_start) has neither a symbol nor
+ * CFI: a process's first samples, walked into it, end at an unnamed frame
+ * whose callee is _dl_start. */
+static bool is_loader_start(const struct model *m, const uint32_t *locs, uint32_t n)
+{
+	const char *inner = n >= 2 ? model_location_name(m, locs[n - 2]) : NULL;
+
+	return inner && !strcmp(inner, "_dl_start") && !model_location_name(m, locs[n - 1]);
+}
+
 static bool is_root(const struct model *m, uint32_t loc)
 {
 	const char *name = model_location_name(m, loc);
@@ -194,9 +204,10 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	}
 	if (end == WALK_END_BY_ROOT && !truncated)
 		truncated = n >= COLLECTOR_MAX_STACK_DEPTH || !is_root(t->m, locs[n - 1]);
-	/* the unwinder stopped at a runtime's thread entry: whole */
+	/* the unwinder stopped at a runtime's thread entry, or at ld.so's
+	 * entry: whole */
 	if (end == WALK_END_TRUNCATED && !unmapped && n < COLLECTOR_MAX_STACK_DEPTH &&
-	    is_runtime_entry(t->m, locs[n - 1]))
+	    (is_runtime_entry(t->m, locs[n - 1]) || is_loader_start(t->m, locs, n)))
 		truncated = false;
 	part = add_part(t, locs, n, truncated);
 	/* not remembered when a frame had no mapping yet: the process's maps
@@ -428,6 +439,10 @@ void trk_handle_stack_sample(struct tracker *t, const struct collector_stack_sam
 						   WALK_END_TRUNCATED));
 		return;
 	}
+	/* a PC in no known mapping (a library dlopen'ed since, the reason
+	 * cfi sends such a sample here) reads the maps again first: the
+	 * unwinder gets the new mapping too */
+	user_mapping(t, process, regs.ip, e->hdr.ktime_ns);
 	t0 = now_ns();
 	n = unwinder_unwind(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
 			    ps->umaps, ps->n_umaps, &regs,

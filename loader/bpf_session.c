@@ -120,6 +120,9 @@ static void verifier_stats_end(struct bpf_object *obj)
 	verifier_logs = NULL;
 }
 
+/* Bytes of user stack copied for a cfi sample unwound in user space. */
+#define CFI_FALLBACK_STACK_BYTES 32768
+
 int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *cfg)
 {
 	struct bpf_session *s;
@@ -148,7 +151,10 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	s->skel->rodata->trace_switches = cfg->trace_switches;
 	s->skel->rodata->wakeup_bytes = (uint64_t)cfg->ring_bytes / 4;
 	s->skel->rodata->dwarf_mode = cfg->dwarf;
-	s->skel->rodata->stack_bytes = cfg->stack_bytes;
+	/* cfi copies the stack of a sample before its image's table only:
+	 * 32 KiB, which an interpreter's start (python3's imports, 8 KiB
+	 * short of its deepest) needs; a copy stops at the stack's top */
+	s->skel->rodata->stack_bytes = cfg->cfi ? CFI_FALLBACK_STACK_BYTES : cfg->stack_bytes;
 	s->skel->rodata->cfi_mode = cfg->cfi;
 	/* the unwind tables: 1 entry each when unused */
 	bpf_map__set_max_entries(s->skel->maps.unwind_rows, cfg->cfi ? cfg->cfi_rows : 1);

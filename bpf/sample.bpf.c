@@ -120,6 +120,9 @@ struct stack_copy {
 	u64 read;       /* the copy's length: up to the last byte read */
 	u32 nk;         /* kernel frames before the copy */
 	u32 pad;
+	/* stack_patch_uretprobes(): the next return instance, the
+	 * trampoline's address, the copy's start */
+	u64 ri, tramp, sp;
 };
 
 struct stack_scratch {
@@ -388,6 +391,51 @@ static long stack_copy_page(u32 i, void *data)
 	return 0;
 }
 
+/*
+ * In a stack copy, the return addresses that pending uretprobes (--trace)
+ * replaced with their trampoline put back (the slot each one hijacked, if
+ * the copy holds it and it holds the trampoline still): user space
+ * unwinds the traced frames as if no probe were there.  A global
+ * function, verified once.
+ */
+static long stack_patch_one(u32 i, void *data)
+{
+	struct stack_scratch *sc = ((struct stack_copy_loop *)data)->sc;
+	struct stack_copy *c = &sc->copy;
+	struct return_instance *ri = (struct return_instance *)c->ri;
+	u64 slot, off, at, *word;
+
+	if (!ri)
+		return 1;
+	slot = BPF_CORE_READ(ri, stack);
+	off = slot - c->sp;
+	if (slot >= c->sp && !(off & 7) && off + 8 <= c->read && off < COLLECTOR_MAX_STACK_COPY) {
+		/* at <= 127 * 8 + 65 535: in bounds */
+		at = (c->nk & 127) * 8 + (off & (COLLECTOR_MAX_STACK_COPY - 1));
+		word = (u64 *)&sc->data[at];
+		if (*word == c->tramp)
+			*word = BPF_CORE_READ(ri, orig_ret_vaddr);
+	}
+	c->ri = (u64)BPF_CORE_READ(ri, next);
+	return 0;
+}
+
+__noinline int stack_patch_uretprobes(struct stack_scratch *sc, u64 sp)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct stack_copy_loop l = { .sc = sc };
+
+	if (!sc)
+		return 0;
+	sc->copy.ri = (u64)BPF_CORE_READ(task, utask, return_instances);
+	if (!sc->copy.ri)
+		return 0;
+	sc->copy.tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+	sc->copy.sp = sp;
+	bpf_loop(4 * UNWIND_MAX_RETURN_INSTANCES, stack_patch_one, &l, 0);
+	return 0;
+}
+
 /* --call-graph dwarf: user registers and the top of the user stack (and,
  * with cfi, a sample before its image's table).  A global function: the
  * verifier checks it once, not at each of its calls. */
@@ -442,6 +490,7 @@ __noinline int stack_sample(struct bpf_perf_event_data *ctx, u32 tgid, u32 tid, 
 	if (sc->copy.addr)
 		bpf_loop(COLLECTOR_MAX_STACK_COPY / 4096 + 1, stack_copy_page, &copy, 0);
 	len = sc->copy.read;
+	stack_patch_uretprobes(sc, e->regs.sp);
 	addr = sc->copy.addr;
 	if (len < stack_bytes && addr)
 		count(COLLECTOR_CNT_STACK_COPY_SHORT);

@@ -133,6 +133,16 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 		model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
 		return;
 	}
+	/* A process that has exited (a zombie) lists no mapping: what was
+	 * read before stays.  Read again for a sample decoded after the
+	 * exit, it emptied the unwinder's mappings, and every later sample
+	 * of the process had one frame (dwarf under --trace, whose [uprobes]
+	 * mapping is made after the exec: 10-16% of a run's stacks). */
+	if (!maps.n) {
+		procmaps_free(&maps);
+		model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
+		return;
+	}
 	for (i = 0; i < maps.n; i++) {
 		const struct procmap_entry *e = &maps.entries[i];
 		struct model_mapping mm = { 0 };

@@ -5,7 +5,10 @@
 # sampled stacks under the traced call keep it and reach _start, built
 # with frame pointers (split) and without (split-nofp, where the
 # frame-pointer walk that --trace once fell back to kept only the leaf).
-# Checked in the folded output (in-kernel sums off: --trace streams).
+# So do --call-graph dwarf's stack copies (and cfi's of samples before
+# their image's table), in which the sampler puts the return addresses
+# back.  Checked in the folded output (in-kernel sums off: --trace
+# streams).
 . tests/integration/lib.sh
 . tests/integration/cfi_compare.sh
 need_root
@@ -17,13 +20,22 @@ calls_of() {
 
 WHOLE=";_start;__libc_start_main;__libc_start_call_main;main;run;chain_a;chain_b;chain_c;hot_function"
 
-for prog in split split-nofp; do
-	"$COLLECTOR" -o "$TMP/$prog" -f folded --trace "$WL/$prog:chain_b" -- "$WL/$prog" 1 \
-		>/dev/null 2>"$TMP/$prog.sum" || { cat "$TMP/$prog.sum"; fail "$prog: collector exited $?"; }
-	grep -q "call graph: cfi" "$TMP/$prog.sum" || fail "$prog: cfi is not the default"
+for run in split split-nofp dwarf:split dwarf:split-nofp; do
+	prog=${run#dwarf:}
+	cg=cfi
+	[ "$prog" = "$run" ] || cg=dwarf
+	# cfi: the default
+	opt=
+	[ $cg = cfi ] || opt="--call-graph $cg"
+	prog=$cg-$prog
+	# shellcheck disable=SC2086
+	"$COLLECTOR" $opt -o "$TMP/$prog" -f folded --trace "$WL/${run#dwarf:}:chain_b" -- \
+		"$WL/${run#dwarf:}" 1 >/dev/null 2>"$TMP/$prog.sum" ||
+		{ cat "$TMP/$prog.sum"; fail "$prog: collector exited $?"; }
+	grep -q "call graph: $cg" "$TMP/$prog.sum" || fail "$prog: not call graph $cg"
 	calls=$(calls_of "$TMP/$prog.sum" chain_b)
 	[ -n "$calls" ] && [ "$calls" -gt 0 ] || fail "$prog: chain_b not traced"
-	folded_stacks "$TMP/$prog/collector.folded" "$TMP/$prog.st" "$prog"
+	folded_stacks "$TMP/$prog/collector.folded" "$TMP/$prog.st" "${run#dwarf:}"
 	echo "== $prog: chain_b traced, $calls calls"
 	head -n 3 "$TMP/$prog.st"
 	# hot_function runs only under chain_b, whose uretprobe is pending

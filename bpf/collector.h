@@ -319,7 +319,8 @@ enum collector_counter {
 	COLLECTOR_CNT_OFFCPU_SHORT,       /* switched out for less than --off-cpu-min */
 	COLLECTOR_CNT_OFFCPU_NO_STATE,    /* no slot for a thread's switch-out state */
 	COLLECTOR_CNT_CFI_FP_FRAMES,      /* cfi: frames stepped by frame pointer (no table) */
-	COLLECTOR_CNT_CFI_NO_TABLES,      /* cfi: samples before their process's tables */
+	COLLECTOR_CNT_CFI_NO_TABLES,      /* cfi: samples before their image's table (the
+					   * sampler copies their stack for user space) */
 	COLLECTOR_CNT_CFI_OUTSIDE,        /* cfi: walks stopped outside every mapping */
 	COLLECTOR_CNT_CFI_COMPLETE,       /* cfi: walks that reached the outermost frame */
 	COLLECTOR_CNT_AGG_SAMPLES,        /* samples taken (summed, or streamed), unless by ip_counts */
@@ -358,9 +359,15 @@ struct collector_unwind_page {
 struct collector_unwind_map {
 	u64 start, end;   /* runtime addresses [start, end) */
 	u64 base;         /* runtime address of the table's pc 0 */
-	u32 first_page;   /* in unwind_pages */
+	u32 first_page;   /* in unwind_pages; COLLECTOR_UNWIND_PENDING (with n_pages
+			   * 0): its image's table is being built */
 	u32 n_pages;      /* 0: no table (JIT code, an image without one) */
 };
+
+/* The first_page of a mapping whose table is not built yet: its samples
+ * are copied for user space (--call-graph dwarf's record), not walked
+ * through by frame pointer. */
+#define COLLECTOR_UNWIND_PENDING 0xffffffffu
 
 struct collector_unwind_proc {
 	u32 n_maps;

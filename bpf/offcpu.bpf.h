@@ -92,8 +92,8 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	}
 	/* the walk the samples get: the unwind tables, else frame pointers */
 	if (regs && cfi_mode)
-		nu = user_frames_cfi(sc, nk, BPF_CORE_READ(prev, tgid), st.user_ip, st.user_sp,
-				     st.user_bp);
+		nu = user_frames_cfi(sc, nk, BPF_CORE_READ(prev, tgid), prev, st.user_ip,
+				     st.user_sp, st.user_bp, false);
 	else if (regs)
 		nu = user_frames_fp(sc, nk, st.user_ip, st.user_sp, st.user_bp, -1);
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)

@@ -45,6 +45,14 @@ const volatile bool count_by_ip = false;
  * a reused PID is not taken for it. */
 u32 main_tgid = 0;
 
+/* The launched command while it is held before its exec (set by the
+ * loader, cleared at its exec): the profiler's own forked copy, whose
+ * samples are not taken.  User space leaves out its streamed records, but
+ * summed in the kernel they were the command's (a sample in the execve
+ * that tears its address space down, with a user PC the command never
+ * mapped), and with cfi a stack copy each. */
+u32 held_tgid = 0;
+
 /* Samples by instruction, counted in the kernel: it grows as needed (no
  * preallocation), since a system-wide run meets hundreds of thousands of
  * distinct instructions.  1 entry unless count_by_ip: its 16 MiB of
@@ -103,23 +111,6 @@ struct {
 	__type(key, u32);
 	__type(value, struct sample_scratch);
 } sample_scratch SEC(".maps");
-
-/* Where a dwarf-mode record is built before it is copied to the ring with
- * its real length (a page of slack keeps every copy provably in bounds). */
-struct stack_scratch {
-	struct collector_stack_sample_event e;
-	/* the kernel frames, then the stack copy right after them */
-	u8 data[COLLECTOR_MAX_STACK_DEPTH * 8 + COLLECTOR_MAX_STACK_COPY + 4096];
-};
-
-/* One slot per CPU, indexed by CPU: a per-CPU array cannot hold values
- * this big (32 KiB at most).  The loader sizes it to the possible CPUs. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct stack_scratch);
-} scratch SEC(".maps");
 
 /* Per CPU: the sampler's next turn (ktime ns) under its CPU share. */
 struct {
@@ -333,76 +324,7 @@ static __always_inline void fill_sample(struct collector_sample_event *e,
 	e->pad[0] = 0;
 }
 
-/* --call-graph dwarf: user registers and the top of the user stack. */
-static __always_inline int stack_sample(struct bpf_perf_event_data *ctx, struct task_struct *task,
-					u32 tgid, u32 tid, u64 ip, bool kernel_mode)
-{
-	struct collector_stack_sample_event *e;
-	u32 cpu = bpf_get_smp_processor_id(), len = 0, nk = 0, i;
-	struct stack_scratch *sc;
-	u64 addr, size;
-	u8 *stack;
-
-	sc = bpf_map_lookup_elem(&scratch, &cpu);
-	if (!sc)
-		return 0;
-	e = &sc->e;
-	fill_sample(&e->sample, ctx, task, COLLECTOR_EV_SAMPLE_STACK, tgid, tid, ip, kernel_mode);
-	e->stack_len = 0;
-	e->pad = 0;
-	if (kernel_mode)
-		nk = kernel_frames(ctx, (u64 *)sc->data);
-	e->sample.n_kernel = nk;
-	if (!BPF_CORE_READ(task, mm)) {
-		__builtin_memset(&e->regs, 0, sizeof(e->regs));
-		count(COLLECTOR_CNT_NO_USER_REGS);
-	} else if (kernel_mode) {
-		/* the registers saved at kernel entry */
-		read_user_regs(&e->regs, (struct pt_regs *)bpf_task_pt_regs(task));
-	} else {
-		/* the context is rewritten by the verifier: direct loads only */
-		e->regs.ip = ctx->regs.ip;
-		e->regs.sp = ctx->regs.sp;
-		e->regs.bp = ctx->regs.bp;
-		e->regs.bx = ctx->regs.bx;
-		e->regs.r12 = ctx->regs.r12;
-		e->regs.r13 = ctx->regs.r13;
-		e->regs.r14 = ctx->regs.r14;
-		e->regs.r15 = ctx->regs.r15;
-	}
-	e->sample.user_ip = e->regs.ip;
-
-	/* Page by page from sp, right after the kernel frames: a copy that
-	 * reaches an unmapped page keeps what it read, with its real length. */
-	stack = sc->data + nk * sizeof(u64);
-	addr = e->regs.sp;
-	for (i = 0; addr && i < COLLECTOR_MAX_STACK_COPY / 4096 + 1; i++) {
-		u64 chunk = 4096 - (addr & 4095);
-
-		if (len >= stack_bytes)
-			break;
-		if (chunk > stack_bytes - len)
-			chunk = stack_bytes - len;
-		if (chunk > 4096 || len > COLLECTOR_MAX_STACK_COPY)
-			break;
-		if (bpf_probe_read_user(&stack[len & (COLLECTOR_MAX_STACK_COPY - 1)], chunk,
-					(void *)addr) != 0)
-			break;
-		len += chunk;
-		addr += chunk;
-	}
-	if (len < stack_bytes && addr)
-		count(COLLECTOR_CNT_STACK_COPY_SHORT);
-	e->stack_len = len;
-	if (len > COLLECTOR_MAX_STACK_COPY)
-		return 0;
-	size = sizeof(*e) + nk * sizeof(u64) + len;
-	if (size > sizeof(*sc))
-		return 0;
-	if (bpf_ringbuf_output(&events, sc, size, submit_flags()) != 0)
-		sample_lost(e->sample.event);
-	return 0;
-}
+#include "stack_copy.bpf.h"
 
 /* One sample of a target: counted by instruction, its stacks to the ring
  * (or, aggregating, to the kernel's sums by stack). */
@@ -431,7 +353,7 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 	}
 
 	if (dwarf_mode)
-		return stack_sample(ctx, task, tgid, tid, ip, kernel_mode);
+		return stack_sample(ctx, tgid, tid, ip, kernel_mode);
 
 	sc = bpf_map_lookup_elem(&sample_scratch, &zero);
 	if (!sc)
@@ -442,7 +364,19 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 	/* no user registers: a kernel thread, no user stack */
 	if (user_walk_regs(ctx, task, kernel_mode, &uip, &usp, &ubp)) {
 		sc->e.user_ip = uip;
-		if (kernel_fp_walk || BPF_CORE_READ(task, utask, return_instances)) {
+		if (cfi_mode && !kernel_fp_walk) {
+			/* the walk puts back the return addresses of calls
+			 * under a uretprobe (--trace) itself */
+			nu = user_frames_cfi(sc, nk, tgid, task, uip, usp, ubp, true);
+			if (nu == UNWIND_COPY_STACK) {
+				/* before its image's table: a stack copy for
+				 * user space, through the ring even when the
+				 * others are summed (and counted with them) */
+				if (aggregate_samples && !count_by_ip)
+					count(COLLECTOR_CNT_AGG_SAMPLES);
+				return stack_sample(ctx, tgid, tid, ip, kernel_mode);
+			}
+		} else if (kernel_fp_walk || BPF_CORE_READ(task, utask, return_instances)) {
 			/* Calls under a uretprobe (--trace) return through the
 			 * kernel's trampoline: the kernel's walker puts the
 			 * real return addresses back, this one could not. */
@@ -451,8 +385,7 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 
 			nu = r > 0 ? r / sizeof(u64) : 0;
 		} else {
-			nu = cfi_mode ? user_frames_cfi(sc, nk, tgid, uip, usp, ubp)
-				      : user_frames_fp(sc, nk, uip, usp, ubp, -1);
+			nu = user_frames_fp(sc, nk, uip, usp, ubp, -1);
 		}
 	}
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
@@ -490,7 +423,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 
 	/* Samples are counted once taken (COLLECTOR_CNT_AGG_SAMPLES, or
 	 * ip_counts), not here: a skipped one is not a sample. */
-	if (!is_target(tgid))
+	if (!is_target(tgid) || tgid == held_tgid)
 		return 0;
 	if (idle_per_busy && budgeted_events & 1u << (bpf_get_attach_cookie(ctx) & 31)) {
 		turn = bpf_map_lookup_elem(&next_turn, &zero);
@@ -568,6 +501,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	if (!is_target(BPF_CORE_READ(p, tgid)))
 		return 0;
+	if (BPF_CORE_READ(p, tgid) == held_tgid)
+		held_tgid = 0;
 	if (cfi_mode) {
 		u32 tgid = BPF_CORE_READ(p, tgid);
 

@@ -97,14 +97,27 @@ struct {
 struct cfi_walk {
 	u64 copy_sp, copy_len; /* the copy of the stack top in the scratch */
 	u64 pc, sp, bp;
+	/* pending uretprobes (--trace): the address of the task's next
+	 * struct return_instance to match (0: none) and the trampoline's
+	 * address, which stands in the stack for each one's return address */
+	u64 ri, tramp;
 	u32 first, n;     /* frames[first .. first + n) are written */
 	u32 map;          /* index of the last mapping found */
 	u32 probe;        /* unwind_map_index()'s probe */
 	u8 exact;         /* pc was interrupted (frame 0, signal): not a return address */
 	u8 complete;      /* reached the outermost frame */
 	u8 outside;       /* stopped at a PC outside every known mapping */
-	u8 pad[5];
+	u8 stop_pending;  /* stop at a mapping whose table is being built */
+	u8 pending;       /* ... and stopped at one */
+	u8 fp_stepped;    /* a frame was stepped by frame pointer (no table) */
+	u8 pad[2];
 };
+
+/* Return instances of a task looked at per trampoline met: the kernel
+ * keeps them newest first, and the walk meets them in that order, so the
+ * one matched is nearly always the first looked at; the others are those
+ * a longjmp left behind (the kernel drops them at the next return). */
+#define UNWIND_MAX_RETURN_INSTANCES 8
 
 /* A request to the loader (struct collector_unwind_request). */
 static __always_inline void unwind_request(u32 kind, u32 tgid, u64 pc, u64 now, u64 flags)
@@ -209,6 +222,49 @@ __noinline long unwind_row_index(u32 first_page, u32 n_pages, u64 off)
 			hi = mid - 1;
 	}
 	return lo;
+}
+
+/*
+ * The return address that a pending uretprobe replaced with its trampoline
+ * in the stack slot at `slot` (the stack pointer at the traced function's
+ * entry, which the kernel keeps as return_instance.stack), or 0.  The
+ * kernel's own walker (perf, bpf_get_stack) puts them back by order; by
+ * the slot, a chained instance (a traced function tail-called by another,
+ * one trampoline for both) and one a longjmp left behind cannot shift the
+ * others.  A global function: its loop is verified once.
+ */
+__noinline u64 unwind_uretprobe_ra(struct cfi_walk *w, u64 slot)
+{
+	struct return_instance *ri;
+	u32 i;
+
+	if (!w)
+		return 0;
+	ri = (struct return_instance *)w->ri;
+	for (i = 0; i < UNWIND_MAX_RETURN_INSTANCES && ri; i++) {
+		if (BPF_CORE_READ(ri, stack) == slot) {
+			w->ri = (u64)BPF_CORE_READ(ri, next);
+			return BPF_CORE_READ(ri, orig_ret_vaddr);
+		}
+		ri = BPF_CORE_READ(ri, next);
+	}
+	return 0;
+}
+
+/* Where the pending uretprobes of a task (its utask and mm, read by the
+ * caller) are, for unwind_uretprobe_ra(): none (both 0) for a task that
+ * has none, which is nearly every one.  A global function, verified once
+ * whatever the states of its callers. */
+__noinline int unwind_uretprobes_of(struct cfi_walk *w, u64 utask, u64 mm)
+{
+	struct uprobe_task *ut = (struct uprobe_task *)utask;
+	struct mm_struct *m = (struct mm_struct *)mm;
+
+	if (!w)
+		return 0;
+	w->ri = ut ? (u64)BPF_CORE_READ(ut, return_instances) : 0;
+	w->tramp = w->ri && m ? BPF_CORE_READ(m, uprobes_state.xol_area, vaddr) : 0;
+	return 0;
 }
 
 /* The mapping of p that holds pc, or NULL; the last one found is tried

@@ -9,6 +9,12 @@
  * pointers, the same at every frame, so the loop is verified in a round
  * or two (see struct cfi_walk for what it cost before).
  *
+ * A call under a uretprobe (--trace) returns through the kernel's
+ * trampoline: where the walk reads the trampoline's address as a return
+ * address, it takes the original from the task's pending return
+ * instances (unwind_uretprobe_ra()), so the traced frame and its callers
+ * stay in the stack, with or without frame pointers.
+ *
  * Included by sample.bpf.c after struct sample_scratch (frames[256],
  * stack[] (the copy of the stack top), walk), copy_stack_top() and
  * user_frames_fp().
@@ -64,6 +70,10 @@ __noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_
 		w->outside = true;
 		return 1;
 	}
+	if (w->stop_pending && !m->n_pages && m->first_page == COLLECTOR_UNWIND_PENDING) {
+		w->pending = true;
+		return 1;
+	}
 	r = unwind_find_row(m, lookup);
 	if (r) {
 		kind = r->kind;
@@ -100,6 +110,7 @@ __noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_
 	default:
 		/* no table here: the frame pointer, if it is one */
 		count(COLLECTOR_CNT_CFI_FP_FRAMES);
+		w->fp_stepped = true;
 		if (w->bp < w->sp || w->bp >= USER_TOP || !unwind_read(sc, w->bp, &bp))
 			return 1;
 		cfa = w->bp + 16;
@@ -107,13 +118,31 @@ __noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_
 		break;
 	}
 	/* the stack grows down: a caller's frame is above its callee's */
-	if (cfa <= w->sp || cfa >= USER_TOP || !unwind_read(sc, cfa - 8, &ra) || !ra ||
-	    ra >= USER_TOP)
+	if (cfa <= w->sp || cfa >= USER_TOP || !unwind_read(sc, cfa - 8, &ra) || !ra)
+		return 1;
+	/* a call under a uretprobe returns through the trampoline */
+	if (ra == w->tramp)
+		ra = unwind_uretprobe_ra(w, cfa - 8);
+	if (!ra || ra >= USER_TOP)
 		return 1;
 	if (rbp_off && !unwind_read(sc, cfa + rbp_off, &bp))
 		return 1;
 	unwind_push(sc, k, ra, ra, cfa, bp, false);
 	return 0;
+}
+
+/* user_frames_cfi()'s answer for a sample to copy for user space: more
+ * frames than a walk writes. */
+#define UNWIND_COPY_STACK 256
+
+/* The frame-pointer walk where the tables cannot serve: a global
+ * function, verified once and not at each state of the walk's callers
+ * (inline, it cost 4 000 of on_sample's verifier instructions). */
+__noinline u32 unwind_fp_walk(struct sample_scratch *sc, u32 first, u64 ip, u64 sp, u64 bp)
+{
+	if (!sc)
+		return 0;
+	return user_frames_fp(sc, first & 127, ip, sp, bp, -1);
 }
 
 /* The loop's context: pointers only, the same at every frame. */
@@ -133,13 +162,20 @@ static long unwind_step(u32 i, void *data)
 }
 
 /*
- * The user call stack from the tables, into sc->frames[first..]; returns
- * the frames written and sets sc->e.user_end.  A process without tables
- * yet, or a PC outside its known mappings, asks the loader for them; the
- * first gets the frame-pointer walk.
+ * The user call stack of task from the tables, into sc->frames[first..];
+ * returns the frames written and sets sc->e.user_end.  A process without
+ * tables yet, or a PC outside its known mappings, asks the loader for
+ * them.  Such a sample, or one whose walk meets a mapping whose table is
+ * being built or one mapped since the process's table was written, is left for user space when copy_instead (the walk
+ * returns UNWIND_COPY_STACK: the caller copies the stack, as
+ * --call-graph dwarf does), and else gets the frame-pointer
+ * walk, or the frame-pointer step at that mapping.  A process whose
+ * mapping table is full (COLLECTOR_UNWIND_MAX_MAPS) keeps the
+ * frame-pointer walk: its PCs past the table would be copied forever.
  */
 static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first, u32 tgid,
-					   u64 ip, u64 sp, u64 bp)
+					   struct task_struct *task, u64 ip, u64 sp, u64 bp,
+					   bool copy_instead)
 {
 	struct cfi_walk *w = &sc->walk;
 	struct cfi_loop l = { .sc = sc };
@@ -147,8 +183,6 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	if (!ip)
 		return 0;
 	l.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
-	w->copy_sp = sp;
-	w->copy_len = copy_stack_top(sc, sp);
 	w->pc = ip;
 	w->sp = sp;
 	w->bp = bp;
@@ -158,21 +192,40 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	w->exact = true;
 	w->complete = false;
 	w->outside = false;
+	w->stop_pending = copy_instead;
+	w->pending = false;
+	w->fp_stepped = false;
 	if (!l.proc || !unwind_find_map(w, l.proc, ip)) {
 		count(COLLECTOR_CNT_CFI_NO_TABLES);
 		unwind_ask_tables(tgid, ip);
-		return user_frames_fp(sc, first, ip, sp, bp, w->copy_len);
+		if (copy_instead && (!l.proc || l.proc->n_maps < COLLECTOR_UNWIND_MAX_MAPS))
+			return UNWIND_COPY_STACK;
+		return unwind_fp_walk(sc, first, ip, sp, bp) & 255;
 	}
+	w->copy_sp = sp;
+	w->copy_len = copy_stack_top(sc, sp);
+	unwind_uretprobes_of(w, (u64)BPF_CORE_READ(task, utask), (u64)BPF_CORE_READ(task, mm));
 	sc->frames[first & 255] = ip;
 	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, unwind_step, &l, 0);
-	if (w->outside) {
-		count(COLLECTOR_CNT_CFI_OUTSIDE);
+	if (w->outside)
 		unwind_ask_tables(tgid, w->pc);
+	/* A return address that the tables found (no frame-pointer step
+	 * before it, which may read garbage) outside every mapping the table
+	 * lists is in one mapped since: libc, when the table was written
+	 * while ld.so was still loading it (20 ms of a program's samples,
+	 * until it may ask again), or a dlopen. */
+	if (copy_instead && (w->pending || (w->outside && !w->fp_stepped &&
+					    l.proc->n_maps < COLLECTOR_UNWIND_MAX_MAPS))) {
+		count(COLLECTOR_CNT_CFI_NO_TABLES);
+		return UNWIND_COPY_STACK;
 	}
+	if (w->outside)
+		count(COLLECTOR_CNT_CFI_OUTSIDE);
 	if (w->complete)
 		count(COLLECTOR_CNT_CFI_COMPLETE);
 	sc->e.user_end = w->complete ? COLLECTOR_END_COMPLETE : COLLECTOR_END_TRUNCATED;
-	return w->n;
+	/* bounded, so that the verifier tells it from UNWIND_COPY_STACK */
+	return w->n & 255;
 }
 
 #endif /* COLLECTOR_UNWIND_WALK_BPF_H */

@@ -335,7 +335,8 @@ static int open_sampling(struct record *r)
 	if (cfg.cfi && open_unwind_service(r) != 0)
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
-	if (!r->tracker || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0)) {
+	if (!r->tracker || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0) ||
+	    (cfg.cfi && tracker_enable_fallback_unwinding(r->tracker) != 0)) {
 		fprintf(stderr, "collector: out of memory\n");
 		return EXIT_FAILURE_RUN;
 	}
@@ -387,6 +388,7 @@ static int add_targets(struct record *r)
 	if (r->save)
 		save_records_put(r->save, SAVE_EXPECT_EXEC, &(int32_t){ r->launch.pid },
 				 sizeof(int32_t));
+	bpf_session_hold_target(r->bpf, r->launch.pid);
 	bpf_session_add_target(r->bpf, r->launch.pid);
 	return 0;
 }

@@ -182,6 +182,12 @@ int tracker_enable_unwinding(struct tracker *t)
 	return t->unwinder ? 0 : -ENOMEM;
 }
 
+int tracker_enable_fallback_unwinding(struct tracker *t)
+{
+	t->unwind_lazy = true;
+	return tracker_enable_unwinding(t);
+}
+
 void tracker_ignore_process(struct tracker *t, pid_t pid)
 {
 	t->ignored_tgid = pid;

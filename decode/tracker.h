@@ -34,6 +34,12 @@ void tracker_exec_allowed(struct tracker *t, uint64_t ktime);
  * mapped images.  Call before any record.  0 or -ENOMEM. */
 int tracker_enable_unwinding(struct tracker *t);
 
+/* --call-graph cfi: the same for the samples that came before their
+ * image's table (stack copies, rare): each process's images are opened
+ * at its first such sample, not whenever its mappings are read.  Call
+ * before any record.  0 or -ENOMEM. */
+int tracker_enable_fallback_unwinding(struct tracker *t);
+
 /* Leaves out the records of one process: the collector's own, which the
  * probe-cost calibration makes a target for a moment. */
 void tracker_ignore_process(struct tracker *t, pid_t pid);

@@ -80,7 +80,8 @@ struct tracker {
 	pid_t awaiting_exec;            /* launched, not exec'd yet */
 	uint64_t exec_allowed_ktime;    /* when it was let go */
 	pid_t ignored_tgid;             /* the collector itself */
-	struct unwinder *unwinder;      /* --call-graph dwarf, else NULL */
+	struct unwinder *unwinder;      /* --call-graph dwarf (and cfi), else NULL */
+	bool unwind_lazy;               /* cfi: images opened at a first stack copy */
 	uint64_t maps_version;          /* bumped whenever mappings change */
 	uint64_t unwind_ns, unwinds;    /* time spent unwinding */
 	uint64_t stack_record_bytes;    /* ring bytes of stack-copy samples */

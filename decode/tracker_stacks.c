@@ -31,6 +31,19 @@ static const char *const stack_roots[] = {
 	"thread_start",
 };
 
+/* Where a runtime starts its threads and coroutines without CFI that says
+ * so (no undefined return address): a walk the unwinder gave up at one of
+ * them is whole all the same.  Go: every goroutine's stack ends at
+ * runtime.goexit (its return address, pushed as the goroutine is made),
+ * a thread's system stack at runtime.mstart, under runtime.clone for a
+ * thread Go made, the first thread's at runtime.rt0_go; Go's assembly
+ * functions carry an ABI suffix (".abi0").  Not runtime.systemstack or
+ * runtime.mcall: a stack that ends there is the system stack's part of a
+ * goroutine's call, whose frames (on the goroutine's stack) are missing. */
+static const char *const runtime_entries[] = {
+	"runtime.goexit", "runtime.mstart", "runtime.rt0_go", "runtime.clone",
+};
+
 static uint32_t unknown_location(struct tracker *t, uint64_t addr)
 {
 	if (t->unknown_image == MODEL_NONE)
@@ -72,6 +85,36 @@ static uint32_t user_location(struct tracker *t, const struct model_mapping *mp,
 	return loc;
 }
 
+/* Whether name is entry, or entry with a Go ABI suffix (".abi0"). */
+static bool same_entry(const char *name, const char *entry)
+{
+	size_t n = strlen(entry);
+
+	return !strncmp(name, entry, n) && (!name[n] || !strncmp(name + n, ".abi", 4));
+}
+
+static bool is_runtime_entry(const struct model *m, uint32_t loc)
+{
+	const char *name = model_location_name(m, loc);
+
+	if (!name)
+		return false;
+	for (size_t i = 0; i < sizeof(runtime_entries) / sizeof(runtime_entries[0]); i++)
+		if (same_entry(name, runtime_entries[i]))
+			return true;
+	return false;
+}
+
+/* ld.so's entry (_start, which calls _dl_start) has neither a symbol nor
+ * CFI: a process's first samples, walked into it, end at an unnamed frame
+ * whose callee is _dl_start. */
+static bool is_loader_start(const struct model *m, const uint32_t *locs, uint32_t n)
+{
+	const char *inner = n >= 2 ? model_location_name(m, locs[n - 2]) : NULL;
+
+	return inner && !strcmp(inner, "_dl_start") && !model_location_name(m, locs[n - 1]);
+}
+
 static bool is_root(const struct model *m, uint32_t loc)
 {
 	const char *name = model_location_name(m, loc);
@@ -81,7 +124,7 @@ static bool is_root(const struct model *m, uint32_t loc)
 	for (size_t i = 0; i < sizeof(stack_roots) / sizeof(stack_roots[0]); i++)
 		if (strcmp(name, stack_roots[i]) == 0)
 			return true;
-	return false;
+	return is_runtime_entry(m, loc);
 }
 
 static uint32_t add_part(struct tracker *t, const uint32_t *locs, uint32_t n, bool truncated)
@@ -161,6 +204,11 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	}
 	if (end == WALK_END_BY_ROOT && !truncated)
 		truncated = n >= COLLECTOR_MAX_STACK_DEPTH || !is_root(t->m, locs[n - 1]);
+	/* the unwinder stopped at a runtime's thread entry, or at ld.so's
+	 * entry: whole */
+	if (end == WALK_END_TRUNCATED && !unmapped && n < COLLECTOR_MAX_STACK_DEPTH &&
+	    (is_runtime_entry(t->m, locs[n - 1]) || is_loader_start(t->m, locs, n)))
+		truncated = false;
 	part = add_part(t, locs, n, truncated);
 	/* not remembered when a frame had no mapping yet: the process's maps
 	 * may have been read before it mapped that library (the maps are
@@ -391,6 +439,10 @@ void trk_handle_stack_sample(struct tracker *t, const struct collector_stack_sam
 						   WALK_END_TRUNCATED));
 		return;
 	}
+	/* a PC in no known mapping (a library dlopen'ed since, the reason
+	 * cfi sends such a sample here) reads the maps again first: the
+	 * unwinder gets the new mapping too */
+	user_mapping(t, process, regs.ip, e->hdr.ktime_ns);
 	t0 = now_ns();
 	n = unwinder_unwind(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
 			    ps->umaps, ps->n_umaps, &regs,

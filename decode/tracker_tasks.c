@@ -36,12 +36,15 @@ static void free_unwind_maps(struct proc_state *ps)
 }
 
 /* Hands the process's mappings to the unwinder, which opens every image
- * now, while /proc/PID/map_files still exists. */
+ * now, while /proc/PID/map_files still exists; lazily (cfi, whose few
+ * samples before their tables are unwound here), at its first sample. */
 static void prepare_unwinding(struct tracker *t, uint32_t process)
 {
 	struct proc_state *ps = &t->procs.items[process];
 
 	ps->maps_version = ++t->maps_version;
+	if (t->unwind_lazy)
+		return;
 	if (unwinder_prepare(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
 			     ps->umaps, ps->n_umaps) != 0)
 		model_stat_add(t->m, MODEL_STAT_UNWINDER_PREPARE_FAILED, 1);
@@ -128,6 +131,16 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 
 	t->procs.items[process].maps_read_ktime = now_ktime;
 	if (procmaps_read(pid, &maps) != 0) {
+		model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
+		return;
+	}
+	/* A process that has exited (a zombie) lists no mapping: what was
+	 * read before stays.  Read again for a sample decoded after the
+	 * exit, it emptied the unwinder's mappings, and every later sample
+	 * of the process had one frame (dwarf under --trace, whose [uprobes]
+	 * mapping is made after the exec: 10-16% of a run's stacks). */
+	if (!maps.n) {
+		procmaps_free(&maps);
 		model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
 		return;
 	}

@@ -120,6 +120,9 @@ static void verifier_stats_end(struct bpf_object *obj)
 	verifier_logs = NULL;
 }
 
+/* Bytes of user stack copied for a cfi sample unwound in user space. */
+#define CFI_FALLBACK_STACK_BYTES 32768
+
 int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *cfg)
 {
 	struct bpf_session *s;
@@ -148,7 +151,10 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	s->skel->rodata->trace_switches = cfg->trace_switches;
 	s->skel->rodata->wakeup_bytes = (uint64_t)cfg->ring_bytes / 4;
 	s->skel->rodata->dwarf_mode = cfg->dwarf;
-	s->skel->rodata->stack_bytes = cfg->stack_bytes;
+	/* cfi copies the stack of a sample before its image's table only:
+	 * 32 KiB, which an interpreter's start (python3's imports, 8 KiB
+	 * short of its deepest) needs; a copy stops at the stack's top */
+	s->skel->rodata->stack_bytes = cfg->cfi ? CFI_FALLBACK_STACK_BYTES : cfg->stack_bytes;
 	s->skel->rodata->cfi_mode = cfg->cfi;
 	/* the unwind tables: 1 entry each when unused */
 	bpf_map__set_max_entries(s->skel->maps.unwind_rows, cfg->cfi ? cfg->cfi_rows : 1);
@@ -176,8 +182,9 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 		bpf_map__set_max_entries(s->skel->maps.agg_counts, 1);
 	}
 	bpf_session_size_aggregates(s);
-	/* dwarf mode builds records in a slot per CPU; 1 entry when unused */
-	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf ? s->n_cpus : 1);
+	/* dwarf mode builds records in a slot per CPU, and so does cfi for
+	 * samples before their image's table; 1 entry when unused */
+	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf || cfg->cfi ? s->n_cpus : 1);
 	verifier_stats_begin(s->skel->obj);
 	err = sample_bpf__load(s->skel);
 	verifier_stats_end(s->skel->obj);
@@ -223,6 +230,11 @@ int bpf_session_add_target(struct bpf_session *s, pid_t tgid)
 	if (!s->skel->bss->main_tgid)
 		s->skel->bss->main_tgid = tgid;
 	return 0;
+}
+
+void bpf_session_hold_target(struct bpf_session *s, pid_t tgid)
+{
+	s->skel->bss->held_tgid = tgid;
 }
 
 int bpf_session_remove_target(struct bpf_session *s, pid_t tgid)

@@ -52,6 +52,10 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 /* Sets the ctx passed to cfg.on_record. */
 void bpf_session_set_context(struct bpf_session *s, void *ctx);
 int bpf_session_add_target(struct bpf_session *s, pid_t tgid);
+/* tgid is the launched command, held before its exec: its samples until
+ * then are the profiler's own forked copy's (cfi copies none of their
+ * stacks for user space). */
+void bpf_session_hold_target(struct bpf_session *s, pid_t tgid);
 int bpf_session_remove_target(struct bpf_session *s, pid_t tgid);
 /* The fd of a map of the sampling object ("targets", "events"), to share
  * with the tracing object. */

@@ -39,6 +39,8 @@ static enum entry map_entry(struct unwind_service *us, pid_t pid, const struct p
 		return ENTRY_LEFT_OUT;
 	}
 	if (img->state == IMAGE_QUEUED) {
+		/* its samples are copied for user space meanwhile */
+		m->first_page = COLLECTOR_UNWIND_PENDING;
 		if (pp && pp->n_waited < WAITED_MAX)
 			pp->waited[pp->n_waited++] = i;
 		if (pp && pp->hot_pc >= e->start && pp->hot_pc < e->end)

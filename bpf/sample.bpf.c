@@ -92,6 +92,7 @@ struct sample_scratch {
 #define SAMPLE_SCRATCH 0
 #define OFFCPU_SCRATCH 1
 
+#include "python.bpf.h"
 #include "stack_agg.bpf.h"
 #include "sample_agg.bpf.h"
 
@@ -453,6 +454,9 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 	}
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
 		nu = COLLECTOR_MAX_STACK_DEPTH;
+	/* a CPython process's interpreter frames follow its native ones */
+	if (nu)
+		nu += python_frames(sc, nk + nu, COLLECTOR_MAX_STACK_DEPTH - nu, tgid, task);
 	sc->e.n_kernel = nk;
 	sc->e.n_user = nu;
 	n = nk + nu;

@@ -27,6 +27,7 @@
 #include "cli/event_options.h"
 #include "cli/outdir.h"
 #include "cli/policy.h"
+#include "cli/python_walk.h"
 #include "cli/save_records.h"
 #include "cli/status.h"
 #include "cli/summary.h"
@@ -69,6 +70,7 @@ struct record {
 	struct tracker *tracker;
 	struct bpf_session *bpf;
 	struct cfi_tables *cfi;     /* --call-graph cfi, else NULL */
+	struct python_runtime *python; /* CPython processes walked */
 	struct uprobes *uprobes;
 	struct trace_files trace_files;
 	struct launch launch;
@@ -297,10 +299,13 @@ static int open_sampling(struct record *r)
 	if (cfg.cfi && !(r->cfi = cfi_tables_new(r->bpf)))
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
-	if (!r->tracker || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0)) {
+	r->python = python_walk_open(r->bpf);
+	if (!r->tracker || !r->python ||
+	    (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0)) {
 		fprintf(stderr, "collector: out of memory\n");
 		return EXIT_FAILURE_RUN;
 	}
+	tracker_set_python(r->tracker, r->python);
 	if (!opts->all_cpus)
 		tracker_ignore_process(r->tracker, getpid());
 	/* the ring callback needs the tracker: set it before any record */
@@ -470,6 +475,10 @@ static int start(struct record *r)
  */
 static int drain_interval_ms(const struct record *r)
 {
+	/* a Python process's code objects are named while it lives: its
+	 * samples are read soon, a 0.3 s script's too */
+	if (r->python && python_runtime_live(r->python))
+		return 30;
 	if (r->opts->all_cpus ||
 	    run_clock_ns(true) < tracker_last_task_ktime(r->tracker) + 1000000000ULL)
 		return 100;
@@ -692,6 +701,7 @@ static void cleanup(struct record *r, int rc)
 	uprobes_close(r->uprobes);
 	trace_files_free(&r->trace_files);
 	tracker_free(r->tracker);
+	python_runtime_free(r->python);
 	cfi_tables_free(r->cfi);
 	bpf_session_close(r->bpf);
 	symbolizer_free(r->sym);

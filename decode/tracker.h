@@ -74,6 +74,13 @@ int tracker_forget_ended(struct tracker *t);
  * and at the end of the run). */
 void tracker_name_jit_code(struct tracker *t);
 
+/* CPython: the processes whose mappings show an interpreter are given to
+ * rt (runtimes/python/python.h), which has their Python frames walked, and
+ * their Python frames are named by it.  Call before any record; rt
+ * outlives the tracker. */
+struct python_runtime;
+void tracker_set_python(struct tracker *t, struct python_runtime *rt);
+
 void tracker_free(struct tracker *t);
 
 #endif /* COLLECTOR_TRACKER_H */

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Python frames of the samples (bpf/collector.h, "Frames"): the CPython
+ * processes found as their mappings are read, and each run of Python
+ * frames, innermost first and ending at an ENTRY frame, spliced into the
+ * native stack in place of one native frame of the evaluator
+ * (_PyEval_EvalFrameDefault), so that a Python function called back from C
+ * (a sorted(key=...)) sits under the C frames that called it and native
+ * code below the innermost Python frame stays.
+ *
+ * A Python frame's location is in the run's one "[python]" image
+ * (MODEL_IMAGE_PYTHON): its function is (co_qualname, co_filename,
+ * co_firstlineno), interned as any function, and its address a key of
+ * (function, line), so that the same function and line from two processes
+ * are one location.  A frame whose code object could not be read keeps a
+ * location of its own with no function ("[unknown]" in [python]).
+ */
+#include "decode/tracker_internal.h"
+
+#include <string.h>
+
+#include "runtimes/python/python.h"
+
+#define EVALUATOR "_PyEval_EvalFrameDefault"
+/* Addresses of unnamed Python frames: the code object's, with this bit. */
+#define UNNAMED_BIT (1ULL << 63)
+
+void tracker_set_python(struct tracker *t, struct python_runtime *rt)
+{
+	t->python = rt;
+}
+
+static uint32_t python_image(struct tracker *t)
+{
+	if (t->python_image == MODEL_NONE) {
+		struct model_image tmpl = { .path = "[python]", .kind = MODEL_IMAGE_PYTHON,
+					    .has_symbols = true };
+
+		t->python_image = model_add_image(t->m, &tmpl);
+	}
+	return t->python_image;
+}
+
+void trk_python_maps_loaded(struct tracker *t, uint32_t process)
+{
+	const struct model_process *p = &t->m->processes.items[process];
+	int err;
+
+	if (!t->python || python_runtime_has(t->python, p->pid))
+		return;
+	for (size_t i = 0; i < p->maps.len; i++) {
+		const struct model_mapping *mp = &p->maps.items[i];
+		const struct model_image *img = &t->m->images.items[mp->image];
+
+		if (img->kind != MODEL_IMAGE_ELF || !img->path)
+			continue;
+		err = python_runtime_image(t->python, p->pid, img->path, mp->bias);
+		if (err == -ENOTSUP)
+			model_stat_add(t->m, MODEL_STAT_PYTHON_UNSUPPORTED, 1);
+		if (err)
+			return;
+		p = &t->m->processes.items[process];
+	}
+}
+
+void trk_python_gone(struct tracker *t, pid_t pid)
+{
+	if (t->python)
+		python_runtime_forget(t->python, pid);
+}
+
+uint32_t trk_python_native_frames(const uint64_t *frames, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n && COLLECTOR_FRAME_KIND(frames[i]) == COLLECTOR_FRAME_NATIVE; i++)
+		;
+	return i;
+}
+
+static uint32_t python_location(struct tracker *t, pid_t pid, uint64_t frame)
+{
+	struct python_frame_info info;
+	uint32_t image = python_image(t), fn, file;
+	uint64_t addr;
+
+	if (!t->python || python_runtime_frame(t->python, pid, frame, &info) != 0) {
+		model_stat_add(t->m, MODEL_STAT_PYTHON_FRAMES_UNNAMED, 1);
+		addr = UNNAMED_BIT | COLLECTOR_PY_CODE(frame);
+		fn = model_find_location(t->m, image, addr);
+		return fn != MODEL_NONE ? fn
+					: model_intern_location(t->m, image, addr, MODEL_NONE,
+								MODEL_NONE, 0, NULL, 0);
+	}
+	file = model_intern_file(t->m, info.filename);
+	fn = model_intern_function(t->m, image, info.qualname, 0, 0, file, info.first_line);
+	addr = (uint64_t)fn << 32 | info.line;
+	return model_intern_location(t->m, image, addr, fn, file, info.line, NULL, 0);
+}
+
+static bool is_evaluator(const struct model *m, uint32_t loc)
+{
+	const char *name = model_location_name(m, loc);
+
+	return name && !strcmp(name, EVALUATOR);
+}
+
+uint32_t trk_python_splice(struct tracker *t, uint32_t process, const uint64_t *py, uint32_t n_py,
+			   uint32_t *locs, uint32_t n_native)
+{
+	pid_t pid = t->m->processes.items[process].pid;
+	uint32_t out[COLLECTOR_MAX_STACK_DEPTH], n = 0, j = 0;
+
+	for (uint32_t i = 0; i < n_native && n < COLLECTOR_MAX_STACK_DEPTH; i++) {
+		if (j >= n_py || !is_evaluator(t->m, locs[i])) {
+			out[n++] = locs[i];
+			continue;
+		}
+		/* one C activation of the evaluator: its Python frames */
+		while (j < n_py && n < COLLECTOR_MAX_STACK_DEPTH) {
+			bool entry = COLLECTOR_PY_IS_ENTRY(py[j]);
+
+			out[n++] = python_location(t, pid, py[j++]);
+			if (entry)
+				break;
+		}
+	}
+	/* the native walk stopped before the evaluator's outer activations */
+	while (j < n_py && n < COLLECTOR_MAX_STACK_DEPTH)
+		out[n++] = python_location(t, pid, py[j++]);
+	memcpy(locs, out, n * sizeof(*locs));
+	return n;
+}
+
+void trk_handle_python_code(struct tracker *t, const struct collector_python_code_event *e)
+{
+	uint32_t thread = trk_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
+	pid_t pid = t->m->processes.items[t->m->threads.items[thread].process].pid;
+	struct python_frame_info info;
+
+	if (!t->python)
+		return;
+	for (uint32_t i = 0; i < e->n && i < COLLECTOR_MAX_STACK_DEPTH; i++)
+		if (COLLECTOR_FRAME_KIND(e->frames[i]) == COLLECTOR_FRAME_PYTHON)
+			python_runtime_frame(t->python, pid, e->frames[i], &info);
+}

@@ -55,8 +55,19 @@ void trk_python_maps_loaded(struct tracker *t, uint32_t process)
 		if (img->kind != MODEL_IMAGE_ELF || !img->path)
 			continue;
 		err = python_runtime_image(t->python, p->pid, img->path, mp->bias);
-		if (err == -ENOTSUP)
+		if (err == -ENOTSUP) {
+			struct python_runtime_stats st;
+
+			/* the summary names the last version met and says why */
+			python_runtime_stats(t->python, &st);
 			model_stat_add(t->m, MODEL_STAT_PYTHON_UNSUPPORTED, 1);
+			model_stat_add(t->m, MODEL_STAT_PYTHON_UNSUPPORTED_VERSION,
+				       st.last_unsupported_version -
+					       model_stat_value(t->m,
+								MODEL_STAT_PYTHON_UNSUPPORTED_VERSION));
+		} else if (err > 0) {
+			model_stat_add(t->m, MODEL_STAT_PYTHON_INTERPRETERS, 1);
+		}
 		if (err)
 			return;
 		p = &t->m->processes.items[process];

@@ -93,6 +93,8 @@
 	X(PYTHON_TOO_DEEP, "python_walks_stopped_too_deep")                       \
 	X(PYTHON_FRAMES_UNNAMED, "python_frames_unnamed")                         \
 	X(PYTHON_UNSUPPORTED, "python_interpreters_unsupported")                  \
+	X(PYTHON_UNSUPPORTED_VERSION, "python_unsupported_version")               \
+	X(PYTHON_INTERPRETERS, "python_interpreters")                             \
 	/* symbols/ */                                                            \
 	X(SYMBOLIZE_UNREADABLE_IMAGES, "symbolize_unreadable_images")             \
 	X(SYMBOLIZE_IDENTITY_MISMATCH, "symbolize_identity_mismatch")             \

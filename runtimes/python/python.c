@@ -33,6 +33,7 @@ struct py_code_entry {
 struct py_proc {
 	pid_t pid;
 	bool walked;          /* its entry is in the BPF map */
+	bool unsupported;     /* its interpreter has no layout: told once */
 	uint32_t version;
 	struct python_layout layout;
 	struct idmap code_index; /* code object address -> codes index */
@@ -218,17 +219,12 @@ int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path,
 	struct py_image *im;
 	int err;
 
-	if (p && p->walked)
+	if (p && (p->walked || p->unsupported))
 		return 0;
 	if (!path || path[0] != '/' || !(im = image_of(rt, path)) || !im->state)
 		return 0;
 	if (p)
 		free_proc(p); /* a new image of the pid: what was cached is another's */
-	if (im->state < 0 ||
-	    (err = layout_for(pid, im->runtime + bias, im->version, &layout)) != 0) {
-		note_unsupported(rt, path, im->version);
-		return -ENOTSUP;
-	}
 	if (!p) {
 		if (grow((void **)&rt->procs, &rt->cap_procs, rt->n_procs, sizeof(*p)) ||
 		    idmap_put(&rt->proc_index, (uint64_t)pid, (uint32_t)rt->n_procs))
@@ -238,6 +234,12 @@ int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path,
 	}
 	p->pid = pid;
 	p->version = im->version;
+	if (im->state < 0 ||
+	    (err = layout_for(pid, im->runtime + bias, im->version, &layout)) != 0) {
+		note_unsupported(rt, path, im->version);
+		p->unsupported = true;
+		return -ENOTSUP;
+	}
 	p->layout = layout;
 	p->layout.walk.interp_head += im->runtime + bias;
 	p->layout.walk.version = im->version;
@@ -268,6 +270,8 @@ void python_runtime_forget(struct python_runtime *rt, pid_t pid)
 {
 	struct py_proc *p = proc_of(rt, pid);
 
+	if (p)
+		p->unsupported = false;
 	if (!p || !p->walked)
 		return;
 	if (rt->has_maps)

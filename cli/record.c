@@ -477,7 +477,7 @@ static int drain_interval_ms(const struct record *r)
 {
 	/* a Python process's code objects are named while it lives: its
 	 * samples are read soon, a 0.3 s script's too */
-	if (r->python && python_runtime_live(r->python))
+	if (r->python && (python_runtime_live(r->python) || tracker_python_pending(r->tracker)))
 		return 30;
 	if (r->opts->all_cpus ||
 	    run_clock_ns(true) < tracker_last_task_ktime(r->tracker) + 1000000000ULL)
@@ -556,6 +556,7 @@ static void drain_until_stopped(struct record *r)
 		}
 		decode_energy(&r->m, &r->powercap, false);
 		now = run_clock_ns(true);
+		tracker_python_poll(r->tracker, now);
 		if (opts->duration > 0 && now - r->m.run.start_ktime_ns >= opts->duration * 1e9)
 			break;
 		/* (the last interval is written once the run has ended; with

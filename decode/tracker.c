@@ -248,6 +248,7 @@ void tracker_free(struct tracker *t)
 	free(t->procs.items);
 	free(t->threads.items);
 	trk_jit_free(t);
+	free(t->python_pending.items);
 	unwinder_free(t->unwinder);
 	free(t);
 }

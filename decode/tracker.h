@@ -80,6 +80,11 @@ void tracker_name_jit_code(struct tracker *t);
  * outlives the tracker. */
 struct python_runtime;
 void tracker_set_python(struct tracker *t, struct python_runtime *rt);
+/* Processes whose executable links libpython are read again (every 10 ms,
+ * for 2 s at most) until their interpreter is mapped: call at each
+ * drain.  tracker_python_pending() tells whether any is waiting. */
+void tracker_python_poll(struct tracker *t, uint64_t now_ktime);
+bool tracker_python_pending(const struct tracker *t);
 
 void tracker_free(struct tracker *t);
 

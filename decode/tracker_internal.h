@@ -53,6 +53,13 @@ struct jit_state {
 	MODEL_VEC(uint32_t) pending;
 };
 
+/* A process whose executable links libpython, its interpreter not yet
+ * mapped (tracker_python.c): since when. */
+struct python_pending {
+	uint32_t process;
+	uint64_t since;
+};
+
 struct thread_state {
 	uint64_t first_cputime;
 	bool first_known;
@@ -80,6 +87,7 @@ struct tracker {
 	struct unwinder *unwinder;      /* --call-graph dwarf, else NULL */
 	struct python_runtime *python;  /* the caller's, or NULL: no Python frames */
 	uint32_t python_image;          /* "[python]", MODEL_NONE until needed */
+	MODEL_VEC(struct python_pending) python_pending;
 	uint64_t maps_version;          /* bumped whenever mappings change */
 	uint64_t unwind_ns, unwinds;    /* time spent unwinding */
 	uint64_t stack_record_bytes;    /* ring bytes of stack-copy samples */

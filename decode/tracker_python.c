@@ -41,6 +41,45 @@ static uint32_t python_image(struct tracker *t)
 	return t->python_image;
 }
 
+/* How often, and for how long after it was first met, the mappings of a
+ * process whose executable links libpython are read again until the
+ * interpreter is among them (ld.so maps it a few ms after exec). */
+#define PENDING_REREAD_NS 10000000ULL
+#define PENDING_FOR_NS 2000000000ULL
+
+static void add_pending(struct tracker *t, uint32_t process, uint64_t ktime)
+{
+	for (size_t i = 0; i < t->python_pending.len; i++)
+		if (t->python_pending.items[i].process == process)
+			return;
+	*MODEL_VEC_PUSH(t->python_pending) = (struct python_pending){ process, ktime };
+}
+
+void tracker_python_poll(struct tracker *t, uint64_t now_ktime)
+{
+	size_t i = 0;
+
+	while (i < t->python_pending.len) {
+		struct python_pending *pp = &t->python_pending.items[i];
+		const struct model_process *p = &t->m->processes.items[pp->process];
+		struct proc_state *ps = &t->procs.items[pp->process];
+
+		if (!t->python || !ps->alive || p->end_ns || python_runtime_has(t->python, p->pid) ||
+		    now_ktime > pp->since + PENDING_FOR_NS) {
+			*pp = t->python_pending.items[--t->python_pending.len];
+			continue;
+		}
+		if (now_ktime >= ps->maps_read_ktime + PENDING_REREAD_NS)
+			trk_load_maps(t, pp->process, now_ktime);
+		i++;
+	}
+}
+
+bool tracker_python_pending(const struct tracker *t)
+{
+	return t->python_pending.len > 0;
+}
+
 void trk_python_maps_loaded(struct tracker *t, uint32_t process)
 {
 	const struct model_process *p = &t->m->processes.items[process];
@@ -72,6 +111,8 @@ void trk_python_maps_loaded(struct tracker *t, uint32_t process)
 			return;
 		p = &t->m->processes.items[process];
 	}
+	if (p->exe && python_runtime_links_libpython(t->python, p->exe))
+		add_pending(t, process, t->procs.items[process].maps_read_ktime);
 }
 
 void trk_python_gone(struct tracker *t, pid_t pid)

@@ -22,6 +22,7 @@ struct py_image {
 	int state;            /* 1: an interpreter, 0: not, -ENOTSUP: no layout */
 	uint64_t runtime;     /* link-time address of _PyRuntime */
 	uint32_t version;     /* Py_Version */
+	bool links_libpython; /* DT_NEEDED names a libpython */
 };
 
 struct py_code_entry {
@@ -128,6 +129,12 @@ static uint64_t object_symbol(const struct elf_file *f, Elf_Scn *scn, const char
 	return 0;
 }
 
+static int needs_libpython(void *ctx, const char *name)
+{
+	(void)ctx;
+	return !strncmp(name, "libpython", 9);
+}
+
 /* Whether the image at path exports _PyRuntime, and its Py_Version. */
 static void inspect_image(struct py_image *im)
 {
@@ -146,6 +153,7 @@ static void inspect_image(struct py_image *im)
 		im->runtime = object_symbol(&f, scn, "_PyRuntime");
 		version_at = object_symbol(&f, scn, "Py_Version");
 	}
+	im->links_libpython = elf_file_for_each_needed(&f, needs_libpython, NULL) == 1;
 	if (im->runtime) {
 		im->state = -ENOTSUP; /* before 3.11: no Py_Version, no layout */
 		if (version_at && elf_file_vaddr_to_offset(&f, version_at, &off) &&
@@ -252,6 +260,13 @@ int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path,
 	rt->live++;
 	rt->stats.processes++;
 	return 1;
+}
+
+bool python_runtime_links_libpython(struct python_runtime *rt, const char *path)
+{
+	struct py_image *im = path && path[0] == '/' ? image_of(rt, path) : NULL;
+
+	return im && im->links_libpython;
 }
 
 bool python_runtime_has(const struct python_runtime *rt, pid_t pid)

@@ -47,6 +47,9 @@ void python_runtime_free(struct python_runtime *rt);
  * process already has one), or a negative errno: -ENOTSUP for a CPython
  * of a version without layouts (counted for the report). */
 int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path, uint64_t bias);
+/* Whether the executable at path links a libpython (DT_NEEDED): its
+ * process maps the interpreter only after exec, when ld.so loads it. */
+bool python_runtime_links_libpython(struct python_runtime *rt, const char *path);
 /* Whether process pid has an interpreter being walked. */
 bool python_runtime_has(const struct python_runtime *rt, pid_t pid);
 /* Processes whose interpreter is being walked. */

@@ -79,7 +79,7 @@ struct py_frame_walk {
 	u64 *frames;
 	u64 frame;
 	u32 at, room, n;
-	bool failed, after_shim;
+	bool failed;
 };
 
 static __always_inline u64 py_field(const u8 *buf, u32 off)
@@ -112,20 +112,21 @@ static long py_frame_step(u32 i, void *data)
 		w->failed = true;
 		return 1;
 	}
-	code = py_field(buf, pp->frame_code);
+	/* 3.14 on: a _PyStackRef, its low bits a tag */
+	code = py_field(buf, pp->frame_code) & ~7ULL;
 	instr = py_field(buf, pp->frame_instr);
 	w->frame = py_field(buf, pp->frame_previous);
 	if (owner_off < PY_FRAME_BYTES && pp->owner_cstack &&
-	    buf[owner_off] == (u8)pp->owner_cstack) {
-		/* 3.12+: a shim frame of the C stack; the next one is an entry */
-		w->after_shim = true;
+	    buf[owner_off] >= (u8)pp->owner_cstack) {
+		/* 3.12 on: the frame an evaluator's C call starts with, of no
+		 * Python code: the Python frame before it (inner) is the
+		 * first of that call */
+		if (w->n)
+			w->frames[(w->at + w->n - 1) & 255] |= COLLECTOR_PY_ENTRY;
 		return 0;
 	}
-	if (pp->flags & COLLECTOR_PY_IS_ENTRY_BYTE)
-		entry = entry_off < PY_FRAME_BYTES && buf[entry_off];
-	else
-		entry = w->after_shim;
-	w->after_shim = false;
+	entry = (pp->flags & COLLECTOR_PY_IS_ENTRY_BYTE) && entry_off < PY_FRAME_BYTES &&
+		buf[entry_off];
 	first = code + pp->code_units;
 	if (instr >= first)
 		units = (instr - first) / 2 - (pp->instr_next && instr > first ? 1 : 0);

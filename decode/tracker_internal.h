@@ -143,11 +143,11 @@ void trk_python_maps_loaded(struct tracker *t, uint32_t process);
 void trk_python_gone(struct tracker *t, pid_t pid);
 /* The native frames of a user stack: those before its first Python one. */
 uint32_t trk_python_native_frames(const uint64_t *frames, uint32_t n);
-/* locs[0..n_native) the native frames' locations (room for
- * COLLECTOR_MAX_STACK_DEPTH): py[0..n_py) spliced in; returns how many
- * locations locs holds then. */
-uint32_t trk_python_splice(struct tracker *t, uint32_t process, const uint64_t *py, uint32_t n_py,
-			   uint32_t *locs, uint32_t n_native);
+/* locs[0..n_native) the locations of native frames ips[0..n_native)
+ * (room for COLLECTOR_MAX_STACK_DEPTH): py[0..n_py) spliced in; returns
+ * how many locations locs holds then. */
+uint32_t trk_python_splice(struct tracker *t, uint32_t process, const uint64_t *ips,
+			   const uint64_t *py, uint32_t n_py, uint32_t *locs, uint32_t n_native);
 void trk_handle_python_code(struct tracker *t, const struct collector_python_code_event *e);
 
 #endif /* COLLECTOR_TRACKER_INTERNAL_H */

@@ -111,7 +111,7 @@ void trk_python_maps_loaded(struct tracker *t, uint32_t process)
 			return;
 		p = &t->m->processes.items[process];
 	}
-	if (p->exe && python_runtime_links_libpython(t->python, p->exe))
+	if (p->exe && python_runtime_maps_later(t->python, p->exe))
 		add_pending(t, process, t->procs.items[process].maps_read_ktime);
 }
 
@@ -150,21 +150,29 @@ static uint32_t python_location(struct tracker *t, pid_t pid, uint64_t frame)
 	return model_intern_location(t->m, image, addr, fn, file, info.line, NULL, 0);
 }
 
-static bool is_evaluator(const struct model *m, uint32_t loc)
+/* Whether native frame i (at ips[i]: the PC, then return addresses) is a
+ * C call of the evaluator: by address (its cold part has no name in a
+ * stripped interpreter), else by name (an interpreter the runtime found
+ * no ranges for; NAME.cold in one that keeps its symbols). */
+static bool is_evaluator(struct tracker *t, pid_t pid, const uint64_t *ips, uint32_t i,
+			 uint32_t loc)
 {
-	const char *name = model_location_name(m, loc);
+	const char *name = model_location_name(t->m, loc);
 
-	return name && !strcmp(name, EVALUATOR);
+	if (t->python && python_runtime_in_evaluator(t->python, pid, i ? ips[i] - 1 : ips[i]))
+		return true;
+	return name && !strncmp(name, EVALUATOR, strlen(EVALUATOR)) &&
+	       (!name[strlen(EVALUATOR)] || name[strlen(EVALUATOR)] == '.');
 }
 
-uint32_t trk_python_splice(struct tracker *t, uint32_t process, const uint64_t *py, uint32_t n_py,
-			   uint32_t *locs, uint32_t n_native)
+uint32_t trk_python_splice(struct tracker *t, uint32_t process, const uint64_t *ips,
+			   const uint64_t *py, uint32_t n_py, uint32_t *locs, uint32_t n_native)
 {
 	pid_t pid = t->m->processes.items[process].pid;
 	uint32_t out[COLLECTOR_MAX_STACK_DEPTH], n = 0, j = 0;
 
 	for (uint32_t i = 0; i < n_native && n < COLLECTOR_MAX_STACK_DEPTH; i++) {
-		if (j >= n_py || !is_evaluator(t->m, locs[i])) {
+		if (j >= n_py || !is_evaluator(t, pid, ips, i, locs[i])) {
 			out[n++] = locs[i];
 			continue;
 		}

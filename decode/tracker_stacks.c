@@ -165,7 +165,7 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	if (end == WALK_END_BY_ROOT && !truncated)
 		truncated = n >= COLLECTOR_MAX_STACK_DEPTH || (n && !is_root(t->m, locs[n - 1]));
 	if (n_all > n_native)
-		n = trk_python_splice(t, process, ips + n_native, n_all - n_native, locs, n);
+		n = trk_python_splice(t, process, ips, ips + n_native, n_all - n_native, locs, n);
 	part = add_part(t, locs, n, truncated);
 	/* not remembered when a frame had no mapping yet: the process's maps
 	 * may have been read before it mapped that library (the maps are

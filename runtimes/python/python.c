@@ -23,6 +23,8 @@ struct py_image {
 	uint64_t runtime;     /* link-time address of _PyRuntime */
 	uint32_t version;     /* Py_Version */
 	bool links_libpython; /* DT_NEEDED names a libpython */
+	uint64_t eval[PYTHON_EVAL_RANGES][2]; /* the evaluator's code, link-time */
+	int n_eval;
 };
 
 struct py_code_entry {
@@ -37,6 +39,8 @@ struct py_proc {
 	bool unsupported;     /* its interpreter has no layout: told once */
 	uint32_t version;
 	struct python_layout layout;
+	uint64_t eval[PYTHON_EVAL_RANGES][2]; /* the evaluator's code, runtime */
+	int n_eval;
 	struct idmap code_index; /* code object address -> codes index */
 	struct py_code_entry *codes;
 	size_t n_codes, cap_codes;
@@ -107,8 +111,12 @@ void python_runtime_free(struct python_runtime *rt)
 	free(rt);
 }
 
-/* The value of object symbol `name` in symbol table scn, or 0. */
-static uint64_t object_symbol(const struct elf_file *f, Elf_Scn *scn, const char *name)
+/* The value (and size) of symbol `name` of type `type` in symbol table
+ * scn, or 0. */
+static uint64_t object_symbol(const struct elf_file *f, Elf_Scn *scn, const char *name);
+
+static uint64_t find_symbol(const struct elf_file *f, Elf_Scn *scn, const char *name, int type,
+			    uint64_t *size)
 {
 	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
 	GElf_Shdr sh;
@@ -120,11 +128,14 @@ static uint64_t object_symbol(const struct elf_file *f, Elf_Scn *scn, const char
 		const char *s;
 
 		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
+		    GELF_ST_TYPE(sym.st_info) != type)
 			continue;
 		s = elf_strptr(f->elf, sh.sh_link, sym.st_name);
-		if (s && !strcmp(s, name))
+		if (s && !strcmp(s, name)) {
+			if (size)
+				*size = sym.st_size;
 			return sym.st_value;
+		}
 	}
 	return 0;
 }
@@ -133,6 +144,26 @@ static int needs_libpython(void *ctx, const char *name)
 {
 	(void)ctx;
 	return !strncmp(name, "libpython", 9);
+}
+
+static uint64_t object_symbol(const struct elf_file *f, Elf_Scn *scn, const char *name)
+{
+	return find_symbol(f, scn, name, STT_OBJECT, NULL);
+}
+
+/* Where the evaluator is: by its symbol, dynamic or not. */
+static void find_evaluator(struct py_image *im, const struct elf_file *f)
+{
+	uint32_t types[2] = { SHT_DYNSYM, SHT_SYMTAB };
+	uint64_t at = 0, size = 0;
+
+	for (int k = 0; k < 2 && !at; k++) {
+		Elf_Scn *scn = elf_file_symbols(f, types[k]);
+
+		if (scn)
+			at = find_symbol(f, scn, "_PyEval_EvalFrameDefault", STT_FUNC, &size);
+	}
+	im->n_eval = python_evaluator_ranges(f, at, size, im->eval, PYTHON_EVAL_RANGES);
 }
 
 /* Whether the image at path exports _PyRuntime, and its Py_Version. */
@@ -155,6 +186,7 @@ static void inspect_image(struct py_image *im)
 	}
 	im->links_libpython = elf_file_for_each_needed(&f, needs_libpython, NULL) == 1;
 	if (im->runtime) {
+		find_evaluator(im, &f);
 		im->state = -ENOTSUP; /* before 3.11: no Py_Version, no layout */
 		if (version_at && elf_file_vaddr_to_offset(&f, version_at, &off) &&
 		    off + sizeof(v) <= f.size) {
@@ -250,6 +282,11 @@ int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path,
 	}
 	p->layout = layout;
 	p->layout.walk.interp_head += im->runtime + bias;
+	p->n_eval = im->n_eval;
+	for (int i = 0; i < im->n_eval; i++) {
+		p->eval[i][0] = im->eval[i][0] + bias;
+		p->eval[i][1] = im->eval[i][1] + bias;
+	}
 	p->layout.walk.version = im->version;
 	if (rt->has_maps) {
 		err = rt->maps.set(rt->maps.ctx, (uint32_t)pid, &p->layout.walk);
@@ -262,11 +299,25 @@ int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path,
 	return 1;
 }
 
-bool python_runtime_links_libpython(struct python_runtime *rt, const char *path)
+bool python_runtime_maps_later(struct python_runtime *rt, const char *path)
 {
 	struct py_image *im = path && path[0] == '/' ? image_of(rt, path) : NULL;
+	const char *base = path ? strrchr(path, '/') : NULL;
 
+	base = base ? base + 1 : path;
+	if (base && (!strncmp(base, "ld-linux", 8) || !strncmp(base, "ld.so", 5)))
+		return true;
 	return im && im->links_libpython;
+}
+
+bool python_runtime_in_evaluator(const struct python_runtime *rt, pid_t pid, uint64_t addr)
+{
+	const struct py_proc *p = proc_of(rt, pid);
+
+	for (int i = 0; p && i < p->n_eval; i++)
+		if (addr >= p->eval[i][0] && addr < p->eval[i][1])
+			return true;
+	return false;
 }
 
 bool python_runtime_has(const struct python_runtime *rt, pid_t pid)

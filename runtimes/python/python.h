@@ -47,9 +47,16 @@ void python_runtime_free(struct python_runtime *rt);
  * process already has one), or a negative errno: -ENOTSUP for a CPython
  * of a version without layouts (counted for the report). */
 int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path, uint64_t bias);
-/* Whether the executable at path links a libpython (DT_NEEDED): its
- * process maps the interpreter only after exec, when ld.so loads it. */
-bool python_runtime_links_libpython(struct python_runtime *rt, const char *path);
+/* Whether a process whose executable is at path maps its interpreter
+ * only after exec: the executable links a libpython (DT_NEEDED), or is
+ * the dynamic loader run as a command (ld.so PROGRAM: Debian's 3.13+
+ * unpacked with their own C library are run so). */
+bool python_runtime_maps_later(struct python_runtime *rt, const char *path);
+/* Whether runtime address addr of process pid is in the evaluator's code
+ * (_PyEval_EvalFrameDefault and its cold part, found in .eh_frame where
+ * the interpreter is stripped of it): a native frame there is one C call
+ * of the evaluator, in whose place its Python frames go. */
+bool python_runtime_in_evaluator(const struct python_runtime *rt, pid_t pid, uint64_t addr);
 /* Whether process pid has an interpreter being walked. */
 bool python_runtime_has(const struct python_runtime *rt, pid_t pid);
 /* Processes whose interpreter is being walked. */

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "bpf/collector.h"
+#include "symbols/elfinfo.h"
 
 struct python_layout {
 	uint32_t minor;          /* 11 for 3.11 */
@@ -34,6 +35,14 @@ const struct python_layout *python_layout_of(uint32_t minor);
  * when it has none (no "xdebugpy" cookie), or a negative errno. */
 int python_layout_from_debug_offsets(pid_t pid, uint64_t runtime, uint32_t minor,
 				     struct python_layout *out);
+
+/* The evaluator's code in ELF file f, whose _PyEval_EvalFrameDefault is
+ * at link-time address eval (eval_size bytes): ranges[0] that function,
+ * ranges[1] its cold part when .eh_frame shows one.  Returns how many
+ * ranges it wrote (python_evaluator.c). */
+#define PYTHON_EVAL_RANGES 2
+int python_evaluator_ranges(const struct elf_file *f, uint64_t eval, uint64_t eval_size,
+			    uint64_t ranges[][2], int max);
 
 /* Reads size bytes at addr of process pid.  0, -ESRCH (gone), -EFAULT. */
 int python_read(pid_t pid, uint64_t addr, void *buf, size_t size);

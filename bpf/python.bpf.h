@@ -180,10 +180,12 @@ static __always_inline u32 python_frames(struct sample_scratch *sc, u32 at, u32 
 	return w.n;
 }
 
-/* A stack the sums just stored (frames[first..first + n) of sc): when its
+/* A stack the sums just stored (frames[first..first + n) of sc, thread tid
+ * of process tgid): when its
  * last frame is a Python one, its frames go to user space to be named
  * while the process lives.  Rare: once per new stack per slot. */
-static __always_inline void python_code_notice(struct sample_scratch *sc, u32 first, u32 n)
+static __always_inline void python_code_notice(struct sample_scratch *sc, u32 first, u32 n,
+					       u32 tgid, u32 tid)
 {
 	struct collector_python_code_event *e;
 
@@ -196,8 +198,7 @@ static __always_inline void python_code_notice(struct sample_scratch *sc, u32 fi
 		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
 		return;
 	}
-	fill_header(&e->hdr, COLLECTOR_EV_PYTHON_CODE, sc->e.hdr.tgid, sc->e.hdr.tid,
-		    sc->e.hdr.ktime_ns);
+	fill_header(&e->hdr, COLLECTOR_EV_PYTHON_CODE, tgid, tid, bpf_ktime_get_ns());
 	e->n = n;
 	e->pad = 0;
 	bpf_probe_read_kernel(e->frames, n * sizeof(u64), &sc->frames[first]);

@@ -9,7 +9,9 @@
 #include "loader/bpf_session.h"
 #include "runtimes/python/python.h"
 
-/* The runtime whose interpreters session s walks; NULL when out of memory. */
+/* The runtime whose interpreters session s walks; NULL when out of memory.
+ * COLLECTOR_NO_PYTHON_WALK set: interpreters are found but not walked
+ * (bench/python.sh weighs the walk against that). */
 struct python_runtime *python_walk_open(struct bpf_session *s);
 
 #endif /* COLLECTOR_CLI_PYTHON_WALK_H */

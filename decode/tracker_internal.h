@@ -141,8 +141,10 @@ void trk_jit_free(struct tracker *t);
 void trk_python_maps_loaded(struct tracker *t, uint32_t process);
 /* Process pid exec'd or exited: its interpreter is no longer walked. */
 void trk_python_gone(struct tracker *t, pid_t pid);
-/* The native frames of a user stack: those before its first Python one. */
-uint32_t trk_python_native_frames(const uint64_t *frames, uint32_t n);
+/* The native frames of a user stack of process: those before its first
+ * Python one (all of them, unless the process was walked as Python). */
+uint32_t trk_python_native_frames(struct tracker *t, uint32_t process, const uint64_t *frames,
+				  uint32_t n);
 /* locs[0..n_native) the locations of native frames ips[0..n_native)
  * (room for COLLECTOR_MAX_STACK_DEPTH): py[0..n_py) spliced in; returns
  * how many locations locs holds then. */

@@ -121,11 +121,17 @@ void trk_python_gone(struct tracker *t, pid_t pid)
 		python_runtime_forget(t->python, pid);
 }
 
-uint32_t trk_python_native_frames(const uint64_t *frames, uint32_t n)
+uint32_t trk_python_native_frames(struct tracker *t, uint32_t process, const uint64_t *frames,
+				  uint32_t n)
 {
 	uint32_t i;
 
-	for (i = 0; i < n && COLLECTOR_FRAME_KIND(frames[i]) == COLLECTOR_FRAME_NATIVE; i++)
+	/* only a process walked as Python has Python frames: elsewhere a
+	 * frame of another kind is data a frame-pointer walk took for a
+	 * return address, which the native resolution cuts off */
+	if (!t->python || !python_runtime_known(t->python, t->m->processes.items[process].pid))
+		return n;
+	for (i = 0; i < n && COLLECTOR_FRAME_KIND(frames[i]) != COLLECTOR_FRAME_PYTHON; i++)
 		;
 	return i;
 }

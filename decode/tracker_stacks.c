@@ -146,7 +146,7 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	truncated = end == WALK_END_TRUNCATED;
 	/* the native frames, then Python frames (tracker_python.c) */
 	n_all = n;
-	n = n_native = trk_python_native_frames(ips, n);
+	n = n_native = trk_python_native_frames(t, process, ips, n);
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t addr = i ? ips[i] - 1 : ips[i];
 		const struct model_mapping *mp = user_mapping(t, process, addr, ktime);

@@ -37,6 +37,7 @@ struct py_proc {
 	pid_t pid;
 	bool walked;          /* its entry is in the BPF map */
 	bool unsupported;     /* its interpreter has no layout: told once */
+	bool known;           /* walked, or was until it exited */
 	uint32_t version;
 	struct python_layout layout;
 	uint64_t eval[PYTHON_EVAL_RANGES][2]; /* the evaluator's code, runtime */
@@ -294,6 +295,7 @@ int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path,
 			return err;
 	}
 	p->walked = true;
+	p->known = true;
 	rt->live++;
 	rt->stats.processes++;
 	return 1;
@@ -318,6 +320,13 @@ bool python_runtime_in_evaluator(const struct python_runtime *rt, pid_t pid, uin
 		if (addr >= p->eval[i][0] && addr < p->eval[i][1])
 			return true;
 	return false;
+}
+
+bool python_runtime_known(const struct python_runtime *rt, pid_t pid)
+{
+	const struct py_proc *p = proc_of(rt, pid);
+
+	return p && p->known;
 }
 
 bool python_runtime_has(const struct python_runtime *rt, pid_t pid)

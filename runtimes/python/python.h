@@ -57,6 +57,9 @@ bool python_runtime_maps_later(struct python_runtime *rt, const char *path);
  * the interpreter is stripped of it): a native frame there is one C call
  * of the evaluator, in whose place its Python frames go. */
 bool python_runtime_in_evaluator(const struct python_runtime *rt, pid_t pid, uint64_t addr);
+/* Whether process pid has (or had, until it exec'd) an interpreter that
+ * was walked: its samples may carry Python frames. */
+bool python_runtime_known(const struct python_runtime *rt, pid_t pid);
 /* Whether process pid has an interpreter being walked. */
 bool python_runtime_has(const struct python_runtime *rt, pid_t pid);
 /* Processes whose interpreter is being walked. */

@@ -326,7 +326,8 @@ enum collector_counter {
 	COLLECTOR_CNT_AGG_SAMPLES,        /* samples summed in the kernel (no ring record) */
 	COLLECTOR_CNT_PY_WALKS,           /* Python walks (samples of a known interpreter) */
 	COLLECTOR_CNT_PY_NO_THREAD,       /* ... the thread has no thread state (yet) */
-	COLLECTOR_CNT_PY_READ_FAILED,     /* ... stopped: a read of the target failed */
+	COLLECTOR_CNT_PY_READ_FAILED,     /* ... stopped: a read failed, or a frame
+					   * without code or looping on itself */
 	COLLECTOR_CNT_PY_TOO_DEEP,        /* ... stopped: no room left in the stack */
 	COLLECTOR_CNT_MAX,
 };

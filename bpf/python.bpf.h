@@ -115,6 +115,11 @@ static long py_frame_step(u32 i, void *data)
 	/* 3.14 on: a _PyStackRef, its low bits a tag */
 	code = py_field(buf, pp->frame_code) & ~7ULL;
 	instr = py_field(buf, pp->frame_instr);
+	if (py_field(buf, pp->frame_previous) == w->frame) {
+		/* a chain that loops on itself */
+		w->failed = true;
+		return 1;
+	}
 	w->frame = py_field(buf, pp->frame_previous);
 	if (owner_off < PY_FRAME_BYTES && pp->owner_cstack &&
 	    buf[owner_off] >= (u8)pp->owner_cstack) {
@@ -124,6 +129,11 @@ static long py_frame_step(u32 i, void *data)
 		if (w->n)
 			w->frames[(w->at + w->n - 1) & 255] |= COLLECTOR_PY_ENTRY;
 		return 0;
+	}
+	if (!code) {
+		/* a frame without code: one caught being pushed */
+		w->failed = true;
+		return 1;
 	}
 	entry = (pp->flags & COLLECTOR_PY_IS_ENTRY_BYTE) && entry_off < PY_FRAME_BYTES &&
 		buf[entry_off];

@@ -103,7 +103,7 @@ static void print_walks(FILE *out, const struct model *m, uint64_t with_python, 
 
 	fprintf(out, "  python          %llu interpreters walked; %llu of %llu samples (%.1f%%) "
 		"with Python frames; %llu walks, %llu stopped early (%llu no thread state, "
-		"%llu a read failed, %llu no room left); %llu frames unnamed (code object "
+		"%llu a read failed or a broken chain, %llu no room left); %llu frames unnamed (code object "
 		"gone before it was read)\n",
 		(unsigned long long)model_stat_value(m, MODEL_STAT_PYTHON_INTERPRETERS),
 		(unsigned long long)with_python, (unsigned long long)samples,

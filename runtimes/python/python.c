@@ -114,8 +114,6 @@ void python_runtime_free(struct python_runtime *rt)
 
 /* The value (and size) of symbol `name` of type `type` in symbol table
  * scn, or 0. */
-static uint64_t object_symbol(const struct elf_file *f, Elf_Scn *scn, const char *name);
-
 static uint64_t find_symbol(const struct elf_file *f, Elf_Scn *scn, const char *name, int type,
 			    uint64_t *size)
 {

@@ -41,7 +41,7 @@ struct {
 	__type(value, struct collector_python_proc);
 } python_procs SEC(".maps");
 
-/* Threads searched per interpreter, at most; frames read per thread. */
+/* Threads of an interpreter searched for the sampled one, at most. */
 #define PY_MAX_THREADS 256
 /* The bytes of an interpreter frame read at once: every field the walk
  * needs lies in them in 3.11 to 3.15 (the largest offset is owner's, 0x45
@@ -191,9 +191,9 @@ static __always_inline u32 python_frames(struct sample_scratch *sc, u32 at, u32 
 }
 
 /* A stack the sums just stored (frames[first..first + n) of sc, thread tid
- * of process tgid): when its
- * last frame is a Python one, its frames go to user space to be named
- * while the process lives.  Rare: once per new stack per slot. */
+ * of process tgid): when its last frame is a Python one, its frames go to
+ * user space to be named while the process lives.  Rare: once per new
+ * stack per slot. */
 static __always_inline void python_code_notice(struct sample_scratch *sc, u32 first, u32 n,
 					       u32 tgid, u32 tid)
 {

@@ -36,6 +36,8 @@ enum collector_event_kind {
 	COLLECTOR_EV_UNWIND_MISS = 9,  /* --call-graph cfi: a process needs its tables */
 	COLLECTOR_EV_UNWIND_GONE = 10, /* --call-graph cfi: its tables were dropped */
 	COLLECTOR_EV_UNWIND_EXEC = 11, /* --call-graph cfi: a process exec'd */
+	COLLECTOR_EV_PYTHON_CODE = 12, /* Python frames of a new summed stack, to be
+					* named while their process lives */
 };
 
 /* Every ring-buffer record starts with this. */
@@ -324,6 +326,11 @@ enum collector_counter {
 	COLLECTOR_CNT_CFI_OUTSIDE,        /* cfi: walks stopped outside every mapping */
 	COLLECTOR_CNT_CFI_COMPLETE,       /* cfi: walks that reached the outermost frame */
 	COLLECTOR_CNT_AGG_SAMPLES,        /* samples taken (summed, or streamed), unless by ip_counts */
+	COLLECTOR_CNT_PY_WALKS,           /* Python walks (samples of a known interpreter) */
+	COLLECTOR_CNT_PY_NO_THREAD,       /* ... the thread has no thread state (yet) */
+	COLLECTOR_CNT_PY_READ_FAILED,     /* ... stopped: a read failed, or a frame
+					   * without code or looping on itself */
+	COLLECTOR_CNT_PY_TOO_DEEP,        /* ... stopped: no room left in the stack */
 	COLLECTOR_CNT_MAX,
 };
 
@@ -385,6 +392,54 @@ struct collector_unwind_proc {
 struct collector_unwind_request {
 	struct collector_event_header hdr;
 	u64 pc;
+};
+
+/*
+ * CPython (bpf/python.bpf.h, runtimes/python/): where a process's
+ * interpreter keeps its threads and frames, written to python_procs by
+ * tgid when user space finds an image exporting _PyRuntime among the
+ * process's mappings.  Offsets are in bytes.
+ */
+enum collector_python_flags {
+	/* 3.11/3.12: the thread state's cframe holds current_frame; 3.13+: the
+	 * thread state holds it */
+	COLLECTOR_PY_VIA_CFRAME = 1,
+	/* 3.11: the frame's is_entry byte marks an evaluator entry; 3.12+: the
+	 * frame after an owner == FRAME_OWNED_BY_CSTACK shim frame is one */
+	COLLECTOR_PY_IS_ENTRY_BYTE = 2,
+	/* 3.13+: f_executable may be no code object: its type is checked */
+	COLLECTOR_PY_CHECK_CODE_TYPE = 4,
+};
+
+struct collector_python_proc {
+	u64 interp_head;   /* address of _PyRuntime.interpreters.head */
+	u32 version;       /* Py_Version: 0x030b02f0 is 3.11.2 final */
+	u16 flags;         /* enum collector_python_flags */
+	u16 threads_head;  /* PyInterpreterState: threads.head */
+	u16 tstate_next;   /* PyThreadState: next */
+	u16 tstate_thread_id; /* PyThreadState: thread_id (pthread_self()) */
+	u16 tstate_frame;  /* PyThreadState: cframe, or current_frame (3.13+) */
+	u16 cframe_frame;  /* _PyCFrame: current_frame */
+	u16 frame_code;    /* _PyInterpreterFrame: f_code / f_executable */
+	u16 frame_previous;
+	u16 frame_instr;   /* prev_instr (3.11, 3.12) / instr_ptr (3.13+) */
+	u16 frame_entry;   /* is_entry (3.11) */
+	u16 frame_owner;   /* owner */
+	u16 code_units;    /* PyCodeObject: co_code_adaptive, the first code unit */
+	u16 owner_cstack;  /* the owner value of a C-stack shim frame (3.12+) */
+	u16 instr_next;    /* 1: instr_ptr is the next instruction (3.13+) */
+	u16 pad[3];
+};
+
+/* COLLECTOR_EV_PYTHON_CODE: the user frames of a stack just summed in the
+ * kernel for the first time, whose last frames are Python frames: user
+ * space names their code objects while the process lives (the sums are
+ * read later, maybe after it exited). */
+struct collector_python_code_event {
+	struct collector_event_header hdr;
+	u32 n;            /* frames that follow, native then Python */
+	u32 pad;
+	u64 frames[COLLECTOR_MAX_STACK_DEPTH];
 };
 
 #endif /* COLLECTOR_BPF_H */

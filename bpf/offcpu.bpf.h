@@ -51,8 +51,9 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 {
 	struct offcpu_state st, *old;
 	struct sample_scratch *sc;
-	u32 slot = OFFCPU_SCRATCH, nk = 0, nu = 0;
+	u32 slot = OFFCPU_SCRATCH, nk = 0, nu = 0, tgid = BPF_CORE_READ(prev, tgid);
 	struct pt_regs *regs;
+	bool added;
 	long r;
 
 	sc = bpf_map_lookup_elem(&sample_scratch, &slot);
@@ -85,21 +86,30 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	 * (two callers with frames of the same size calling one function)
 	 * keeps the older stack. */
 	if (regs && old && old->user_stack && old->user_ip == st.user_ip &&
-	    old->user_sp == st.user_sp && old->user_bp == st.user_bp) {
+	    old->user_sp == st.user_sp && old->user_bp == st.user_bp &&
+	    /* a Python thread's Python stack may differ under the same
+	     * native registers (time.sleep called from two functions) */
+	    !bpf_map_lookup_elem(&python_procs, &tgid)) {
 		st.user_stack = old->user_stack;
 		st.kernel_stack = agg_put_stack(sc->frames, 0, nk);
 		goto keep;
 	}
 	/* the walk the samples get: the unwind tables, else frame pointers */
 	if (regs && cfi_mode)
-		nu = user_frames_cfi(sc, nk, BPF_CORE_READ(prev, tgid), prev, st.user_ip,
-				     st.user_sp, st.user_bp, false);
+		nu = user_frames_cfi(sc, nk, tgid, prev, st.user_ip, st.user_sp, st.user_bp,
+				     false);
 	else if (regs)
 		nu = user_frames_fp(sc, nk, st.user_ip, st.user_sp, st.user_bp, -1);
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
 		nu = COLLECTOR_MAX_STACK_DEPTH;
+	/* where a Python thread waits, by Python stack (python.bpf.h) */
+	if (nu)
+		nu += python_frames(sc, nk + nu, COLLECTOR_MAX_STACK_DEPTH - nu, tgid, prev);
 	st.kernel_stack = agg_put_stack(sc->frames, 0, nk);
-	st.user_stack = agg_put_stack(sc->frames, nk, nu);
+	st.user_stack = agg_store_stack(&agg_stacks, sc->frames, nk, nu,
+					agg_stack_hash(sc->frames, nk, nu), &added);
+	if (added)
+		python_code_notice(sc, nk, nu, tgid, tid);
 keep:
 	st.start_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&offcpu_states, &tid, &st, BPF_ANY) != 0)

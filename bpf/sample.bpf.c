@@ -101,6 +101,7 @@ struct sample_scratch {
 #define SAMPLE_SCRATCH 0
 #define OFFCPU_SCRATCH 1
 
+#include "python.bpf.h"
 #include "stack_agg.bpf.h"
 #include "sample_agg.bpf.h"
 
@@ -390,6 +391,9 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 	}
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
 		nu = COLLECTOR_MAX_STACK_DEPTH;
+	/* a CPython process's interpreter frames follow its native ones */
+	if (nu)
+		nu += python_frames(sc, nk + nu, COLLECTOR_MAX_STACK_DEPTH - nu, tgid, task);
 	sc->e.n_kernel = nk;
 	sc->e.n_user = nu;
 	n = nk + nu;
@@ -517,7 +521,11 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	e->child_tid = old_pid; /* a non-leader thread that execs takes the tgid */
 	bpf_probe_read_kernel_str(&e->filename, sizeof(e->filename), BPF_CORE_READ(bprm, filename));
-	bpf_ringbuf_submit(e, submit_flags());
+	/* a target's new image is read at once (a Python interpreter is
+	 * walked from its first samples: 64 of a 2 s script's were taken
+	 * before the exec record was read 100 ms later); -a's many execs
+	 * wait for the next drain */
+	bpf_ringbuf_submit(e, filter_tgids ? BPF_RB_FORCE_WAKEUP : submit_flags());
 	return 0;
 }
 

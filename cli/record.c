@@ -26,6 +26,7 @@
 #include "cli/event_options.h"
 #include "cli/outdir.h"
 #include "cli/policy.h"
+#include "cli/python_walk.h"
 #include "cli/save_records.h"
 #include "cli/status.h"
 #include "cli/summary.h"
@@ -72,6 +73,7 @@ struct record {
 	struct bpf_session *bpf;
 	struct unwind_tables *cfi_maps; /* --call-graph cfi: the maps, */
 	struct unwind_service *cfi; /* and their service, else NULL */
+	struct python_runtime *python; /* CPython processes walked */
 	struct uprobes *uprobes;
 	struct trace_files trace_files;
 	struct launch launch;
@@ -335,11 +337,13 @@ static int open_sampling(struct record *r)
 	if (cfg.cfi && open_unwind_service(r) != 0)
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
-	if (!r->tracker || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0) ||
+	r->python = python_walk_open(r->bpf);
+	if (!r->tracker || !r->python || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0) ||
 	    (cfg.cfi && tracker_enable_fallback_unwinding(r->tracker) != 0)) {
 		fprintf(stderr, "collector: out of memory\n");
 		return EXIT_FAILURE_RUN;
 	}
+	tracker_set_python(r->tracker, r->python);
 	if (!opts->all_cpus)
 		tracker_ignore_process(r->tracker, getpid());
 	/* the ring callback needs the tracker: set it before any record */
@@ -512,6 +516,10 @@ static int start(struct record *r)
  */
 static int drain_interval_ms(const struct record *r)
 {
+	/* a Python process's code objects are named while it lives: its
+	 * samples are read soon, a 0.3 s script's too */
+	if (r->python && (python_runtime_live(r->python) || tracker_python_pending(r->tracker)))
+		return 30;
 	if (r->opts->all_cpus ||
 	    run_clock_ns(true) < tracker_last_task_ktime(r->tracker) + 1000000000ULL)
 		return 100;
@@ -590,6 +598,7 @@ static void drain_until_stopped(struct record *r)
 		decode_energy(&r->m, &r->powercap, false);
 		now = run_clock_ns(true);
 		tracker_settle_maps(r->tracker, now, false);
+		tracker_python_poll(r->tracker, now);
 		if (opts->duration > 0 && now - r->m.run.start_ktime_ns >= opts->duration * 1e9)
 			break;
 		/* (the last interval is written once the run has ended; with
@@ -742,6 +751,7 @@ static void cleanup(struct record *r, int rc)
 	tracker_free(r->tracker);
 	unwind_service_free(r->cfi);
 	unwind_tables_close(r->cfi_maps);
+	struct python_runtime *python; /* CPython processes walked */
 	bpf_session_close(r->bpf);
 	symbolizer_free(r->sym);
 	kernel_names_free(r->knames);

@@ -439,6 +439,7 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 			(unsigned long long)f->sampler_runs,
 			m->run.bpf_run_ns / 1e3 / f->sampler_runs,
 			(unsigned long long)model_stat_value(m, MODEL_STAT_RING_WAKEUPS));
+	summary_print_python(out, m, false);
 	if (m->traced.len)
 		print_traced(out, m);
 	if (!samples && !model_sum_records(m)) {
@@ -446,4 +447,5 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 		return;
 	}
 	print_event_tables(out, m);
+	summary_print_python(out, m, true);
 }

@@ -40,4 +40,11 @@ void summary_entry_name(const struct model *m, uint64_t key, char *buf, size_t s
 
 void summary_print(FILE *out, const struct model *m, const struct summary_figures *f);
 
+/* The frames of a stack a summary table looks at, at most. */
+#define COLLECTOR_SUMMARY_MAX_FRAMES 256
+/* CPython (cli/summary_python.c): with tables false, the line on the
+ * Python walks (and on an interpreter of an unknown version); with tables
+ * true, the table of Python functions. */
+void summary_print_python(FILE *out, const struct model *m, bool tables);
+
 #endif /* COLLECTOR_SUMMARY_H */

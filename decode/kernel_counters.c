@@ -51,6 +51,12 @@ void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX
 		model_stat_add(m, MODEL_STAT_OFFCPU_SHORT_SWITCHES, c[COLLECTOR_CNT_OFFCPU_SHORT]);
 	if (c[COLLECTOR_CNT_OFFCPU_NO_STATE])
 		model_stat_add(m, MODEL_STAT_OFFCPU_NO_STATE, c[COLLECTOR_CNT_OFFCPU_NO_STATE]);
+	if (c[COLLECTOR_CNT_PY_WALKS]) {
+		model_stat_add(m, MODEL_STAT_PYTHON_WALKS, c[COLLECTOR_CNT_PY_WALKS]);
+		model_stat_add(m, MODEL_STAT_PYTHON_NO_THREAD, c[COLLECTOR_CNT_PY_NO_THREAD]);
+		model_stat_add(m, MODEL_STAT_PYTHON_READ_FAILED, c[COLLECTOR_CNT_PY_READ_FAILED]);
+		model_stat_add(m, MODEL_STAT_PYTHON_TOO_DEEP, c[COLLECTOR_CNT_PY_TOO_DEEP]);
+	}
 	if (strcmp(m->run.call_graph, "cfi") != 0)
 		return;
 	model_stat_add(m, MODEL_STAT_CFI_FP_FRAMES, c[COLLECTOR_CNT_CFI_FP_FRAMES]);

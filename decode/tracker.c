@@ -143,6 +143,12 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 			return 0;
 		}
 		break;
+	case COLLECTOR_EV_PYTHON_CODE:
+		if (size >= sizeof(struct collector_python_code_event)) {
+			trk_handle_python_code(t, data);
+			return 0;
+		}
+		break;
 	case COLLECTOR_EV_SWITCH:
 		if (size >= sizeof(struct collector_switch_event)) {
 			handle_switch(t, data);
@@ -229,6 +235,7 @@ struct tracker *tracker_new(struct model *m, struct symbolizer *sym)
 	t->sym = sym;
 	t->unknown_image = MODEL_NONE;
 	t->empty_part = UINT32_MAX;
+	t->python_image = MODEL_NONE;
 	return t;
 }
 
@@ -248,6 +255,7 @@ void tracker_free(struct tracker *t)
 	free(t->threads.items);
 	free(t->early_maps.items);
 	trk_jit_free(t);
+	free(t->python_pending.items);
 	unwinder_free(t->unwinder);
 	free(t);
 }

@@ -85,6 +85,19 @@ void tracker_name_jit_code(struct tracker *t);
  * 20 ms have passed (all: now), while they live: call at every drain, and
  * with all before the kernel's sums are read at the end. */
 void tracker_settle_maps(struct tracker *t, uint64_t now_ktime, bool all);
+
+/* CPython: the processes whose mappings show an interpreter are given to
+ * rt (runtimes/python/python.h), which has their Python frames walked, and
+ * their Python frames are named by it.  Call before any record; rt
+ * outlives the tracker. */
+struct python_runtime;
+void tracker_set_python(struct tracker *t, struct python_runtime *rt);
+/* Processes whose executable links libpython are read again (every 10 ms,
+ * for 2 s at most) until their interpreter is mapped: call at each
+ * drain.  tracker_python_pending() tells whether any is waiting. */
+void tracker_python_poll(struct tracker *t, uint64_t now_ktime);
+bool tracker_python_pending(const struct tracker *t);
+
 void tracker_free(struct tracker *t);
 
 #endif /* COLLECTOR_TRACKER_H */

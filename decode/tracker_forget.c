@@ -45,6 +45,18 @@ static int renumber(struct tracker *t, const uint32_t *process_map, size_t n_pro
 			t->procs.items[process_map[i]] = t->procs.items[i];
 	}
 	t->procs.len = m->processes.len;
+	/* the processes whose interpreter is awaited, renumbered too */
+	size_t kept = 0;
+
+	for (size_t i = 0; i < t->python_pending.len; i++) {
+		uint32_t p = t->python_pending.items[i].process;
+
+		if (p < n_processes && process_map[p] != MODEL_NONE) {
+			t->python_pending.items[kept] = t->python_pending.items[i];
+			t->python_pending.items[kept++].process = process_map[p];
+		}
+	}
+	t->python_pending.len = kept;
 	for (size_t i = 0; i < n_threads; i++)
 		if (thread_map[i] != MODEL_NONE)
 			t->threads.items[thread_map[i]] = t->threads.items[i];

@@ -13,6 +13,8 @@
  *   tracker_forget.c   continuous runs: forgetting what has ended
  *   tracker_jit.c      JIT code: per-process "[jit]" images named from
  *                      the processes' perf maps
+ *   tracker_python.c   CPython processes found, their Python frames named
+ *                      and spliced into the native stacks
  *
  * Every record carries its own stacks; nothing here knows libbpf.
  */
@@ -51,6 +53,13 @@ struct jit_state {
 	MODEL_VEC(uint32_t) pending;
 };
 
+/* A process whose executable links libpython, its interpreter not yet
+ * mapped (tracker_python.c): since when. */
+struct python_pending {
+	uint32_t process;
+	uint64_t since;
+};
+
 struct thread_state {
 	uint64_t first_cputime;
 	bool first_known;
@@ -82,6 +91,9 @@ struct tracker {
 	pid_t ignored_tgid;             /* the collector itself */
 	struct unwinder *unwinder;      /* --call-graph dwarf (and cfi), else NULL */
 	bool unwind_lazy;               /* cfi: images opened at a first stack copy */
+	struct python_runtime *python;  /* the caller's, or NULL: no Python frames */
+	uint32_t python_image;          /* "[python]", MODEL_NONE until needed */
+	MODEL_VEC(struct python_pending) python_pending;
 	uint64_t maps_version;          /* bumped whenever mappings change */
 	uint64_t unwind_ns, unwinds;    /* time spent unwinding */
 	uint64_t stack_record_bytes;    /* ring bytes of stack-copy samples */
@@ -132,5 +144,21 @@ void trk_jit_resolve(struct tracker *t, pid_t pid);
  * named is let go (its map's descriptor closed). */
 void trk_jit_forget(struct tracker *t, uint32_t jit);
 void trk_jit_free(struct tracker *t);
+
+/* tracker_python.c */
+/* The process's mappings were read: is one of its images an interpreter? */
+void trk_python_maps_loaded(struct tracker *t, uint32_t process);
+/* Process pid exec'd or exited: its interpreter is no longer walked. */
+void trk_python_gone(struct tracker *t, pid_t pid);
+/* The native frames of a user stack of process: those before its first
+ * Python one (all of them, unless the process was walked as Python). */
+uint32_t trk_python_native_frames(struct tracker *t, uint32_t process, const uint64_t *frames,
+				  uint32_t n);
+/* locs[0..n_native) the locations of native frames ips[0..n_native)
+ * (room for COLLECTOR_MAX_STACK_DEPTH): py[0..n_py) spliced in; returns
+ * how many locations locs holds then. */
+uint32_t trk_python_splice(struct tracker *t, uint32_t process, const uint64_t *ips,
+			   const uint64_t *py, uint32_t n_py, uint32_t *locs, uint32_t n_native);
+void trk_handle_python_code(struct tracker *t, const struct collector_python_code_event *e);
 
 #endif /* COLLECTOR_TRACKER_INTERNAL_H */

@@ -166,7 +166,7 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 {
 	uint32_t locs[COLLECTOR_MAX_STACK_DEPTH];
 	struct stackcache_key key;
-	uint32_t part;
+	uint32_t part, n_all, n_native;
 	bool truncated, unmapped = false;
 
 	n = walked_frames(ips, n);
@@ -187,6 +187,9 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	if (part != UINT32_MAX)
 		return part;
 	truncated = end == WALK_END_TRUNCATED;
+	/* the native frames, then Python frames (tracker_python.c) */
+	n_all = n;
+	n = n_native = trk_python_native_frames(t, process, ips, n);
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t addr = i ? ips[i] - 1 : ips[i];
 		const struct model_mapping *mp = user_mapping(t, process, addr, ktime);
@@ -203,12 +206,14 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 		locs[i] = user_location(t, mp, addr);
 	}
 	if (end == WALK_END_BY_ROOT && !truncated)
-		truncated = n >= COLLECTOR_MAX_STACK_DEPTH || !is_root(t->m, locs[n - 1]);
+		truncated = n >= COLLECTOR_MAX_STACK_DEPTH || (n && !is_root(t->m, locs[n - 1]));
 	/* the unwinder stopped at a runtime's thread entry, or at ld.so's
 	 * entry: whole */
-	if (end == WALK_END_TRUNCATED && !unmapped && n < COLLECTOR_MAX_STACK_DEPTH &&
+	if (end == WALK_END_TRUNCATED && !unmapped && n && n < COLLECTOR_MAX_STACK_DEPTH &&
 	    (is_runtime_entry(t->m, locs[n - 1]) || is_loader_start(t->m, locs, n)))
 		truncated = false;
+	if (n_all > n_native)
+		n = trk_python_splice(t, process, ips, ips + n_native, n_all - n_native, locs, n);
 	part = add_part(t, locs, n, truncated);
 	/* not remembered when a frame had no mapping yet: the process's maps
 	 * may have been read before it mapped that library (the maps are

@@ -185,6 +185,7 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 	if (t->unwinder)
 		set_unwind_maps(t, process, &maps);
 	procmaps_free(&maps);
+	trk_python_maps_loaded(t, process);
 }
 
 /* ---- processes and threads ---------------------------------------------- */
@@ -370,6 +371,7 @@ void trk_handle_exec(struct tracker *t, const struct collector_task_event *e)
 
 	t->last_task_ktime = kt;
 
+	trk_python_gone(t, e->hdr.tgid); /* a new image */
 	if (old != UINT32_MAX) {
 		gen = t->m->processes.items[old].generation + 1;
 		ppid = t->m->processes.items[old].ppid;
@@ -429,6 +431,7 @@ void trk_handle_exit(struct tracker *t, const struct collector_task_event *e)
 		trk_jit_resolve(t, e->hdr.tgid);
 		if (t->unwinder)
 			unwinder_forget(t->unwinder, e->hdr.tgid);
+		trk_python_gone(t, e->hdr.tgid);
 		/* a later process may reuse the pid */
 		idmap_put(&t->pid_to_process, e->hdr.tgid, UINT32_MAX);
 	}

@@ -37,7 +37,7 @@ BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)
 	      $(BENCH)/hot $(BENCH)/switch-floor $(BENCH)/pingpong \
 	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench $(BENCH)/cfi-rows
 
-.PHONY: bench bench-peers bench-sampling bench-dwarf bench-cfi bench-tracing bench-exporters bench-soak \
+.PHONY: bench bench-peers bench-sampling bench-dwarf bench-cfi bench-tracing bench-exporters bench-soak bench-python \
 	bench-continuous bench-high-rate bench-bins bench-offcpu bench-busy bench-short
 
 bench-peers:
@@ -145,3 +145,7 @@ bench-short: bench-peers bench-bins
 
 bench-high-rate: bench-peers collector
 	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py high-rate
+
+# The Python walk's cost beside native frames only (bench/python.sh).
+bench-python: collector
+	@$(SUDO) ./bench/python.sh $(BENCH_RUNS)

@@ -28,7 +28,8 @@ FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-poi
 FUZZ_LDLIBS    := -lelf -ldw -lz -lprotobuf-c -ljson-c -liberty -ldebuginfod
 
 FUZZ_ALL       := dcpi sampler callgrind xray hpctoolkit-meta hpctoolkit-profile \
-		  hpctoolkit-cct hpctoolkit-trace elf procmaps pprof folded flamegraph speedscope
+		  hpctoolkit-cct hpctoolkit-trace elf procmaps pprof folded flamegraph speedscope \
+		  python
 FUZZ_HARNESSES ?= $(FUZZ_ALL)
 FUZZ_BINS      := $(patsubst %,$(FUZZ_DIR)/fuzz-%,$(FUZZ_HARNESSES))
 
@@ -46,6 +47,7 @@ FUZZ_SRCS_elf       := symbols/symbolize.c symbols/debug_files.c symbols/dwarf_l
 		       lib/procmaps.c lib/proc.c lib/userfs.c model/model.c model/tasks.c model/counters.c \
 		       model/events.c
 FUZZ_SRCS_procmaps  := lib/procmaps.c lib/proc.c
+FUZZ_SRCS_python    := runtimes/python/python_code.c runtimes/python/python_layouts.c
 # (the protobuf code protoc-c generates: mk/gen.mk)
 FUZZ_SRCS_pprof     := formats/pprof/pprof_reader.c \
 		       $(BUILD)/gen/formats/pprof/profile.pb-c.c
@@ -82,7 +84,7 @@ define fuzz_rule
 $(FUZZ_DIR)/fuzz-$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz_common.h $(call fuzz_objs,$(1))
 	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $$< $(call fuzz_objs,$(1)) $$(FUZZ_LDLIBS)
 endef
-$(foreach h,dcpi sampler callgrind xray elf procmaps pprof folded flamegraph speedscope,\
+$(foreach h,dcpi sampler callgrind xray elf procmaps pprof folded flamegraph speedscope python,\
 	$(eval $(call fuzz_rule,$(h))))
 
 # the generated protobuf code, before what includes it

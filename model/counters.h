@@ -90,6 +90,15 @@
 	X(TRACE_RING_WAKEUPS, "trace_ring_wakeups")                               \
 	X(TRACED_CALLS_PAST_THREAD_SLOTS, "traced_calls_past_thread_slots")       \
 	X(TRACED_STATS_UNKNOWN_THREAD, "traced_stats_unknown_thread")             \
+	/* decode/: Python frames (bpf/python.bpf.h, runtimes/python/) */         \
+	X(PYTHON_WALKS, "python_walks")                                           \
+	X(PYTHON_NO_THREAD, "python_walks_no_thread_state")                       \
+	X(PYTHON_READ_FAILED, "python_walks_stopped_read_failed")                 \
+	X(PYTHON_TOO_DEEP, "python_walks_stopped_too_deep")                       \
+	X(PYTHON_FRAMES_UNNAMED, "python_frames_unnamed")                         \
+	X(PYTHON_UNSUPPORTED, "python_interpreters_unsupported")                  \
+	X(PYTHON_UNSUPPORTED_VERSION, "python_unsupported_version")               \
+	X(PYTHON_INTERPRETERS, "python_interpreters")                             \
 	/* symbols/ */                                                            \
 	X(SYMBOLIZE_UNREADABLE_IMAGES, "symbolize_unreadable_images")             \
 	X(SYMBOLIZE_IDENTITY_MISMATCH, "symbolize_identity_mismatch")             \

@@ -70,6 +70,10 @@ enum model_image_kind {
 	MODEL_IMAGE_ELF = 0,     /* a regular ELF file on disk */
 	MODEL_IMAGE_KERNEL = 1,  /* [kernel.kallsyms] */
 	MODEL_IMAGE_ANON = 2,    /* anonymous or special mapping ([vdso], JIT) */
+	MODEL_IMAGE_PYTHON = 3,  /* "[python]": interpreted Python code, whose
+				  * functions have a .py file and lines; its
+				  * addresses are no code addresses but keys
+				  * (decode/tracker_python.c) */
 };
 
 struct model_image {

@@ -78,3 +78,8 @@ install_debian() {
 # shellcheck disable=SC2086
 install_debian $PACKAGES
 install_npm
+# CPython 3.13, 3.14 and 3.15 for the Python tests, unpacked under build/
+# (scripts/fetch-pythons.sh; without them those tests skip)
+if [ $# -eq 0 ]; then
+	"$(dirname "$0")/fetch-pythons.sh" || echo "install-deps: CPython 3.13+ not fetched" >&2
+fi

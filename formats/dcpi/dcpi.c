@@ -277,7 +277,8 @@ static int cmp_entry(const void *a, const void *b)
  * text has no file to profile against. */
 static bool profiled_image(const struct model *m, uint32_t image)
 {
-	return image < m->images.len && m->images.items[image].kind != MODEL_IMAGE_ANON;
+	return image < m->images.len && m->images.items[image].kind != MODEL_IMAGE_ANON &&
+	       m->images.items[image].kind != MODEL_IMAGE_PYTHON;
 }
 
 /*
@@ -296,11 +297,15 @@ static int count_sample(const struct model *m, const struct model_sample *s,
 		const struct model_stack *st = &m->stacks.items[s->stack];
 		uint32_t loc = model_stack_frames(m, st)[0];
 
-		if ((s->kernel_mode && !st->n_kernel) || loc >= m->locations.len)
+		if ((s->kernel_mode && !st->n_kernel) || loc >= m->locations.len) {
 			(*unplaced)++;
-		else
+			return 0;
+		}
+		/* a Python frame in place of the evaluator's: the native PC */
+		if (m->images.items[m->locations.items[loc].image].kind != MODEL_IMAGE_PYTHON) {
 			loc_count[loc]++;
-		return 0;
+			return 0;
+		}
 	}
 	if (s->kernel_mode || !s->user_pc || s->process >= m->processes.len ||
 	    !(mp = model_find_mapping(m, s->process, s->user_pc)) ||

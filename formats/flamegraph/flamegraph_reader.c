@@ -121,8 +121,8 @@ static int read_names(struct flamegraph_page *p, json_object *names, json_object
 
 		if (!json_object_is_type(s, json_type_string))
 			return format_fail(err, at, "names[%zu] is not a string", i);
-		if (!int_at(kinds, i, &k) || k < 0 || k > 15)
-			return format_fail(err, at, "kinds[%zu] is not an integer from 0 to 15", i);
+		if (!int_at(kinds, i, &k) || k < 0 || k > 31)
+			return format_fail(err, at, "kinds[%zu] is not an integer from 0 to 31", i);
 		p->names[i] = json_object_get_string(s);
 		p->kinds[i] = (uint8_t)k;
 	}
@@ -239,6 +239,6 @@ void flamegraph_print(const struct flamegraph_page *p, FILE *out)
 			(unsigned long long)n->total, (unsigned long long)n->self,
 			n->name >= 0 ? p->names[n->name] : "all",
 			kind & 8 ? " [process]" : kind & 4 ? " [unknown]" : kind & 1 ? " [kernel]" :
-			kind & 2 ? " [jit]" : "");
+			kind & 2 ? " [jit]" : kind & 16 ? " [python]" : "");
 	}
 }

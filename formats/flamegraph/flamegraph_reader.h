@@ -5,7 +5,7 @@
  * it with json-c and checks the tree it holds (flamegraph.c describes the
  * layout):
  *   - version 1; names an array of strings, kinds an array of as many
- *     integers from 0 to 15;
+ *     integers from 0 to 31 (formats/frames.h's kind bits);
  *   - nodes a whole number of [name, total, children] triples that make one
  *     tree: the root first with name -1, every other name an index of
  *     names, totals >= 0 and each at least the sum of its children's, the

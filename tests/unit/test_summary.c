@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The summary says plainly when the achieved rate is far below the
- * requested one, and not otherwise. */
+ * requested one, and not otherwise; its Python table counts as self the
+ * innermost Python frame, whatever native code runs under it; an
+ * interpreter of a version without layouts is named. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,10 +52,60 @@ static void test_rate_warning(void **state)
 	assert_non_null(strstr(buf, "work"));
 }
 
+/* Stacks innermost first: leaf <- caller <- main (3 samples), native
+ * helper <- leaf <- caller (1), native only (1). */
+static void test_python_table(void **state)
+{
+	struct summary_figures fig = { .duration_s = 1, .cpus = 1 };
+	struct model_image native = { .path = "/usr/bin/python3.11" };
+	struct model_image py = { .path = "[python]", .kind = MODEL_IMAGE_PYTHON };
+	uint32_t ni, pi, file, f_leaf, f_caller, f_main, f_helper, l[4], st[3];
+	struct model m;
+	char buf[8192];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	(void)state;
+	assert_non_null(f);
+	model_init(&m);
+	m.run.freq_hz = 999;
+	ni = model_add_image(&m, &native);
+	pi = model_add_image(&m, &py);
+	file = model_intern_file(&m, "/srv/a.py");
+	f_leaf = model_intern_function(&m, pi, "Kestrel.leaf", 0, 0, file, 3);
+	f_caller = model_intern_function(&m, pi, "caller", 0, 0, file, 10);
+	f_main = model_intern_function(&m, ni, "main", 0x1000, 16, MODEL_NONE, 0);
+	f_helper = model_intern_function(&m, ni, "PyObject_Free", 0x2000, 16, MODEL_NONE, 0);
+	l[0] = model_intern_location(&m, pi, (uint64_t)f_leaf << 32 | 4, f_leaf, file, 4, NULL, 0);
+	l[1] = model_intern_location(&m, pi, (uint64_t)f_caller << 32 | 11, f_caller, file, 11,
+				     NULL, 0);
+	l[2] = model_intern_location(&m, ni, 0x1004, f_main, MODEL_NONE, 0, NULL, 0);
+	l[3] = model_intern_location(&m, ni, 0x2004, f_helper, MODEL_NONE, 0, NULL, 0);
+	st[0] = model_intern_stack(&m, (uint32_t[]){ l[0], l[1], l[2] }, 3, 0, false);
+	st[1] = model_intern_stack(&m, (uint32_t[]){ l[3], l[0], l[1], l[2] }, 4, 0, false);
+	st[2] = model_intern_stack(&m, (uint32_t[]){ l[3], l[2] }, 2, 0, false);
+	for (int i = 0; i < 5; i++)
+		model_add_sample(&m)->stack = st[i < 3 ? 0 : i - 2];
+	model_stat_add(&m, MODEL_STAT_PYTHON_INTERPRETERS, 1);
+	model_stat_add(&m, MODEL_STAT_PYTHON_WALKS, 5);
+	model_stat_add(&m, MODEL_STAT_PYTHON_UNSUPPORTED, 1);
+	model_stat_add(&m, MODEL_STAT_PYTHON_UNSUPPORTED_VERSION, 0x030c04f0);
+	summary_print(f, &m, &fig);
+	fclose(f);
+	model_free(&m);
+	assert_non_null(strstr(buf, "4 of 5 samples (80.0%) with Python frames"));
+	assert_non_null(strstr(buf, "the last CPython 3.12.4: their frames stay native"));
+	assert_non_null(strstr(buf, "Top Python functions"));
+	/* self 4 (80%), total 80%; caller: self 0, total 80% */
+	assert_non_null(strstr(buf, "   80.0%          4   80.0%  Kestrel.leaf"));
+	assert_non_null(strstr(buf, "/srv/a.py:3"));
+	assert_non_null(strstr(buf, "    0.0%          0   80.0%  caller"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rate_warning),
+		cmocka_unit_test(test_python_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CPython frames of a sample, walked in the kernel.
+ *
+ * Contract: python_frames(sc, at, room, tgid, task) appends to sc->frames,
+ * from index `at` on and at most `room` of them, one PYTHON frame
+ * (bpf/collector.h, "Frames") per interpreter frame of the sampled thread,
+ * innermost first, and returns how many it wrote.  It writes nothing for a
+ * process without an entry in python_procs (user space writes one when it
+ * finds an image exporting _PyRuntime among the process's mappings,
+ * runtimes/python/).  Every walk is counted, and every walk that stops
+ * before the outermost frame is counted by why (COLLECTOR_CNT_PY_*).
+ *
+ * The thread state: the interpreter's list of threads, searched for the
+ * one whose thread_id (pthread_self()) is the sampled task's fs base, the
+ * thread pointer glibc's pthread_self() returns on x86-64.  It is right
+ * for every thread of a multi-threaded program, where the GIL holder
+ * (_PyRuntime.gilstate.tstate_current in 3.11) is only one of them, and
+ * needs neither the TSS key nor glibc's thread-specific data layout (which
+ * differs between the C libraries the interpreters run with here).
+ *
+ * Frames: the thread state's current frame (through its cframe before
+ * 3.13), then `previous` to the first.  Each frame costs one read of its
+ * first bytes; the instruction offset is the frame's instruction pointer
+ * less the code object's first code unit, with no read of the code.
+ *
+ * python_code_notice() sends the frames of a stack the kernel's sums stored
+ * for the first time, so that their code objects are named while the
+ * process lives (sample_agg.bpf.h).
+ *
+ * Included by sample.bpf.c after struct sample_scratch and count().
+ */
+#ifndef COLLECTOR_PYTHON_BPF_H
+#define COLLECTOR_PYTHON_BPF_H
+
+/* Interpreters by tgid, written by the loader (loader/python_procs.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, u32);
+	__type(value, struct collector_python_proc);
+} python_procs SEC(".maps");
+
+/* Threads of an interpreter searched for the sampled one, at most. */
+#define PY_MAX_THREADS 256
+/* The bytes of an interpreter frame read at once: every field the walk
+ * needs lies in them in 3.11 to 3.15 (the largest offset is owner's, 0x45
+ * in 3.11, 0x46 in 3.14). */
+#define PY_FRAME_BYTES 80
+
+struct py_thread_search {
+	const struct collector_python_proc *pp;
+	u64 tstate, want;
+	bool found, failed;
+};
+
+static long py_thread_step(u32 i, void *data)
+{
+	struct py_thread_search *s = data;
+	u64 id = 0, next = 0;
+
+	if (!s->tstate)
+		return 1;
+	if (bpf_probe_read_user(&id, sizeof(id), (void *)(s->tstate + s->pp->tstate_thread_id)) ||
+	    bpf_probe_read_user(&next, sizeof(next), (void *)(s->tstate + s->pp->tstate_next))) {
+		s->failed = true;
+		return 1;
+	}
+	if (id == s->want) {
+		s->found = true;
+		return 1;
+	}
+	s->tstate = next;
+	return 0;
+}
+
+struct py_frame_walk {
+	const struct collector_python_proc *pp;
+	u64 *frames;
+	u64 frame;
+	u32 at, room, n;
+	bool failed;
+};
+
+static __always_inline u64 py_field(const u8 *buf, u32 off)
+{
+	u64 v;
+
+	off &= 127;
+	if (off > PY_FRAME_BYTES - 8)
+		return 0;
+	__builtin_memcpy(&v, buf + off, sizeof(v));
+	return v;
+}
+
+static long py_frame_step(u32 i, void *data)
+{
+	struct py_frame_walk *w = data;
+	const struct collector_python_proc *pp = w->pp;
+	u8 buf[PY_FRAME_BYTES];
+	u64 code, instr, first, units = 0;
+	u32 owner_off = pp->frame_owner & 127, entry_off = pp->frame_entry & 127;
+	bool entry;
+
+	if (!w->frame)
+		return 1;
+	if (w->n >= w->room) {
+		count(COLLECTOR_CNT_PY_TOO_DEEP);
+		return 1;
+	}
+	if (bpf_probe_read_user(buf, sizeof(buf), (void *)w->frame)) {
+		w->failed = true;
+		return 1;
+	}
+	/* 3.14 on: a _PyStackRef, its low bits a tag */
+	code = py_field(buf, pp->frame_code) & ~7ULL;
+	instr = py_field(buf, pp->frame_instr);
+	if (py_field(buf, pp->frame_previous) == w->frame) {
+		/* a chain that loops on itself */
+		w->failed = true;
+		return 1;
+	}
+	w->frame = py_field(buf, pp->frame_previous);
+	if (owner_off < PY_FRAME_BYTES && pp->owner_cstack &&
+	    buf[owner_off] >= (u8)pp->owner_cstack) {
+		/* 3.12 on: the frame an evaluator's C call starts with, of no
+		 * Python code: the Python frame before it (inner) is the
+		 * first of that call */
+		if (w->n)
+			w->frames[(w->at + w->n - 1) & 255] |= COLLECTOR_PY_ENTRY;
+		return 0;
+	}
+	if (!code) {
+		/* a frame without code: one caught being pushed */
+		w->failed = true;
+		return 1;
+	}
+	entry = (pp->flags & COLLECTOR_PY_IS_ENTRY_BYTE) && entry_off < PY_FRAME_BYTES &&
+		buf[entry_off];
+	first = code + pp->code_units;
+	if (instr >= first)
+		units = (instr - first) / 2 - (pp->instr_next && instr > first ? 1 : 0);
+	w->frames[(w->at + w->n) & 255] = COLLECTOR_PY_FRAME(code, units, entry);
+	w->n++;
+	return 0;
+}
+
+static __always_inline u32 python_frames(struct sample_scratch *sc, u32 at, u32 room, u32 tgid,
+					 struct task_struct *task)
+{
+	const struct collector_python_proc *pp = bpf_map_lookup_elem(&python_procs, &tgid);
+	struct py_thread_search s = {};
+	struct py_frame_walk w = {};
+	u64 interp = 0, frame = 0;
+
+	if (!pp || !room)
+		return 0;
+	count(COLLECTOR_CNT_PY_WALKS);
+	s.pp = pp;
+	/* the thread pointer: glibc's struct pthread, pthread_self() */
+	s.want = BPF_CORE_READ(task, thread.fsbase);
+	if (bpf_probe_read_user(&interp, sizeof(interp), (void *)pp->interp_head) || !interp ||
+	    bpf_probe_read_user(&s.tstate, sizeof(s.tstate),
+				(void *)(interp + pp->threads_head))) {
+		count(COLLECTOR_CNT_PY_READ_FAILED);
+		return 0;
+	}
+	bpf_loop(PY_MAX_THREADS, py_thread_step, &s, 0);
+	if (!s.found) {
+		count(s.failed ? COLLECTOR_CNT_PY_READ_FAILED : COLLECTOR_CNT_PY_NO_THREAD);
+		return 0;
+	}
+	if (bpf_probe_read_user(&frame, sizeof(frame), (void *)(s.tstate + pp->tstate_frame))) {
+		count(COLLECTOR_CNT_PY_READ_FAILED);
+		return 0;
+	}
+	if (frame && (pp->flags & COLLECTOR_PY_VIA_CFRAME) &&
+	    bpf_probe_read_user(&frame, sizeof(frame), (void *)(frame + pp->cframe_frame))) {
+		count(COLLECTOR_CNT_PY_READ_FAILED);
+		return 0;
+	}
+	w.pp = pp;
+	w.frames = sc->frames;
+	w.frame = frame;
+	w.at = at;
+	w.room = room;
+	bpf_loop(COLLECTOR_MAX_STACK_DEPTH, py_frame_step, &w, 0);
+	if (w.failed)
+		count(COLLECTOR_CNT_PY_READ_FAILED);
+	return w.n;
+}
+
+/* A stack the sums just stored (frames[first..first + n) of sc, thread tid
+ * of process tgid): when its last frame is a Python one, its frames go to
+ * user space to be named while the process lives.  Rare: once per new
+ * stack per slot. */
+static __always_inline void python_code_notice(struct sample_scratch *sc, u32 first, u32 n,
+					       u32 tgid, u32 tid)
+{
+	struct collector_python_code_event *e;
+
+	n &= 127;
+	first &= 255;
+	if (!n || COLLECTOR_FRAME_KIND(sc->frames[(first + n - 1) & 255]) != COLLECTOR_FRAME_PYTHON)
+		return;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
+		return;
+	}
+	fill_header(&e->hdr, COLLECTOR_EV_PYTHON_CODE, tgid, tid, bpf_ktime_get_ns());
+	e->n = n;
+	e->pad = 0;
+	bpf_probe_read_kernel(e->frames, n * sizeof(u64), &sc->frames[first]);
+	bpf_ringbuf_submit(e, submit_flags());
+}
+
+#endif /* COLLECTOR_PYTHON_BPF_H */

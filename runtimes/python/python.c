@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPython interpreters found among the processes' images, given to the
+ * BPF walker, and their frames named (runtimes/python/python.h).
+ */
+#include "runtimes/python/python.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/hashmix.h"
+#include "lib/idmap.h"
+#include "runtimes/python/python_code.h"
+#include "runtimes/python/python_layouts.h"
+#include "symbols/elfinfo.h"
+
+/* What an image is, found once per path. */
+struct py_image {
+	char *path;
+	int state;            /* 1: an interpreter, 0: not, -ENOTSUP: no layout */
+	uint64_t runtime;     /* link-time address of _PyRuntime */
+	uint32_t version;     /* Py_Version */
+	bool links_libpython; /* DT_NEEDED names a libpython */
+	uint64_t eval[PYTHON_EVAL_RANGES][2]; /* the evaluator's code, link-time */
+	int n_eval;
+};
+
+struct py_code_entry {
+	uint64_t addr;
+	int err;              /* 0: read */
+	struct python_code code;
+};
+
+struct py_proc {
+	pid_t pid;
+	bool walked;          /* its entry is in the BPF map */
+	bool unsupported;     /* its interpreter has no layout: told once */
+	bool known;           /* walked, or was until it exited */
+	uint32_t version;
+	struct python_layout layout;
+	uint64_t eval[PYTHON_EVAL_RANGES][2]; /* the evaluator's code, runtime */
+	int n_eval;
+	struct idmap code_index; /* code object address -> codes index */
+	struct py_code_entry *codes;
+	size_t n_codes, cap_codes;
+};
+
+struct python_runtime {
+	struct python_maps maps;
+	bool has_maps;
+	struct idmap image_index; /* hash of the path -> images index */
+	struct py_image *images;
+	size_t n_images, cap_images;
+	struct idmap proc_index;  /* pid -> procs index */
+	struct py_proc *procs;
+	size_t n_procs, cap_procs;
+	struct python_runtime_stats stats;
+	size_t live;
+};
+
+static int grow(void **items, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 16;
+	p = realloc(*items, c * size);
+	if (!p)
+		return -ENOMEM;
+	*items = p;
+	*cap = c;
+	return 0;
+}
+
+struct python_runtime *python_runtime_new(const struct python_maps *maps)
+{
+	struct python_runtime *rt = calloc(1, sizeof(*rt));
+
+	if (rt && maps) {
+		rt->maps = *maps;
+		rt->has_maps = true;
+	}
+	return rt;
+}
+
+static void free_proc(struct py_proc *p)
+{
+	for (size_t i = 0; i < p->n_codes; i++)
+		python_code_free(&p->codes[i].code);
+	free(p->codes);
+	idmap_free(&p->code_index);
+	p->codes = NULL;
+	p->n_codes = p->cap_codes = 0;
+}
+
+void python_runtime_free(struct python_runtime *rt)
+{
+	if (!rt)
+		return;
+	for (size_t i = 0; i < rt->n_images; i++)
+		free(rt->images[i].path);
+	free(rt->images);
+	idmap_free(&rt->image_index);
+	for (size_t i = 0; i < rt->n_procs; i++)
+		free_proc(&rt->procs[i]);
+	free(rt->procs);
+	idmap_free(&rt->proc_index);
+	free(rt);
+}
+
+/* The value (and size) of symbol `name` of type `type` in symbol table
+ * scn, or 0. */
+static uint64_t find_symbol(const struct elf_file *f, Elf_Scn *scn, const char *name, int type,
+			    uint64_t *size)
+{
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+
+	if (!data || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return 0;
+	for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+		const char *s;
+
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    GELF_ST_TYPE(sym.st_info) != type)
+			continue;
+		s = elf_strptr(f->elf, sh.sh_link, sym.st_name);
+		if (s && !strcmp(s, name)) {
+			if (size)
+				*size = sym.st_size;
+			return sym.st_value;
+		}
+	}
+	return 0;
+}
+
+static int needs_libpython(void *ctx, const char *name)
+{
+	(void)ctx;
+	return !strncmp(name, "libpython", 9);
+}
+
+static uint64_t object_symbol(const struct elf_file *f, Elf_Scn *scn, const char *name)
+{
+	return find_symbol(f, scn, name, STT_OBJECT, NULL);
+}
+
+/* Where the evaluator is: by its symbol, dynamic or not. */
+static void find_evaluator(struct py_image *im, const struct elf_file *f)
+{
+	uint32_t types[2] = { SHT_DYNSYM, SHT_SYMTAB };
+	uint64_t at = 0, size = 0;
+
+	for (int k = 0; k < 2 && !at; k++) {
+		Elf_Scn *scn = elf_file_symbols(f, types[k]);
+
+		if (scn)
+			at = find_symbol(f, scn, "_PyEval_EvalFrameDefault", STT_FUNC, &size);
+	}
+	im->n_eval = python_evaluator_ranges(f, at, size, im->eval, PYTHON_EVAL_RANGES);
+}
+
+/* Whether the image at path exports _PyRuntime, and its Py_Version. */
+static void inspect_image(struct py_image *im)
+{
+	struct elf_file f;
+	uint64_t version_at, off;
+	Elf_Scn *scn;
+	uint32_t v;
+
+	im->state = 0;
+	if (elf_file_open(&f, im->path) != 0)
+		return;
+	scn = elf_file_symbols(&f, SHT_DYNSYM);
+	im->runtime = object_symbol(&f, scn, "_PyRuntime");
+	version_at = object_symbol(&f, scn, "Py_Version");
+	if (!im->runtime && (scn = elf_file_symbols(&f, SHT_SYMTAB))) {
+		im->runtime = object_symbol(&f, scn, "_PyRuntime");
+		version_at = object_symbol(&f, scn, "Py_Version");
+	}
+	im->links_libpython = elf_file_for_each_needed(&f, needs_libpython, NULL) == 1;
+	if (im->runtime) {
+		find_evaluator(im, &f);
+		im->state = -ENOTSUP; /* before 3.11: no Py_Version, no layout */
+		if (version_at && elf_file_vaddr_to_offset(&f, version_at, &off) &&
+		    off + sizeof(v) <= f.size) {
+			memcpy(&v, (const uint8_t *)f.map + off, sizeof(v));
+			im->version = v;
+			if (v >> 24 == 3)
+				im->state = 1;
+		}
+	}
+	elf_file_close(&f);
+}
+
+static struct py_image *image_of(struct python_runtime *rt, const char *path)
+{
+	uint64_t key = hash_string(path);
+	uint32_t i = idmap_get(&rt->image_index, key);
+	struct py_image *im;
+
+	if (i != UINT32_MAX && !strcmp(rt->images[i].path, path))
+		return &rt->images[i];
+	if (grow((void **)&rt->images, &rt->cap_images, rt->n_images, sizeof(*im)))
+		return NULL;
+	im = &rt->images[rt->n_images];
+	memset(im, 0, sizeof(*im));
+	im->path = strdup(path);
+	if (!im->path)
+		return NULL;
+	inspect_image(im);
+	if (idmap_put(&rt->image_index, key, (uint32_t)rt->n_images))
+		return NULL;
+	rt->n_images++;
+	return im;
+}
+
+static struct py_proc *proc_of(const struct python_runtime *rt, pid_t pid)
+{
+	uint32_t i = idmap_get(&rt->proc_index, (uint64_t)pid);
+
+	return i == UINT32_MAX ? NULL : &rt->procs[i];
+}
+
+/* The layout of an interpreter of Py_Version v whose _PyRuntime is at
+ * runtime in process pid. */
+static int layout_for(pid_t pid, uint64_t runtime, uint32_t v, struct python_layout *out)
+{
+	uint32_t minor = v >> 16 & 0xff;
+	const struct python_layout *l;
+
+	if (minor >= 13)
+		return python_layout_from_debug_offsets(pid, runtime, minor, out) ? -ENOTSUP : 0;
+	l = python_layout_of(minor);
+	if (!l)
+		return -ENOTSUP;
+	*out = *l;
+	return 0;
+}
+
+static void note_unsupported(struct python_runtime *rt, const char *path, uint32_t version)
+{
+	rt->stats.unsupported++;
+	rt->stats.last_unsupported_version = version;
+	snprintf(rt->stats.last_unsupported_path, sizeof(rt->stats.last_unsupported_path), "%s",
+		 path);
+}
+
+int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path, uint64_t bias)
+{
+	struct py_proc *p = proc_of(rt, pid);
+	struct python_layout layout;
+	struct py_image *im;
+	int err;
+
+	if (p && (p->walked || p->unsupported))
+		return 0;
+	if (!path || path[0] != '/' || !(im = image_of(rt, path)) || !im->state)
+		return 0;
+	if (p)
+		free_proc(p); /* a new image of the pid: what was cached is another's */
+	if (!p) {
+		if (grow((void **)&rt->procs, &rt->cap_procs, rt->n_procs, sizeof(*p)) ||
+		    idmap_put(&rt->proc_index, (uint64_t)pid, (uint32_t)rt->n_procs))
+			return -ENOMEM;
+		p = &rt->procs[rt->n_procs++];
+		memset(p, 0, sizeof(*p));
+	}
+	p->pid = pid;
+	p->version = im->version;
+	if (im->state < 0 ||
+	    (err = layout_for(pid, im->runtime + bias, im->version, &layout)) != 0) {
+		note_unsupported(rt, path, im->version);
+		p->unsupported = true;
+		return -ENOTSUP;
+	}
+	p->layout = layout;
+	p->layout.walk.interp_head += im->runtime + bias;
+	p->n_eval = im->n_eval;
+	for (int i = 0; i < im->n_eval; i++) {
+		p->eval[i][0] = im->eval[i][0] + bias;
+		p->eval[i][1] = im->eval[i][1] + bias;
+	}
+	p->layout.walk.version = im->version;
+	if (rt->has_maps) {
+		err = rt->maps.set(rt->maps.ctx, (uint32_t)pid, &p->layout.walk);
+		if (err)
+			return err;
+	}
+	p->walked = true;
+	p->known = true;
+	rt->live++;
+	rt->stats.processes++;
+	return 1;
+}
+
+bool python_runtime_maps_later(struct python_runtime *rt, const char *path)
+{
+	struct py_image *im = path && path[0] == '/' ? image_of(rt, path) : NULL;
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	base = base ? base + 1 : path;
+	if (base && (!strncmp(base, "ld-linux", 8) || !strncmp(base, "ld.so", 5)))
+		return true;
+	return im && im->links_libpython;
+}
+
+bool python_runtime_in_evaluator(const struct python_runtime *rt, pid_t pid, uint64_t addr)
+{
+	const struct py_proc *p = proc_of(rt, pid);
+
+	for (int i = 0; p && i < p->n_eval; i++)
+		if (addr >= p->eval[i][0] && addr < p->eval[i][1])
+			return true;
+	return false;
+}
+
+bool python_runtime_known(const struct python_runtime *rt, pid_t pid)
+{
+	const struct py_proc *p = proc_of(rt, pid);
+
+	return p && p->known;
+}
+
+bool python_runtime_has(const struct python_runtime *rt, pid_t pid)
+{
+	const struct py_proc *p = proc_of(rt, pid);
+
+	return p && p->walked;
+}
+
+size_t python_runtime_live(const struct python_runtime *rt)
+{
+	return rt->live;
+}
+
+void python_runtime_forget(struct python_runtime *rt, pid_t pid)
+{
+	struct py_proc *p = proc_of(rt, pid);
+
+	if (p)
+		p->unsupported = false;
+	if (!p || !p->walked)
+		return;
+	if (rt->has_maps)
+		rt->maps.forget(rt->maps.ctx, (uint32_t)pid);
+	/* the names stay: sums read at the end of the run name its frames */
+	p->walked = false;
+	rt->live--;
+}
+
+static struct py_code_entry *code_of(struct python_runtime *rt, struct py_proc *p, uint64_t addr)
+{
+	uint32_t i = idmap_get(&p->code_index, addr);
+	struct py_code_entry *e;
+
+	if (i != UINT32_MAX)
+		return &p->codes[i];
+	if (grow((void **)&p->codes, &p->cap_codes, p->n_codes, sizeof(*e)) ||
+	    idmap_put(&p->code_index, addr, (uint32_t)p->n_codes))
+		return NULL;
+	e = &p->codes[p->n_codes++];
+	e->addr = addr;
+	e->err = python_code_read(p->pid, &p->layout, addr, &e->code);
+	rt->stats.code_reads++;
+	if (e->err)
+		rt->stats.code_failed++;
+	return e;
+}
+
+int python_runtime_frame(struct python_runtime *rt, pid_t pid, uint64_t frame,
+			 struct python_frame_info *out)
+{
+	struct py_proc *p = proc_of(rt, pid);
+	struct py_code_entry *e;
+
+	if (!p || COLLECTOR_FRAME_KIND(frame) != COLLECTOR_FRAME_PYTHON)
+		return -EINVAL;
+	e = code_of(rt, p, COLLECTOR_PY_CODE(frame));
+	if (!e)
+		return -ENOMEM;
+	if (e->err)
+		return e->err;
+	out->qualname = e->code.qualname;
+	out->filename = e->code.filename;
+	out->first_line = e->code.first_line;
+	out->line = python_code_line(e->code.linetable, e->code.linetable_len,
+				     e->code.first_line, (uint32_t)COLLECTOR_PY_UNITS(frame));
+	return 0;
+}
+
+void python_runtime_stats(const struct python_runtime *rt, struct python_runtime_stats *st)
+{
+	*st = rt->stats;
+}

@@ -1,0 +1,55 @@
+# Ground truth for the Python profiling tests: three functions whose own
+# thread CPU time (time.thread_time_ns around each call) this program
+# measures, and whose shares of it it writes, with each function's lines
+# (its def line, where CPython puts the RESUME that starts every call, to
+# its last line) to OUT:
+#   NAME SHARE FIRST_LINE LAST_LINE
+# gamma sorts with a key function, key_of: a Python function called back
+# from C (list.sort), under native frames, under gamma.
+# Usage: pyshares.py CPU_SECONDS OUT (its thread's CPU time: a loaded
+# machine makes the run longer, not its profile thinner)
+import inspect
+import sys
+import time
+
+
+def alpha(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+
+def beta(n):
+    d = {}
+    for i in range(n):
+        d[i & 255] = str(i)
+    return len(d)
+
+
+def key_of(x):
+    return -x
+
+
+def gamma(n):
+    return sorted(range(n), key=key_of)[0]
+
+
+def main():
+    seconds, out = float(sys.argv[1]), sys.argv[2]
+    plan = [(alpha, 30000), (beta, 12000), (gamma, 10000)]
+    spent = {f.__name__: 0 for f, _ in plan}
+    while time.thread_time() < seconds:
+        for f, n in plan:
+            t0 = time.thread_time_ns()
+            f(n)
+            spent[f.__name__] += time.thread_time_ns() - t0
+    total = sum(spent.values())
+    with open(out, "w") as o:
+        for f in (alpha, beta, gamma, key_of):
+            lines, first = inspect.getsourcelines(f)
+            share = spent.get(f.__name__, 0) / total
+            o.write("%s %.4f %d %d\n" % (f.__name__, share, first, first + len(lines) - 1))
+
+
+main()

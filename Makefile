@@ -30,9 +30,9 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS    := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
-# The layers, lowest first: lib, model, symbols, formats, decode, loader,
-# cli.  Only loader/ sees libbpf and the skeletons.
-LAYERS    := lib model symbols formats decode loader cli
+# The layers, lowest first: lib, model, symbols, runtimes, formats, decode,
+# loader, cli.  Only loader/ sees libbpf and the skeletons.
+LAYERS    := lib model symbols runtimes formats decode loader cli
 SRCS      := $(foreach d,$(LAYERS),$(wildcard $(d)/*.c $(d)/*/*.c))
 LIB_SRCS  := $(filter-out cli/main.c,$(SRCS))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))

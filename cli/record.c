@@ -45,6 +45,7 @@
 #include "loader/uprobes.h"
 #include "loader/waiter.h"
 #include "model/model.h"
+#include "runtimes/jvm/jvm_attach.h"
 #include "symbols/symbolize.h"
 
 /* How long one drain may take before the loop looks at the clock, the
@@ -79,6 +80,7 @@ struct record {
 	unsigned int formats;   /* what -f asked for, 0: every one that applies */
 	uint64_t cpu0;          /* the collector's own CPU time at start */
 	struct save_records *save;  /* COLLECTOR_SAVE_RECORDS, NULL when unset */
+	struct jvm_perfmaps jvms;   /* -p and -a: JVMs asked for perf maps */
 };
 
 static void on_signal(int sig)
@@ -509,6 +511,21 @@ static unsigned int interval_formats(const struct record *r)
 	return r->formats ? r->formats : formats_needing(FORMAT_NEEDS_SAMPLES);
 }
 
+/* -p and -a: the JVMs whose JIT code is still unnamed asked for their perf
+ * maps (runtimes/jvm/jvm_attach.h), before the maps are read. */
+static void ask_jvms(struct record *r)
+{
+	pid_t pids[COLLECTOR_MAX_PIDS];
+	size_t n;
+
+	if (r->opts->command || r->opts->no_jvm_attach)
+		return;
+	n = tracker_jit_waiting(r->tracker, pids, COLLECTOR_MAX_PIDS);
+	if (n && jvm_perfmaps_refresh(&r->jvms, pids, n) != 0)
+		fprintf(stderr, "collector: asking JVMs for perf maps: out of memory\n");
+	r->fig.jvms = &r->jvms;
+}
+
 /* --interval: the interval just ended, written and dropped. */
 static void cut_interval(struct record *r, uint64_t now)
 {
@@ -516,6 +533,7 @@ static void cut_interval(struct record *r, uint64_t now)
 
 	/* the interval's off-CPU sums, taken out of the kernel's map */
 	bpf_session_read_aggregates(r->bpf);
+	ask_jvms(r);
 	tracker_name_jit_code(r->tracker);
 	continuous_write(&r->cont, &r->m, interval_formats(r), &eo, now,
 			 r->spilling ? r->outdir : NULL, false);
@@ -644,6 +662,7 @@ static void finish(struct record *r)
 		uprobes_counters(r->uprobes, tcounters);
 		decode_trace_counters(&r->m, tcounters);
 	}
+	ask_jvms(r);
 	tracker_finish(r->tracker, r->m.run.end_ktime_ns);
 	decode_run_costs(&r->m, own_cpu_ns() - r->cpu0, bpf_session_run_time_ns(r->bpf));
 	model_seal_events(&r->m); /* an I/O error there is counted as lost events */
@@ -692,6 +711,7 @@ static void cleanup(struct record *r, int rc)
 	uprobes_close(r->uprobes);
 	trace_files_free(&r->trace_files);
 	tracker_free(r->tracker);
+	jvm_perfmaps_free(&r->jvms);
 	cfi_tables_free(r->cfi);
 	bpf_session_close(r->bpf);
 	symbolizer_free(r->sym);

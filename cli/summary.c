@@ -430,6 +430,7 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 			(unsigned long long)f->sampler_runs,
 			m->run.bpf_run_ns / 1e3 / f->sampler_runs,
 			(unsigned long long)model_stat_value(m, MODEL_STAT_RING_WAKEUPS));
+	jvm_perfmaps_print(out, f->jvms);
 	if (m->traced.len)
 		print_traced(out, m);
 	if (!samples && !model_sum_records(m)) {

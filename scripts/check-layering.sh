@@ -7,6 +7,7 @@
 #   lib      one hash table, /proc readers, byte and allocation helpers
 #   model    the run's model (lib)
 #   symbols  ELF, symbolizer, kallsyms, /proc maps, unwinding (model, lib)
+#   runtimes one folder per language runtime (symbols, model, lib, bpf's ABI header)
 #   formats  one folder per format, and their registry (symbols, model, lib)
 #   decode   ring records into the model (bpf's ABI header, symbols, model, lib)
 #   loader   the only libbpf user (bpf's ABI header, lib)
@@ -22,15 +23,16 @@ allowed() {
 	lib) echo "lib" ;;
 	model) echo "lib model" ;;
 	symbols) echo "lib model symbols" ;;
+	runtimes) echo "lib bpf model symbols runtimes" ;;
 	formats) echo "lib model symbols formats" ;;
-	decode) echo "lib bpf model symbols decode" ;;
+	decode) echo "lib bpf model symbols runtimes decode" ;;
 	loader) echo "lib bpf loader" ;;
-	cli) echo "lib bpf model symbols formats decode loader cli" ;;
+	cli) echo "lib bpf model symbols runtimes formats decode loader cli" ;;
 	esac
 }
 
 bad=0
-for layer in lib model symbols formats decode loader cli; do
+for layer in lib model symbols runtimes formats decode loader cli; do
 	[ -d "$layer" ] || continue
 	ok=$(allowed "$layer")
 	for f in $(find "$layer" -name '*.[ch]' | sort); do
@@ -65,10 +67,10 @@ for layer in lib model symbols formats decode loader cli; do
 done
 # every object goes into one archive, which keeps members by base name:
 # two sources of one name would replace each other there
-dups=$(find lib model symbols formats decode loader cli -name '*.c' 2>/dev/null |
+dups=$(find lib model symbols runtimes formats decode loader cli -name '*.c' 2>/dev/null |
 	sed 's|.*/||' | sort | uniq -d)
 for d in $dups; do
-	echo "$(find lib model symbols formats decode loader cli -name "$d" | tr '\n' ' '): one base name for two sources (the archive keeps one)"
+	echo "$(find lib model symbols runtimes formats decode loader cli -name "$d" | tr '\n' ' '): one base name for two sources (the archive keeps one)"
 	bad=1
 done
 exit $bad

@@ -221,9 +221,14 @@ static int resolve_tracing(struct record *r)
 
 	if (!opts->n_trace_specs)
 		return 0;
-	if (trace_specs_resolve(&r->m, r->sym, &cfg, &r->trace_files) != 0)
+	switch (trace_specs_resolve(&r->m, r->sym, &cfg, &r->trace_files)) {
+	case 0:
+		return 0;
+	case -ENOTSUP: /* a Python interpreter without probes */
+		return EXIT_USAGE;
+	default:
 		return EXIT_NO_TARGET;
-	return 0;
+	}
 }
 
 static void cut_interval(struct record *r, uint64_t now);
@@ -355,6 +360,13 @@ static int add_targets(struct record *r)
 	return 0;
 }
 
+static void add_python_function(void *ctx, uint32_t k, const struct collector_py_key *key)
+{
+	struct record *r = ctx;
+
+	trace_python_add_function(&r->m, &r->trace_files.python, k, key);
+}
+
 /* Entry and return probes, after the targets exist: they go into the
  * targets' address spaces. */
 static int attach_tracing(struct record *r)
@@ -366,6 +378,7 @@ static int attach_tracing(struct record *r)
 		.n_args = opts->trace_args,
 		.verbose = opts->verbose,
 	};
+	const struct trace_python *py = &r->trace_files.python;
 	struct uprobe_file *files;
 	size_t skipped = 0;
 	double overhead;
@@ -373,6 +386,11 @@ static int attach_tracing(struct record *r)
 
 	if (!opts->n_trace_specs)
 		return 0;
+	if (py->on) {
+		cfg.py_name_glob = py->name_glob;
+		cfg.py_file_glob = py->file_glob;
+		cfg.py_first_id = py->first_id;
+	}
 	if (uprobes_open(&r->uprobes, r->bpf, &cfg) != 0)
 		return EXIT_BPF;
 	overhead = uprobes_calibrate(r->uprobes);
@@ -387,13 +405,20 @@ static int attach_tracing(struct record *r)
 
 		files[i] = (struct uprobe_file){ tf->path, tf->offsets, tf->cookies, tf->names, tf->n };
 	}
-	if (opts->command)
+	if (!r->trace_files.len)
+		err = 0; /* py: only */
+	else if (opts->command)
 		err = uprobes_attach(r->uprobes, files, r->trace_files.len, &r->launch.pid, 1,
 				     &skipped);
 	else
 		err = uprobes_attach(r->uprobes, files, r->trace_files.len, opts->pids,
 				     opts->n_pids, &skipped);
 	free(files);
+	if (!err && py->on)
+		err = opts->command ? uprobes_attach_python(r->uprobes, py->interpreter,
+							    &r->launch.pid, 1)
+				    : uprobes_attach_python(r->uprobes, py->interpreter, opts->pids,
+							    opts->n_pids);
 	if (err)
 		return EXIT_BPF;
 	decode_trace_attach(&r->m, skipped, uprobes_attach_seconds(r->uprobes), overhead);
@@ -401,9 +426,12 @@ static int attach_tracing(struct record *r)
 		save_records_put(r->save, SAVE_TRACE_ATTACH, &(struct save_trace_attach){
 					 skipped, uprobes_attach_seconds(r->uprobes), overhead },
 				 sizeof(struct save_trace_attach));
-	if (!opts->quiet)
+	if (!opts->quiet && r->trace_files.len)
 		fprintf(stderr, "collector: tracing %zu functions (attached in %.3f s)\n",
 			r->m.traced.len, uprobes_attach_seconds(r->uprobes));
+	if (!opts->quiet && py->on)
+		fprintf(stderr, "collector: tracing the Python functions %s%s%s of %s\n",
+			py->file_glob, py->file_glob[0] ? ":" : "", py->name_glob, py->interpreter);
 	return 0;
 }
 
@@ -655,6 +683,9 @@ static void finish(struct record *r)
 	r->fig.kernel_samples = decode_kernel_samples(&r->m, by_ip,
 						      counters[COLLECTOR_CNT_AGG_FULL]);
 	if (r->uprobes) {
+		/* the Python functions met, as traced functions, before their
+		 * aggregates are read */
+		uprobes_python_functions(r->uprobes, add_python_function, r);
 		if (r->save)
 			uprobes_read_stats(r->uprobes, save_func_stats, r);
 		else

@@ -107,9 +107,16 @@ static int needed_libpython(void *vctx, const char *needed)
 	snprintf(exe, sizeof(exe), "%s", c->exe);
 	snprintf(dir, sizeof(dir), "%s/../lib", dirname(exe));
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++) {
+		char *real;
+
 		snprintf(c->out, c->size, "%s/%s", dirs[i], needed);
-		if (access(c->out, R_OK) == 0)
-			return 1;
+		if (access(c->out, R_OK) != 0)
+			continue;
+		real = realpath(c->out, NULL);
+		if (real && strlen(real) < c->size)
+			strcpy(c->out, real);
+		free(real);
+		return 1;
 	}
 	return 0;
 }

@@ -274,8 +274,8 @@ static __always_inline int py_return_unentered(u32 tgid, u32 tid, u32 func,
 	return 0;
 }
 
-SEC("usdt")
-int py_entry(struct pt_regs *ctx)
+/* Either probe: the function's id, then the native tracer's bookkeeping. */
+static __always_inline int py_probe(struct pt_regs *ctx, bool ret)
 {
 	u64 pid_tgid = bpf_get_current_pid_tgid();
 	u32 tgid = pid_tgid >> 32, func;
@@ -285,21 +285,20 @@ int py_entry(struct pt_regs *ctx)
 	func = py_function(ctx);
 	if (func == COLLECTOR_PY_NO_MATCH)
 		return 0;
-	return enter_call(ctx, tgid, (u32)pid_tgid, func, true);
+	return ret ? leave_call(ctx, tgid, (u32)pid_tgid, func, true)
+		   : enter_call(ctx, tgid, (u32)pid_tgid, func, true);
+}
+
+SEC("usdt")
+int py_entry(struct pt_regs *ctx)
+{
+	return py_probe(ctx, false);
 }
 
 SEC("usdt")
 int py_return(struct pt_regs *ctx)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
-	u32 tgid = pid_tgid >> 32, func;
-
-	if (stopped || !in_targets(tgid))
-		return 0;
-	func = py_function(ctx);
-	if (func == COLLECTOR_PY_NO_MATCH)
-		return 0;
-	return leave_call(ctx, tgid, (u32)pid_tgid, func, true);
+	return py_probe(ctx, true);
 }
 
 #endif /* COLLECTOR_TRACE_PYTHON_BPF_H */

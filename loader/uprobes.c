@@ -628,33 +628,28 @@ int uprobes_attach_python(struct uprobes *u, const char *interpreter, const pid_
 			return err;
 		}
 	}
+	/* returns first, as for native functions: every entry counted then
+	 * has its return probe in place */
 	for (int i = 0; i < n; i++) {
-		pid_t pid = n_pids > 0 ? pids[i] : -1;
-		struct bpf_link *entry, *ret;
-		int err;
+		struct bpf_program *progs[2] = { u->skel->progs.py_return, u->skel->progs.py_entry };
+		static const char *const probes[2] = { "function__return", "function__entry" };
 
-		entry = bpf_program__attach_usdt(u->skel->progs.py_entry, pid, interpreter, "python",
-						 "function__entry", NULL);
-		if (!entry) {
-			err = -errno;
-			fprintf(stderr, "collector: --trace py: cannot attach to the probe "
-				"python:function__entry of %s: %s\n", interpreter, strerror(-err));
-			return err;
+		for (int k = 0; k < 2; k++) {
+			struct bpf_link *link = bpf_program__attach_usdt(
+				progs[k], n_pids > 0 ? pids[i] : -1, interpreter, "python", probes[k],
+				NULL);
+			int err;
+
+			if (!link) {
+				err = -errno;
+				fprintf(stderr, "collector: --trace py: cannot attach to the probe "
+					"python:%s of %s: %s\n", probes[k], interpreter, strerror(-err));
+				return err;
+			}
+			err = keep_link(u, link);
+			if (err)
+				return err;
 		}
-		err = keep_link(u, entry);
-		if (err)
-			return err;
-		ret = bpf_program__attach_usdt(u->skel->progs.py_return, pid, interpreter, "python",
-					       "function__return", NULL);
-		if (!ret) {
-			err = -errno;
-			fprintf(stderr, "collector: --trace py: cannot attach to the probe "
-				"python:function__return of %s: %s\n", interpreter, strerror(-err));
-			return err;
-		}
-		err = keep_link(u, ret);
-		if (err)
-			return err;
 	}
 	return 0;
 }

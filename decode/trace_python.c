@@ -134,7 +134,20 @@ static bool libpython_of(const char *exe, char *out, size_t size)
 	return found;
 }
 
-/* The executable of the targets: -p's first, COMMAND's, else python3. */
+static bool is_elf(const char *path)
+{
+	char magic[4];
+	FILE *f = fopen(path, "rb");
+	bool yes = f && fread(magic, 1, 4, f) == 4 && !memcmp(magic, "\177ELF", 4);
+
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+/* The executable of the targets: -p's first, COMMAND's, else python3 in
+ * PATH (the system's /usr/bin/python3 when PATH's is a script: a pyenv
+ * shim). */
 static bool target_executable(const pid_t *pids, int n_pids, char *const *command, char *out,
 			      size_t size)
 {
@@ -143,6 +156,10 @@ static bool target_executable(const pid_t *pids, int n_pids, char *const *comman
 	if (n_pids > 0)
 		return proc_exe(pids[0], out, size) > 0;
 	found = path_find_command(command ? command[0] : "python3");
+	if (!command && (!found || !is_elf(found))) {
+		free(found);
+		found = strdup("/usr/bin/python3");
+	}
 	if (!found)
 		return false;
 	real = realpath(found, NULL);

@@ -87,6 +87,21 @@ d=$(awk -v a="$mine" -v b="$theirs" 'BEGIN { d = a - b; print d < 0 ? -d : d }')
 within "$d" 0 5 || fail "hotMix: collector $mine%, perf $theirs%: more than 5 points apart"
 within "$mine" 50 100 || fail "hotMix has $mine% of the samples"
 
+# --interval: asked again at each cut (code compiled since is named too):
+# every interval names hotMix and nearly all its JIT code (code freed
+# between its sample and the cut is in no map)
+"$COLLECTOR" -p "$jvm" -d 4 --interval 2 -f folded -o "$TMP/outi" >/dev/null 2>"$TMP/summaryi" ||
+	fail "collector --interval on the JVM failed"
+n=0
+for d in "$TMP"/outi/*/; do
+	n=$((n + 1))
+	grep -qF "$HOT" "$d/collector.folded" || fail "interval $d: hotMix not named"
+	unnamed=$(awk '{ n = $NF; $NF = ""; if (index($0, "[jit]_[j]")) u += n; if (index($0, "_[j]")) j += n }
+		END { printf "%.1f", j ? 100 * u / j : 100 }' "$d/collector.folded")
+	within "$unnamed" 0 5 || fail "interval $d: $unnamed% of the JIT samples unnamed"
+done
+[ "$n" -ge 2 ] || fail "$n intervals written, not 2"
+
 # --no-jvm-attach asks nothing (the map exists now: a new JVM)
 java -cp "$TMP" Kestrel 30 >"$TMP/jvm2.out" 2>&1 &
 jvm2=$!

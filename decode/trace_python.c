@@ -17,19 +17,15 @@
 #define NT_STAPSDT 3
 #define MAPS_MAX_BYTES (64u << 20)
 
-/* The ELF note of the USDT probe python:function__entry is in the file. */
-static bool has_python_probes(const char *path)
+bool trace_python_elf_has_probes(const struct elf_file *f)
 {
-	struct elf_file f;
 	Elf_Scn *scn = NULL;
 	bool found = false;
 	size_t shstrndx;
 
-	if (elf_file_open(&f, path) != 0)
+	if (elf_getshdrstrndx(f->elf, &shstrndx) != 0)
 		return false;
-	if (elf_getshdrstrndx(f.elf, &shstrndx) != 0)
-		goto out;
-	while (!found && (scn = elf_nextscn(f.elf, scn))) {
+	while (!found && (scn = elf_nextscn(f->elf, scn))) {
 		GElf_Shdr sh;
 		GElf_Nhdr nh;
 		size_t off = 0, name_off, desc_off;
@@ -38,12 +34,12 @@ static bool has_python_probes(const char *path)
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
-		sname = elf_strptr(f.elf, shstrndx, sh.sh_name);
+		sname = elf_strptr(f->elf, shstrndx, sh.sh_name);
 		if (!sname || strcmp(sname, ".note.stapsdt") != 0 || !(d = elf_getdata(scn, NULL)))
 			continue;
 		while (!found && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
 			const char *desc = (const char *)d->d_buf + desc_off, *prov, *probe;
-			size_t addrs = 3 * (gelf_getclass(f.elf) == ELFCLASS32 ? 4 : 8);
+			size_t addrs = 3 * (gelf_getclass(f->elf) == ELFCLASS32 ? 4 : 8);
 
 			if (nh.n_type != NT_STAPSDT || nh.n_descsz <= addrs ||
 			    desc[nh.n_descsz - 1] != '\0')
@@ -55,7 +51,17 @@ static bool has_python_probes(const char *path)
 				found = true;
 		}
 	}
-out:
+	return found;
+}
+
+static bool has_python_probes(const char *path)
+{
+	struct elf_file f;
+	bool found;
+
+	if (elf_file_open(&f, path) != 0)
+		return false;
+	found = trace_python_elf_has_probes(&f);
 	elf_file_close(&f);
 	return found;
 }

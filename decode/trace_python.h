@@ -29,6 +29,7 @@
 
 #include "bpf/collector.h"
 #include "model/model.h"
+#include "symbols/elfinfo.h"
 
 struct trace_python {
 	bool on;
@@ -39,6 +40,10 @@ struct trace_python {
 	uint32_t image;         /* "[python]", MODEL_NONE until made */
 };
 
+/* The file carries the note of the USDT probe python:function__entry
+ * (NT_STAPSDT in .note.stapsdt: three addresses, then "provider\0name\0
+ * args\0"). */
+bool trace_python_elf_has_probes(const struct elf_file *f);
 /* Resolves "GLOB" or "FILEGLOB:GLOB" (the spec after "py:") and the
  * interpreter.  0; -EINVAL for a bad spec, -ENOENT for no interpreter,
  * -ENOTSUP for an interpreter without the probes, after a message. */

@@ -77,7 +77,19 @@ void trk_jit_location(struct tracker *t, uint32_t image, uint32_t loc)
 	}
 }
 
-/* The pending locations of one JIT image get the functions of its map. */
+/* The process of JIT image jit is alive (its /proc/PID/root leads into its
+ * mount namespace). */
+static bool jit_process_alive(const struct tracker *t, uint32_t jit)
+{
+	for (size_t i = 0; i < t->procs.len; i++)
+		if (t->procs.items[i].jit == jit)
+			return t->procs.items[i].alive;
+	return false;
+}
+
+/* The pending locations of one JIT image get the functions of its map.
+ * The map may have appeared since the image was met (a JVM asked for it
+ * by runtimes/jvm/): opened now, through the namespace while alive. */
 static void resolve(struct tracker *t, struct jit_state *js)
 {
 	char path[64], *text;
@@ -86,7 +98,7 @@ static void resolve(struct tracker *t, struct jit_state *js)
 
 	if (!js->pending.len)
 		return;
-	open_map(js, false);
+	open_map(js, jit_process_alive(t, (uint32_t)(js - t->jits.items)));
 	if (js->fd < 0)
 		return;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", js->fd);

@@ -44,7 +44,8 @@ cleanup_jvms() {
 	for p in $JVMS $NODE; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 }
-trap 'cleanup_jvms; [ -n "$KEEP_TMP" ] || rm -rf "$TMP"' EXIT
+NSDIR=""
+trap 'cleanup_jvms; [ -n "$NSDIR" ] && rm -rf "$NSDIR"; [ -n "$KEEP_TMP" ] || rm -rf "$TMP"' EXIT
 
 # the JVM runs its hot loop 2 s before it is sampled (compiled by then)
 java -cp "$TMP" Kestrel 30 >"$TMP/jvm.out" 2>&1 &
@@ -135,6 +136,30 @@ secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
 echo "a JVM that does not answer: waited $waited s, the run took $secs s"
 within "$secs" 3 12 || fail "collector took $secs s on a JVM that does not answer"
 [ ! -e "/proc/$jvm3/cwd/.attach_pid$jvm3" ] || fail "the attach trigger file was left behind"
+
+# a JVM in its own PID and mount namespaces (a container's): pid 1 there,
+# its /tmp a tmpfs of its own; asked through /proc/PID/root and its cwd
+# (its class outside /tmp, which its tmpfs hides)
+if unshare -pmf --mount-proc true 2>/dev/null; then
+	NSDIR=$(mktemp -d /var/tmp/collector-jvm.XXXXXX) || fail "mktemp failed"
+	cp "$TMP/Kestrel.class" "$NSDIR/"
+	unshare -pmf --mount-proc sh -c "cd '$NSDIR' && mount -t tmpfs tmpfs /tmp &&
+		exec java -cp . Kestrel 30" >"$TMP/jvm5.out" 2>&1 &
+	sleep 3
+	jvm5=$(pgrep -f "^java -cp . Kestrel 30" | head -1)
+	[ -n "$jvm5" ] || fail "the JVM in its namespaces did not start: $(cat "$TMP/jvm5.out")"
+	JVMS="$JVMS $jvm5 $!"
+	grep -q "^NSpid:.*[[:space:]]1\$" "/proc/$jvm5/status" || fail "the JVM is not pid 1 in its namespace"
+	"$COLLECTOR" -p "$jvm5" -d 1 -f folded -o "$TMP/out5" >/dev/null 2>"$TMP/summary5" ||
+		fail "collector on a JVM in its namespaces failed"
+	grep -q "PID $jvm5: its perf map written on request" "$TMP/summary5" ||
+		{ cat "$TMP/summary5"; fail "the JVM in its namespaces: not asked"; }
+	[ -e "/proc/$jvm5/root/tmp/perf-1.map" ] || fail "no perf-1.map in the JVM's own /tmp"
+	[ ! -e "/tmp/perf-$jvm5.map" ] || fail "the map is in the host's /tmp"
+	grep -qF "$HOT" "$TMP/out5/collector.folded" || fail "the JVM in its namespaces: hotMix unnamed"
+else
+	echo "no unshare: the JVM in its own namespaces is not tried"
+fi
 
 # JIT code of a process that is not a JVM: left alone, said so
 if command -v node >/dev/null; then

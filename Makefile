@@ -24,7 +24,8 @@ LDLIBS   := -lbpf -lelf -ldw -lz -lpthread -lm -liberty -ldebuginfod
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 ARCH     := x86
-BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall -Ivmlinux
+BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall -Ivmlinux \
+	      -I/usr/include/$(shell $(CC) -print-multiarch)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
@@ -57,6 +58,9 @@ vmlinux/vmlinux.h:
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c vmlinux/vmlinux.h $(wildcard bpf/*.h) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# trace_python.bpf.h takes ids with an atomic fetch-and-add (BPF v3)
+$(BUILD)/trace.bpf.o: BPF_CFLAGS += -mcpu=v3
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@

@@ -274,6 +274,21 @@ struct collector_shadow_stack {
 	struct collector_trace_slot slot[COLLECTOR_TRACE_SLOTS];
 };
 
+/* --trace py:GLOB (bpf/trace_python.bpf.h): a Python function as the
+ * interpreter's function__entry and __return probes name it, the key of
+ * the map that gives it its traced-function id (file and name NUL-padded:
+ * compared whole, so exact).  Not the probes' line: it is the line being
+ * run, which differs between a function's entry and its returns. */
+#define COLLECTOR_PY_FILE_LEN 256
+#define COLLECTOR_PY_NAME_LEN 64
+#define COLLECTOR_PY_GLOB_LEN 64
+#define COLLECTOR_PY_MAX_FUNCS 4096
+#define COLLECTOR_PY_NO_MATCH 0xffffffffu
+struct collector_py_key {
+	char file[COLLECTOR_PY_FILE_LEN];
+	char name[COLLECTOR_PY_NAME_LEN];
+};
+
 struct collector_func_key {
 	u32 tgid;
 	u32 tid;

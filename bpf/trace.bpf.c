@@ -66,6 +66,11 @@ static __always_inline u32 log2_bucket(u64 v)
 	return r;
 }
 
+/* A Python call's entry and return probes run in one activation of the
+ * interpreter's evaluator, whose calls all see about one stack pointer:
+ * within this many bytes (trace_python.bpf.h). */
+#define PY_SP_SLACK 256
+
 /* Entries of an equal stack pointer scanned for an earlier call of the
  * same function: the tail callers above it are few. */
 #define TAIL_SCAN 4
@@ -79,16 +84,19 @@ static __always_inline u32 log2_bucket(u64 v)
  * tail-called this one (its exit comes with ours); one of the same function
  * is an earlier call from that very frame.  Returns the new depth.
  */
-static __always_inline u32 drop_returned(struct collector_shadow_stack *st, u32 func, u64 sp)
+static __always_inline u32 drop_returned(struct collector_shadow_stack *st, u32 func, u64 sp,
+					 bool python)
 {
 	u32 d = st->depth, top = d, i;
+	/* a Python call: the calls of the same evaluator activation stay */
+	u64 gone_below = python ? sp - PY_SP_SLACK : sp;
 
 	for (i = 0; i < COLLECTOR_TRACE_DEPTH && d > 0; i++) {
-		if (st->sp[(d - 1) & (COLLECTOR_TRACE_DEPTH - 1)] >= sp)
+		if (st->sp[(d - 1) & (COLLECTOR_TRACE_DEPTH - 1)] >= gone_below)
 			break;
 		d--;
 	}
-	for (i = 0; i < TAIL_SCAN && i < d; i++) {
+	for (i = 0; i < TAIL_SCAN && i < d && !python; i++) {
 		u32 k = (d - 1 - i) & (COLLECTOR_TRACE_DEPTH - 1);
 
 		if (st->sp[k] != sp)
@@ -103,26 +111,23 @@ static __always_inline u32 drop_returned(struct collector_shadow_stack *st, u32 
 	return d;
 }
 
-SEC("uprobe")
-int trace_entry(struct pt_regs *ctx)
+/* A call of func enters: onto the thread's shadow stack, and streamed.
+ * python: a Python function's call (trace_python.bpf.h). */
+static __always_inline int enter_call(struct pt_regs *ctx, u32 tgid, u32 tid, u32 func,
+				      bool python)
 {
-	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	u32 tgid = id >> 32, tid = (u32)id;
-	u32 func = (u32)bpf_get_attach_cookie(ctx);
-	u64 sp = PT_REGS_SP(ctx);
+	u64 now = bpf_ktime_get_ns(), sp = PT_REGS_SP(ctx);
 	struct collector_shadow_stack *st;
 	struct collector_trace_event *e;
 	u32 d;
 
-	if (stopped || !in_targets(tgid))
-		return 0;
 	st = bpf_task_storage_get(&shadow, bpf_get_current_task_btf(), NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st) {
 		count(COLLECTOR_TCNT_SHADOW_FULL);
 		return 0;
 	}
-	d = drop_returned(st, func, sp);
+	d = drop_returned(st, func, sp, python);
 	st->depth = d;
 	if (d >= COLLECTOR_TRACE_DEPTH) {
 		/* its exit finds no entry at its frame, and is left out too */
@@ -152,7 +157,11 @@ int trace_entry(struct pt_regs *ctx)
 	e->kind = COLLECTOR_TRACE_ENTRY;
 	e->n_args = n_args;
 	e->pad = 0;
-	if (n_args > 0)
+	/* (a Python call's arguments are Python objects: none recorded) */
+	if (python)
+		for (u32 a = 0; a < n_args && a < COLLECTOR_MAX_ARGS; a++)
+			e->args[a] = 0;
+	else if (n_args > 0)
 		e->args[0] = PT_REGS_PARM1(ctx);
 	if (n_args > 1)
 		e->args[1] = PT_REGS_PARM2(ctx);
@@ -166,6 +175,17 @@ int trace_entry(struct pt_regs *ctx)
 		e->args[5] = ctx->r9; /* libbpf 1.1 has no PT_REGS_PARM6 */
 	bpf_ringbuf_submit(e, submit_flags());
 	return 0;
+}
+
+SEC("uprobe")
+int trace_entry(struct pt_regs *ctx)
+{
+	u64 id = bpf_get_current_pid_tgid();
+	u32 tgid = id >> 32;
+
+	if (stopped || !in_targets(tgid))
+		return 0;
+	return enter_call(ctx, tgid, (u32)id, (u32)bpf_get_attach_cookie(ctx), false);
 }
 
 /* The func_stats entry of (tgid, tid, func), created if need be. */
@@ -228,21 +248,27 @@ static __always_inline void account(struct collector_shadow_stack *st, u32 tgid,
 		add_call(fs, dur, self);
 }
 
-SEC("uretprobe")
-int trace_exit(struct pt_regs *ctx)
+/* trace_python.bpf.h: a Python call whose entry the probes did not give */
+static __always_inline int py_return_unentered(u32 tgid, u32 tid, u32 func,
+					       struct collector_shadow_stack *st);
+
+/* A call of func returns: matched with its entry on the shadow stack,
+ * accounted, and streamed.  python: a Python function's return. */
+static __always_inline int leave_call(struct pt_regs *ctx, u32 tgid, u32 tid, u32 func,
+				      bool python)
 {
-	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	u32 tgid = id >> 32, tid = (u32)id;
-	u32 func = (u32)bpf_get_attach_cookie(ctx);
-	u64 sp = PT_REGS_SP(ctx); /* the returning call's entry sp + 8 */
+	u64 now = bpf_ktime_get_ns();
+	/* native: the returning call's entry sp + 8; Python: the evaluator's
+	 * sp, its calls' entries within PY_SP_SLACK of it */
+	u64 sp = PT_REGS_SP(ctx) + (python ? PY_SP_SLACK : 0);
 	struct collector_shadow_stack *st;
 	struct collector_trace_event *e;
 	u32 d, i, match = COLLECTOR_TRACE_DEPTH;
 	u64 dur, self;
 
-	if (stopped || !in_targets(tgid))
-		return 0;
 	st = bpf_task_storage_get(&shadow, bpf_get_current_task_btf(), NULL, 0);
+	if (python && (!st || st->depth == 0))
+		return py_return_unentered(tgid, tid, func, st);
 	if (!st || st->depth == 0) {
 		count(COLLECTOR_TCNT_EXIT_NO_ENTRY);
 		return 0;
@@ -263,6 +289,8 @@ int trace_exit(struct pt_regs *ctx)
 			break;
 		}
 	}
+	if (match >= COLLECTOR_TRACE_DEPTH && python)
+		return py_return_unentered(tgid, tid, func, st);
 	if (match >= COLLECTOR_TRACE_DEPTH) {
 		/* the i entries above this frame are gone all the same; a call
 		 * past the depth limit returns beneath the top (i == 0), and
@@ -300,6 +328,19 @@ int trace_exit(struct pt_regs *ctx)
 	bpf_ringbuf_submit(e, submit_flags());
 	return 0;
 }
+
+SEC("uretprobe")
+int trace_exit(struct pt_regs *ctx)
+{
+	u64 id = bpf_get_current_pid_tgid();
+	u32 tgid = id >> 32;
+
+	if (stopped || !in_targets(tgid))
+		return 0;
+	return leave_call(ctx, tgid, (u32)id, (u32)bpf_get_attach_cookie(ctx), false);
+}
+
+#include "trace_python.bpf.h"
 
 /* Threads whose slots are being merged or were reported, by tid: the
  * first of the exit tracepoint and the end-of-run iterator to insert a

@@ -63,6 +63,7 @@ enum {
 	OPT_OFF_CPU,
 	OPT_OFF_CPU_MIN,
 	OPT_NO_AGGREGATE,
+	OPT_NO_JVM_ATTACH,
 };
 
 static const struct argp_option options[] = {
@@ -115,6 +116,9 @@ static const struct argp_option options[] = {
 	{ "no-aggregate", OPT_NO_AGGREGATE, NULL, 0,
 	  "Send every sample through the ring buffer, even when no format written needs them "
 	  "in time order (by default such runs sum the samples by stack in the kernel)", 0 },
+	{ "no-jvm-attach", OPT_NO_JVM_ATTACH, NULL, 0,
+	  "With -p or -a: do not ask JVMs that wrote no perf map for one through their attach "
+	  "listener (their JIT-compiled methods then stay unnamed)", 0 },
 	{ 0 },
 };
 
@@ -325,6 +329,9 @@ static error_t parse_sampling_opt(struct collector_options *o, int key, char *ar
 		return 0;
 	case OPT_NO_AGGREGATE:
 		o->no_aggregate = true;
+		return 0;
+	case OPT_NO_JVM_ATTACH:
+		o->no_jvm_attach = true;
 		return 0;
 	}
 	return ARGP_ERR_UNKNOWN;

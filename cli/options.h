@@ -55,6 +55,7 @@ struct collector_options {
 	unsigned int ring_bytes; /* ring buffer size; 0: sized to the run */
 	bool no_switches;       /* do not record context switches */
 	bool no_aggregate;      /* --no-aggregate: a ring record per sample, always */
+	bool no_jvm_attach;     /* --no-jvm-attach: JVMs are not asked for perf maps */
 	char *trace_specs[COLLECTOR_MAX_TRACE_SPECS]; /* --trace BIN:PATTERN */
 	int n_trace_specs;
 	unsigned int trace_args; /* --args */

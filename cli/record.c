@@ -46,6 +46,7 @@
 #include "loader/uprobes.h"
 #include "loader/waiter.h"
 #include "model/model.h"
+#include "runtimes/jvm/jvm_attach.h"
 #include "symbols/symbolize.h"
 #include "unwind/table_service.h"
 
@@ -84,6 +85,7 @@ struct record {
 	unsigned int formats;   /* what -f asked for, 0: every one that applies */
 	uint64_t cpu0;          /* the collector's own CPU time at start */
 	struct save_records *save;  /* COLLECTOR_SAVE_RECORDS, NULL when unset */
+	struct jvm_perfmaps jvms;   /* -p and -a: JVMs asked for perf maps */
 };
 
 static void on_signal(int sig)
@@ -230,9 +232,14 @@ static int resolve_tracing(struct record *r)
 
 	if (!opts->n_trace_specs)
 		return 0;
-	if (trace_specs_resolve(&r->m, r->sym, &cfg, &r->trace_files) != 0)
+	switch (trace_specs_resolve(&r->m, r->sym, &cfg, &r->trace_files)) {
+	case 0:
+		return 0;
+	case -ENOTSUP: /* a Python interpreter without probes */
+		return EXIT_USAGE;
+	default:
 		return EXIT_NO_TARGET;
-	return 0;
+	}
 }
 
 static void cut_interval(struct record *r, uint64_t now);
@@ -397,6 +404,13 @@ static int add_targets(struct record *r)
 	return 0;
 }
 
+static void add_python_function(void *ctx, uint32_t k, const struct collector_py_key *key)
+{
+	struct record *r = ctx;
+
+	trace_python_add_function(&r->m, &r->trace_files.python, k, key);
+}
+
 /* Entry and return probes, after the targets exist: they go into the
  * targets' address spaces. */
 static int attach_tracing(struct record *r)
@@ -408,6 +422,7 @@ static int attach_tracing(struct record *r)
 		.n_args = opts->trace_args,
 		.verbose = opts->verbose,
 	};
+	const struct trace_python *py = &r->trace_files.python;
 	struct uprobe_file *files;
 	size_t skipped = 0;
 	double overhead;
@@ -415,6 +430,11 @@ static int attach_tracing(struct record *r)
 
 	if (!opts->n_trace_specs)
 		return 0;
+	if (py->on) {
+		cfg.py_name_glob = py->name_glob;
+		cfg.py_file_glob = py->file_glob;
+		cfg.py_first_id = py->first_id;
+	}
 	if (uprobes_open(&r->uprobes, r->bpf, &cfg) != 0)
 		return EXIT_BPF;
 	overhead = uprobes_calibrate(r->uprobes);
@@ -429,13 +449,20 @@ static int attach_tracing(struct record *r)
 
 		files[i] = (struct uprobe_file){ tf->path, tf->offsets, tf->cookies, tf->names, tf->n };
 	}
-	if (opts->command)
+	if (!r->trace_files.len)
+		err = 0; /* py: only */
+	else if (opts->command)
 		err = uprobes_attach(r->uprobes, files, r->trace_files.len, &r->launch.pid, 1,
 				     &skipped);
 	else
 		err = uprobes_attach(r->uprobes, files, r->trace_files.len, opts->pids,
 				     opts->n_pids, &skipped);
 	free(files);
+	if (!err && py->on)
+		err = opts->command ? uprobes_attach_python(r->uprobes, py->interpreter,
+							    &r->launch.pid, 1)
+				    : uprobes_attach_python(r->uprobes, py->interpreter, opts->pids,
+							    opts->n_pids);
 	if (err)
 		return EXIT_BPF;
 	decode_trace_attach(&r->m, skipped, uprobes_attach_seconds(r->uprobes), overhead);
@@ -443,9 +470,12 @@ static int attach_tracing(struct record *r)
 		save_records_put(r->save, SAVE_TRACE_ATTACH, &(struct save_trace_attach){
 					 skipped, uprobes_attach_seconds(r->uprobes), overhead },
 				 sizeof(struct save_trace_attach));
-	if (!opts->quiet)
+	if (!opts->quiet && r->trace_files.len)
 		fprintf(stderr, "collector: tracing %zu functions (attached in %.3f s)\n",
 			r->m.traced.len, uprobes_attach_seconds(r->uprobes));
+	if (!opts->quiet && py->on)
+		fprintf(stderr, "collector: tracing the Python functions %s%s%s of %s\n",
+			py->file_glob, py->file_glob[0] ? ":" : "", py->name_glob, py->interpreter);
 	return 0;
 }
 
@@ -559,6 +589,21 @@ static unsigned int interval_formats(const struct record *r)
 	return r->formats ? r->formats : formats_needing(FORMAT_NEEDS_SAMPLES);
 }
 
+/* -p and -a: the JVMs whose JIT code is still unnamed asked for their perf
+ * maps (runtimes/jvm/jvm_attach.h), before the maps are read. */
+static void ask_jvms(struct record *r)
+{
+	pid_t pids[COLLECTOR_MAX_PIDS];
+	size_t n;
+
+	if (r->opts->command || r->opts->no_jvm_attach)
+		return;
+	n = tracker_jit_waiting(r->tracker, pids, COLLECTOR_MAX_PIDS);
+	if (n && jvm_perfmaps_refresh(&r->jvms, pids, n) != 0)
+		fprintf(stderr, "collector: asking JVMs for perf maps: out of memory\n");
+	r->fig.jvms = &r->jvms;
+}
+
 /* --interval: the interval just ended, written and dropped. */
 static void cut_interval(struct record *r, uint64_t now)
 {
@@ -566,6 +611,7 @@ static void cut_interval(struct record *r, uint64_t now)
 
 	/* the interval's off-CPU sums, taken out of the kernel's map */
 	bpf_session_read_aggregates(r->bpf);
+	ask_jvms(r);
 	tracker_name_jit_code(r->tracker);
 	continuous_write(&r->cont, &r->m, interval_formats(r), &eo, now,
 			 r->spilling ? r->outdir : NULL, false);
@@ -694,6 +740,9 @@ static void finish(struct record *r)
 	r->fig.kernel_samples = decode_kernel_samples(&r->m, by_ip,
 						      counters[COLLECTOR_CNT_AGG_FULL]);
 	if (r->uprobes) {
+		/* the Python functions met, as traced functions, before their
+		 * aggregates are read */
+		uprobes_python_functions(r->uprobes, add_python_function, r);
 		if (r->save)
 			uprobes_read_stats(r->uprobes, save_func_stats, r);
 		else
@@ -701,6 +750,7 @@ static void finish(struct record *r)
 		uprobes_counters(r->uprobes, tcounters);
 		decode_trace_counters(&r->m, tcounters);
 	}
+	ask_jvms(r);
 	tracker_finish(r->tracker, r->m.run.end_ktime_ns);
 	decode_run_costs(&r->m, own_cpu_ns() - r->cpu0, bpf_session_run_time_ns(r->bpf));
 	model_seal_events(&r->m); /* an I/O error there is counted as lost events */
@@ -749,9 +799,10 @@ static void cleanup(struct record *r, int rc)
 	uprobes_close(r->uprobes);
 	trace_files_free(&r->trace_files);
 	tracker_free(r->tracker);
+	jvm_perfmaps_free(&r->jvms);
 	unwind_service_free(r->cfi);
 	unwind_tables_close(r->cfi_maps);
-	struct python_runtime *python; /* CPython processes walked */
+	python_runtime_free(r->python);
 	bpf_session_close(r->bpf);
 	symbolizer_free(r->sym);
 	kernel_names_free(r->knames);

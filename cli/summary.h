@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "model/model.h"
+#include "runtimes/jvm/jvm_attach.h"
 
 struct summary_figures {
 	double duration_s;
@@ -19,6 +20,7 @@ struct summary_figures {
 				    * (not off-cpu's sums) */
 	uint64_t sampler_runs;     /* the sampling program's runs, 0 if unknown */
 	bool aggregated;           /* the samples were summed by stack in the kernel */
+	const struct jvm_perfmaps *jvms; /* JVMs asked for perf maps, or NULL */
 };
 
 /* Per-function sample counts, sorted by self (or total) count. */

@@ -286,6 +286,13 @@ static int resolve_specs(struct model *m, struct symbolizer *sym,
 		struct stat st;
 		int n, err, fd;
 
+		if (strncmp(spec, "py:", 3) == 0) {
+			err = trace_python_resolve(spec + 3, cfg->pids, cfg->n_pids, cfg->command,
+						   &files->python);
+			if (err)
+				return err;
+			continue;
+		}
 		if (!colon || colon == spec || !colon[1]) {
 			fprintf(stderr, "collector: --trace '%s': expected BIN:PATTERN, e.g. "
 				"--trace ./app:'*' or --trace libc:malloc\n", spec);
@@ -342,6 +349,7 @@ int trace_specs_resolve(struct model *m, struct symbolizer *sym,
 
 	memset(out, 0, sizeof(*out));
 	err = resolve_specs(m, sym, cfg, out);
+	out->python.first_id = (uint32_t)m->traced.len; /* the Python ids follow */
 	if (err)
 		trace_files_free(out);
 	return err;

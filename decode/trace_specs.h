@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "decode/trace_python.h"
 #include "model/model.h"
 #include "symbols/symbolize.h"
 
@@ -38,6 +39,7 @@ struct trace_file {
 struct trace_files {
 	struct trace_file *items;
 	size_t len;
+	struct trace_python python; /* --trace py:GLOB */
 };
 
 /*

@@ -44,7 +44,9 @@ static void handle_trace(struct tracker *t, const struct collector_trace_event *
 	struct model_trace_event *me;
 	uint8_t n_args = e->kind == COLLECTOR_TRACE_ENTRY ? e->n_args : 0;
 
-	if (e->func >= t->m->traced.len) {
+	/* (Python functions are traced functions from the run's end on:
+	 * their ids may be past traced.len until then) */
+	if (e->func >= t->m->traced.len + COLLECTOR_PY_MAX_FUNCS) {
 		/* the probe-cost calibration on the collector itself */
 		model_stat_add(t->m, MODEL_STAT_TRACE_RECORDS_CALIBRATION, 1);
 		return;

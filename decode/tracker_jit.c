@@ -6,6 +6,9 @@
  * /tmp/perf-PID.map, or /proc/PID/root/tmp/perf-NSPID.map for a process in
  * another PID or mount namespace.
  *
+ * The functions are keyed by name: the copies of one method (recompiled,
+ * on-stack replacement) are one function, as perf groups them.
+ *
  * A runtime adds to its map as it compiles, so the map is read late: when
  * the process exits, and at the end of the run for what is still pending.
  * The file is opened while the process is alive (its /proc/PID/root leads
@@ -27,26 +30,6 @@
  * 100 bytes per compiled function). */
 #define PERFMAP_MAX_BYTES (512u << 20)
 
-/* The process's PID in its own namespace (the last NSpid field), or pid. */
-static pid_t namespace_pid(pid_t pid)
-{
-	char path[64], buf[4096], *s, *end;
-	pid_t ns = pid;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (proc_read_file(path, buf, sizeof(buf)) <= 0 || !(s = strstr(buf, "\nNSpid:")))
-		return pid;
-	s += 7;
-	end = strchr(s, '\n');
-	if (end)
-		*end = '\0';
-	while ((s = strpbrk(s, "0123456789"))) {
-		ns = (pid_t)strtol(s, &end, 10);
-		s = end;
-	}
-	return ns;
-}
-
 /* Opens the process's perf map while it is alive, once it exists. */
 static void open_map(struct jit_state *js, bool alive)
 {
@@ -56,7 +39,7 @@ static void open_map(struct jit_state *js, bool alive)
 		return;
 	if (alive) {
 		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)js->pid,
-			 (int)namespace_pid(js->pid));
+			 (int)proc_namespace_pid(js->pid));
 		js->fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	if (js->fd < 0) {
@@ -94,7 +77,19 @@ void trk_jit_location(struct tracker *t, uint32_t image, uint32_t loc)
 	}
 }
 
-/* The pending locations of one JIT image get the functions of its map. */
+/* The process of JIT image jit is alive (its /proc/PID/root leads into its
+ * mount namespace). */
+static bool jit_process_alive(const struct tracker *t, uint32_t jit)
+{
+	for (size_t i = 0; i < t->procs.len; i++)
+		if (t->procs.items[i].jit == jit)
+			return t->procs.items[i].alive;
+	return false;
+}
+
+/* The pending locations of one JIT image get the functions of its map.
+ * The map may have appeared since the image was met (a JVM asked for it
+ * by runtimes/jvm/): opened now, through the namespace while alive. */
 static void resolve(struct tracker *t, struct jit_state *js)
 {
 	char path[64], *text;
@@ -103,7 +98,7 @@ static void resolve(struct tracker *t, struct jit_state *js)
 
 	if (!js->pending.len)
 		return;
-	open_map(js, false);
+	open_map(js, jit_process_alive(t, (uint32_t)(js - t->jits.items)));
 	if (js->fd < 0)
 		return;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", js->fd);
@@ -115,9 +110,12 @@ static void resolve(struct tracker *t, struct jit_state *js)
 		struct model_location *l = &t->m->locations.items[js->pending.items[i]];
 		const struct perfmap_entry *e = perfmap_lookup(&pm, l->addr);
 
+		/* keyed by name alone: a method compiled again (a higher tier,
+		 * an OSR copy) is listed once per copy, as perf report groups
+		 * them it is one function (four rows of one JVM method before) */
 		if (e)
-			l->function = model_intern_function(t->m, js->image, e->name, e->start,
-							    e->size, MODEL_NONE, 0);
+			l->function = model_intern_function(t->m, js->image, e->name, 0, 0,
+							    MODEL_NONE, 0);
 	}
 	js->pending.len = 0;
 	perfmap_free(&pm);
@@ -128,6 +126,19 @@ void trk_jit_resolve(struct tracker *t, pid_t pid)
 	for (size_t i = 0; i < t->jits.len; i++)
 		if (pid < 0 || t->jits.items[i].pid == pid)
 			resolve(t, &t->jits.items[i]);
+}
+
+size_t tracker_jit_waiting(const struct tracker *t, pid_t *pids, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->procs.len && n < max; i++) {
+		const struct proc_state *ps = &t->procs.items[i];
+
+		if (ps->alive && ps->jit != UINT32_MAX && t->jits.items[ps->jit].pending.len)
+			pids[n++] = t->jits.items[ps->jit].pid;
+	}
+	return n;
 }
 
 void trk_jit_forget(struct tracker *t, uint32_t jit)

@@ -108,21 +108,59 @@ int proc_stat(pid_t pid, struct proc_stat *st)
 	return 0;
 }
 
-int proc_uids(pid_t pid, uid_t ids[4])
+/* The four numbers of one "Uid:" or "Gid:" line of /proc/PID/status. */
+static int status_ids(pid_t pid, const char *field, unsigned int ids[4])
 {
 	char path[64], buf[4096], *p;
-	unsigned int r, e, s, f;
 	int n;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	n = proc_read_file(path, buf, sizeof(buf));
 	if (n <= 0)
 		return n == -ENOENT || n == 0 ? -ESRCH : n;
-	p = strstr(buf, "\nUid:");
-	if (!p || sscanf(p + 5, "%u %u %u %u", &r, &e, &s, &f) != 4)
+	p = strstr(buf, field);
+	if (!p || sscanf(p + strlen(field), "%u %u %u %u", &ids[0], &ids[1], &ids[2], &ids[3]) != 4)
 		return -EINVAL;
-	ids[0] = r, ids[1] = e, ids[2] = s, ids[3] = f;
 	return 0;
+}
+
+int proc_uids(pid_t pid, uid_t ids[4])
+{
+	unsigned int v[4];
+	int err = status_ids(pid, "\nUid:", v);
+
+	if (!err)
+		ids[0] = v[0], ids[1] = v[1], ids[2] = v[2], ids[3] = v[3];
+	return err;
+}
+
+int proc_gids(pid_t pid, gid_t ids[4])
+{
+	unsigned int v[4];
+	int err = status_ids(pid, "\nGid:", v);
+
+	if (!err)
+		ids[0] = v[0], ids[1] = v[1], ids[2] = v[2], ids[3] = v[3];
+	return err;
+}
+
+pid_t proc_namespace_pid(pid_t pid)
+{
+	char path[64], buf[4096], *s, *end;
+	pid_t ns = pid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (proc_read_file(path, buf, sizeof(buf)) <= 0 || !(s = strstr(buf, "\nNSpid:")))
+		return pid;
+	s += 7;
+	end = strchr(s, '\n');
+	if (end)
+		*end = '\0';
+	while ((s = strpbrk(s, "0123456789"))) {
+		ns = (pid_t)strtol(s, &end, 10);
+		s = end;
+	}
+	return ns;
 }
 
 int proc_threads(pid_t pid, pid_t **tids, size_t *n)

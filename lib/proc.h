@@ -37,6 +37,11 @@ int proc_stat(pid_t pid, struct proc_stat *st);
 /* The process's real, effective, saved and file system uids (the Uid: line
  * of /proc/PID/status).  0, -ESRCH, or a negative errno. */
 int proc_uids(pid_t pid, uid_t ids[4]);
+/* The same of the Gid: line. */
+int proc_gids(pid_t pid, gid_t ids[4]);
+/* The process's pid as its own PID namespace numbers it (the last NSpid
+ * field of /proc/PID/status), or pid when unknown. */
+pid_t proc_namespace_pid(pid_t pid);
 
 /* The threads of a process (the entries of /proc/PID/task), in the order
  * listed, into a new array *tids of *n, to free.  Returns 0, -ESRCH when

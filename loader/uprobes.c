@@ -103,6 +103,20 @@ static int load(struct uprobes *u, bool multi, struct trace_bpf **out)
 	skel->rodata->n_args = u->cfg.n_args;
 	skel->rodata->wakeup_bytes = bpf_session_ring_bytes(u->session) / 4;
 	skel->rodata->slot_mask = thread_slots() - 1;
+	if (u->cfg.py_name_glob) {
+		const char *fg = u->cfg.py_file_glob ? u->cfg.py_file_glob : "";
+
+		skel->rodata->py_first_id = u->cfg.py_first_id;
+		snprintf(skel->bss->py_name_glob, COLLECTOR_PY_GLOB_LEN, "%s", u->cfg.py_name_glob);
+		skel->bss->py_name_glob_len = (uint32_t)strnlen(u->cfg.py_name_glob,
+								 COLLECTOR_PY_GLOB_LEN - 1);
+		snprintf(skel->bss->py_file_glob, COLLECTOR_PY_GLOB_LEN, "%s", fg);
+		skel->bss->py_file_glob_len = (uint32_t)strnlen(fg, COLLECTOR_PY_GLOB_LEN - 1);
+		skel->bss->py_file_glob_base = !strchr(fg, '/');
+	} else {
+		bpf_program__set_autoload(skel->progs.py_entry, false);
+		bpf_program__set_autoload(skel->progs.py_return, false);
+	}
 	err = bpf_map__reuse_fd(skel->maps.targets, bpf_session_map_fd(u->session, "targets"));
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.events, bpf_session_map_fd(u->session, "events"));
@@ -259,6 +273,8 @@ static bool multi_supported(struct uprobes *u)
 	return !(fd == -EINVAL || fd == -EOPNOTSUPP || fd == -ENOSYS);
 }
 
+static int keep_link(struct uprobes *u, struct bpf_link *link);
+
 static int link_single(struct uprobes *u, struct bpf_program *prog, const char *path,
 		       uint64_t offset, uint64_t cookie, bool ret, pid_t pid)
 {
@@ -268,6 +284,11 @@ static int link_single(struct uprobes *u, struct bpf_program *prog, const char *
 	link = bpf_program__attach_uprobe_opts(prog, pid ? pid : -1, path, offset, &opts);
 	if (!link)
 		return -errno;
+	return keep_link(u, link);
+}
+
+static int keep_link(struct uprobes *u, struct bpf_link *link)
+{
 	if (u->n_links == u->cap_links) {
 		u->cap_links = u->cap_links ? u->cap_links * 2 : 64;
 		u->links = realloc(u->links, u->cap_links * sizeof(*u->links));
@@ -589,6 +610,71 @@ int uprobes_counters(struct uprobes *u, uint64_t out[COLLECTOR_TCNT_MAX])
 	}
 	free(vals);
 	return 0;
+}
+
+int uprobes_attach_python(struct uprobes *u, const char *interpreter, const pid_t *pids,
+			  int n_pids)
+{
+	int n = n_pids > 0 ? n_pids : 1;
+
+	/* before the probes: no thread may exit with unmerged aggregates */
+	if (!u->exit_link) {
+		u->exit_link = bpf_program__attach(u->skel->progs.trace_thread_exit);
+		if (!u->exit_link) {
+			int err = -errno;
+
+			fprintf(stderr, "collector: cannot attach to thread exits: %s\n",
+				strerror(-err));
+			return err;
+		}
+	}
+	/* returns first, as for native functions: every entry counted then
+	 * has its return probe in place */
+	for (int i = 0; i < n; i++) {
+		struct bpf_program *progs[2] = { u->skel->progs.py_return, u->skel->progs.py_entry };
+		static const char *const probes[2] = { "function__return", "function__entry" };
+
+		for (int k = 0; k < 2; k++) {
+			struct bpf_link *link = bpf_program__attach_usdt(
+				progs[k], n_pids > 0 ? pids[i] : -1, interpreter, "python", probes[k],
+				NULL);
+			int err;
+
+			if (!link) {
+				err = -errno;
+				fprintf(stderr, "collector: --trace py: cannot attach to the probe "
+					"python:%s of %s: %s\n", probes[k], interpreter, strerror(-err));
+				return err;
+			}
+			err = keep_link(u, link);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int uprobes_python_functions(struct uprobes *u,
+			     void (*fn)(void *ctx, uint32_t k, const struct collector_py_key *key),
+			     void *ctx)
+{
+	uint32_t n = u && u->skel && u->cfg.py_name_glob ? u->skel->bss->py_next : 0;
+	int fd;
+
+	if (!n)
+		return 0;
+	if (n > COLLECTOR_PY_MAX_FUNCS)
+		n = COLLECTOR_PY_MAX_FUNCS;
+	fd = bpf_map__fd(u->skel->maps.py_by_id);
+	for (uint32_t k = 0; k < n; k++) {
+		struct collector_py_key key;
+
+		if (bpf_map_lookup_elem(fd, &k, &key) != 0)
+			memset(&key, 0, sizeof(key));
+		key.file[sizeof(key.file) - 1] = key.name[sizeof(key.name) - 1] = '\0';
+		fn(ctx, k, &key);
+	}
+	return (int)n;
 }
 
 void uprobes_stop(struct uprobes *u)

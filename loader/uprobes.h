@@ -23,6 +23,12 @@ struct uprobes_config {
 	bool stream_events;     /* every entry and exit through the ring */
 	unsigned int n_args;    /* integer arguments recorded per entry */
 	bool verbose;
+	/* --trace py:GLOB (bpf/trace_python.bpf.h): the globs of the Python
+	 * functions' names and files (NULL: no Python tracing; a NULL or ""
+	 * file glob: any file), and the first id the matches take */
+	const char *py_name_glob;
+	const char *py_file_glob;
+	uint32_t py_first_id;
 };
 
 /* The functions of one file to probe; a function's cookie is what its
@@ -46,6 +52,18 @@ int uprobes_open(struct uprobes **out, struct bpf_session *session,
  * probed). */
 int uprobes_attach(struct uprobes *u, const struct uprobe_file *files, size_t n_files,
 		   const pid_t *pids, int n_pids, size_t *skipped);
+/* --trace py: attaches to the USDT probes python:function__entry and
+ * function__return of the interpreter (an executable or libpython), in
+ * pids[0..n_pids) (every process when n_pids is 0).  0, or a negative
+ * errno after a message. */
+int uprobes_attach_python(struct uprobes *u, const char *interpreter, const pid_t *pids,
+			  int n_pids);
+/* After the run: calls fn for each Python function that took an id, the
+ * k-th with id py_first_id + k (a zeroed key: an id given up in a race).
+ * Returns how many. */
+int uprobes_python_functions(struct uprobes *u,
+			     void (*fn)(void *ctx, uint32_t k, const struct collector_py_key *key),
+			     void *ctx);
 /* Seconds the attach took. */
 double uprobes_attach_seconds(const struct uprobes *u);
 /* Measures the probes' cost per call on a function of the collector's own;

@@ -45,7 +45,7 @@ FUZZ_SRCS_elf       := symbols/symbolize.c symbols/debug_files.c symbols/dwarf_l
 		       symbols/symbol_match.c symbols/elfinfo.c symbols/kallsyms.c symbols/demangle.c \
 		       symbols/fde_functions.c symbols/cfi_table.c symbols/debuginfod.c \
 		       lib/procmaps.c lib/proc.c lib/userfs.c model/model.c model/tasks.c model/counters.c \
-		       model/events.c
+		       model/events.c decode/trace_python.c lib/path.c
 FUZZ_SRCS_procmaps  := lib/procmaps.c lib/proc.c
 FUZZ_SRCS_python    := runtimes/python/python_code.c runtimes/python/python_layouts.c
 # (the protobuf code protoc-c generates: mk/gen.mk)

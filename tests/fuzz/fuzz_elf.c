@@ -4,7 +4,8 @@
  *
  * 1. elfinfo on the input's bytes in memory (an exact-size copy, so ASan
  *    sees reads past the end): build-id, CRC, segments, bias, debug links,
- *    the sorted function tables of .symtab and .dynsym and their lookups.
+ *    the sorted function tables of .symtab and .dynsym and their lookups,
+ *    the USDT notes (.note.stapsdt) --trace py: looks for.
  * 2. The symbolizer on the same bytes written to a file in a private
  *    directory under /dev/shm: symbolizer_image (ELF facts, symbols,
  *    separate-debug-file search), symbolizer_match_functions, and
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decode/trace_python.h"
 #include "symbols/elfinfo.h"
 #include "model/model.h"
 #include "symbols/symbolize.h"
@@ -109,6 +111,7 @@ static void elfinfo_side(const uint8_t *data, size_t size)
 	elf_file_debugaltlink(&f, &name, &alt_id, &alt_len);
 	symtab_side(&f, SHT_SYMTAB);
 	symtab_side(&f, SHT_DYNSYM);
+	trace_python_elf_has_probes(&f); /* the USDT notes of --trace py: */
 	elf_file_close(&f);
 }
 

@@ -73,9 +73,11 @@ for d in loops-cputime-t.d loops-cputime-t.nostruct.d; do
 	done
 done
 
-# ELF files: -O2 with inlined chains, a shared library with versioned
-# symbols, a stripped file with .gnu_debuglink and its debug-only file
+# ELF files: -O2 with inlined chains, a USDT note (--trace py:), a shared
+# library with versioned symbols, a stripped file with .gnu_debuglink and
+# its debug-only file
 gcc -g -O2 -fPIE -pie -o "$C/elf/inline" tests/symtest/inline.c
+gcc -O2 -s -o "$C/elf/usdt-note" tests/symtest/usdt_note.c
 gcc -g -O0 -fPIC -shared -Wl,-Ttext-segment=0x10000000 \
 	-Wl,--version-script=tests/symtest/lib.map -o "$C/elf/libsymtest.so" tests/symtest/lib.c
 gcc -g -O0 -no-pie -fno-pie -DSYMTEST_VARIANT='"nopie"' -o "$TMP/nopie" tests/symtest/prog.c

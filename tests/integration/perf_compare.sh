@@ -63,7 +63,8 @@ perf_shares() {
 # collector_shares SUMMARY FOLDED OUT: "share<TAB>name" of the summary's
 # top self functions in user space (names may hold spaces; the image is
 # the last field), summed per name as for perf (a JIT function compiled
-# twice is two functions), as shares of the user-space samples: the
+# twice is one function since JIT code is keyed by name; the sum stays for
+# names alike in two images), as shares of the user-space samples: the
 # kernel's share is that of the folded stacks whose leaf is a kernel frame
 collector_shares() {
 	kernel=$(awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";")

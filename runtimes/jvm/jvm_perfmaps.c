@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A run's JVMs asked for perf maps, and what they answered (jvm_attach.h). */
+#include "runtimes/jvm/jvm_attach.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/proc.h"
+
+static struct jvm_seen *find_or_add(struct jvm_perfmaps *jp, pid_t pid)
+{
+	for (size_t i = 0; i < jp->len; i++)
+		if (jp->items[i].pid == pid)
+			return &jp->items[i];
+	if (jp->len == jp->cap) {
+		size_t cap = jp->cap ? jp->cap * 2 : 8;
+		struct jvm_seen *p = realloc(jp->items, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		jp->items = p;
+		jp->cap = cap;
+	}
+	jp->items[jp->len] = (struct jvm_seen){ .pid = pid };
+	return &jp->items[jp->len++];
+}
+
+/* The process wrote a perf map of its own (-XX:+DumpPerfMapAtExit writes
+ * it only at exit; a perf-map agent as it goes). */
+static bool has_perfmap(pid_t pid)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)pid,
+		 (int)proc_namespace_pid(pid));
+	return access(path, F_OK) == 0;
+}
+
+int jvm_perfmaps_refresh(struct jvm_perfmaps *jp, const pid_t *pids, size_t n)
+{
+	pid_t *ask = calloc(n ? n : 1, sizeof(*ask));
+	struct jvm_attach_result *res = calloc(n ? n : 1, sizeof(*res));
+	size_t m = 0;
+	int err = 0;
+
+	if (!ask || !res) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct jvm_seen *s = find_or_add(jp, pids[i]);
+
+		if (!s) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		/* not a JVM, or asked and not answered: left alone from then on */
+		if (s->last.status == JVM_NOT_A_JVM ||
+		    (s->asked && s->last.status != JVM_PERFMAP_WRITTEN))
+			continue;
+		if (!s->asked && !jvm_is_hotspot(pids[i])) {
+			s->last.status = JVM_NOT_A_JVM;
+			continue;
+		}
+		if (!s->asked && has_perfmap(pids[i]))
+			continue;
+		ask[m++] = pids[i];
+	}
+	jvm_request_perfmaps(ask, m, JVM_ATTACH_TIMEOUT_MS, res);
+	for (size_t i = 0; i < m; i++) {
+		struct jvm_seen *s = find_or_add(jp, ask[i]);
+
+		s->asked = true;
+		s->last = res[i];
+	}
+cleanup:
+	free(ask);
+	free(res);
+	return err;
+}
+
+void jvm_perfmaps_print(FILE *out, const struct jvm_perfmaps *jp)
+{
+	size_t others = 0;
+	bool first = true;
+
+	for (size_t i = 0; jp && i < jp->len; i++) {
+		const struct jvm_seen *s = &jp->items[i];
+		const char *label = first ? "  JVMs          " : "                ";
+
+		if (s->last.status == JVM_NOT_A_JVM) {
+			others++;
+			continue;
+		}
+		if (!s->asked)
+			continue;
+		first = false;
+		switch (s->last.status) {
+		case JVM_PERFMAP_WRITTEN:
+			fprintf(out, "%s PID %d: its perf map written on request (Compiler.perfmap "
+				"through the attach listener, %.2f s)\n", label, (int)s->pid,
+				s->last.waited_ms / 1e3);
+			break;
+		case JVM_NO_ANSWER:
+			fprintf(out, "%s PID %d: did not answer the attach within %d s (waited "
+				"%.2f s): left alone, its JIT code unnamed\n", label, (int)s->pid,
+				JVM_ATTACH_TIMEOUT_MS / 1000, s->last.waited_ms / 1e3);
+			break;
+		case JVM_GONE:
+			fprintf(out, "%s PID %d: exited before it was asked for its perf map\n", label,
+				(int)s->pid);
+			break;
+		default:
+			fprintf(out, "%s PID %d: not asked for its perf map: %s\n", label, (int)s->pid,
+				s->last.detail[0] ? s->last.detail : "unknown");
+			break;
+		}
+	}
+	if (!others)
+		return;
+	fprintf(out, "  JIT code        unnamed in %zu process%s that wrote no perf map and %s "
+		"not a JVM (left alone):", others, others == 1 ? "" : "es", others == 1 ? "is" : "are");
+	for (size_t i = 0, shown = 0; i < jp->len && shown < 8; i++)
+		if (jp->items[i].last.status == JVM_NOT_A_JVM)
+			fprintf(out, " %d", (int)jp->items[i].pid), shown++;
+	fprintf(out, "%s\n", others > 8 ? " ..." : "");
+}
+
+void jvm_perfmaps_free(struct jvm_perfmaps *jp)
+{
+	free(jp->items);
+	jp->items = NULL;
+	jp->len = jp->cap = 0;
+}

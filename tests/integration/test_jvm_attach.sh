@@ -145,10 +145,11 @@ if unshare -pmf --mount-proc true 2>/dev/null; then
 	cp "$TMP/Kestrel.class" "$NSDIR/"
 	unshare -pmf --mount-proc sh -c "cd '$NSDIR' && mount -t tmpfs tmpfs /tmp &&
 		exec java -cp . Kestrel 30" >"$TMP/jvm5.out" 2>&1 &
+	unshared=$!
 	sleep 3
-	jvm5=$(pgrep -f "^java -cp . Kestrel 30" | head -1)
+	jvm5=$(pgrep -P "$unshared" | head -1) # unshare's child, pid 1 there: sh, then java
 	[ -n "$jvm5" ] || fail "the JVM in its namespaces did not start: $(cat "$TMP/jvm5.out")"
-	JVMS="$JVMS $jvm5 $!"
+	JVMS="$JVMS $jvm5 $unshared"
 	grep -q "^NSpid:.*[[:space:]]1\$" "/proc/$jvm5/status" || fail "the JVM is not pid 1 in its namespace"
 	"$COLLECTOR" -p "$jvm5" -d 1 -f folded -o "$TMP/out5" >/dev/null 2>"$TMP/summary5" ||
 		fail "collector on a JVM in its namespaces failed"

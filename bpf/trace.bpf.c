@@ -158,21 +158,18 @@ static __always_inline int enter_call(struct pt_regs *ctx, u32 tgid, u32 tid, u3
 	e->n_args = n_args;
 	e->pad = 0;
 	/* (a Python call's arguments are Python objects: none recorded) */
-	if (python)
-		for (u32 a = 0; a < n_args && a < COLLECTOR_MAX_ARGS; a++)
-			e->args[a] = 0;
-	else if (n_args > 0)
-		e->args[0] = PT_REGS_PARM1(ctx);
+	if (n_args > 0)
+		e->args[0] = python ? 0 : PT_REGS_PARM1(ctx);
 	if (n_args > 1)
-		e->args[1] = PT_REGS_PARM2(ctx);
+		e->args[1] = python ? 0 : PT_REGS_PARM2(ctx);
 	if (n_args > 2)
-		e->args[2] = PT_REGS_PARM3(ctx);
+		e->args[2] = python ? 0 : PT_REGS_PARM3(ctx);
 	if (n_args > 3)
-		e->args[3] = PT_REGS_PARM4(ctx);
+		e->args[3] = python ? 0 : PT_REGS_PARM4(ctx);
 	if (n_args > 4)
-		e->args[4] = PT_REGS_PARM5(ctx);
+		e->args[4] = python ? 0 : PT_REGS_PARM5(ctx);
 	if (n_args > 5)
-		e->args[5] = ctx->r9; /* libbpf 1.1 has no PT_REGS_PARM6 */
+		e->args[5] = python ? 0 : ctx->r9; /* libbpf 1.1 has no PT_REGS_PARM6 */
 	bpf_ringbuf_submit(e, submit_flags());
 	return 0;
 }

@@ -214,6 +214,8 @@ static __always_inline u32 py_function(struct pt_regs *ctx)
 		id = py_first_id + k;
 		if (bpf_map_update_elem(&py_ids, key, &id, BPF_NOEXIST) != 0) {
 			known = bpf_map_lookup_elem(&py_ids, key);
+			if (!known) /* py_ids full: this call is lost, and counted */
+				count(COLLECTOR_TCNT_STATS_FULL);
 			return known ? *known : COLLECTOR_PY_NO_MATCH;
 		}
 		slot = bpf_map_lookup_elem(&py_by_id, &k);

@@ -61,7 +61,8 @@ void jvm_request_perfmaps(const pid_t *pids, size_t n, int timeout_ms,
 
 /*
  * A run's JVMs: which processes with unnamed JIT code are asked (the JVMs
- * without a perf map of their own, and again at each refresh those asked
+ * without a perf map, or with one HotSpot wrote itself, maybe stale: not
+ * one a perf-map agent keeps; and again at each refresh those asked
  * before, whose code has changed since), and what each answered last, for
  * the summary.
  */

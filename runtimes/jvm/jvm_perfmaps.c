@@ -3,6 +3,7 @@
 #include "runtimes/jvm/jvm_attach.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,15 +28,30 @@ static struct jvm_seen *find_or_add(struct jvm_perfmaps *jp, pid_t pid)
 	return &jp->items[jp->len++];
 }
 
-/* The process wrote a perf map of its own (-XX:+DumpPerfMapAtExit writes
- * it only at exit; a perf-map agent as it goes). */
-static bool has_perfmap(pid_t pid)
+/*
+ * The JVM keeps a perf map that something else writes as it goes (a
+ * perf-map agent), which a request would overwrite under its writer.  A
+ * map HotSpot wrote itself (-XX:+DumpPerfMapAtExit at exit,
+ * Compiler.perfmap when asked: an earlier run's request, now stale) is a
+ * whole dump, rewritten at each request, and is asked again.  HotSpot's
+ * lines are "0x%016lx 0x%016lx NAME" (perf-map-agent's "%lx %x NAME").
+ */
+static bool has_agent_perfmap(pid_t pid)
 {
-	char path[96];
+	char path[96], line[40];
+	FILE *f;
+	bool hotspot;
 
 	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)pid,
 		 (int)proc_namespace_pid(pid));
-	return access(path, F_OK) == 0;
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	hotspot = fgets(line, sizeof(line), f) && strlen(line) >= 38 && line[0] == '0' &&
+		  line[1] == 'x' && line[18] == ' ' && line[19] == '0' && line[20] == 'x' &&
+		  line[37] == ' ';
+	fclose(f);
+	return !hotspot;
 }
 
 int jvm_perfmaps_refresh(struct jvm_perfmaps *jp, const pid_t *pids, size_t n)
@@ -64,7 +80,7 @@ int jvm_perfmaps_refresh(struct jvm_perfmaps *jp, const pid_t *pids, size_t n)
 			s->last.status = JVM_NOT_A_JVM;
 			continue;
 		}
-		if (!s->asked && has_perfmap(pids[i]))
+		if (!s->asked && has_agent_perfmap(pids[i]))
 			continue;
 		ask[m++] = pids[i];
 	}

@@ -102,6 +102,9 @@ for d in "$TMP"/outi/*/; do
 	within "$unnamed" 0 5 || fail "interval $d: $unnamed% of the JIT samples unnamed"
 done
 [ "$n" -ge 2 ] || fail "$n intervals written, not 2"
+# its map, HotSpot's own from the first run, is asked for again (stale)
+grep -q "PID $jvm: its perf map written on request" "$TMP/summaryi" ||
+	fail "--interval: the JVM with a map of the first run's request was not asked again"
 
 # --no-jvm-attach asks nothing (the map exists now: a new JVM)
 java -cp "$TMP" Kestrel 30 >"$TMP/jvm2.out" 2>&1 &
@@ -113,6 +116,14 @@ sleep 2
 [ ! -e "/tmp/perf-$jvm2.map" ] || fail "--no-jvm-attach: the JVM wrote a perf map"
 grep -q "JVMs" "$TMP/summary2" && fail "--no-jvm-attach: the summary speaks of JVMs asked"
 grep -q "hotMix" "$TMP/summary2" && fail "--no-jvm-attach: hotMix named without a map"
+# a map a perf-map agent keeps (its "%lx %x NAME" lines) is not overwritten
+printf '7f0000001000 40 agent_written\n' >"/tmp/perf-$jvm2.map"
+"$COLLECTOR" -p "$jvm2" -d 1 -o "$TMP/out2b" >/dev/null 2>"$TMP/summary2b" ||
+	fail "collector on a JVM with an agent's map failed"
+grep -q "PID $jvm2" "$TMP/summary2b" && fail "a JVM with an agent's map was asked"
+[ "$(cat "/tmp/perf-$jvm2.map")" = "7f0000001000 40 agent_written" ] ||
+	fail "the agent's map was overwritten"
+rm -f "/tmp/perf-$jvm2.map"
 
 # a JVM that does not answer: left alone after 2 s, said so
 java -XX:+DisableAttachMechanism -cp "$TMP" Kestrel 30 >"$TMP/jvm3.out" 2>&1 &
@@ -145,10 +156,11 @@ if unshare -pmf --mount-proc true 2>/dev/null; then
 	cp "$TMP/Kestrel.class" "$NSDIR/"
 	unshare -pmf --mount-proc sh -c "cd '$NSDIR' && mount -t tmpfs tmpfs /tmp &&
 		exec java -cp . Kestrel 30" >"$TMP/jvm5.out" 2>&1 &
+	unshared=$!
 	sleep 3
-	jvm5=$(pgrep -f "^java -cp . Kestrel 30" | head -1)
+	jvm5=$(pgrep -P "$unshared" | head -1) # unshare's child, pid 1 there: sh, then java
 	[ -n "$jvm5" ] || fail "the JVM in its namespaces did not start: $(cat "$TMP/jvm5.out")"
-	JVMS="$JVMS $jvm5 $!"
+	JVMS="$JVMS $jvm5 $unshared"
 	grep -q "^NSpid:.*[[:space:]]1\$" "/proc/$jvm5/status" || fail "the JVM is not pid 1 in its namespace"
 	"$COLLECTOR" -p "$jvm5" -d 1 -f folded -o "$TMP/out5" >/dev/null 2>"$TMP/summary5" ||
 		fail "collector on a JVM in its namespaces failed"

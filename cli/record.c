@@ -729,7 +729,7 @@ static void finish(struct record *r)
 				.images_no_space = st.images_no_space, .debug_files = st.debug_files,
 				.built = st.images_built, .cache_hits = st.cache_hits,
 				.cache_refused = st.cache_refused,
-				.served_ready = st.served_ready });
+				.served_exec = st.served_exec, .served_first = st.served_first });
 	}
 	/* every sample the kernel took is in ip_counts (COLLECTOR_COUNT_BY_IP),
 	 * or counted as not fitting there; else it counted them */

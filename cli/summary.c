@@ -292,12 +292,13 @@ static void print_cfi(FILE *out, const struct model *m)
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_NO_SPACE),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_DEBUG_FILES));
 	fprintf(out, "    unwind tables built: %llu images from their CFI, %llu read from the "
-		"cache on disk (%llu cache files refused and rebuilt); %llu mapping tables "
-		"written at exec or a first request\n",
+		"cache on disk (%llu cache files refused and rebuilt); mapping tables from "
+		"them written at exec %llu, at a first request %llu\n",
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_BUILT),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_CACHE_HITS),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_CACHE_REFUSED),
-		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_SERVED_READY));
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_SERVED_EXEC),
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_SERVED_FIRST));
 }
 
 static void print_traced(FILE *out, const struct model *m)

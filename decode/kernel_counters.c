@@ -79,7 +79,8 @@ void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f)
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_BUILT, f->built);
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_CACHE_HITS, f->cache_hits);
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_CACHE_REFUSED, f->cache_refused);
-	model_stat_add(m, MODEL_STAT_CFI_TABLE_SERVED_READY, f->served_ready);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_SERVED_EXEC, f->served_exec);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_SERVED_FIRST, f->served_first);
 }
 
 uint64_t decode_kernel_samples(struct model *m, uint64_t by_ip, uint64_t not_counted)

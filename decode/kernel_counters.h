@@ -27,8 +27,9 @@ struct decode_cfi_figures {
 	uint64_t built;          /* tables built from an image's CFI */
 	uint64_t cache_hits;     /* read from the cache on disk instead */
 	uint64_t cache_refused;  /* files there that did not validate (rebuilt) */
-	uint64_t served_ready;   /* mapping tables written at exec or a first
-				  * request, from tables built or cached */
+	/* mapping tables written from tables built or cached: at exec, at
+	 * a first request */
+	uint64_t served_exec, served_first;
 };
 void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f);
 /* The tracer's counters (enum collector_trace_counter). */

@@ -75,7 +75,8 @@
 	X(CFI_TABLE_BUILT, "cfi_table_built")                                     \
 	X(CFI_TABLE_CACHE_HITS, "cfi_table_cache_hits")                           \
 	X(CFI_TABLE_CACHE_REFUSED, "cfi_table_cache_refused")                     \
-	X(CFI_TABLE_SERVED_READY, "cfi_table_served_ready")                       \
+	X(CFI_TABLE_SERVED_EXEC, "cfi_table_served_exec")                         \
+	X(CFI_TABLE_SERVED_FIRST, "cfi_table_served_first")                       \
 	/* decode/: the kernel side's counters and the uprobes' attach */         \
 	X(RING_WAKEUPS, "ring_wakeups")                                           \
 	X(KERNEL_SAMPLES, "kernel_samples")                                       \

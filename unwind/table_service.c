@@ -67,12 +67,12 @@ void unwind_service_add_process(struct unwind_service *us, pid_t pid)
 
 /* Process pid's mapping table from the images that have tables now,
  * built or in the cache on disk: nothing is built for it. */
-static void serve_ready(struct unwind_service *us, pid_t pid)
+static void serve_ready(struct unwind_service *us, pid_t pid, uint64_t *count)
 {
 	bool complete;
 
 	if (process_write(us, pid, &complete, NULL, true) == 0)
-		us->st.served_ready++;
+		(*count)++;
 }
 
 /* Process tgid exec'd, asked for its tables, or they were dropped. */
@@ -89,7 +89,7 @@ static void request(void *ctx, const struct collector_unwind_request *r)
 	/* at exec: its executable and ld.so are mapped, with tables if they
 	 * are built or cached (the libraries ld.so maps next ask in turn) */
 	if (r->hdr.kind == COLLECTOR_EV_UNWIND_EXEC) {
-		serve_ready(us, pid);
+		serve_ready(us, pid, &us->st.served_exec);
 		return;
 	}
 	/* built for at its second request (the kernel side asks again 20 ms
@@ -102,7 +102,7 @@ static void request(void *ctx, const struct collector_unwind_request *r)
 		;
 	if (k == ASKED_ONCE) {
 		us->asked_once[us->n_asked_once++ % ASKED_ONCE] = pid;
-		serve_ready(us, pid);
+		serve_ready(us, pid, &us->st.served_first);
 		return;
 	}
 	add_pending(us, pid, r->pc);

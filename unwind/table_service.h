@@ -78,8 +78,9 @@ struct unwind_service_stats {
 	uint64_t cache_hits;    /* tables read from the cache on disk */
 	uint64_t cache_written; /* tables written to it */
 	uint64_t cache_refused; /* files in it that did not validate (rebuilt) */
-	uint64_t served_ready;  /* mapping tables written at exec or a first
-				 * request, from what was built or cached */
+	/* mapping tables written from what was built or cached: at exec,
+	 * at a first request */
+	uint64_t served_exec, served_first;
 	uint64_t debug_files;   /* images whose .debug_frame came from a debug file */
 	uint64_t images_evicted, rows_evicted; /* space given to others */
 	uint64_t images_no_space; /* tables not loaded: no space left */

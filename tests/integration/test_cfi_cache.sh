@@ -3,7 +3,8 @@
 # (its time in liblzma) run again and again with one COLLECTOR_CACHE_DIR.
 # The first run builds every image's tables and writes a file each; the
 # second reads them all (-v: "N read from the cache", nothing built but the
-# vDSO's) and its stacks are as whole.  Then every file in turn is
+# vDSO's) and its stacks are as whole; xz run from a shell gets its mapping
+# table at exec from them.  Then every file in turn is
 # corrupted, truncated, given to another user, and replaced by a symlink
 # to a valid copy outside: each time every file is refused with a message
 # naming why, rebuilt and written over (a regular file of root's again,
@@ -85,6 +86,15 @@ spoil corrupt "checksum mismatch"
 spoil truncate "[0-9]* bytes, its header says [0-9]*"
 spoil chown "owned by another user"
 spoil symlink "a symlink"
+
+# processes exec'd by a shell get their mapping tables at exec, from the
+# tables cached (-v counts them: one per xz and one for the shell)
+"$COLLECTOR" -v -o "$TMP/shell" -- sh -c 'for i in 1 2 3 4 5; do xz -1 -c "$0" >/dev/null; done' \
+	"$TMP/input" >/dev/null 2>"$TMP/shell.sum" || { cat "$TMP/shell.sum"; fail "shell run failed"; }
+served=$(sed -n 's/.*mapping tables from them written at exec \([0-9]*\),.*/\1/p' "$TMP/shell.sum")
+grep "before their" "$TMP/shell.sum"
+echo "5 xz from a shell: $served mapping tables written at exec"
+[ "${served:-0}" -ge 6 ] || { cat "$TMP/shell.sum"; fail "$served mapping tables at exec for sh and 5 xz"; }
 
 # a directory of another user, or one others may write: not used at all
 for how in owner mode; do

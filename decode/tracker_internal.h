@@ -118,6 +118,9 @@ uint32_t trk_thread(struct tracker *t, pid_t tgid, pid_t tid, uint64_t ktime);
 /* Reads the process's mappings (again) at ktime: new executable mappings
  * go into the model, and to the unwinder when there is one. */
 void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime);
+/* The process's maps are the ones read right after its exec (the dynamic
+ * loader may not have mapped its libraries then): tracker_tasks.c. */
+bool trk_maps_early(const struct tracker *t, uint32_t process);
 void trk_handle_fork(struct tracker *t, const struct collector_task_event *e);
 void trk_handle_exec(struct tracker *t, const struct collector_task_event *e);
 void trk_handle_exit(struct tracker *t, const struct collector_task_event *e);

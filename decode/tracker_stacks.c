@@ -53,14 +53,19 @@ static uint32_t unknown_location(struct tracker *t, uint64_t addr)
 }
 
 /* The mapping of a user address, the process's maps read again (at most
- * every MAPS_REREAD_NS) when none holds it: a new mmap, a dlopen. */
+ * every MAPS_REREAD_NS) when none holds it: a new mmap, a dlopen; at once
+ * when they were read right after the exec, before ld.so mapped the
+ * libraries (a sample's return address into libc in its first 50 ms: with
+ * the exec record drained at once, split's stacks ended at main on 1-2.5%
+ * of its samples). */
 static const struct model_mapping *user_mapping(struct tracker *t, uint32_t process,
 						uint64_t addr, uint64_t ktime)
 {
 	const struct model_mapping *mp = model_find_mapping(t->m, process, addr);
 	struct proc_state *ps = &t->procs.items[process];
 
-	if (!mp && ps->alive && ktime >= ps->maps_read_ktime + MAPS_REREAD_NS) {
+	if (!mp && ps->alive &&
+	    (ktime >= ps->maps_read_ktime + MAPS_REREAD_NS || trk_maps_early(t, process))) {
 		trk_load_maps(t, process, ktime);
 		mp = model_find_mapping(t->m, process, addr);
 	}

@@ -390,6 +390,17 @@ void trk_handle_exec(struct tracker *t, const struct collector_task_event *e)
 	new_thread(t, process, e->hdr.tid, e->comm, kt, e->cputime_ns, true);
 }
 
+bool trk_maps_early(const struct tracker *t, uint32_t process)
+{
+	pid_t pid = t->m->processes.items[process].pid;
+
+	for (size_t i = 0; i < t->early_maps.len; i++)
+		if (t->early_maps.items[i].pid == pid &&
+		    t->early_maps.items[i].exec_ktime == t->procs.items[process].maps_read_ktime)
+			return true;
+	return false;
+}
+
 void tracker_settle_maps(struct tracker *t, uint64_t now, bool all)
 {
 	size_t kept = 0;

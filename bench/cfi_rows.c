@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The unwind tables of the BPF unwinder (symbols/cfi_table.h), image by
+ * The unwind tables of the BPF unwinder (unwind/cfi_table.h), image by
  * image: rows and bytes before and after compaction, and the build time
  * with every FDE replayed row by row through libdw (the builder before
  * the interpreter) beside the interpreter's one pass, best of BENCH_RUNS.
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "symbols/cfi_table.h"
+#include "unwind/cfi_table.h"
 
 struct figures {
 	uint64_t rows, bytes, fdes, fdes_libdw;

@@ -350,7 +350,7 @@ enum collector_counter {
 };
 
 /*
- * --call-graph cfi: the unwind tables in BPF maps (symbols/cfi_table.h
+ * --call-graph cfi: the unwind tables in BPF maps (unwind/cfi_table.h
  * describes the rows; the kinds and the layout are the same).  Rows of
  * every image are in one array, and a page index per image gives the rows
  * of each 4 KiB of its text: {first, last} absolute row indexes.

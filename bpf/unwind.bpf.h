@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * --call-graph cfi: user stacks unwound in the BPF program from tables the
- * loader builds out of .eh_frame and .debug_frame (symbols/cfi_table.h,
+ * loader builds out of .eh_frame and .debug_frame (unwind/cfi_table.h,
  * bpf/collector.h's struct collector_unwind_*).
  *
  * The maps: unwind_rows (every image's rows, one array), unwind_pages

@@ -25,7 +25,7 @@
 #include "decode/tracker.h"
 #include "lib/idmap.h"
 #include "lib/stackcache.h"
-#include "symbols/unwind.h"
+#include "unwind/unwind.h"
 
 /* A resolved part of a stack (user or kernel), shared through the caches. */
 struct stack_part {

@@ -7,13 +7,15 @@
 #   lib      one hash table, /proc readers, byte and allocation helpers
 #   model    the run's model (lib)
 #   symbols  ELF, symbolizer, kallsyms, /proc maps, CFI reading (model, lib)
-#   unwind   unwind tables: which image gets one, when, their cache; the
-#            maps only through an interface (unwind/unwind_maps.h) that
-#            loader/ implements (bpf's ABI header, symbols, model, lib)
+#   unwind   CFI reduced to rules, the BPF unwinder's tables (which image
+#            gets one, when, their cache on disk; the maps only through an
+#            interface, unwind/unwind_maps.h, that loader/ implements) and
+#            the user-space unwinder (bpf's ABI header, symbols, model, lib)
 #   formats  one folder per format, and their registry (symbols, model, lib)
 #   runtimes one folder per language runtime (bpf's ABI header, symbols, lib);
 #            the BPF map writes behind an interface loader/ implements
-#   decode   ring records into the model (bpf's ABI header, symbols, model, lib)
+#   decode   ring records into the model (bpf's ABI header, unwind, runtimes,
+#            symbols, model, lib)
 #   loader   the only libbpf user (bpf's ABI header, the unwind maps'
 #            interface it implements, lib)
 #   cli      main, options, record, dump, summary (everything)

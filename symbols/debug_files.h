@@ -3,7 +3,7 @@
  * Separate debug files on this machine: the one way the collector finds
  * the debug file of an ELF image, for its symbols and lines (the
  * symbolizer, which also asks debuginfod servers) and for its
- * .debug_frame (the unwind tables, symbols/cfi_table.h).
+ * .debug_frame (the unwind tables, unwind/cfi_table.h).
  *
  * Looked for as gdb does: by build-id under the debug root
  * (ROOT/.build-id/xx/yyyy.debug), then by .gnu_debuglink beside the file,

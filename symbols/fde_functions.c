@@ -19,14 +19,58 @@
 
 #include <inttypes.h>
 
+#include "lib/bytes.h"
 #include "lib/sorted.h"
-#include "symbols/cfi_table.h"
+
+/* DW_EH_PE_* encodings that .eh_frame_hdr uses on x86-64 (GNU ld and lld
+ * write exactly these); any other table is left unread. */
+#define EH_PE_UDATA4 0x03
+#define EH_PE_SDATA4 0x0b
+#define EH_PE_FORMAT 0x0f
+#define EH_PE_DATAREL_SDATA4 0x3b
+
+/* The first addresses of f's .eh_frame FDEs, sorted, from .eh_frame_hdr's
+ * binary search table (malloc'd into *starts; the caller frees it).
+ * Returns 0 with *n == 0 when the file has no table this reads, or
+ * -ENOMEM. */
+static int eh_frame_starts(const struct elf_file *f, uint64_t **starts, size_t *n)
+{
+	Elf_Scn *scn = elf_file_section(f, ".eh_frame_hdr");
+	const unsigned char *p;
+	Elf_Data *data;
+	GElf_Shdr shdr;
+	uint32_t count;
+
+	*starts = NULL;
+	*n = 0;
+	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
+	    !(data = elf_getdata(scn, NULL)) || !data->d_buf || data->d_size < 12)
+		return 0;
+	p = data->d_buf;
+	/* version 1; eh_frame_ptr and fde_count 4 bytes wide; the table's
+	 * pairs (initial location, FDE address) relative to the header */
+	if (p[0] != 1 || ((p[1] & EH_PE_FORMAT) != EH_PE_UDATA4 &&
+			  (p[1] & EH_PE_FORMAT) != EH_PE_SDATA4) ||
+	    ((p[2] & EH_PE_FORMAT) != EH_PE_UDATA4 && (p[2] & EH_PE_FORMAT) != EH_PE_SDATA4) ||
+	    p[3] != EH_PE_DATAREL_SDATA4)
+		return 0;
+	count = le32_get(p + 8);
+	if (!count || count > (data->d_size - 12) / 8)
+		return 0;
+	*starts = calloc(count, sizeof(**starts));
+	if (!*starts)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < count; i++)
+		(*starts)[i] = shdr.sh_addr + (int64_t)(int32_t)le32_get(p + 12 + 8 * i);
+	*n = count;
+	return 0;
+}
 
 /* The FDEs' first addresses, sorted, into si->fde_starts; none when the
- * file has no table cfi_eh_frame_starts reads. */
+ * file has no table eh_frame_starts reads. */
 static void read_fde_table(struct sym_image *si)
 {
-	if (cfi_eh_frame_starts(&si->file, &si->fde_starts, &si->n_fde_starts) != 0)
+	if (eh_frame_starts(&si->file, &si->fde_starts, &si->n_fde_starts) != 0)
 		sym_check_alloc(NULL);
 }
 

@@ -11,7 +11,7 @@
 
 #include "lib/hashmix.h"
 #include "lib/path.h"
-#include "symbols/cfi_table.h"
+#include "unwind/cfi_table.h"
 #include "symbols/debug_files.h"
 #include "unwind/table_cache.h"
 

@@ -2,7 +2,7 @@
 /*
  * --call-graph cfi: which unwind tables the BPF program gets (the
  * OpenTelemetry eBPF profiler's process manager).  A table is built per
- * executable segment of an image (symbols/cfi_table.h), once per run,
+ * executable segment of an image (unwind/cfi_table.h), once per run,
  * kept by device and inode, and loaded into the maps once, through the
  * interface of unwind/unwind_maps.h (loader/ implements it), shared by
  * every process that maps it.

@@ -7,7 +7,7 @@
  * and unwind/ never sees libbpf.  A test can implement it with plain
  * memory.
  *
- * An image's table (rows and a page index, symbols/cfi_table.h) is added
+ * An image's table (rows and a page index, unwind/cfi_table.h) is added
  * once and shared by every process that maps it; each process's
  * executable mappings are written as one struct collector_unwind_proc.
  * Rows are never moved while in use (the BPF program reads them without a

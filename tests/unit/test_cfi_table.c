@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The unwind tables of symbols/cfi_table.c against libdw's CFI, at every
+ * The unwind tables of unwind/cfi_table.c against libdw's CFI, at every
  * byte address of .text in libc.so.6, ld.so and the CFI test programs
  * (tests/unwind/chain, with .eh_frame, with .debug_frame only, and with
  * .debug_frame only in its separate debug file); the compacted tables
@@ -29,9 +29,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "symbols/cfi_fde.h"
-#include "symbols/cfi_rule.h"
-#include "symbols/cfi_table.h"
+#include "unwind/cfi_fde.h"
+#include "unwind/cfi_rule.h"
+#include "unwind/cfi_table.h"
 #include "symbols/debug_files.h"
 
 /* made-up registers: far apart, so that no two rules give one address */

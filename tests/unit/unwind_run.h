@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "symbols/unwind.h"
+#include "unwind/unwind.h"
 #include "../unwind/capture.h"
 
 #define MAX_FRAMES 128

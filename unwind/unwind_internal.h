@@ -17,9 +17,9 @@
 
 #include "lib/hashtab.h"
 #include "lib/idmap.h"
-#include "symbols/cfi_rule.h"
+#include "unwind/cfi_rule.h"
 #include "symbols/elfinfo.h"
-#include "symbols/unwind.h"
+#include "unwind/unwind.h"
 
 /* Live Dwfls kept at once: each holds its images open, so a system-wide run
  * over thousands of processes must not keep them all. */
@@ -50,7 +50,7 @@ enum rule_kind {
 };
 
 /*
- * The rule of one PC (symbols/cfi_rule.h, reduced once per distinct PC)
+ * The rule of one PC (unwind/cfi_rule.h, reduced once per distinct PC)
  * in the shape nearly all compiled code has, so that a frame costs a hash
  * lookup and a few reads instead of a CFI evaluation: the cached walk
  * applies it as libdw's unwinder would (frame_unwind.c's handle_cfi: same

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one reduction of an address's CFI to a rule (symbols/cfi_rule.h),
+ * The one reduction of an address's CFI to a rule (unwind/cfi_rule.h),
  * from libdw's Dwarf_Frame.  The cases follow libdw's own unwinder
  * (frame_unwind.c's handle_cfi), which both cached walks replace.
  */
-#include "symbols/cfi_rule.h"
+#include "unwind/cfi_rule.h"
 
 #include <dwarf.h>
 #include <stdlib.h>

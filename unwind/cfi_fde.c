@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The FDEs of a CFI section and a linear interpreter of their instructions
- * (symbols/cfi_fde.h).  Entries are split by libdw's dwarf_next_cfi; the
+ * (unwind/cfi_fde.h).  Entries are split by libdw's dwarf_next_cfi; the
  * CIE augmentations, the FDEs' address encodings and the instructions are
  * read here.  The initial rules are libdw's for x86-64 (its backend's ABI
  * CFI, see start()), then the CIE's initial instructions.
  */
-#include "symbols/cfi_fde.h"
+#include "unwind/cfi_fde.h"
 
 #include <dwarf.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
 /*
  * The FDEs of an image's .eh_frame and .debug_frame, and their rows in one
  * pass over each FDE's instructions: the table builder's source of rules
- * (symbols/cfi_table.c).  libdw answers one address at a time
+ * (unwind/cfi_table.c).  libdw answers one address at a time
  * (dwarf_cfi_addrframe replays the FDE's program from its start up to the
  * address), so walking an FDE row by row through it costs k^2 for k rows;
  * this is linear.
@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbols/cfi_rule.h"
+#include "unwind/cfi_rule.h"
 #include "symbols/elfinfo.h"
 
 enum cfi_source {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The rule cache: the CFI of each distinct PC reduced once to "CFA =
- * register + offset, registers saved at CFA + offset" (symbols/cfi_rule.h,
+ * register + offset, registers saved at CFA + offset" (unwind/cfi_rule.h,
  * the reduction the BPF unwinder's tables use too, kept per PC as struct
- * frame_rule, symbols/unwind_internal.h), and the walk that applies those
+ * frame_rule, unwind/unwind_internal.h), and the walk that applies those
  * rules as libdw's unwinder would, without libdw.  A frame of another
  * shape sends the whole sample to libdw.
  */
-#include "symbols/unwind_internal.h"
+#include "unwind/unwind_internal.h"
 
 #include <dwarf.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * CFI unwinding of user stacks (see unwind.h): the processes, each with
- * its Dwfl (symbols/unwind_dwfl.c), and the walk of one sample, with the
- * cached rules (symbols/unwind_rules.c) or else libdw's unwinder.
+ * its Dwfl (unwind/unwind_dwfl.c), and the walk of one sample, with the
+ * cached rules (unwind/unwind_rules.c) or else libdw's unwinder.
  */
-#include "symbols/unwind_internal.h"
+#include "unwind/unwind_internal.h"
 
 #include <dwarf.h>
 #include <errno.h>

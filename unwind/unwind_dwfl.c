@@ -5,7 +5,7 @@
  * memory libdw may read (the stack copy, the images' own bytes), and the
  * thread callbacks that give libdw the sample's registers.
  */
-#include "symbols/unwind_internal.h"
+#include "unwind/unwind_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -30,8 +30,8 @@
  * cfi_table_lookup, which does the same in C).
  *
  * Built from the FDEs of .eh_frame and .debug_frame, each run once by
- * symbols/cfi_fde.h (libdw's dwarf_cfi_addrframe for the few it leaves),
- * with the rules reduced by symbols/cfi_rule.h, on an image opened with
+ * unwind/cfi_fde.h (libdw's dwarf_cfi_addrframe for the few it leaves),
+ * with the rules reduced by unwind/cfi_rule.h, on an image opened with
  * symbols/elfinfo.h.  The .debug_frame is the file's own, else that of its
  * separate debug file (symbols/debug_files.h finds it): a program built
  * without unwind tables (-fno-asynchronous-unwind-tables) and stripped has
@@ -106,11 +106,5 @@ bool cfi_has_debug_frame(const struct elf_file *f);
 
 /* The row that holds at link-time address addr, or NULL outside the table. */
 const struct cfi_row *cfi_table_lookup(const struct cfi_table *t, uint64_t addr);
-
-/* The first addresses of f's .eh_frame FDEs, sorted, from .eh_frame_hdr's
- * binary search table (malloc'd into *starts; the caller frees it).
- * Returns 0 with *n == 0 when the file has no table this reads, or
- * -ENOMEM. */
-int cfi_eh_frame_starts(const struct elf_file *f, uint64_t **starts, size_t *n);
 
 #endif /* COLLECTOR_CFI_TABLE_H */

@@ -10,8 +10,8 @@
  * replays (a DWARF expression, another return address column).
  *
  * Both unwinders use it: the table builder for the BPF unwinder
- * (symbols/cfi_table.c encodes a rule as an 8-byte row, cfi_row_of_rule)
- * and the user-space unwinder's rule cache (symbols/unwind_rules.c).  The
+ * (unwind/cfi_table.c encodes a rule as an 8-byte row, cfi_row_of_rule)
+ * and the user-space unwinder's rule cache (unwind/unwind_rules.c).  The
  * rules come from libdw (cfi_rule_of_frame on a Dwarf_Frame) or from the
  * table builder's own pass over an FDE's instructions (cfi_fde.h), which
  * must give the same rule at every address.

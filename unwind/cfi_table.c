@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unwind tables for the unwinder in BPF: an image's CFI reduced to sorted
- * rows (symbols/cfi_table.h).  The table is built by walking the FDEs in
- * address order, each FDE's instructions run once (symbols/cfi_fde.h),
- * each row's rule reduced by symbols/cfi_rule.h and encoded here; an FDE
+ * rows (unwind/cfi_table.h).  The table is built by walking the FDEs in
+ * address order, each FDE's instructions run once (unwind/cfi_fde.h),
+ * each row's rule reduced by unwind/cfi_rule.h and encoded here; an FDE
  * the interpreter leaves is read row by row through libdw (at each row,
  * dwarf_cfi_addrframe gives the rules and the range over which they hold).
  */
-#include "symbols/cfi_table.h"
+#include "unwind/cfi_table.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -15,49 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/bytes.h"
-#include "symbols/cfi_fde.h"
-#include "symbols/cfi_rule.h"
-
-/* DW_EH_PE_* encodings that .eh_frame_hdr uses on x86-64 (GNU ld and lld
- * write exactly these); any other table is left unread. */
-#define EH_PE_UDATA4 0x03
-#define EH_PE_SDATA4 0x0b
-#define EH_PE_FORMAT 0x0f
-#define EH_PE_DATAREL_SDATA4 0x3b
-
-int cfi_eh_frame_starts(const struct elf_file *f, uint64_t **starts, size_t *n)
-{
-	Elf_Scn *scn = elf_file_section(f, ".eh_frame_hdr");
-	const unsigned char *p;
-	Elf_Data *data;
-	GElf_Shdr shdr;
-	uint32_t count;
-
-	*starts = NULL;
-	*n = 0;
-	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
-	    !(data = elf_getdata(scn, NULL)) || !data->d_buf || data->d_size < 12)
-		return 0;
-	p = data->d_buf;
-	/* version 1; eh_frame_ptr and fde_count 4 bytes wide; the table's
-	 * pairs (initial location, FDE address) relative to the header */
-	if (p[0] != 1 || ((p[1] & EH_PE_FORMAT) != EH_PE_UDATA4 &&
-			  (p[1] & EH_PE_FORMAT) != EH_PE_SDATA4) ||
-	    ((p[2] & EH_PE_FORMAT) != EH_PE_UDATA4 && (p[2] & EH_PE_FORMAT) != EH_PE_SDATA4) ||
-	    p[3] != EH_PE_DATAREL_SDATA4)
-		return 0;
-	count = le32_get(p + 8);
-	if (!count || count > (data->d_size - 12) / 8)
-		return 0;
-	*starts = calloc(count, sizeof(**starts));
-	if (!*starts)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < count; i++)
-		(*starts)[i] = shdr.sh_addr + (int64_t)(int32_t)le32_get(p + 12 + 8 * i);
-	*n = count;
-	return 0;
-}
+#include "unwind/cfi_fde.h"
+#include "unwind/cfi_rule.h"
 
 /* A rule as a row (its pc left to the caller): the shapes the BPF
  * unwinder applies, every other one CFI_ROW_NONE (it walks the frame
@@ -239,7 +198,7 @@ static bool is_padding(const struct elf_file *f, uint64_t lo, uint64_t hi)
 
 /*
  * The rows of every FDE in address order, CFI_ROW_NONE between them.
- * Each FDE's instructions are run once (symbols/cfi_fde.h); the few the
+ * Each FDE's instructions are run once (unwind/cfi_fde.h); the few the
  * interpreter leaves (DWARF expressions: the PLT, signal frames) are read
  * row by row through libdw.
  */

@@ -110,14 +110,22 @@ static bool is_runtime_entry(const struct model *m, uint32_t loc)
 	return false;
 }
 
-/* ld.so's entry (_start, which calls _dl_start) has neither a symbol nor
- * CFI: a process's first samples, walked into it, end at an unnamed frame
- * whose callee is _dl_start. */
-static bool is_loader_start(const struct model *m, const uint32_t *locs, uint32_t n)
+/* Whether loc is in its image's entry function (the function that holds
+ * e_entry): where the kernel starts the program, so nothing calls it.  A
+ * stripped executable has no "_start" to match by name: its entry is
+ * named by its FDE ("ld.bfd+0x41ce0"), or, written without CFI (ld.so's
+ * _start, which calls _dl_start; musl's; a -nostartfiles program's), by
+ * the symbolizer after e_entry. */
+static bool is_entry_function(const struct model *m, uint32_t loc)
 {
-	const char *inner = n >= 2 ? model_location_name(m, locs[n - 2]) : NULL;
+	const struct model_location *l = &m->locations.items[loc];
+	const struct model_function *f;
+	uint64_t entry = m->images.items[l->image].entry;
 
-	return inner && !strcmp(inner, "_dl_start") && !model_location_name(m, locs[n - 1]);
+	if (!entry || l->function == MODEL_NONE)
+		return false;
+	f = &m->functions.items[l->function];
+	return f->image == l->image && entry >= f->entry && entry < f->entry + (f->size ? f->size : 1);
 }
 
 static bool is_root(const struct model *m, uint32_t loc)
@@ -126,6 +134,8 @@ static bool is_root(const struct model *m, uint32_t loc)
 
 	if (!name)
 		return false;
+	if (is_entry_function(m, loc))
+		return true;
 	for (size_t i = 0; i < sizeof(stack_roots) / sizeof(stack_roots[0]); i++)
 		if (strcmp(name, stack_roots[i]) == 0)
 			return true;
@@ -212,10 +222,10 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	}
 	if (end == WALK_END_BY_ROOT && !truncated)
 		truncated = n >= COLLECTOR_MAX_STACK_DEPTH || (n && !is_root(t->m, locs[n - 1]));
-	/* the unwinder stopped at a runtime's thread entry, or at ld.so's
-	 * entry: whole */
+	/* the unwinder stopped at a runtime's thread entry, or at an entry
+	 * function without CFI (ld.so's _start, musl's): whole */
 	if (end == WALK_END_TRUNCATED && !unmapped && n && n < COLLECTOR_MAX_STACK_DEPTH &&
-	    (is_runtime_entry(t->m, locs[n - 1]) || is_loader_start(t->m, locs, n)))
+	    (is_runtime_entry(t->m, locs[n - 1]) || is_entry_function(t->m, locs[n - 1])))
 		truncated = false;
 	if (n_all > n_native)
 		n = trk_python_splice(t, process, ips, ips + n_native, n_all - n_native, locs, n);

@@ -91,6 +91,9 @@ struct model_image {
 	 * For the kernel: _stext and the size up to _etext. */
 	uint64_t text_start;
 	uint64_t text_size;
+	/* ELF e_entry, link-time: where the kernel starts the program; 0 when
+	 * none (most libraries) or unknown */
+	uint64_t entry;
 };
 
 struct model_source_file {

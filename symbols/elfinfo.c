@@ -100,6 +100,7 @@ static int parse(struct elf_file *f)
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &ehdr))
 		goto fail;
 	f->type = ehdr.e_type;
+	f->entry = ehdr.e_entry;
 	if (elf_getphdrnum(f->elf, &n_phdrs) < 0)
 		n_phdrs = 0;
 	err = read_loads(f, n_phdrs);

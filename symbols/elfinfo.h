@@ -36,6 +36,7 @@ struct elf_file {
 	char *path;           /* as opened (NULL for a copy) */
 	Elf *elf;
 	uint16_t type;        /* ET_EXEC, ET_DYN, ... */
+	uint64_t entry;       /* e_entry, link-time; 0 when none */
 	uint64_t dev, inode;  /* from fstat */
 	int64_t mtime;
 	struct elf_segment *loads; /* PT_LOAD headers in file order */

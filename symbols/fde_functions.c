@@ -101,6 +101,34 @@ static const char *image_basename(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/*
+ * The program's entry function where no FDE covers it: an entry written in
+ * assembly without CFI (musl's _start and _start_c's caller, a
+ * -nostartfiles program's own entry) is named like an FDE's function,
+ * "IMAGE+0xENTRY", and spans from e_entry to the next FDE's start (else to
+ * the end of the text segment), so that the tracker finds the stacks that
+ * end in it whole.  MODEL_NONE when addr is not in that span.
+ */
+static uint32_t entry_function(struct symbolizer *s, uint32_t image, struct sym_image *si,
+			       uint64_t addr, const char *name_base)
+{
+	uint64_t entry = si->file.entry, limit = 0, vaddr, memsz;
+	char name[512];
+	size_t i;
+
+	if (!entry || addr < entry)
+		return MODEL_NONE;
+	i = sorted_upper_bound(si->fde_starts, si->n_fde_starts, sizeof(uint64_t), 0, entry);
+	if (i < si->n_fde_starts)
+		limit = si->fde_starts[i];
+	else if (elf_file_text_segment(&si->file, &vaddr, &memsz) && entry < vaddr + memsz)
+		limit = vaddr + memsz;
+	if (addr >= limit)
+		return MODEL_NONE;
+	snprintf(name, sizeof(name), "%s+0x%" PRIx64, name_base, entry);
+	return model_intern_function(s->m, image, name, entry, limit - entry, MODEL_NONE, 0);
+}
+
 uint32_t sym_fde_function(struct symbolizer *s, uint32_t image, struct sym_image *si,
 			  uint64_t addr)
 {
@@ -116,15 +144,11 @@ uint32_t sym_fde_function(struct symbolizer *s, uint32_t image, struct sym_image
 		if (si->cfi)
 			read_fde_table(si);
 	}
-	if (!si->n_fde_starts)
-		return MODEL_NONE;
 	i = sorted_upper_bound(si->fde_starts, si->n_fde_starts, sizeof(uint64_t), 0, addr);
-	if (i == 0)
-		return MODEL_NONE;
 	/* FDEs do not overlap: the one that covers addr, if any, is the last
 	 * that starts at or below it */
-	if (dwarf_cfi_addrframe(si->cfi, addr, &frame) != 0)
-		return MODEL_NONE;
+	if (i == 0 || dwarf_cfi_addrframe(si->cfi, addr, &frame) != 0)
+		return entry_function(s, image, si, addr, image_basename(path));
 	free(frame);
 	start = si->fde_starts[i - 1];
 	limit = i < si->n_fde_starts ? si->fde_starts[i] : UINT64_MAX;

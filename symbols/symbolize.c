@@ -180,6 +180,7 @@ static void describe_elf(struct model_image *tmpl, const struct sym_image *si)
 	tmpl->mtime = si->file.mtime;
 	tmpl->crc32 = elf_file_crc32(&si->file);
 	tmpl->file_size = si->file.size;
+	tmpl->entry = si->file.entry;
 	if (elf_file_text_segment(&si->file, &vaddr, &memsz)) {
 		tmpl->text_start = vaddr;
 		tmpl->text_size = memsz;

@@ -88,20 +88,21 @@ share_in() {
 	awk -F '\t' -v n="$2" '$2 == n { print $1; found = 1; exit } END { if (!found) print 0 }' "$1"
 }
 
-# unresolved_share REPORT: the whole percent of perf's samples at absolute
-# addresses without a DSO ("0x00005575d8cea544")
-unresolved_share() {
-	awk '$1 ~ /%$/ && $NF ~ /^0x[0-9a-f]+$/ && length($NF) == 18 { s += $1 } END { printf "%d", s }' "$1"
-}
-
-# run_both COMMAND...: one run of COMMAND sampled by both (name and freq
-# from compare_with_perf)
+# run_both COMMAND...: one run of COMMAND sampled by both, over the same
+# window (name and freq from compare_with_perf).  The collector starts a
+# shell that waits on a FIFO and then execs COMMAND; perf attaches to that
+# shell with its events disabled, is told to enable them and acknowledges
+# (--control), and only then is the shell let go.  Both see COMMAND from
+# its exec on, and perf sees the exec's mappings.  Attached to the
+# collector's held child instead, perf raced the exec: it kept the old
+# image's maps (19% of a cxx_shapes run as absolute addresses without a
+# DSO), or missed the first iterations of a run the collector let go
+# sooner (cxx_shapes' shares 3-6 points apart in 3 runs of 5).
 run_both() {
-	rm -rf "$TMP/$name.out"
-	# One run sampled by both: the collector starts COMMAND (held before its
-	# exec until sampling starts), perf attaches to it by PID at once.  Two
-	# runs of a program under a loaded machine differ more than 3 points.
-	"$COLLECTOR" -F "$freq" -f folded,callgrind -o "$TMP/$name.out" -- "$@" >/dev/null \
+	rm -rf "$TMP/$name.out" "$TMP/$name.go" "$TMP/$name.ctl" "$TMP/$name.ack"
+	mkfifo "$TMP/$name.go" "$TMP/$name.ctl" "$TMP/$name.ack" || fail "$name: mkfifo failed"
+	"$COLLECTOR" -F "$freq" -f folded,callgrind -o "$TMP/$name.out" -- \
+		sh -c 'read go <"$0" && exec "$@"' "$TMP/$name.go" "$@" >/dev/null \
 		2>"$TMP/$name.summary" &
 	cpid=$!
 	target=""
@@ -111,9 +112,14 @@ run_both() {
 		sleep 0.01
 	done
 	[ -n "$target" ] || { wait $cpid; cat "$TMP/$name.summary"; fail "$name: no command started"; }
-	perf record -q -F "$freq" -p "$target" -o "$TMP/$name.data" >/dev/null \
-		2>"$TMP/$name.perf-err" &
+	perf record -q -D -1 --control "fifo:$TMP/$name.ctl,$TMP/$name.ack" -F "$freq" \
+		-p "$target" -o "$TMP/$name.data" >/dev/null 2>"$TMP/$name.perf-err" &
 	ppid=$!
+	timeout 30 sh -c 'echo enable >"$1" && head -n 1 "$2"' sh "$TMP/$name.ctl" \
+		"$TMP/$name.ack" >"$TMP/$name.acked" && grep -q ack "$TMP/$name.acked" ||
+		{ cat "$TMP/$name.perf-err"; kill $cpid $ppid; fail "$name: perf did not start"; }
+	timeout 30 sh -c 'echo go >"$1"' sh "$TMP/$name.go" ||
+		{ cat "$TMP/$name.summary"; kill $cpid $ppid; fail "$name: the command was not let go"; }
 	wait $cpid || { cat "$TMP/$name.summary"; fail "$name: collector failed"; }
 	wait $ppid
 	[ -s "$TMP/$name.data" ] || { cat "$TMP/$name.perf-err"; fail "$name: perf record failed"; }
@@ -125,16 +131,7 @@ compare_with_perf() {
 	name=$1 freq=$2
 	shift 2
 	command -v perf >/dev/null || fail "perf missing (linux-perf)"
-	# perf attached to the held child while it execs may keep the old
-	# image's maps and miss the new one's (a race in perf's attach, not in
-	# the collector): then its samples of COMMAND are absolute addresses
-	# without a DSO (19% of a cxx_shapes run once, under load).  perf's
-	# reference is then no reference: the run is made again, once.
 	run_both "$@"
-	if [ "$(unresolved_share "$TMP/$name.perf")" -gt 5 ]; then
-		echo "perf left $(unresolved_share "$TMP/$name.perf")% of its samples without a DSO: once more"
-		run_both "$@"
-	fi
 	perf_shares "$TMP/$name.perf" "$TMP/$name.pshares"
 	collector_shares "$TMP/$name.summary" "$TMP/$name.out/collector.folded" \
 		"$TMP/$name.cshares"

@@ -62,8 +62,7 @@ perf_shares() {
 
 # collector_shares SUMMARY FOLDED OUT: "share<TAB>name" of the summary's
 # top self functions in user space (names may hold spaces; the image is
-# the last field), summed per name as for perf (Python functions as the
-# evaluator frame they stand for; a JIT function compiled
+# the last field), summed per name as for perf (a JIT function compiled
 # twice is one function since JIT code is keyed by name; the sum stays for
 # names alike in two images), as shares of the user-space samples: the
 # kernel's share is that of the folded stacks whose leaf is a kernel frame
@@ -75,9 +74,6 @@ collector_shares() {
 		/^Top functions by self/ { on = 1; getline; next } /^Top functions by total/ { on = 0 }
 		on && $1 ~ /%$/ && $NF != "[kernel.kallsyms]" { share = $1; sub("%", "", share)
 			name = $3; for (i = 4; i < NF; i++) name = name " " $i
-			# a Python function stands where the evaluator ran it:
-			# perf names that frame _PyEval_EvalFrameDefault
-			if ($NF == "[python]") name = "_PyEval_EvalFrameDefault"
 			sum[name] += share }
 		END { for (nm in sum) printf "%.2f\t%s\n", 100 * sum[nm] / (100 - kernel), nm }' \
 		"$1" | sort -t "$(printf '\t')" -k1,1 -rn >"$3"

@@ -3,11 +3,13 @@
  * Little-endian integers in byte buffers, at any alignment: what the binary
  * formats (DCPI, sampler, XRay, HPCToolkit, kallsyms' ELF notes) read and
  * write.  On a little-endian host (x86-64) each is one unaligned load or
- * store; elsewhere the bytes are swapped.
+ * store; elsewhere the bytes are swapped.  And DWARF's LEB128 numbers
+ * (uleb128_get, sleb128_get: false past end).
  */
 #ifndef COLLECTOR_BYTES_H
 #define COLLECTOR_BYTES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -61,6 +63,44 @@ static inline void le64_put(void *p, uint64_t v)
 {
 	v = BYTES_LE64(v);
 	memcpy(p, &v, sizeof(v));
+}
+
+/* The LEB128 number at *p (advanced past it); false when it runs past end. */
+static inline bool uleb128_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t r = 0;
+
+	for (unsigned int shift = 0; *p < end; shift += 7) {
+		uint8_t b = *(*p)++;
+
+		if (shift < 64)
+			r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = r;
+			return true;
+		}
+	}
+	return false;
+}
+
+static inline bool sleb128_get(const uint8_t **p, const uint8_t *end, int64_t *v)
+{
+	uint64_t r = 0;
+	unsigned int shift = 0;
+	uint8_t b;
+
+	do {
+		if (*p >= end)
+			return false;
+		b = *(*p)++;
+		if (shift < 64)
+			r |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		r |= ~(uint64_t)0 << shift;
+	*v = (int64_t)r;
+	return true;
 }
 
 #endif /* COLLECTOR_BYTES_H */

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "lib/hashtab.h"
+#include "symbols/cfi_entries.h"
 #include "symbols/elfinfo.h"
 #include "symbols/kallsyms.h"
 #include "symbols/symbolize.h"
@@ -54,10 +55,8 @@ struct sym_image {
 	Elf_Scn *sym_scn;
 	Dwarf *dwarf;
 	Dwarf *alt_dwarf;
-	Dwarf_CFI *cfi;           /* .eh_frame of the file, for stripped code */
-	bool cfi_tried;
-	uint64_t *fde_starts;     /* .eh_frame_hdr's initial locations, sorted */
-	size_t n_fde_starts;
+	struct cfi_fdes fdes;     /* .eh_frame's FDEs, sorted, for stripped code */
+	bool fdes_read;
 	struct cu_range *cus;
 	size_t n_cus;
 	/* per symbol: its DWARF subprogram (SUB_* state), made on first use */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The FDEs of an image's .eh_frame and .debug_frame, and their rows in one
- * pass over each FDE's instructions: the table builder's source of rules
+ * An FDE's rows in one pass over its instructions (the FDEs themselves:
+ * symbols/cfi_entries.h): the table builder's source of rules
  * (unwind/cfi_table.c).  libdw answers one address at a time
  * (dwarf_cfi_addrframe replays the FDE's program from its start up to the
  * address), so walking an FDE row by row through it costs k^2 for k rows;
@@ -24,36 +24,7 @@
 #include <stdint.h>
 
 #include "unwind/cfi_rule.h"
-#include "symbols/elfinfo.h"
-
-enum cfi_source {
-	CFI_EH_FRAME = 0,    /* .eh_frame: wins where both describe a PC */
-	CFI_DEBUG_FRAME = 1,
-};
-
-struct cfi_cie;
-
-struct cfi_fde {
-	uint64_t start, end;       /* link-time addresses covered */
-	const uint8_t *ins, *ins_end;
-	uint32_t cie;              /* index in cfi_fdes.cies */
-	uint8_t source;            /* enum cfi_source */
-};
-
-struct cfi_fdes {
-	struct cfi_fde *v;         /* sorted by start, .eh_frame's first */
-	size_t n, cap;
-	struct cfi_cie *cies;
-	size_t n_cies, cap_cies;
-};
-
-/* Adds the FDEs of f's section (".eh_frame" or ".debug_frame", as
- * source says) to *out; a section that is missing, empty or compressed
- * adds none.  Returns 0 or -ENOMEM. */
-int cfi_fdes_read(struct cfi_fdes *out, const struct elf_file *f, enum cfi_source source);
-/* Sorts the FDEs read by start (.eh_frame's first among equal starts). */
-void cfi_fdes_sort(struct cfi_fdes *fdes);
-void cfi_fdes_free(struct cfi_fdes *fdes);
+#include "symbols/cfi_entries.h"
 
 /* Called for each row of an FDE: rule holds over [lo, hi). */
 typedef int (*cfi_row_fn)(void *arg, uint64_t lo, uint64_t hi, const struct cfi_rule *rule);

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The CIEs and FDEs of a CFI section (symbols/cfi_entries.h).  Entries are
+ * split by libdw's dwarf_next_cfi; the CIE augmentations and the FDEs'
+ * address encodings are read here.
+ */
+#include "symbols/cfi_entries.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/bytes.h"
+#include "lib/sorted.h"
+
+/* DW_EH_PE_* pointer encodings (the LSB's .eh_frame format) */
+#define PE_OMIT 0xff
+#define PE_FORMAT 0x0f
+#define PE_APPLY 0x70
+#define PE_INDIRECT 0x80
+#define PE_PCREL 0x10
+
+
+/* A pointer encoded with enc at *p (the section's byte at sec, loaded at
+ * sec_addr): absolute or pc-relative, fixed-size.  False otherwise. */
+static bool read_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc, const uint8_t *sec,
+			 uint64_t sec_addr, uint64_t *v)
+{
+	uint64_t field = sec_addr + (uint64_t)(*p - sec), x;
+	size_t size;
+
+	if (enc == PE_OMIT || (enc & PE_INDIRECT) || ((enc & PE_APPLY) && (enc & PE_APPLY) != PE_PCREL))
+		return false;
+	switch (enc & PE_FORMAT) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		size = 8;
+		break;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		size = 4;
+		break;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		size = 2;
+		break;
+	default:
+		return false;
+	}
+	if ((size_t)(end - *p) < size)
+		return false;
+	x = size == 8 ? le64_get(*p) : size == 4 ? le32_get(*p) : le16_get(*p);
+	if ((enc & PE_FORMAT) == DW_EH_PE_sdata4)
+		x = (uint64_t)(int64_t)(int32_t)x;
+	else if ((enc & PE_FORMAT) == DW_EH_PE_sdata2)
+		x = (uint64_t)(int64_t)(int16_t)x;
+	*p += size;
+	*v = (enc & PE_APPLY) == PE_PCREL ? field + x : x;
+	return true;
+}
+
+/* The size of a pointer encoded with enc (for the personality routine's,
+ * which is skipped); 0 for one it does not know. */
+static size_t encoded_size(uint8_t enc)
+{
+	switch (enc & PE_FORMAT) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		return 8;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		return 4;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		return 2;
+	}
+	return 0;
+}
+
+/* Reads a CIE's augmentation: 'z' first, then R (the FDEs' encoding), P
+ * (a personality routine), L (an LSDA encoding); S (a signal frame) and
+ * anything else leave the CIE to libdw. */
+static void read_augmentation(struct cfi_cie *c, const Dwarf_CIE *e, enum cfi_source source)
+{
+	const char *a = e->augmentation;
+	const uint8_t *p = e->augmentation_data, *end = p + e->augmentation_data_size;
+
+	c->fde_enc = source == CFI_EH_FRAME ? DW_EH_PE_absptr : DW_EH_PE_udata8;
+	c->supported = true;
+	if (!a[0])
+		return;
+	if (a[0] != 'z' || !p) {
+		c->supported = false;
+		return;
+	}
+	c->fde_aug = true;
+	for (a++; *a && c->supported; a++) {
+		size_t n;
+
+		switch (*a) {
+		case 'R':
+			c->supported = p < end;
+			if (c->supported)
+				c->fde_enc = *p++;
+			break;
+		case 'L':
+			c->supported = p < end;
+			p++;
+			break;
+		case 'P':
+			c->supported = p < end && (n = encoded_size(*p)) && (size_t)(end - p) > n;
+			p += c->supported ? 1 + n : 0;
+			break;
+		default:
+			c->supported = false;
+		}
+	}
+}
+
+/* Room for one more element in *v (n used of *cap). */
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? 2 * *cap : 64;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nv = realloc(*v, c * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+static int push_cie(struct cfi_fdes *out, uint64_t off, const Dwarf_CIE *e,
+		    enum cfi_source source)
+{
+	struct cfi_cie *c;
+
+	if (grow((void **)&out->cies, &out->cap_cies, out->n_cies, sizeof(*c)) != 0)
+		return -ENOMEM;
+	c = &out->cies[out->n_cies++];
+	memset(c, 0, sizeof(*c));
+	c->off = off;
+	c->ins = e->initial_instructions;
+	c->ins_end = e->initial_instructions_end;
+	c->daf = e->data_alignment_factor;
+	c->caf = e->code_alignment_factor;
+	c->ra = e->return_address_register;
+	read_augmentation(c, e, source);
+	return 0;
+}
+
+/* The CIE at section offset off among those of [first, n_cies) (a
+ * section's CIEs come in offset order). */
+static long find_cie(const struct cfi_fdes *out, size_t first, uint64_t off)
+{
+	size_t lo = first, hi = out->n_cies;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (out->cies[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < out->n_cies && out->cies[lo].off == off ? (long)lo : -1;
+}
+
+static int push_fde(struct cfi_fdes *out, const struct cfi_fde *fde)
+{
+	if (grow((void **)&out->v, &out->cap, out->n, sizeof(*fde)) != 0)
+		return -ENOMEM;
+	out->v[out->n++] = *fde;
+	return 0;
+}
+
+/* An FDE's range and instructions; false when it cannot be read (then it
+ * is not listed: libdw would not read it either, or only through a CIE
+ * the interpreter leaves to it, see below). */
+static bool read_fde(const struct cfi_cie *c, const Dwarf_FDE *e, const uint8_t *sec,
+		     uint64_t sec_addr, struct cfi_fde *fde)
+{
+	const uint8_t *p = e->start;
+	uint64_t start, range, aug;
+
+	if (!read_encoded(&p, e->end, c->fde_enc, sec, sec_addr, &start) ||
+	    !read_encoded(&p, e->end, c->fde_enc & PE_FORMAT, sec, sec_addr, &range))
+		return false;
+	if (c->fde_aug) {
+		if (!uleb128_get(&p, e->end, &aug) || aug > (uint64_t)(e->end - p))
+			return false;
+		p += aug;
+	}
+	if (!range || start + range < start)
+		return false;
+	fde->start = start;
+	fde->end = start + range;
+	fde->ins = p;
+	fde->ins_end = e->end;
+	return true;
+}
+
+int cfi_fdes_read(struct cfi_fdes *out, const struct elf_file *f, enum cfi_source source)
+{
+	Elf_Scn *scn = elf_file_section(f, source == CFI_EH_FRAME ? ".eh_frame" : ".debug_frame");
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry entry;
+	size_t first_cie = out->n_cies;
+	unsigned char *ident;
+	Elf_Data *data;
+	GElf_Shdr shdr;
+
+	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
+	    (shdr.sh_flags & SHF_COMPRESSED) || !(data = elf_getdata(scn, NULL)) ||
+	    !data->d_buf || !(ident = (unsigned char *)elf_getident(f->elf, NULL)))
+		return 0;
+	while (dwarf_next_cfi(ident, data, source == CFI_EH_FRAME, off, &next, &entry) == 0) {
+		struct cfi_fde fde = { .source = source };
+		long cie;
+
+		if (dwarf_cfi_cie_p(&entry)) {
+			if (push_cie(out, off, &entry.cie, source) != 0)
+				return -ENOMEM;
+		} else if ((cie = find_cie(out, first_cie, entry.fde.CIE_pointer)) >= 0 &&
+			   read_fde(&out->cies[cie], &entry.fde, data->d_buf, shdr.sh_addr, &fde)) {
+			fde.cie = cie;
+			if (push_fde(out, &fde) != 0)
+				return -ENOMEM;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+static int cmp_fde(const void *a, const void *b)
+{
+	const struct cfi_fde *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (int)x->source - (int)y->source;
+}
+
+void cfi_fdes_sort(struct cfi_fdes *fdes)
+{
+	if (fdes->n)
+		qsort(fdes->v, fdes->n, sizeof(*fdes->v), cmp_fde);
+}
+
+void cfi_fdes_free(struct cfi_fdes *fdes)
+{
+	free(fdes->v);
+	free(fdes->cies);
+	memset(fdes, 0, sizeof(*fdes));
+}
+
+const struct cfi_fde *cfi_fdes_find(const struct cfi_fdes *fdes, uint64_t addr)
+{
+	size_t i = sorted_upper_bound(fdes->v, fdes->n, sizeof(*fdes->v),
+				      offsetof(struct cfi_fde, start), addr);
+
+	if (i == 0)
+		return NULL;
+	/* among FDEs of one start, .eh_frame's (sorted first) wins */
+	while (i > 1 && fdes->v[i - 2].start == fdes->v[i - 1].start)
+		i--;
+	return addr < fdes->v[i - 1].end ? &fdes->v[i - 1] : NULL;
+}

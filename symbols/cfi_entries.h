@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The CIEs and FDEs of an image's .eh_frame and .debug_frame: each FDE's
+ * range of link-time addresses and its instructions, read once, in one
+ * pass over the section.  Two users: the unwind table builder interprets
+ * the instructions (unwind/cfi_fde.h), and the symbolizer takes an FDE's
+ * range as the function of stripped code (symbols/fde_functions.c).
+ * The entries point into the section's data: they live as long as the
+ * ELF file they were read from.
+ */
+#ifndef COLLECTOR_CFI_ENTRIES_H
+#define COLLECTOR_CFI_ENTRIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols/elfinfo.h"
+
+enum cfi_source {
+	CFI_EH_FRAME = 0,    /* .eh_frame: wins where both describe a PC */
+	CFI_DEBUG_FRAME = 1,
+};
+
+/* A CIE: what its FDEs share. */
+struct cfi_cie {
+	uint64_t off;               /* section offset, for the FDEs' pointer */
+	const uint8_t *ins, *ins_end;   /* its initial instructions */
+	int64_t daf;                /* data alignment factor */
+	uint64_t caf;               /* code alignment factor */
+	uint64_t ra;                /* return address column */
+	uint8_t fde_enc;            /* the FDEs' address encoding */
+	bool fde_aug;               /* 'z': FDEs carry augmentation data */
+	bool supported;             /* an augmentation unwind/cfi_fde.c reads */
+};
+
+struct cfi_fde {
+	uint64_t start, end;       /* link-time addresses covered */
+	const uint8_t *ins, *ins_end;
+	uint32_t cie;              /* index in cfi_fdes.cies */
+	uint8_t source;            /* enum cfi_source */
+};
+
+struct cfi_fdes {
+	struct cfi_fde *v;         /* sorted by start, .eh_frame's first */
+	size_t n, cap;
+	struct cfi_cie *cies;
+	size_t n_cies, cap_cies;
+};
+
+/* Adds the FDEs of f's section (".eh_frame" or ".debug_frame", as
+ * source says) to *out; a section that is missing, empty or compressed
+ * adds none.  Returns 0 or -ENOMEM. */
+int cfi_fdes_read(struct cfi_fdes *out, const struct elf_file *f, enum cfi_source source);
+/* Sorts the FDEs read by start (.eh_frame's first among equal starts). */
+void cfi_fdes_sort(struct cfi_fdes *fdes);
+void cfi_fdes_free(struct cfi_fdes *fdes);
+
+/* The FDE (of a sorted list) whose range holds addr, or NULL. */
+const struct cfi_fde *cfi_fdes_find(const struct cfi_fdes *fdes, uint64_t addr);
+
+#endif /* COLLECTOR_CFI_ENTRIES_H */

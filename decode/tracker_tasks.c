@@ -77,6 +77,7 @@ static void set_unwind_maps(struct tracker *t, uint32_t process, const struct pr
 	struct proc_state *ps = &t->procs.items[process];
 	pid_t pid = t->m->processes.items[process].pid;
 	char path[4200];
+	int map_files = -1;
 
 	if (!reset_unwind_maps(ps, maps->n))
 		return;
@@ -84,7 +85,7 @@ static void set_unwind_maps(struct tracker *t, uint32_t process, const struct pr
 		const struct procmap_entry *e = &maps->entries[i];
 
 		if (procmap_is_file(e)) {
-			if (procmaps_open_path(pid, e, path, sizeof(path)) != 0)
+			if (procmaps_open_path(pid, e, path, sizeof(path), &map_files) != 0)
 				continue;
 		} else if (strcmp(e->path, "[vdso]") == 0) {
 			snprintf(path, sizeof(path), "[vdso]");
@@ -127,6 +128,7 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 	struct model_process *p = &t->m->processes.items[process];
 	pid_t pid = p->pid;
 	struct procmaps maps;
+	int map_files = -1;
 	size_t i;
 
 	t->procs.items[process].maps_read_ktime = now_ktime;
@@ -163,7 +165,7 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 		mm.exec = true;
 		mm.since_ns = trk_epoch_of(t, now_ktime);
 		if (procmap_is_file(e)) {
-			procmaps_open_path(pid, e, open_path, sizeof(open_path));
+			procmaps_open_path(pid, e, open_path, sizeof(open_path), &map_files);
 			mm.image = symbolizer_image(t->sym, e->path, open_path, procmap_dev(e),
 						    e->inode);
 			mm.bias = symbolizer_bias(t->sym, mm.image, e->start, e->pgoff);

@@ -235,9 +235,10 @@ int procmaps_map_files_path(pid_t pid, uint64_t start, uint64_t end, char *buf, 
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-int procmaps_open_path(pid_t pid, const struct procmap_entry *e, char *buf, size_t size)
+int procmaps_open_path(pid_t pid, const struct procmap_entry *e, char *buf, size_t size,
+		       int *map_files)
 {
-	int n;
+	int n, usable;
 
 	if (!procmap_is_file(e))
 		return -EINVAL;
@@ -245,7 +246,13 @@ int procmaps_open_path(pid_t pid, const struct procmap_entry *e, char *buf, size
 		return -ENAMETOOLONG;
 	/* effective rights: access() would drop the capabilities that let a
 	 * collector with file capabilities open map_files */
-	if (faccessat(AT_FDCWD, buf, R_OK, AT_EACCESS) == 0)
+	if (map_files && *map_files >= 0)
+		usable = *map_files;
+	else
+		usable = faccessat(AT_FDCWD, buf, R_OK, AT_EACCESS) == 0;
+	if (map_files)
+		*map_files = usable;
+	if (usable)
 		return 0;
 	n = snprintf(buf, size, "/proc/%d/root%s", (int)pid, e->path);
 	if (n < 0 || (size_t)n >= size)

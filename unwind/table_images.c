@@ -318,6 +318,21 @@ static void try_cache(struct unwind_service *us, struct cfi_image *img)
 	us->st.build_ns += now_ns() - t0;
 }
 
+size_t images_known(const struct unwind_service *us, uint64_t dev, uint64_t inode,
+		    bool ready_only)
+{
+	uint32_t id = idmap_get(&us->by_file, hash_pair(dev, inode));
+	const struct cfi_image *img;
+
+	if (id == UINT32_MAX || id >= us->n_images)
+		return SIZE_MAX;
+	img = &us->images[id];
+	if (img->dev != dev || img->inode != inode || img->state == IMAGE_EVICTED ||
+	    (!ready_only && img->state == IMAGE_UNBUILT))
+		return SIZE_MAX;
+	return id;
+}
+
 size_t images_get_ready(struct unwind_service *us, uint64_t dev, uint64_t inode, const char *path,
 			const char *name, const char *ns_prefix)
 {

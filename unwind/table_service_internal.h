@@ -119,6 +119,11 @@ size_t images_get(struct unwind_service *us, uint64_t dev, uint64_t inode, const
  * whether it has them. */
 size_t images_get_ready(struct unwind_service *us, uint64_t dev, uint64_t inode, const char *path,
 			const char *name, const char *ns_prefix);
+/* The index of the known image of file (dev, inode) when images_get (or,
+ * with ready_only, images_get_ready) would return it as it is, without
+ * opening it; else SIZE_MAX (the caller then finds its path and gets it). */
+size_t images_known(const struct unwind_service *us, uint64_t dev, uint64_t inode,
+		    bool ready_only);
 /* Builds and loads the tables of a queued image's executable segments
  * (read from the cache on disk when they are there). */
 void images_build(struct unwind_service *us, struct cfi_image *img);

@@ -5,7 +5,9 @@
  * 1. elfinfo on the input's bytes in memory (an exact-size copy, so ASan
  *    sees reads past the end): build-id, CRC, segments, bias, debug links,
  *    the sorted function tables of .symtab and .dynsym and their lookups,
- *    the USDT notes (.note.stapsdt) --trace py: looks for.
+ *    the USDT notes (.note.stapsdt) --trace py: looks for, the CIEs and
+ *    FDEs of .eh_frame and .debug_frame (symbols/cfi_entries.h) and
+ *    look-ups among them.
  * 2. The symbolizer on the same bytes written to a file in a private
  *    directory under /dev/shm: symbolizer_image (ELF facts, symbols,
  *    separate-debug-file search), symbolizer_match_functions, and
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "decode/trace_python.h"
+#include "symbols/cfi_entries.h"
 #include "symbols/elfinfo.h"
 #include "model/model.h"
 #include "symbols/symbolize.h"
@@ -83,6 +86,24 @@ static void symtab_side(const struct elf_file *f, uint32_t type)
 	symtab_free(&t);
 }
 
+static void cfi_entries_side(const struct elf_file *f)
+{
+	struct cfi_fdes fdes = { 0 };
+
+	if (cfi_fdes_read(&fdes, f, CFI_EH_FRAME) == 0 &&
+	    cfi_fdes_read(&fdes, f, CFI_DEBUG_FRAME) == 0) {
+		cfi_fdes_sort(&fdes);
+		for (size_t i = 0; i < fdes.n && i < 64; i++) {
+			cfi_fdes_find(&fdes, fdes.v[i].start);
+			cfi_fdes_find(&fdes, fdes.v[i].end - 1);
+			cfi_fdes_find(&fdes, fdes.v[i].end);
+		}
+		cfi_fdes_find(&fdes, 0);
+		cfi_fdes_find(&fdes, UINT64_MAX);
+	}
+	cfi_fdes_free(&fdes);
+}
+
 static void elfinfo_side(const uint8_t *data, size_t size)
 {
 	char hex[2 * ELFINFO_MAX_BUILD_ID + 1];
@@ -112,6 +133,7 @@ static void elfinfo_side(const uint8_t *data, size_t size)
 	symtab_side(&f, SHT_SYMTAB);
 	symtab_side(&f, SHT_DYNSYM);
 	trace_python_elf_has_probes(&f); /* the USDT notes of --trace py: */
+	cfi_entries_side(&f);
 	elf_file_close(&f);
 }
 

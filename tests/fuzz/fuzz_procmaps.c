@@ -23,8 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		procmaps_find(&maps, e->end - 1);
 		procmaps_find(&maps, e->end);
 		if (procmap_is_file(e)) {
-			procmaps_open_path(getpid(), e, small, sizeof(small));
-			procmaps_open_path(getpid(), e, big, sizeof(big));
+			procmaps_open_path(getpid(), e, small, sizeof(small), NULL);
+			procmaps_open_path(getpid(), e, big, sizeof(big), NULL);
 		}
 		(void)procmap_dev(e);
 	}

@@ -185,10 +185,10 @@ static void test_read_self(void **state)
 	for (size_t i = 1; i < maps.n; i++)
 		assert_true(maps.entries[i].start >= maps.entries[i - 1].end);
 
-	assert_int_equal(procmaps_open_path(getpid(), e, open_path, sizeof(open_path)), 0);
+	assert_int_equal(procmaps_open_path(getpid(), e, open_path, sizeof(open_path), NULL), 0);
 	assert_int_equal(stat(open_path, &st), 0);
 	assert_true(st.st_ino == e->inode);
-	assert_int_equal(procmaps_open_path(getpid(), e, open_path, 10), -ENAMETOOLONG);
+	assert_int_equal(procmaps_open_path(getpid(), e, open_path, 10, NULL), -ENAMETOOLONG);
 	procmaps_free(&maps);
 
 	assert_int_equal(procmaps_read(0x7ffffff0, &maps), -ESRCH);

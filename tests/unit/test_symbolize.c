@@ -615,7 +615,7 @@ static uint32_t check_live(struct symbolizer *s, struct model *m, const char *pa
 
 		if (strcmp(e->path, path))
 			continue;
-		assert_int_equal(procmaps_open_path(getpid(), e, open_path, sizeof(open_path)), 0);
+		assert_int_equal(procmaps_open_path(getpid(), e, open_path, sizeof(open_path), NULL), 0);
 		id = symbolizer_image(s, e->path, open_path, procmap_dev(e), e->inode);
 		if (img != MODEL_NONE)
 			assert_int_equal(id, img);

@@ -15,6 +15,7 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "lib/hashmix.h"
 #include "lib/hashtab.h"
 #include "lib/idmap.h"
 #include "unwind/cfi_rule.h"
@@ -33,11 +34,12 @@
  * libdw's x86-64 unwinder tracks, so the cached walk tracks the same. */
 #define FRAME_NREGS CFI_RULE_NREGS
 
-/* Cached frame rules per process: a table (lib/hashtab.h) that grows up to
- * this many rules and is then emptied when it fills (a program has that
- * many distinct sampled PCs only when it is huge, or when garbage is
- * unwound): 3/4 of 1 << 15 slots of 89 bytes, 2.9 MB at most. */
-#define RULES_MAX 24576
+/* Cached frame rules, one table for every process (lib/hashtab.h): rules
+ * are the files', keyed by file and offset, so the processes of one program
+ * share them.  It grows up to this many rules and is then emptied when it
+ * fills (that many distinct sampled PCs come from huge programs, or
+ * garbage unwound): 3/4 of 1 << 16 slots of 96 bytes, 6 MB at most. */
+#define RULES_MAX 49152
 
 /* Registers of a simple frame recovered from the CFA: the return address,
  * the stack pointer and the six callee-saved registers at most, in
@@ -58,7 +60,7 @@ enum rule_kind {
  * RULE_LIBDW and the whole sample goes through libdw.
  */
 struct frame_rule {
-	uint64_t pc;         /* runtime address the CFI was looked up at */
+	uint64_t key;        /* rule_key(): the file and the offset in it */
 	int32_t cfa_off;
 	uint32_t same;       /* registers that keep the callee's value */
 	uint8_t kind;        /* enum rule_kind */
@@ -75,22 +77,56 @@ struct frame_rule {
 
 static inline uint64_t frame_rule_hash(const struct frame_rule *r)
 {
-	/* the high bits mixed in too: PCs of several images share low bits */
-	return hash_mix64(r->pc);
+	/* the high bits (the file) mixed in too */
+	return hash_mix64(r->key);
 }
 
-static inline uint64_t pc_hash(const uint64_t *pc)
+static inline uint64_t rule_key_hash(const uint64_t *key)
 {
-	return hash_mix64(*pc);
+	return hash_mix64(*key);
 }
 
-static inline bool frame_rule_match(const struct frame_rule *r, const uint64_t *pc)
+static inline bool frame_rule_match(const struct frame_rule *r, const uint64_t *key)
 {
-	return r->pc == *pc;
+	return r->key == *key;
 }
 
-HASHTAB_DEFINE(rule_cache, struct frame_rule, uint64_t, frame_rule_hash, pc_hash, frame_rule_match)
+HASHTAB_DEFINE(rule_cache, struct frame_rule, uint64_t, frame_rule_hash, rule_key_hash,
+	       frame_rule_match)
 
+/* A mapped file, as stat() says it is: a file rebuilt under the same inode
+ * (a build's output, deleted and written again) is another file. */
+struct file_id {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns;
+	uint32_t number;     /* the file's number in rule keys, from 1 */
+};
+
+static inline uint64_t file_id_hash_key(const struct file_id *f)
+{
+	return hash_finish(hash_word(hash_word(hash_word(hash_word(0, f->dev), f->ino), f->size),
+				     (uint64_t)f->mtime_ns));
+}
+
+static inline uint64_t file_id_hash(const struct file_id *f)
+{
+	return file_id_hash_key(f);
+}
+
+static inline bool file_id_match(const struct file_id *a, const struct file_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime_ns == b->mtime_ns;
+}
+
+HASHTAB_DEFINE(file_ids, struct file_id, struct file_id, file_id_hash, file_id_hash_key,
+	       file_id_match)
+
+/* The file number of the vDSO (the same image in every process). */
+#define FILE_NUMBER_VDSO 1
+/* Not known yet, or no file whose rules can be shared. */
+#define FILE_NUMBER_UNKNOWN 0
+#define FILE_NUMBER_NONE UINT32_MAX
 struct unwind_proc {
 	pid_t pid;
 	uint64_t maps_version;
@@ -108,8 +144,17 @@ struct unwind_proc {
 	bool full;
 	uint64_t last_lookup_pc; /* PC whose CFI gives the last frame's caller */
 
-	/* frame rules by PC, valid for the current Dwfl */
-	struct rule_cache rules;
+	/* the mappings of the sample being unwound, and the file number of
+	 * each (FILE_NUMBER_UNKNOWN until a frame needs it), valid for
+	 * maps_wanted */
+	const struct unwind_mapping *maps;
+	size_t n_maps;
+	uint64_t maps_wanted;
+	uint32_t *file_numbers;
+	size_t n_file_numbers;
+	uint64_t file_numbers_version;
+	struct frame_rule scratch; /* the rule of a PC in no shared file */
+	int dwfl_err;              /* this sample's attempt at a Dwfl failed */
 
 	/* is_outermost() by PC, valid for the current Dwfl; pc 0 = empty */
 	struct {
@@ -127,8 +172,17 @@ struct unwinder {
 	int vdso_fd;             /* memfd holding our vDSO, -1 if none, -2 untried */
 	struct elf_file vdso;    /* its image, when vdso_fd >= 0 */
 	bool no_rule_cache;      /* every sample through libdw (for checking) */
+	struct rule_cache rules; /* every process's, keyed by file and offset */
+	struct file_ids files;   /* the files those keys number */
+	uint32_t n_files;
 	struct unwinder_stats stats;
 };
+
+/* unwind.c */
+/* p's Dwfl for the mappings of the sample being unwound, built now if it
+ * is not yet: the cached walk needs it only for a rule not cached or a
+ * read outside the stack copy.  0 or a negative errno. */
+int unw_need_dwfl(struct unwinder *u, struct unwind_proc *p);
 
 /* unwind_dwfl.c */
 /* Builds p->dwfl from the process's mappings (every image opened now) and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The rule cache: the CFI of each distinct PC reduced once to "CFA =
+ * The rule cache: the CFI of each distinct place in a file reduced once to "CFA =
  * register + offset, registers saved at CFA + offset" (unwind/cfi_rule.h,
  * the reduction the BPF unwinder's tables use too, kept per PC as struct
  * frame_rule, unwind/unwind_internal.h), and the walk that applies those
@@ -12,6 +12,7 @@
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 bool unw_cfi_rule(Dwfl *dwfl, uint64_t pc, struct cfi_rule *rule)
 {
@@ -42,7 +43,6 @@ static void compute_rule(Dwfl *dwfl, uint64_t pc, struct frame_rule *r)
 {
 	struct cfi_rule rule;
 
-	r->pc = pc;
 	r->kind = RULE_LIBDW;
 	if (!unw_cfi_rule(dwfl, pc, &rule))
 		return;
@@ -78,25 +78,108 @@ static void compute_rule(Dwfl *dwfl, uint64_t pc, struct frame_rule *r)
 	r->kind = RULE_SIMPLE;
 }
 
-/* The cached rule for `pc`, computed on first use; NULL without memory. */
+/* The number of the file of p's mapping i (stat()'d at its first use in
+ * this version of p's mappings), FILE_NUMBER_NONE for no regular file. */
+static uint32_t file_number(struct unwinder *u, struct unwind_proc *p, size_t i)
+{
+	const char *path = p->maps[i].path;
+	struct file_id key = { 0 }, *f;
+	struct stat st;
+	uint64_t h;
+
+	if (p->file_numbers_version != p->maps_wanted || p->n_file_numbers != p->n_maps) {
+		free(p->file_numbers);
+		p->file_numbers = calloc(p->n_maps, sizeof(*p->file_numbers));
+		p->n_file_numbers = p->file_numbers ? p->n_maps : 0;
+		p->file_numbers_version = p->maps_wanted;
+		if (!p->file_numbers)
+			return FILE_NUMBER_NONE;
+	}
+	if (p->file_numbers[i] != FILE_NUMBER_UNKNOWN)
+		return p->file_numbers[i];
+	p->file_numbers[i] = FILE_NUMBER_NONE;
+	if (!path || !*path)
+		return FILE_NUMBER_NONE;
+	if (strcmp(path, "[vdso]") == 0)
+		return p->file_numbers[i] = FILE_NUMBER_VDSO;
+	if (path[0] != '/' || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return FILE_NUMBER_NONE;
+	key.dev = st.st_dev;
+	key.ino = st.st_ino;
+	key.size = (uint64_t)st.st_size;
+	key.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	h = file_id_hash_key(&key);
+	f = file_ids_find_hashed(&u->files, h, &key);
+	if (!f && u->n_files < (1u << 23) && (f = file_ids_insert_hashed(&u->files, h))) {
+		*f = key;
+		f->number = FILE_NUMBER_VDSO + 1 + u->n_files++;
+	}
+	if (f)
+		p->file_numbers[i] = f->number;
+	return p->file_numbers[i];
+}
+
+/* The rule cache's key of pc in p's sample: its file's number and its
+ * offset in the file; 0 for a PC in no regular file (no rule shared). */
+static uint64_t rule_key(struct unwinder *u, struct unwind_proc *p, uint64_t pc)
+{
+	size_t lo = 0, hi = p->n_maps, i = SIZE_MAX;
+	const struct unwind_mapping *m;
+	uint32_t number;
+	uint64_t off;
+
+	/* the tracker's mappings come sorted, as the kernel lists them */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && pc < p->maps[lo - 1].end)
+		i = lo - 1;
+	for (size_t k = 0; k < p->n_maps && i == SIZE_MAX; k++) /* not sorted */
+		if (pc >= p->maps[k].start && pc < p->maps[k].end)
+			i = k;
+	if (i == SIZE_MAX)
+		return 0;
+	m = &p->maps[i];
+	number = file_number(u, p, i);
+	off = pc - m->start + m->pgoff;
+	if (number == FILE_NUMBER_NONE || off >= 1ull << 40)
+		return 0;
+	return (uint64_t)number << 40 | off;
+}
+
+/* The cached rule for `pc`, computed on first use (through p's Dwfl, built
+ * then if it is not yet); NULL without memory or without a Dwfl. */
 static const struct frame_rule *get_rule(struct unwinder *u, struct unwind_proc *p, uint64_t pc)
 {
-	uint64_t h = pc_hash(&pc);
-	struct frame_rule *r = rule_cache_find_hashed(&p->rules, h, &pc);
+	uint64_t key = rule_key(u, p, pc), h = rule_key_hash(&key);
+	struct frame_rule *r = key ? rule_cache_find_hashed(&u->rules, h, &key) : NULL;
 
 	if (r)
 		return r;
-	if (p->rules.len >= RULES_MAX)
-		rule_cache_clear(&p->rules); /* full: start over rather than keep growing */
-	r = rule_cache_insert_hashed(&p->rules, h);
-	if (!r)
+	if (unw_need_dwfl(u, p) != 0)
 		return NULL;
+	if (!key) {
+		r = &p->scratch;
+	} else {
+		if (u->rules.len >= RULES_MAX)
+			rule_cache_clear(&u->rules); /* full: start over rather than grow */
+		r = rule_cache_insert_hashed(&u->rules, h);
+		if (!r)
+			return NULL;
+	}
 	compute_rule(p->dwfl, pc, r);
+	r->key = key;
 	u->stats.rules++;
 	return r;
 }
 
-/* memory_read, with the common case (the stack copy) inline */
+/* memory_read, with the common case (the stack copy) inline; elsewhere
+ * the mapped files, through the Dwfl */
 static inline bool read_word(struct unwind_proc *p, uint64_t addr, Dwarf_Word *out)
 {
 	uint64_t off = addr - p->regs->sp;
@@ -106,6 +189,8 @@ static inline bool read_word(struct unwind_proc *p, uint64_t addr, Dwarf_Word *o
 		memcpy(out, p->stack + off, sizeof(*out));
 		return true;
 	}
+	if (unw_need_dwfl(p->u, p) != 0)
+		return false;
 	return unw_memory_read(p->dwfl, addr, out, p);
 }
 

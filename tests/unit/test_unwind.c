@@ -2,7 +2,8 @@
 /*
  * Unit tests of the CFI unwinder against real captures of tests/unwind/chain
  * (tests/unit/unwind_run.h): the leaf, signal frames, short copies,
- * garbage, missing or vanished images, rebuilds on new mappings.
+ * garbage, missing or vanished images, rules shared by the processes of a
+ * program, rebuilds on new mappings.
  */
 #include "elf_oracle.h"
 #include "unwind_run.h"
@@ -250,34 +251,76 @@ static void test_no_images(void **state)
 	unwinder_free(u);
 }
 
-/* The Dwfl is rebuilt on a new maps version and after forget, not otherwise. */
-static void test_rebuild_on_version(void **state)
+/*
+ * Rules are the files': a new version of the mappings, or another process
+ * of the same program, is unwound from the cached rules without a Dwfl of
+ * its own, to the same frames; a file changed under its name (another
+ * mtime) gets its rules looked up again; without the cache, the Dwfl is
+ * rebuilt on a new maps version and after forget, not otherwise.
+ */
+static void test_rules_shared_and_rebuilds(void **state)
 {
 	struct unwinder *u = unwinder_new();
-	uint64_t ips[MAX_FRAMES];
+	uint64_t ips[MAX_FRAMES], first[MAX_FRAMES], rules;
 	struct unwinder_stats st;
+	struct timespec times[2];
+	const char *prog = "build/unwind/chain-eh";
+	struct stat sb;
 	struct run r;
 	bool complete;
+	int n, n_first;
 
 	(void)state;
-	run_chain(&r, "build/unwind/chain-eh", "leaf", NULL);
+	run_chain(&r, prog, "leaf", NULL);
+	n_first = unwind_cap(u, &r, &r.caps[0], r.caps[0].len, first, &complete);
+	assert_true(n_first > 2 && complete);
 	for (int i = 0; i < 10; i++)
-		assert_true(unwind_cap(u, &r, &r.caps[0], r.caps[0].len, ips, &complete) > 0);
+		assert_int_equal(unwind_cap(u, &r, &r.caps[0], r.caps[0].len, ips, &complete),
+				 n_first);
 	unwinder_get_stats(u, &st);
 	assert_int_equal(st.dwfl_builds, 1);
-	assert_true(unwinder_unwind(u, 4242, 2, r.maps, r.n_maps, &r.caps[0].regs,
-				    r.caps[0].stack, r.caps[0].len, ips, MAX_FRAMES, &complete) > 0);
-	assert_true(complete);
+	rules = st.rules;
+	assert_true(rules > 0);
+	/* a new version, another pid: cached rules only, the same frames */
+	for (pid_t pid = 4242; pid <= 4243; pid++) {
+		n = unwinder_unwind(u, pid, 2, r.maps, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+				    r.caps[0].len, ips, MAX_FRAMES, &complete);
+		assert_int_equal(n, n_first);
+		assert_memory_equal(ips, first, (size_t)n * sizeof(*ips));
+		assert_true(complete);
+	}
+	unwinder_get_stats(u, &st);
+	assert_int_equal(st.dwfl_builds, 1);
+	assert_int_equal(st.rules, rules);
+	/* the program's file changed (its mtime): looked up again, through a
+	 * Dwfl (the mtime is put back after) */
+	assert_int_equal(stat(prog, &sb), 0);
+	times[0] = sb.st_atim;
+	times[1] = sb.st_mtim;
+	times[1].tv_sec += 1;
+	assert_int_equal(utimensat(AT_FDCWD, prog, times, 0), 0);
+	n = unwinder_unwind(u, 4244, 1, r.maps, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+			    r.caps[0].len, ips, MAX_FRAMES, &complete);
+	times[1] = sb.st_mtim;
+	assert_int_equal(utimensat(AT_FDCWD, prog, times, 0), 0);
+	assert_int_equal(n, n_first);
+	assert_memory_equal(ips, first, (size_t)n * sizeof(*ips));
 	unwinder_get_stats(u, &st);
 	assert_int_equal(st.dwfl_builds, 2);
+	assert_true(st.rules > rules);
+	/* libdw only: one Dwfl per process and maps version */
+	unwinder_use_rule_cache(u, false);
+	for (int i = 0; i < 3; i++)
+		assert_true(unwinder_unwind(u, 4242, 3, r.maps, r.n_maps, &r.caps[0].regs,
+					    r.caps[0].stack, r.caps[0].len, ips, MAX_FRAMES,
+					    &complete) > 0);
+	unwinder_get_stats(u, &st);
+	assert_int_equal(st.dwfl_builds, 3);
 	unwinder_forget(u, 4242);
 	unwinder_forget(u, 999); /* unknown: no-op */
-	assert_true(unwinder_unwind(u, 4242, 2, r.maps, r.n_maps, &r.caps[0].regs,
+	assert_true(unwinder_unwind(u, 4242, 3, r.maps, r.n_maps, &r.caps[0].regs,
 				    r.caps[0].stack, r.caps[0].len, ips, MAX_FRAMES, &complete) > 0);
 	assert_true(complete);
-	/* another pid: its own Dwfl */
-	assert_true(unwinder_unwind(u, 4243, 2, r.maps, r.n_maps, &r.caps[0].regs,
-				    r.caps[0].stack, r.caps[0].len, ips, MAX_FRAMES, &complete) > 0);
 	unwinder_get_stats(u, &st);
 	assert_int_equal(st.dwfl_builds, 4);
 	unwinder_free(u);
@@ -382,7 +425,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_copy),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_no_images),
-		cmocka_unit_test(test_rebuild_on_version),
+		cmocka_unit_test(test_rules_shared_and_rebuilds),
 		cmocka_unit_test(test_reads_image_memory),
 		cmocka_unit_test(test_prepare_then_file_gone),
 	};

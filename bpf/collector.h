@@ -352,7 +352,8 @@ enum collector_counter {
 /*
  * --call-graph cfi: the unwind tables in BPF maps (unwind/cfi_table.h
  * describes the rows; the kinds and the layout are the same).  Rows of
- * every image are in one array, and a page index per image gives the rows
+ * every image are in one space of row indexes (kept in chunks, below), and
+ * a page index per image gives the rows
  * of each 4 KiB of its text: {first, last} absolute row indexes.
  */
 enum collector_unwind_kind {
@@ -370,6 +371,14 @@ struct collector_unwind_row {
 	u8 kind;          /* enum collector_unwind_kind */
 	s8 rbp_off8;      /* caller's rbp at CFA + 8 * this; 0: kept */
 };
+
+/* The rows are kept in chunks of this many (2 MiB each), arrays held by
+ * an array of maps: the loader adds chunks as the run's images need them,
+ * up to COLLECTOR_UNWIND_MAX_CHUNKS (128 MiB).  Row i is entry
+ * i % CHUNK_ROWS of chunk i / CHUNK_ROWS; an image's rows may span two. */
+#define COLLECTOR_UNWIND_CHUNK_SHIFT 18
+#define COLLECTOR_UNWIND_CHUNK_ROWS (1u << COLLECTOR_UNWIND_CHUNK_SHIFT)
+#define COLLECTOR_UNWIND_MAX_CHUNKS 64
 
 struct collector_unwind_page {
 	u32 first, last;  /* rows holding in this page, absolute indexes */

@@ -4,12 +4,13 @@
  * loader builds out of .eh_frame and .debug_frame (unwind/cfi_table.h,
  * bpf/collector.h's struct collector_unwind_*).
  *
- * The maps: unwind_rows (every image's rows, one array), unwind_pages
+ * The maps: unwind_row_chunks (every image's rows, in chunks: arrays the
+ * loader adds as the run needs them, bpf/collector.h), unwind_pages
  * (per image, one entry per 4 KiB of text: its first and last row),
  * unwind_procs (per process, its executable mappings sorted by start, each
  * with its image's pages), unwind_asked (when a process last asked for its
  * tables) and unwind_requests (the ring of those requests).  The loader
- * writes the two arrays through mappings of them
+ * writes the chunks and the page array through mappings of them
  * (BPF_F_MMAPABLE), not a system call per row.
  *
  * A frame costs: the mapping (the last one found is tried first: frames are
@@ -30,15 +31,25 @@
 #ifndef COLLECTOR_UNWIND_BPF_H
 #define COLLECTOR_UNWIND_BPF_H
 
-/* Sized by the loader before load. */
-struct {
+/* A chunk of rows: every chunk the loader creates is of this shape.  The
+ * sizes, not the types: a type reached only through the array of maps is
+ * a forward declaration in the object's BTF, which libbpf refuses. */
+struct unwind_row_chunk {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, COLLECTOR_UNWIND_CHUNK_ROWS);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, u32);
-	__type(value, struct collector_unwind_row);
-} unwind_rows SEC(".maps");
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(struct collector_unwind_row));
+};
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, COLLECTOR_UNWIND_MAX_CHUNKS);
+	__type(key, u32);
+	__array(values, struct unwind_row_chunk);
+} unwind_row_chunks SEC(".maps");
+
+/* Sized by the loader before load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -192,8 +203,19 @@ __noinline long unwind_map_index(struct collector_unwind_proc *p, struct cfi_wal
 	return lo - 1;
 }
 
-/* The index in unwind_rows of the row that holds at offset off of the
- * table whose pages start at first_page, or -1. */
+/* Row i of every image's rows, or NULL (no chunk holds it yet). */
+static __always_inline struct collector_unwind_row *unwind_row_at(u32 i)
+{
+	u32 chunk = i >> COLLECTOR_UNWIND_CHUNK_SHIFT, at = i & (COLLECTOR_UNWIND_CHUNK_ROWS - 1);
+	void *rows = bpf_map_lookup_elem(&unwind_row_chunks, &chunk);
+
+	if (!rows)
+		return NULL;
+	return bpf_map_lookup_elem(rows, &at);
+}
+
+/* The index of the row that holds at offset off of the table whose pages
+ * start at first_page, or -1. */
 __noinline long unwind_row_index(u32 first_page, u32 n_pages, u64 off)
 {
 	struct collector_unwind_page *pg;
@@ -213,7 +235,7 @@ __noinline long unwind_row_index(u32 first_page, u32 n_pages, u64 off)
 	for (i = 0; i < 16 && lo < hi; i++) {
 		u32 mid = lo + (hi - lo + 1) / 2;
 
-		r = bpf_map_lookup_elem(&unwind_rows, &mid);
+		r = unwind_row_at(mid);
 		if (!r)
 			return -1;
 		if (r->pc <= (u32)off)
@@ -290,15 +312,13 @@ static __always_inline struct collector_unwind_row *unwind_find_row(struct colle
 								    u64 pc)
 {
 	long i;
-	u32 key;
 
 	if (pc < m->base)
 		return NULL;
 	i = unwind_row_index(m->first_page, m->n_pages, pc - m->base);
 	if (i < 0)
 		return NULL;
-	key = i;
-	return bpf_map_lookup_elem(&unwind_rows, &key);
+	return unwind_row_at(i);
 }
 
 #endif /* COLLECTOR_UNWIND_BPF_H */

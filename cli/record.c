@@ -275,10 +275,10 @@ static int on_record(void *ctx, const void *data, size_t size)
 
 /* The sampling programs and the tracker their records go to. */
 /* --call-graph cfi: the unwind service, given the session's maps. */
-static int open_unwind_service(struct record *r)
+static int open_unwind_service(struct record *r, uint32_t max_rows)
 {
 	struct unwind_maps maps;
-	int err = unwind_tables_open(&r->cfi_maps, r->bpf);
+	int err = unwind_tables_open(&r->cfi_maps, r->bpf, max_rows);
 
 	if (err) {
 		fprintf(stderr, "collector: cannot map the unwind tables: %s\n", strerror(-err));
@@ -309,8 +309,12 @@ static int open_sampling(struct record *r)
 		.ring_bytes = opts->ring_bytes,
 		.dwarf = targets_want_dwarf(opts),
 		.cfi = opts->call_graph == CALL_GRAPH_CFI,
-		/* 16 MiB of rows and 4 MiB of page index (2 GiB of text) */
-		.cfi_rows = 1u << 21,
+		/* rows grown 2 MiB at a time up to 64 MiB, as the images met
+		 * need (a build's cc1, libLLVM and libclang-cpp: 2.5 M rows,
+		 * 20 MiB, which the fixed 16 MiB of before could not hold: 70%
+		 * of a build loop's stacks truncated while clang ran), and 4
+		 * MiB of page index (2 GiB of text) */
+		.cfi_rows = 1u << 23,
 		.cfi_pages = 1u << 19,
 		.stack_bytes = opts->stack_size,
 		.verbose = opts->verbose,
@@ -343,7 +347,7 @@ static int open_sampling(struct record *r)
 		return EXIT_BPF;
 	if (bpf_session_open(&r->bpf, &cfg))
 		return EXIT_BPF;
-	if (cfg.cfi && open_unwind_service(r) != 0)
+	if (cfg.cfi && open_unwind_service(r, cfg.cfi_rows) != 0)
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
 	r->python = python_walk_open(r->bpf);

@@ -48,6 +48,24 @@ int extents_get(struct extents *x, uint32_t len, uint32_t *start)
 	return -ENOSPC;
 }
 
+int extents_grow(struct extents *x, uint32_t size)
+{
+	uint32_t old = x->size, added = size - old;
+	int err;
+
+	if (size <= old)
+		return -EINVAL;
+	/* the new entries as handed out, then given back: one merge */
+	x->size = size;
+	x->used += added;
+	err = extents_put(x, old, added);
+	if (err) {
+		x->size = old;
+		x->used -= added;
+	}
+	return err;
+}
+
 int extents_put(struct extents *x, uint32_t start, uint32_t len)
 {
 	uint64_t end = (uint64_t)start + len;

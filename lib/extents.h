@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Space in a fixed array handed out as ranges of consecutive entries: a
+ * Space in an array (that may grow at its end) handed out as ranges of consecutive entries: a
  * free list of ranges sorted by start, first fit, a range given back
  * merged with its free neighbours.  Used entries never move (the unwind
  * tables: a BPF program reads them while the loader allocates, see
@@ -36,6 +36,9 @@ int extents_get(struct extents *x, uint32_t len, uint32_t *start);
  * changed), or -ENOMEM. */
 int extents_put(struct extents *x, uint32_t start, uint32_t len);
 
+/* Makes the array size entries long (more than now): the new entries are
+ * free, merged with a free range at the old end.  0, -EINVAL, -ENOMEM. */
+int extents_grow(struct extents *x, uint32_t size);
 /* The longest free range. */
 uint32_t extents_largest(const struct extents *x);
 

@@ -22,8 +22,19 @@ struct unwind_array {
 	struct extents space;
 };
 
+/* The rows: chunks of COLLECTOR_UNWIND_CHUNK_ROWS, added as images need
+ * them up to max rows (space.size: the rows of the chunks made, or max). */
+struct unwind_rows {
+	int outer_fd;                  /* unwind_row_chunks */
+	struct collector_unwind_row *mem[COLLECTOR_UNWIND_MAX_CHUNKS];
+	uint32_t n_chunks;
+	uint32_t max;
+	struct extents space;
+};
+
 struct unwind_tables {
-	struct unwind_array rows, pages;
+	struct unwind_rows rows;
+	struct unwind_array pages;
 	int procs_fd;
 	struct ring_buffer *requests;
 	void (*on_request)(void *ctx, const struct collector_unwind_request *r);
@@ -66,15 +77,53 @@ static int array_map(struct unwind_array *a, int fd, size_t value_size)
 	return extents_init(&a->space, a->max);
 }
 
-int unwind_tables_open(struct unwind_tables **out, struct bpf_session *s)
+#define CHUNK_BYTES ((size_t)COLLECTOR_UNWIND_CHUNK_ROWS * sizeof(struct collector_unwind_row))
+
+/* One more chunk of rows, mapped and put in the program's array of maps:
+ * the space grows by its rows (up to the cap).  0 or a negative errno. */
+static int add_chunk(struct unwind_rows *r)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	uint32_t k = r->n_chunks, size;
+	void *mem;
+	int fd, err;
+
+	if (k == COLLECTOR_UNWIND_MAX_CHUNKS || r->space.size >= r->max)
+		return -ENOSPC;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_chunk", sizeof(uint32_t),
+			    sizeof(struct collector_unwind_row), COLLECTOR_UNWIND_CHUNK_ROWS, &opts);
+	if (fd < 0)
+		return -errno;
+	mem = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	/* the array of maps holds the chunk; the mapping holds it for us */
+	err = bpf_map_update_elem(r->outer_fd, &k, &fd, BPF_ANY) ? -errno : 0;
+	close(fd);
+	if (err) {
+		munmap(mem, CHUNK_BYTES);
+		return err;
+	}
+	r->mem[k] = mem;
+	r->n_chunks++;
+	size = (uint64_t)r->n_chunks * COLLECTOR_UNWIND_CHUNK_ROWS < r->max ?
+		       r->n_chunks * COLLECTOR_UNWIND_CHUNK_ROWS : r->max;
+	return k == 0 ? extents_init(&r->space, size) : extents_grow(&r->space, size);
+}
+
+int unwind_tables_open(struct unwind_tables **out, struct bpf_session *s, uint32_t max_rows)
 {
 	struct unwind_tables *t = calloc(1, sizeof(*t));
 	int err;
 
 	if (!t)
 		return -ENOMEM;
-	err = array_map(&t->rows, bpf_session_map_fd(s, "unwind_rows"),
-			sizeof(struct collector_unwind_row));
+	t->rows.outer_fd = bpf_session_map_fd(s, "unwind_row_chunks");
+	t->rows.max = max_rows;
+	err = t->rows.outer_fd < 0 ? t->rows.outer_fd : max_rows ? add_chunk(&t->rows) : -EINVAL;
 	if (!err)
 		err = array_map(&t->pages, bpf_session_map_fd(s, "unwind_pages"),
 				sizeof(struct collector_unwind_page));
@@ -99,8 +148,8 @@ void unwind_tables_close(struct unwind_tables *t)
 {
 	if (!t)
 		return;
-	if (t->rows.mem)
-		munmap(t->rows.mem, t->rows.bytes);
+	for (uint32_t k = 0; k < t->rows.n_chunks; k++)
+		munmap(t->rows.mem[k], CHUNK_BYTES);
 	if (t->pages.mem)
 		munmap(t->pages.mem, t->pages.bytes);
 	extents_free(&t->rows.space);
@@ -109,11 +158,39 @@ void unwind_tables_close(struct unwind_tables *t)
 	free(t);
 }
 
+/* Rows [r0, r0 + n) of the space, written from rows (they may span
+ * chunks). */
+static void write_rows(struct unwind_rows *r, uint32_t r0, const struct collector_unwind_row *rows,
+		       uint32_t n)
+{
+	while (n) {
+		uint32_t k = r0 >> COLLECTOR_UNWIND_CHUNK_SHIFT;
+		uint32_t at = r0 & (COLLECTOR_UNWIND_CHUNK_ROWS - 1);
+		uint32_t len = COLLECTOR_UNWIND_CHUNK_ROWS - at < n ? COLLECTOR_UNWIND_CHUNK_ROWS - at : n;
+
+		memcpy(r->mem[k] + at, rows, (size_t)len * sizeof(*rows));
+		rows += len;
+		r0 += len;
+		n -= len;
+	}
+}
+
+/* A free range of n rows, adding chunks while none is that long: the
+ * space follows what the run's images need; -ENOSPC at the cap (the
+ * caller then evicts what no process maps). */
+static int get_rows(struct unwind_rows *r, uint32_t n, uint32_t *r0)
+{
+	int err;
+
+	while ((err = extents_get(&r->space, n, r0)) == -ENOSPC && add_chunk(r) == 0)
+		;
+	return err;
+}
+
 static int add_image(void *maps, const struct collector_unwind_row *rows, uint32_t n_rows,
 		     const uint32_t *pages, uint32_t n_pages, struct unwind_image_space *out)
 {
 	struct unwind_tables *t = maps;
-	struct collector_unwind_row *row_mem = t->rows.mem;
 	struct collector_unwind_page *page_mem = t->pages.mem;
 	uint32_t r0, p0;
 	int err;
@@ -123,7 +200,7 @@ static int add_image(void *maps, const struct collector_unwind_row *rows, uint32
 	for (uint32_t p = 0; p < n_pages; p++)
 		if (pages[p] >= n_rows || pages[p + 1] >= n_rows || pages[p + 1] < pages[p])
 			return -EINVAL;
-	err = extents_get(&t->rows.space, n_rows, &r0);
+	err = get_rows(&t->rows, n_rows, &r0);
 	if (err)
 		return err;
 	err = extents_get(&t->pages.space, n_pages, &p0);
@@ -134,7 +211,7 @@ static int add_image(void *maps, const struct collector_unwind_row *rows, uint32
 	/* rows first, then the pages that point at them: a program that
 	 * finds the pages finds the rows written (the pages are found only
 	 * through a mapping table written after this) */
-	memcpy(row_mem + r0, rows, (size_t)n_rows * sizeof(*rows));
+	write_rows(&t->rows, r0, rows, n_rows);
 	for (uint32_t p = 0; p < n_pages; p++) {
 		page_mem[p0 + p].first = r0 + pages[p];
 		page_mem[p0 + p].last = r0 + pages[p + 1];
@@ -208,10 +285,10 @@ static void usage(const void *maps, struct unwind_maps_usage *u)
 	const struct unwind_tables *t = maps;
 
 	u->rows = t->rows.space.used;
-	u->max_rows = t->rows.max;
+	u->max_rows = t->rows.space.size;
 	u->pages = t->pages.space.used;
 	u->max_pages = t->pages.max;
-	u->map_bytes = t->rows.bytes + t->pages.bytes;
+	u->map_bytes = t->rows.n_chunks * CHUNK_BYTES + t->pages.bytes;
 }
 
 static const struct unwind_maps_ops ops = {

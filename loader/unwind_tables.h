@@ -2,15 +2,17 @@
 /*
  * --call-graph cfi: the unwind tables in the sampling program's maps
  * (bpf/unwind.bpf.h), behind the unwind service's interface
- * (unwind/unwind_maps.h): images' rows and page indexes appended to the two
- * arrays through shared mappings of them, and each process's executable
+ * (unwind/unwind_maps.h): images' rows and page indexes written through
+ * shared mappings of the arrays that hold them, and each process's executable
  * mappings written to unwind_procs.  An image is added once and shared by
  * every process that maps it (the caller keeps the cache).  Its space is
  * taken from a free list of each array (lib/extents.h) and given back
  * when the caller removes it (no process maps it any more): rows are never
  * moved while in use, since the BPF program reads them without a lock.
- * When no free range is long enough, the caller removes images or the
- * image gets no table (its frames are walked by frame pointer).
+ * The rows are kept in chunks (bpf/collector.h): one at the start, another
+ * added whenever no free range is long enough, up to a cap; at the cap
+ * the caller removes images or the image gets no table (its frames are
+ * walked by frame pointer).
  */
 #ifndef COLLECTOR_UNWIND_TABLES_H
 #define COLLECTOR_UNWIND_TABLES_H
@@ -24,12 +26,13 @@
 
 struct unwind_tables;
 
-/* Maps the arrays of a session opened with cfg.cfi.  0 or a negative errno. */
-int unwind_tables_open(struct unwind_tables **out, struct bpf_session *s);
+/* Maps the arrays of a session opened with cfg.cfi, the rows to grow up
+ * to max_rows.  0 or a negative errno. */
+int unwind_tables_open(struct unwind_tables **out, struct bpf_session *s, uint32_t max_rows);
 void unwind_tables_close(struct unwind_tables *t);
 
-/* The environment variable that sets the rows the tables hold (pages a
- * quarter of that), for tests of a full table space. */
+/* The environment variable that sets the rows the tables may grow to
+ * (pages a quarter of that), for tests of a full table space. */
 #define UNWIND_TABLES_ROWS_ENV "COLLECTOR_CFI_TABLE_ROWS"
 
 /* *rows and *pages (the sizes a session is opened with) as the

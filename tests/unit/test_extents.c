@@ -2,7 +2,7 @@
 /*
  * lib/extents.c, the allocator of the unwind tables' space: small cases
  * (first fit, merging with either neighbour and both, a range given back
- * twice), then thousands of random allocations and releases checked
+ * twice), growing, then thousands of random allocations and releases checked
  * against a map of the array entry by entry: no entry handed out twice,
  * -ENOSPC exactly when no free run is long enough, the longest free range
  * the map's, and everything given back is one free range again.
@@ -51,6 +51,36 @@ static void test_small(void **state)
 	assert_int_equal(x.free[0].start, 0);
 	assert_int_equal(x.free[0].len, 100);
 	assert_int_equal(x.used, 0);
+	extents_free(&x);
+}
+
+/* Growing: the new entries merge with a free range at the old end, or
+ * start one after a used one; no shrinking. */
+static void test_grow(void **state)
+{
+	struct extents x;
+	uint32_t a, b;
+
+	(void)state;
+	assert_int_equal(extents_init(&x, 100), 0);
+	assert_int_equal(extents_get(&x, 60, &a), 0);
+	assert_int_equal(extents_get(&x, 50, &b), -ENOSPC);
+	assert_int_equal(extents_grow(&x, 100), -EINVAL);
+	assert_int_equal(extents_grow(&x, 50), -EINVAL);
+	assert_int_equal(extents_grow(&x, 120), 0);
+	assert_int_equal(x.n, 1); /* [60, 100) and [100, 120) are one */
+	assert_int_equal(x.used, 60);
+	assert_int_equal(extents_get(&x, 50, &b), 0);
+	assert_int_equal(b, 60);
+	assert_int_equal(extents_largest(&x), 10);
+	/* the end used: the new range stands alone */
+	assert_int_equal(extents_get(&x, 10, &b), 0);
+	assert_int_equal(extents_largest(&x), 0);
+	assert_int_equal(extents_grow(&x, 200), 0);
+	assert_int_equal(extents_largest(&x), 80);
+	assert_int_equal(extents_get(&x, 80, &b), 0);
+	assert_int_equal(b, 120);
+	assert_int_equal(x.used, 200);
 	extents_free(&x);
 }
 
@@ -129,6 +159,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small),
+		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_random),
 	};
 

@@ -295,6 +295,7 @@ void unwinder_free(struct unwinder *u)
 	idmap_free(&u->by_pid);
 	rule_cache_free(&u->rules);
 	file_ids_free(&u->files);
+	unw_files_free(u);
 	if (u->vdso_fd >= 0) {
 		close(u->vdso_fd);
 		elf_file_close(&u->vdso);

@@ -50,6 +50,7 @@ struct unwinder_stats {
 	uint64_t complete;       /* ... of which reached the outermost frame */
 	uint64_t cached;         /* ... of which walked with cached rules only */
 	uint64_t rules;          /* distinct PCs whose CFI was looked up */
+	uint64_t rules_from_files; /* ... of which from the file's .eh_frame, without libdw */
 	uint64_t dwfl_builds;    /* per-process Dwfl (re)built */
 	uint64_t dwfl_evictions; /* dropped to stay under the process limit */
 	uint64_t images_failed;  /* mappings whose file could not be used */

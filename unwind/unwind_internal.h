@@ -9,6 +9,7 @@
  *                   to a Dwfl, memory reads, the thread callbacks
  *   unwind_rules.c  the rule cache: the CFI of each PC reduced once to a
  *                   rule, and the walk that applies the rules
+ *   unwind_files.c  those rules from the files' .eh_frame, without libdw
  */
 #ifndef COLLECTOR_UNWIND_INTERNAL_H
 #define COLLECTOR_UNWIND_INTERNAL_H
@@ -175,6 +176,8 @@ struct unwinder {
 	struct rule_cache rules; /* every process's, keyed by file and offset */
 	struct file_ids files;   /* the files those keys number */
 	uint32_t n_files;
+	struct rule_file **rule_files; /* by number: unwind_files.c */
+	size_t n_rule_files;
 	struct unwinder_stats stats;
 };
 
@@ -183,6 +186,16 @@ struct unwinder {
  * is not yet: the cached walk needs it only for a rule not cached or a
  * read outside the stack copy.  0 or a negative errno. */
 int unw_need_dwfl(struct unwinder *u, struct unwind_proc *p);
+
+/* unwind_files.c */
+struct rule_file;
+/* The rule at file offset off of the file of number (>
+ * FILE_NUMBER_VDSO), which path opens, from its .eh_frame without libdw;
+ * false where this cannot answer (no FDE, one the interpreter leaves to
+ * libdw, a file it cannot read). */
+bool unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64_t off,
+		   struct cfi_rule *rule);
+void unw_files_free(struct unwinder *u);
 
 /* unwind_dwfl.c */
 /* Builds p->dwfl from the process's mappings (every image opened now) and

@@ -35,31 +35,27 @@ bool unw_cfi_rule(Dwfl *dwfl, uint64_t pc, struct cfi_rule *rule)
 	return cfi_rule_lookup(NULL, 0, debug, pc - debug_bias, rule, NULL);
 }
 
-/* The rule for `pc` in the cache's form: RULE_SIMPLE for CFA = register +
- * offset with every register kept, lost, or at or equal to CFA + offset
+/* A rule in the cache's form: RULE_SIMPLE for CFA = register + offset
+ * with every register kept, lost, or at or equal to CFA + offset
  * (RULE_MAX_SAVED at most) and for the outermost frame; RULE_LIBDW for
- * anything else (no module: libdw tries the frame-pointer chain). */
-static void compute_rule(Dwfl *dwfl, uint64_t pc, struct frame_rule *r)
+ * anything else. */
+static void frame_rule_of(const struct cfi_rule *rule, struct frame_rule *r)
 {
-	struct cfi_rule rule;
-
 	r->kind = RULE_LIBDW;
-	if (!unw_cfi_rule(dwfl, pc, &rule))
-		return;
-	r->ra = rule.ra;
-	r->outermost = rule.kind == CFI_RULE_END;
+	r->ra = rule->ra;
+	r->outermost = rule->kind == CFI_RULE_END;
 	r->same = 0;
 	r->n_saved = 0;
 	if (r->outermost) {
 		r->kind = RULE_SIMPLE;
 		return;
 	}
-	if (rule.kind != CFI_RULE_REGS)
+	if (rule->kind != CFI_RULE_REGS)
 		return;
-	r->cfa_reg = rule.cfa_reg;
-	r->cfa_off = rule.cfa_off;
+	r->cfa_reg = rule->cfa_reg;
+	r->cfa_off = rule->cfa_off;
 	for (int regno = 0; regno < CFI_RULE_NREGS; regno++) {
-		uint8_t how = rule.reg[regno].how;
+		uint8_t how = rule->reg[regno].how;
 
 		if (how == CFI_HOW_SAME)
 			r->same |= 1u << regno;
@@ -67,13 +63,13 @@ static void compute_rule(Dwfl *dwfl, uint64_t pc, struct frame_rule *r)
 			continue;
 		if (r->n_saved == RULE_MAX_SAVED)
 			return;
-		r->saved[r->n_saved].off = rule.reg[regno].off;
+		r->saved[r->n_saved].off = rule->reg[regno].off;
 		r->saved[r->n_saved].reg = regno;
 		r->saved[r->n_saved].value = how == CFI_HOW_VALUE;
 		r->n_saved++;
 	}
 	for (int regno = 0; regno < CFI_RULE_NREGS; regno++)
-		if (rule.reg[regno].how == CFI_HOW_OTHER)
+		if (rule->reg[regno].how == CFI_HOW_OTHER)
 			return;
 	r->kind = RULE_SIMPLE;
 }
@@ -120,14 +116,16 @@ static uint32_t file_number(struct unwinder *u, struct unwind_proc *p, size_t i)
 }
 
 /* The rule cache's key of pc in p's sample: its file's number and its
- * offset in the file; 0 for a PC in no regular file (no rule shared). */
-static uint64_t rule_key(struct unwinder *u, struct unwind_proc *p, uint64_t pc)
+ * offset in the file; 0 for a PC in no regular file (no rule shared).
+ * *map and *off say where it is (*map SIZE_MAX: in no mapping). */
+static uint64_t rule_key(struct unwinder *u, struct unwind_proc *p, uint64_t pc, size_t *map,
+			 uint32_t *number, uint64_t *off)
 {
 	size_t lo = 0, hi = p->n_maps, i = SIZE_MAX;
 	const struct unwind_mapping *m;
-	uint32_t number;
-	uint64_t off;
 
+	*map = SIZE_MAX;
+	*number = FILE_NUMBER_NONE;
 	/* the tracker's mappings come sorted, as the kernel lists them */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -145,24 +143,39 @@ static uint64_t rule_key(struct unwinder *u, struct unwind_proc *p, uint64_t pc)
 	if (i == SIZE_MAX)
 		return 0;
 	m = &p->maps[i];
-	number = file_number(u, p, i);
-	off = pc - m->start + m->pgoff;
-	if (number == FILE_NUMBER_NONE || off >= 1ull << 40)
+	*map = i;
+	*number = file_number(u, p, i);
+	*off = pc - m->start + m->pgoff;
+	if (*number == FILE_NUMBER_NONE || *off >= 1ull << 40)
 		return 0;
-	return (uint64_t)number << 40 | off;
+	return (uint64_t)*number << 40 | *off;
 }
 
-/* The cached rule for `pc`, computed on first use (through p's Dwfl, built
- * then if it is not yet); NULL without memory or without a Dwfl. */
+/* The cached rule for `pc`, computed on first use: from the file's own
+ * .eh_frame (unwind_files.c), else through p's Dwfl (built then if it is
+ * not yet); NULL without memory or without a Dwfl. */
 static const struct frame_rule *get_rule(struct unwinder *u, struct unwind_proc *p, uint64_t pc)
 {
-	uint64_t key = rule_key(u, p, pc), h = rule_key_hash(&key);
-	struct frame_rule *r = key ? rule_cache_find_hashed(&u->rules, h, &key) : NULL;
+	uint32_t number;
+	uint64_t off, key, h;
+	struct cfi_rule rule = { .kind = CFI_RULE_OTHER };
+	struct frame_rule *r;
+	size_t map;
+	bool from_file;
 
+	key = rule_key(u, p, pc, &map, &number, &off);
+	h = rule_key_hash(&key);
+	r = key ? rule_cache_find_hashed(&u->rules, h, &key) : NULL;
 	if (r)
 		return r;
-	if (unw_need_dwfl(u, p) != 0)
-		return NULL;
+	from_file = key && unw_file_rule(u, number, p->maps[map].path, off, &rule);
+	if (!from_file) {
+		if (unw_need_dwfl(u, p) != 0)
+			return NULL;
+		/* no module: libdw tries the frame-pointer chain */
+		if (!unw_cfi_rule(p->dwfl, pc, &rule))
+			rule.kind = CFI_RULE_OTHER;
+	}
 	if (!key) {
 		r = &p->scratch;
 	} else {
@@ -172,9 +185,10 @@ static const struct frame_rule *get_rule(struct unwinder *u, struct unwind_proc 
 		if (!r)
 			return NULL;
 	}
-	compute_rule(p->dwfl, pc, r);
+	frame_rule_of(&rule, r);
 	r->key = key;
 	u->stats.rules++;
+	u->stats.rules_from_files += from_file;
 	return r;
 }
 

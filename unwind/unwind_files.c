@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rules of the cached walk from the files themselves, without libdw:
+ * each file is opened once, by the first process whose sample needs it
+ * (through that process's mapping, which it names), its .eh_frame FDEs
+ * are read once (symbols/cfi_entries.h) and the FDE that covers a PC is
+ * interpreted up to it (unwind/cfi_fde.h), which gives the rule libdw's
+ * frame would (tests/unit/test_cfi_table.c checks the interpreter at every
+ * address).  Measured: libdw's look-ups, through a Dwfl per process whose
+ * CFI state starts empty each time, were the collector's main cost under a
+ * build loop (compute_rule 22%, its tsearch 17% of the collector's CPU,
+ * -a -F 99), for the stack copies of short-lived compilers.
+ */
+#include "unwind/unwind_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind/cfi_fde.h"
+
+/* Files kept open at once; past that, rules come through libdw. */
+#define RULE_FILES_MAX 512
+
+struct rule_file {
+	struct elf_file f;
+	struct cfi_fdes fdes;
+	uint8_t state;  /* FILE_UNTRIED, FILE_READY, FILE_FAILED */
+};
+
+enum { FILE_UNTRIED = 0, FILE_READY, FILE_FAILED };
+
+struct rule_at {
+	uint64_t addr;
+	struct cfi_rule *rule;
+	bool found;
+};
+
+static int take_rule(void *arg, uint64_t lo, uint64_t hi, const struct cfi_rule *rule)
+{
+	struct rule_at *at = arg;
+
+	if (at->addr < lo || at->addr >= hi)
+		return 0;
+	*at->rule = *rule;
+	at->found = true;
+	return 1;
+}
+
+/* The file of number, opened through path at its first use; NULL when it
+ * cannot be read this way. */
+static struct rule_file *rule_file(struct unwinder *u, uint32_t number, const char *path)
+{
+	size_t k = number - FILE_NUMBER_VDSO - 1;
+	struct rule_file *rf;
+
+	if (number <= FILE_NUMBER_VDSO || k >= RULE_FILES_MAX)
+		return NULL;
+	if (k >= u->n_rule_files) {
+		size_t n = k + 1 > 2 * u->n_rule_files ? k + 1 : 2 * u->n_rule_files;
+		struct rule_file **v = realloc(u->rule_files, n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + u->n_rule_files, 0, (n - u->n_rule_files) * sizeof(*v));
+		u->rule_files = v;
+		u->n_rule_files = n;
+	}
+	if (!u->rule_files[k] && !(u->rule_files[k] = calloc(1, sizeof(*rf))))
+		return NULL;
+	rf = u->rule_files[k];
+	if (rf->state == FILE_UNTRIED) {
+		rf->state = FILE_FAILED;
+		if (elf_file_open(&rf->f, path) == 0) {
+			if (cfi_fdes_read(&rf->fdes, &rf->f, CFI_EH_FRAME) == 0 && rf->fdes.n) {
+				cfi_fdes_sort(&rf->fdes);
+				rf->state = FILE_READY;
+			} else {
+				cfi_fdes_free(&rf->fdes);
+				elf_file_close(&rf->f);
+			}
+		}
+	}
+	return rf->state == FILE_READY ? rf : NULL;
+}
+
+bool unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64_t off,
+		   struct cfi_rule *rule)
+{
+	struct rule_file *rf = rule_file(u, number, path);
+	struct rule_at at = { .rule = rule };
+	const struct cfi_fde *fde;
+	bool in_load = false;
+
+	if (!rf)
+		return false;
+	/* the file offset as the link-time address the FDEs use */
+	for (size_t i = 0; i < rf->f.n_loads && !in_load; i++) {
+		const struct elf_segment *s = &rf->f.loads[i];
+
+		if (off >= s->offset && off - s->offset < s->filesz) {
+			at.addr = s->vaddr + (off - s->offset);
+			in_load = true;
+		}
+	}
+	if (!in_load || !(fde = cfi_fdes_find(&rf->fdes, at.addr)))
+		return false;
+	/* -ENOTSUP (a signal frame, an expression): libdw's to answer */
+	return cfi_fde_rows(&rf->fdes, fde, at.addr + 1, take_rule, &at) >= 0 && at.found;
+}
+
+void unw_files_free(struct unwinder *u)
+{
+	for (size_t k = 0; k < u->n_rule_files; k++) {
+		struct rule_file *rf = u->rule_files[k];
+
+		if (!rf)
+			continue;
+		if (rf->state == FILE_READY) {
+			cfi_fdes_free(&rf->fdes);
+			elf_file_close(&rf->f);
+		}
+		free(rf);
+	}
+	free(u->rule_files);
+	u->rule_files = NULL;
+	u->n_rule_files = 0;
+}

@@ -4,7 +4,8 @@
  * (the tables and their lines by code unit written by CPython 3.11 and
  * 3.14 themselves, co_linetable and co_lines(), for one function with a
  * multi-line expression, a comprehension, blank lines and, in 3.14, units
- * of no location), and a code object read from memory laid out as 3.11's
+ * of no location; 3.12's for a function of the same kinds, whose source is
+ * below), and a code object read from memory laid out as 3.11's
  * and as 3.12's (this process read through process_vm_readv, as a target
  * is): its qualified name in ASCII and in UCS-2, its file, first line and
  * table.
@@ -51,6 +52,34 @@ static const uint32_t lines314[] = {
 	4, 4,
 };
 
+/* CPython 3.12.0 (built from its sources): co_linetable and co_lines() by
+ * code unit of this f, its comprehension inlined (PEP 709), two units of no
+ * location (its exception handler):
+ *   def f(x):
+ *       y = [i * 2
+ *            for i in range(x)
+ *            if i % 3]
+ *
+ *       total = 0
+ *       for v in y:
+ *           total += (v +
+ *                     1)
+ *       return total
+ */
+static const uint8_t table312[] = {
+	0x80, 0x00, 0xe4, 0x12, 0x17, 0x98, 0x01, 0x93, 0x28, 0xf6, 0x03, 0x02, 0x09, 0x13, 0xd8,
+	0x0d, 0x0e, 0xd8, 0x0c, 0x0d, 0x90, 0x01, 0x8a, 0x45, 0xf0, 0x05, 0x00, 0x0a, 0x0b, 0x88,
+	0x51, 0x8b, 0x15, 0xf0, 0x00, 0x02, 0x09, 0x13, 0x80, 0x41, 0xf0, 0x00, 0x02, 0x09, 0x13,
+	0xf0, 0x08, 0x00, 0x0d, 0x0e, 0x80, 0x45, 0xd8, 0x0d, 0x0e, 0xf2, 0x00, 0x02, 0x05, 0x15,
+	0x88, 0x01, 0xd8, 0x08, 0x0d, 0x90, 0x21, 0xd8, 0x12, 0x13, 0xf1, 0x03, 0x01, 0x13, 0x14,
+	0xf1, 0x00, 0x01, 0x09, 0x15, 0x89, 0x05, 0xf0, 0x03, 0x02, 0x05, 0x15, 0xf0, 0x06, 0x00,
+	0x0c, 0x11, 0x80, 0x4c, 0xf9, 0xf2, 0x11, 0x02, 0x09, 0x13,
+};
+static const uint32_t lines312[] = {
+	1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 3, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 6, 6, 7, 7, 7, 7, 7, 8, 8, 9, 8, 8, 8, 8, 8, 8, 7, 10, 10, 0, 0, 2, 2, 2,
+};
+
 static void check_table(const uint8_t *t, size_t len, const uint32_t *lines, uint32_t n)
 {
 	for (uint32_t u = 0; u < n; u++)
@@ -65,6 +94,7 @@ static void test_linetable(void **state)
 {
 	(void)state;
 	check_table(table311, sizeof(table311), lines311, sizeof(lines311) / sizeof(lines311[0]));
+	check_table(table312, sizeof(table312), lines312, sizeof(lines312) / sizeof(lines312[0]));
 	check_table(table314, sizeof(table314), lines314, sizeof(lines314) / sizeof(lines314[0]));
 	/* a byte that starts no entry: a table misread, no line */
 	assert_int_equal(python_code_line((const uint8_t[]){ 0x01, 0x02 }, 2, 1, 0), 0);

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "decode/tracker.h"
+#include "tracker_unit.h"
 #include "runtimes/python/python.h"
 #include "runtimes/python/python_layouts.h"
 
@@ -92,23 +93,13 @@ struct fixture {
 	struct fake_code gen, drive, module;
 };
 
-static uint64_t ktime_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return -1;
-	model_init(&f->m);
-	f->sym = symbolizer_new(&f->m);
-	f->t = f->sym ? tracker_new(&f->m, f->sym) : NULL;
+	f->t = tracker_unit_new(&f->m, &f->sym);
 	f->rt = python_runtime_new(NULL);
 	if (!f->t || !f->rt)
 		return -1;

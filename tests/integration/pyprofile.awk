@@ -12,6 +12,9 @@
 #                       a Python pseudo-file (3.12's <shim> entry frames,
 #                       which a walker that took them for Python frames
 #                       would show in place of the native ones)
+#   shim_frames N       frames of the evaluator's entry frames (3.12+:
+#                       "<interpreter trampoline>" of file <shim>), which
+#                       are no Python code: 0 when the walk skips them
 # Usage: awk -f pyprofile.awk TRUTH DUMP
 FNR == NR { share[$1] = $2; first[$1] = $3; last[$1] = $4; next }
 function finish(   f, k) {
@@ -39,6 +42,8 @@ function finish(   f, k) {
 		py = 1
 	# <frozen ...>, <string>, <shim>: Python code too
 	is_code = is_py || where ~ /^</
+	if (where ~ /^<shim>:/)
+		shim_frames += count
 	if (name in share) {
 		under[name] = 1
 		line = where
@@ -72,4 +77,5 @@ END {
 			       measured ? 100 * got[f] / measured : 0
 	print "bad_lines " bad_lines + 0
 	print "callback " callback + 0
+	print "shim_frames " shim_frames + 0
 }

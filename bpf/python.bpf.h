@@ -5,7 +5,9 @@
  * Contract: python_frames(sc, at, room, tgid, task) appends to sc->frames,
  * from index `at` on and at most `room` of them, one PYTHON frame
  * (bpf/collector.h, "Frames") per interpreter frame of the sampled thread,
- * innermost first, and returns how many it wrote.  It writes nothing for a
+ * innermost first (and a COLLECTOR_PY_EMPTY_CALL for an evaluator call
+ * sampled while its 3.12+ shim frame is current), and returns how many it
+ * wrote.  It writes nothing for a
  * process without an entry in python_procs (user space writes one when it
  * finds an image exporting _PyRuntime among the process's mappings,
  * runtimes/python/).  Every walk is counted, and every walk that stops

@@ -72,6 +72,10 @@ struct collector_event_header {
  * Python frames, innermost first and ending at an ENTRY frame, in place of
  * one native frame of the evaluator (_PyEval_EvalFrameDefault): a Python
  * function called back from C sits under the C frames that called it.
+ * COLLECTOR_PY_EMPTY_CALL (an ENTRY frame of code 0) is a run of no Python
+ * frame: a C call of the evaluator sampled in its entry or exit, before its
+ * first frame is pushed or after its last one left (3.12+: a shim frame is
+ * the current one), whose native frame stays.
  * The Python frames of a user stack follow its native frames.
  */
 enum collector_frame_kind {
@@ -96,6 +100,7 @@ enum collector_frame_kind {
 #define COLLECTOR_PY_UNITS(f) \
 	(((u64)(f) >> COLLECTOR_PY_OFFSET_SHIFT) & COLLECTOR_PY_OFFSET_MAX)
 #define COLLECTOR_PY_IS_ENTRY(f) (((u64)(f) & COLLECTOR_PY_ENTRY) != 0)
+#define COLLECTOR_PY_EMPTY_CALL COLLECTOR_PY_FRAME(0, 0, 1)
 
 /*
  * A sample.  Its call stacks travel with it: n_kernel kernel addresses, then

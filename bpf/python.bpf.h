@@ -5,7 +5,9 @@
  * Contract: python_frames(sc, at, room, tgid, task) appends to sc->frames,
  * from index `at` on and at most `room` of them, one PYTHON frame
  * (bpf/collector.h, "Frames") per interpreter frame of the sampled thread,
- * innermost first, and returns how many it wrote.  It writes nothing for a
+ * innermost first (and a COLLECTOR_PY_EMPTY_CALL for an evaluator call
+ * sampled while its 3.12+ shim frame is current), and returns how many it
+ * wrote.  It writes nothing for a
  * process without an entry in python_procs (user space writes one when it
  * finds an image exporting _PyRuntime among the process's mappings,
  * runtimes/python/).  Every walk is counted, and every walk that stops
@@ -80,6 +82,7 @@ struct py_frame_walk {
 	u64 frame;
 	u32 at, room, n;
 	bool failed;
+	bool in_run; /* a Python frame written since the last shim frame */
 };
 
 static __always_inline u64 py_field(const u8 *buf, u32 off)
@@ -125,9 +128,19 @@ static long py_frame_step(u32 i, void *data)
 	    buf[owner_off] >= (u8)pp->owner_cstack) {
 		/* 3.12 on: the frame an evaluator's C call starts with, of no
 		 * Python code: the Python frame before it (inner) is the
-		 * first of that call */
-		if (w->n)
+		 * first of that call.  None before it: the call is in its
+		 * entry or its exit (a generator's yield leaves it there until
+		 * INTERPRETER_EXIT), with no Python frame of its own: said by
+		 * COLLECTOR_PY_EMPTY_CALL, else its caller's frames would be
+		 * spliced into it (measured: 6.4% of a generator-heavy 3.12
+		 * program's samples, 3.1% on 3.13) */
+		if (w->in_run) {
 			w->frames[(w->at + w->n - 1) & 255] |= COLLECTOR_PY_ENTRY;
+		} else {
+			w->frames[(w->at + w->n) & 255] = COLLECTOR_PY_EMPTY_CALL;
+			w->n++;
+		}
+		w->in_run = false;
 		return 0;
 	}
 	if (!code) {
@@ -142,6 +155,7 @@ static long py_frame_step(u32 i, void *data)
 		units = (instr - first) / 2 - (pp->instr_next && instr > first ? 1 : 0);
 	w->frames[(w->at + w->n) & 255] = COLLECTOR_PY_FRAME(code, units, entry);
 	w->n++;
+	w->in_run = true;
 	return 0;
 }
 

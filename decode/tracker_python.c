@@ -182,7 +182,13 @@ uint32_t trk_python_splice(struct tracker *t, uint32_t process, const uint64_t *
 			out[n++] = locs[i];
 			continue;
 		}
-		/* one C activation of the evaluator: its Python frames */
+		/* one C activation of the evaluator: its Python frames, or
+		 * none (in its entry or exit): its native frame stays */
+		if (py[j] == COLLECTOR_PY_EMPTY_CALL) {
+			out[n++] = locs[i];
+			j++;
+			continue;
+		}
 		while (j < n_py && n < COLLECTOR_MAX_STACK_DEPTH) {
 			bool entry = COLLECTOR_PY_IS_ENTRY(py[j]);
 
@@ -192,8 +198,9 @@ uint32_t trk_python_splice(struct tracker *t, uint32_t process, const uint64_t *
 		}
 	}
 	/* the native walk stopped before the evaluator's outer activations */
-	while (j < n_py && n < COLLECTOR_MAX_STACK_DEPTH)
-		out[n++] = python_location(t, pid, py[j++]);
+	for (; j < n_py && n < COLLECTOR_MAX_STACK_DEPTH; j++)
+		if (py[j] != COLLECTOR_PY_EMPTY_CALL)
+			out[n++] = python_location(t, pid, py[j]);
 	memcpy(locs, out, n * sizeof(*locs));
 	return n;
 }
@@ -207,6 +214,7 @@ void trk_handle_python_code(struct tracker *t, const struct collector_python_cod
 	if (!t->python)
 		return;
 	for (uint32_t i = 0; i < e->n && i < COLLECTOR_MAX_STACK_DEPTH; i++)
-		if (COLLECTOR_FRAME_KIND(e->frames[i]) == COLLECTOR_FRAME_PYTHON)
+		if (COLLECTOR_FRAME_KIND(e->frames[i]) == COLLECTOR_FRAME_PYTHON &&
+		    e->frames[i] != COLLECTOR_PY_EMPTY_CALL)
 			python_runtime_frame(t->python, pid, e->frames[i], &info);
 }

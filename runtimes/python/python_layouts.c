@@ -8,6 +8,20 @@
  * libpython (gdb: `p &((PyThreadState *)0)->cframe` and so on).  The
  * layouts do not change within a minor version: Debian's 3.11.2 and the
  * 3.11.7 build have the same _PyRuntime (0x28b20 bytes).
+ *
+ * 3.12 (in no Debian suite): offsetof() and sizeof() printed by a program
+ * compiled with -DPy_BUILD_CORE against CPython's v3.12.0 headers
+ * (Include/, Include/internal/ and the pyconfig.h of a plain ./configure
+ * on x86-64: scripts/python_offsets.c); the same program on the 3.11.7
+ * headers prints every 3.11 number below.  Checked against a live 3.12.0
+ * built from those sources: gdb on its debug information gives the same
+ * offsets, its _PyRuntime is 0x70470 bytes as the program says, and the
+ * shares test (test_python_versions.sh with PYTHON312 naming it) passes.
+ * The OpenTelemetry profiler uses the same frame offsets for every 3.12.x
+ * (layouts do not change within a minor version).  3.12 still reaches the
+ * current frame through tstate->cframe, but has no is_entry:
+ * _PyEval_EvalFrameDefault pushes a shim frame of owner
+ * FRAME_OWNED_BY_CSTACK (3) before its first frame.
  */
 #include "runtimes/python/python_layouts.h"
 
@@ -41,6 +55,31 @@ static const struct python_layout layouts[] = {
 		.co_firstlineno = 0x48,
 		/* PyASCIIObject still has wstr: 48 bytes; PyCompactUnicodeObject 72 */
 		.str_state = 0x20, .str_length = 0x10, .str_ascii_data = 48, .str_compact_data = 72,
+		.bytes_size = 0x10, .bytes_data = 0x20,
+	},
+	{
+		.minor = 12,
+		.walk = {
+			.interp_head = 0x28,     /* _PyRuntimeState.interpreters.head */
+			.flags = COLLECTOR_PY_VIA_CFRAME,
+			.threads_head = 0x48,    /* PyInterpreterState.threads.head */
+			.tstate_next = 0x08,
+			.tstate_thread_id = 0x88,
+			.tstate_frame = 0x38,    /* cframe */
+			.cframe_frame = 0x00,    /* _PyCFrame.current_frame */
+			.frame_code = 0x00,      /* f_code */
+			.frame_previous = 0x08,
+			.frame_instr = 0x38,     /* prev_instr */
+			.frame_entry = 0,        /* no is_entry: the shim frames tell */
+			.frame_owner = 0x46,
+			.code_units = 0xc0,      /* co_code_adaptive */
+			.owner_cstack = 3,       /* FRAME_OWNED_BY_CSTACK */
+			.instr_next = 0,
+		},
+		.co_filename = 0x70, .co_qualname = 0x80, .co_linetable = 0x88,
+		.co_firstlineno = 0x44,
+		/* PyASCIIObject lost wstr: 40 bytes; PyCompactUnicodeObject 56 */
+		.str_state = 0x20, .str_length = 0x10, .str_ascii_data = 40, .str_compact_data = 56,
 		.bytes_size = 0x10, .bytes_data = 0x20,
 	},
 };

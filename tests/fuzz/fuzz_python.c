@@ -4,8 +4,8 @@
  * may change under the read or lie (runtimes/python/python_code.c): the
  * location table of a code object, at every code unit, and a code object
  * whose fields (pointers into the input, a str's state and length, a
- * bytes object's size) all come from the input, read through
- * process_vm_readv as a target's would be.
+ * bytes object's size) all come from the input, laid out as 3.11's or
+ * 3.12's, read through process_vm_readv as a target's would be.
  */
 #include <stdint.h>
 #include <string.h>
@@ -27,7 +27,9 @@ static uint64_t pointer_from(const uint8_t *data, size_t size, size_t i)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const struct python_layout *l = python_layout_of(11);
+	/* 3.11's layout or 3.12's (str data at 48/72 or 40/56), by the
+	 * input's last byte */
+	const struct python_layout *l = python_layout_of(size && data[size - 1] & 1 ? 12 : 11);
 	struct python_code c;
 	uint64_t p;
 	uint32_t units;

@@ -8,7 +8,13 @@
 #                       it (its def line, where each call's RESUME is, to
 #                       its last line)
 #   callback N          samples with key_of called from gamma through at
-#                       least one native frame (list.sort)
+#                       least one native frame (list.sort), and no frame of
+#                       a Python pseudo-file (3.12's <shim> entry frames,
+#                       which a walker that took them for Python frames
+#                       would show in place of the native ones)
+#   shim_frames N       frames of the evaluator's entry frames (3.12+:
+#                       "<interpreter trampoline>" of file <shim>), which
+#                       are no Python code: 0 when the walk skips them
 # Usage: awk -f pyprofile.awk TRUTH DUMP
 FNR == NR { share[$1] = $2; first[$1] = $3; last[$1] = $4; next }
 function finish(   f, k) {
@@ -34,6 +40,10 @@ function finish(   f, k) {
 	is_py = where ~ /\.py:[0-9]+$/
 	if (is_py)
 		py = 1
+	# <frozen ...>, <string>, <shim>: Python code too
+	is_code = is_py || where ~ /^</
+	if (where ~ /^<shim>:/)
+		shim_frames += count
 	if (name in share) {
 		under[name] = 1
 		line = where
@@ -47,9 +57,9 @@ function finish(   f, k) {
 	if (name == "key_of") {
 		key_at = depth
 		native_since_key = 0
-	} else if (key_at >= 0 && !is_py) {
+	} else if (key_at >= 0 && !is_code) {
 		native_since_key++
-	} else if (key_at >= 0 && is_py) {
+	} else if (key_at >= 0 && is_code) {
 		# the first Python frame above key_of: its caller
 		if (name == "gamma" && native_since_key > 0)
 			cb = 1
@@ -67,4 +77,5 @@ END {
 			       measured ? 100 * got[f] / measured : 0
 	print "bad_lines " bad_lines + 0
 	print "callback " callback + 0
+	print "shim_frames " shim_frames + 0
 }

@@ -5,8 +5,8 @@
 # each function's share of the samples under alpha, beta and gamma within
 # 3 points of its share of their thread CPU time; at least 90% of the
 # samples with Python frames; every sampled line of theirs inside the
-# function; key_of sampled under gamma with a native frame (list.sort)
-# between them.
+# function; no entry (<shim>) frame taken for Python code; key_of sampled
+# under gamma with a native frame (list.sort) between them.
 python_shares() {
 	label=$1
 	shift
@@ -37,6 +37,8 @@ python_shares() {
 	done
 	bad=$(awk '$1 == "bad_lines" { print $2 }' "$TMP/$label.figures")
 	[ "$bad" -eq 0 ] || { cat "$TMP/$label.bad"; fail "$label: $bad frames with a line outside their function"; }
+	shim=$(awk '$1 == "shim_frames" { print $2 }' "$TMP/$label.figures")
+	[ "$shim" -eq 0 ] || fail "$label: $shim frames of the evaluator's entry (<shim>) taken for Python code"
 	cb=$(awk '$1 == "callback" { print $2 }' "$TMP/$label.figures")
 	[ "$cb" -ge 10 ] || fail "$label: key_of under gamma through a native frame in $cb samples"
 }

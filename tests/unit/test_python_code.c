@@ -4,9 +4,11 @@
  * (the tables and their lines by code unit written by CPython 3.11 and
  * 3.14 themselves, co_linetable and co_lines(), for one function with a
  * multi-line expression, a comprehension, blank lines and, in 3.14, units
- * of no location), and a code object read from memory laid out as 3.11's
- * (this process read through process_vm_readv, as a target is): its
- * qualified name in ASCII and in UCS-2, its file, first line and table.
+ * of no location; 3.12's for a function of the same kinds, whose source is
+ * below), and a code object read from memory laid out as 3.11's
+ * and as 3.12's (this process read through process_vm_readv, as a target
+ * is): its qualified name in ASCII and in UCS-2, its file, first line and
+ * table.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -50,6 +52,34 @@ static const uint32_t lines314[] = {
 	4, 4,
 };
 
+/* CPython 3.12.0 (built from its sources): co_linetable and co_lines() by
+ * code unit of this f, its comprehension inlined (PEP 709), two units of no
+ * location (its exception handler):
+ *   def f(x):
+ *       y = [i * 2
+ *            for i in range(x)
+ *            if i % 3]
+ *
+ *       total = 0
+ *       for v in y:
+ *           total += (v +
+ *                     1)
+ *       return total
+ */
+static const uint8_t table312[] = {
+	0x80, 0x00, 0xe4, 0x12, 0x17, 0x98, 0x01, 0x93, 0x28, 0xf6, 0x03, 0x02, 0x09, 0x13, 0xd8,
+	0x0d, 0x0e, 0xd8, 0x0c, 0x0d, 0x90, 0x01, 0x8a, 0x45, 0xf0, 0x05, 0x00, 0x0a, 0x0b, 0x88,
+	0x51, 0x8b, 0x15, 0xf0, 0x00, 0x02, 0x09, 0x13, 0x80, 0x41, 0xf0, 0x00, 0x02, 0x09, 0x13,
+	0xf0, 0x08, 0x00, 0x0d, 0x0e, 0x80, 0x45, 0xd8, 0x0d, 0x0e, 0xf2, 0x00, 0x02, 0x05, 0x15,
+	0x88, 0x01, 0xd8, 0x08, 0x0d, 0x90, 0x21, 0xd8, 0x12, 0x13, 0xf1, 0x03, 0x01, 0x13, 0x14,
+	0xf1, 0x00, 0x01, 0x09, 0x15, 0x89, 0x05, 0xf0, 0x03, 0x02, 0x05, 0x15, 0xf0, 0x06, 0x00,
+	0x0c, 0x11, 0x80, 0x4c, 0xf9, 0xf2, 0x11, 0x02, 0x09, 0x13,
+};
+static const uint32_t lines312[] = {
+	1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 3, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 6, 6, 7, 7, 7, 7, 7, 8, 8, 9, 8, 8, 8, 8, 8, 8, 7, 10, 10, 0, 0, 2, 2, 2,
+};
+
 static void check_table(const uint8_t *t, size_t len, const uint32_t *lines, uint32_t n)
 {
 	for (uint32_t u = 0; u < n; u++)
@@ -64,42 +94,46 @@ static void test_linetable(void **state)
 {
 	(void)state;
 	check_table(table311, sizeof(table311), lines311, sizeof(lines311) / sizeof(lines311[0]));
+	check_table(table312, sizeof(table312), lines312, sizeof(lines312) / sizeof(lines312[0]));
 	check_table(table314, sizeof(table314), lines314, sizeof(lines314) / sizeof(lines314[0]));
 	/* a byte that starts no entry: a table misread, no line */
 	assert_int_equal(python_code_line((const uint8_t[]){ 0x01, 0x02 }, 2, 1, 0), 0);
 }
 
-/* A str object as 3.11 lays it out: compact (bit 5), kind (bits 2-4),
- * ASCII (bit 6); data right after the 48-byte PyASCIIObject, or after the
- * 72-byte PyCompactUnicodeObject when not ASCII. */
-static void make_str(uint8_t *obj, const char *ascii, const uint16_t *ucs2, size_t n)
+/* A str object as layout l lays it out: compact (bit 5), kind (bits 2-4),
+ * ASCII (bit 6); data right after the PyASCIIObject (48 bytes in 3.11, 40
+ * from 3.12: wstr went), or after the PyCompactUnicodeObject (72, 56) when
+ * not ASCII. */
+static void make_str(const struct python_layout *l, uint8_t *obj, const char *ascii,
+		     const uint16_t *ucs2, size_t n)
 {
 	uint32_t state = 1u << 5 | (ucs2 ? 2u : 1u) << 2 | (ucs2 ? 0 : 1u << 6);
 	uint64_t len = n;
 
 	memset(obj, 0, 160);
-	memcpy(obj + 0x10, &len, 8);
-	memcpy(obj + 0x20, &state, 4);
+	memcpy(obj + l->str_length, &len, 8);
+	memcpy(obj + l->str_state, &state, 4);
 	if (ucs2)
-		memcpy(obj + 72, ucs2, n * 2);
+		memcpy(obj + l->str_compact_data, ucs2, n * 2);
 	else
-		memcpy(obj + 48, ascii, n);
+		memcpy(obj + l->str_ascii_data, ascii, n);
 }
 
-static void test_code_object(void **state)
+/* A code object laid out as CPython 3.<minor>'s, read back. */
+static void check_code_object(uint32_t minor)
 {
 	static uint8_t code[256], qual[160], file[160], bytes[64];
-	const struct python_layout *l = python_layout_of(11);
+	const struct python_layout *l = python_layout_of(minor);
 	struct python_code c;
 	uint64_t p, size = sizeof(table311) < 32 ? sizeof(table311) : 32;
 	int32_t first = 7;
 	/* "Kestrel.grïnd" in UCS-2 */
 	const uint16_t name[] = { 'K', 'e', 's', 't', 'r', 'e', 'l', '.', 'g', 'r', 0xef, 'n', 'd' };
 
-	(void)state;
 	assert_non_null(l);
-	make_str(qual, NULL, name, sizeof(name) / sizeof(name[0]));
-	make_str(file, "/srv/app/kestrel.py", NULL, strlen("/srv/app/kestrel.py"));
+	assert_true(l->walk.code_units <= sizeof(code));
+	make_str(l, qual, NULL, name, sizeof(name) / sizeof(name[0]));
+	make_str(l, file, "/srv/app/kestrel.py", NULL, strlen("/srv/app/kestrel.py"));
 	memset(bytes, 0, sizeof(bytes));
 	memcpy(bytes + l->bytes_size, &size, 8);
 	memcpy(bytes + l->bytes_data, table311, size);
@@ -121,11 +155,18 @@ static void test_code_object(void **state)
 	python_code_free(&c);
 
 	/* what is no str: not compact */
-	file[0x20] = 0;
+	file[l->str_state] = 0;
 	assert_int_equal(python_code_read(getpid(), l, (uintptr_t)code, &c), -EINVAL);
 	assert_null(c.qualname);
 	/* an address that is not mapped */
 	assert_int_equal(python_code_read(getpid(), l, 8, &c), -EFAULT);
+}
+
+static void test_code_object(void **state)
+{
+	(void)state;
+	check_code_object(11);
+	check_code_object(12);
 }
 
 int main(void)

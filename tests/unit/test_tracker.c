@@ -23,6 +23,7 @@
 #include "lib/stackcache.h"
 #include "symbols/symbolize.h"
 #include "decode/tracker.h"
+#include "tracker_unit.h"
 
 /* ---- stackcache ---------------------------------------------------------- */
 
@@ -113,23 +114,13 @@ struct fixture {
 	struct tracker *t;
 };
 
-static uint64_t ktime_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return -1;
-	model_init(&f->m);
-	f->sym = symbolizer_new(&f->m);
-	f->t = f->sym ? tracker_new(&f->m, f->sym) : NULL;
+	f->t = tracker_unit_new(&f->m, &f->sym);
 	if (!f->t || tracker_add_process(f->t, getpid(), ktime_now()) != 0)
 		return -1;
 	*state = f;

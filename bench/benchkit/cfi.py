@@ -130,6 +130,6 @@ def tables_figures():
     table("Unwind tables (--call-graph cfi): images, rows, memory and build time, one run each",
           ["run", "images", "rows", "rows MiB", "maps MiB (allocated)", "build + load ms",
            "complete stacks %"], rows,
-          "Rows are 8 bytes; the maps are allocated whole at start (16 MiB of rows, 4 MiB "
-          "of page index). Build + load: the tables built and written into the maps, and "
+          "Rows are 8 bytes; the rows' maps grow in chunks of 2 MiB as the images need "
+          "them (up to 64 MiB), the page index is 4 MiB from the start. Build + load: the tables built and written into the maps, and "
           "the processes' mapping tables, in the collector's own thread.")

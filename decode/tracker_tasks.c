@@ -73,13 +73,12 @@ static void add_unwind_map(struct proc_state *ps, uint64_t start, uint64_t end, 
 		ps->n_umaps++;
 }
 
-/* map_files: procmaps_open_path's answer for this reading of the maps */
-static void set_unwind_maps(struct tracker *t, uint32_t process, const struct procmaps *maps,
-			    int *map_files)
+static void set_unwind_maps(struct tracker *t, uint32_t process, const struct procmaps *maps)
 {
 	struct proc_state *ps = &t->procs.items[process];
 	pid_t pid = t->m->processes.items[process].pid;
 	char path[4200];
+	int map_files = -1;
 
 	if (!reset_unwind_maps(ps, maps->n))
 		return;
@@ -87,7 +86,7 @@ static void set_unwind_maps(struct tracker *t, uint32_t process, const struct pr
 		const struct procmap_entry *e = &maps->entries[i];
 
 		if (procmap_is_file(e)) {
-			if (procmaps_open_path(pid, e, path, sizeof(path), map_files) != 0)
+			if (procmaps_open_path(pid, e, path, sizeof(path), &map_files) != 0)
 				continue;
 		} else if (strcmp(e->path, "[vdso]") == 0) {
 			snprintf(path, sizeof(path), "[vdso]");
@@ -216,7 +215,7 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 		p = &t->m->processes.items[process];
 	}
 	if (t->unwinder)
-		set_unwind_maps(t, process, &maps, &map_files);
+		set_unwind_maps(t, process, &maps);
 	procmaps_free(&maps);
 	trk_python_maps_loaded(t, process);
 }

@@ -14,7 +14,6 @@
 #include <time.h>
 
 #include "lib/proc.h"
-#include "lib/maps_store.h"
 #include "lib/procmaps.h"
 
 /* The parent of a process, 0 when unknown. */
@@ -124,58 +123,29 @@ void trk_free_proc_state(struct proc_state *ps)
 	free_unwind_maps(ps);
 }
 
-void tracker_share_maps(struct tracker *t, struct maps_store *store)
-{
-	t->shared_maps = store;
-}
-
-/*
- * Process pid's maps as another thread read them (the unwind service, at
- * its exec and its requests), when it read them after this image of the
- * process began and after the tracker's own last reading: for a process
- * gone before its samples were decoded (a summed stack of a build's
- * compiler), whose maps the tracker read at its exec, before ld.so mapped
- * its libraries.  0 or -ENOENT.
- */
-static int shared_maps(struct tracker *t, uint32_t process, uint64_t last_read_ktime,
-		       struct procmaps *maps)
-{
-	const struct model_process *p = &t->m->processes.items[process];
-	uint64_t read_ns;
-
-	if (maps_store_get(t->shared_maps, p->pid, last_read_ktime + 1, maps, &read_ns) != 0)
-		return -ENOENT;
-	if (trk_epoch_of(t, read_ns) < p->start_ns || !maps->n) {
-		procmaps_free(maps); /* the process's image before its exec */
-		return -ENOENT;
-	}
-	model_stat_add(t->m, MODEL_STAT_MAPS_SHARED, 1);
-	return 0;
-}
-
 void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 {
 	struct model_process *p = &t->m->processes.items[process];
-	uint64_t last_read = t->procs.items[process].maps_read_ktime;
 	pid_t pid = p->pid;
 	struct procmaps maps;
 	int map_files = -1;
 	size_t i;
 
 	t->procs.items[process].maps_read_ktime = now_ktime;
-	if (procmaps_read(pid, &maps) != 0 || !maps.n) {
-		procmaps_free(&maps);
-		if (shared_maps(t, process, last_read, &maps) != 0) {
-			model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
-			return;
-		}
+	if (procmaps_read(pid, &maps) != 0) {
+		model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
+		return;
 	}
 	/* A process that has exited (a zombie) lists no mapping: what was
-	 * read before stays (above, unless another reading is shared).  Read
-	 * again for a sample decoded after the exit, it emptied the
-	 * unwinder's mappings, and every later sample of the process had one
-	 * frame (dwarf under --trace, whose [uprobes] mapping is made after
-	 * the exec: 10-16% of a run's stacks). */
+	 * read before stays.  Read again for a sample decoded after the
+	 * exit, it emptied the unwinder's mappings, and every later sample
+	 * of the process had one frame (dwarf under --trace, whose [uprobes]
+	 * mapping is made after the exec: 10-16% of a run's stacks). */
+	if (!maps.n) {
+		procmaps_free(&maps);
+		model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
+		return;
+	}
 	for (i = 0; i < maps.n; i++) {
 		const struct procmap_entry *e = &maps.entries[i];
 		struct model_mapping mm = { 0 };

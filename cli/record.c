@@ -36,6 +36,7 @@
 #include "decode/trace_specs.h"
 #include "decode/tracker.h"
 #include "formats/registry.h"
+#include "lib/maps_store.h"
 #include "lib/path.h"
 #include "lib/powercap.h"
 #include "loader/bpf_session.h"
@@ -72,6 +73,7 @@ struct record {
 	struct kernel_names *knames; /* names the kernel's addresses */
 	struct tracker *tracker;
 	struct bpf_session *bpf;
+	struct maps_store *shared_maps; /* --call-graph cfi: its readings of maps */
 	struct unwind_tables *cfi_maps; /* --call-graph cfi: the maps, */
 	struct unwind_service *cfi; /* and their service, else NULL */
 	struct python_runtime *python; /* CPython processes walked */
@@ -357,6 +359,12 @@ static int open_sampling(struct record *r)
 		return EXIT_FAILURE_RUN;
 	}
 	tracker_set_python(r->tracker, r->python);
+	/* the unwind service's readings of maps, for processes gone before
+	 * their stacks are decoded */
+	if (r->cfi && (r->shared_maps = maps_store_new())) {
+		unwind_service_share_maps(r->cfi, r->shared_maps);
+		tracker_share_maps(r->tracker, r->shared_maps);
+	}
 	if (!opts->all_cpus)
 		tracker_ignore_process(r->tracker, getpid());
 	/* the ring callback needs the tracker: set it before any record */
@@ -808,6 +816,7 @@ static void cleanup(struct record *r, int rc)
 	jvm_perfmaps_free(&r->jvms);
 	unwind_service_free(r->cfi);
 	unwind_tables_close(r->cfi_maps);
+	maps_store_free(r->shared_maps);
 	python_runtime_free(r->python);
 	bpf_session_close(r->bpf);
 	symbolizer_free(r->sym);

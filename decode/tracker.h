@@ -96,6 +96,11 @@ void tracker_settle_maps(struct tracker *t, uint64_t now_ktime, bool all);
  * outlives the tracker. */
 struct python_runtime;
 void tracker_set_python(struct tracker *t, struct python_runtime *rt);
+
+/* Where a process's maps that can no longer be read (it is gone) are
+ * looked for: the unwind service's readings (lib/maps_store.h), or NULL. */
+struct maps_store;
+void tracker_share_maps(struct tracker *t, struct maps_store *store);
 /* Processes whose executable links libpython are read again (every 10 ms,
  * for 2 s at most) until their interpreter is mapped: call at each
  * drain.  tracker_python_pending() tells whether any is waiting. */

@@ -74,6 +74,7 @@ struct early_maps {
 struct tracker {
 	struct model *m;
 	struct symbolizer *sym;
+	struct maps_store *shared_maps; /* readings of maps by others, or NULL */
 
 	struct idmap pid_to_process;    /* tgid -> current model process */
 	struct idmap tid_to_thread;     /* tid -> current model thread */

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "lib/proc.h"
+#include "lib/maps_store.h"
 #include "lib/procmaps.h"
 
 /* The parent of a process, 0 when unknown. */
@@ -72,12 +73,13 @@ static void add_unwind_map(struct proc_state *ps, uint64_t start, uint64_t end, 
 		ps->n_umaps++;
 }
 
-static void set_unwind_maps(struct tracker *t, uint32_t process, const struct procmaps *maps)
+/* map_files: procmaps_open_path's answer for this reading of the maps */
+static void set_unwind_maps(struct tracker *t, uint32_t process, const struct procmaps *maps,
+			    int *map_files)
 {
 	struct proc_state *ps = &t->procs.items[process];
 	pid_t pid = t->m->processes.items[process].pid;
 	char path[4200];
-	int map_files = -1;
 
 	if (!reset_unwind_maps(ps, maps->n))
 		return;
@@ -85,7 +87,7 @@ static void set_unwind_maps(struct tracker *t, uint32_t process, const struct pr
 		const struct procmap_entry *e = &maps->entries[i];
 
 		if (procmap_is_file(e)) {
-			if (procmaps_open_path(pid, e, path, sizeof(path), &map_files) != 0)
+			if (procmaps_open_path(pid, e, path, sizeof(path), map_files) != 0)
 				continue;
 		} else if (strcmp(e->path, "[vdso]") == 0) {
 			snprintf(path, sizeof(path), "[vdso]");
@@ -123,29 +125,58 @@ void trk_free_proc_state(struct proc_state *ps)
 	free_unwind_maps(ps);
 }
 
+void tracker_share_maps(struct tracker *t, struct maps_store *store)
+{
+	t->shared_maps = store;
+}
+
+/*
+ * Process pid's maps as another thread read them (the unwind service, at
+ * its exec and its requests), when it read them after this image of the
+ * process began and after the tracker's own last reading: for a process
+ * gone before its samples were decoded (a summed stack of a build's
+ * compiler), whose maps the tracker read at its exec, before ld.so mapped
+ * its libraries.  0 or -ENOENT.
+ */
+static int shared_maps(struct tracker *t, uint32_t process, uint64_t last_read_ktime,
+		       struct procmaps *maps)
+{
+	const struct model_process *p = &t->m->processes.items[process];
+	uint64_t read_ns;
+
+	if (maps_store_get(t->shared_maps, p->pid, last_read_ktime + 1, maps, &read_ns) != 0)
+		return -ENOENT;
+	if (trk_epoch_of(t, read_ns) < p->start_ns || !maps->n) {
+		procmaps_free(maps); /* the process's image before its exec */
+		return -ENOENT;
+	}
+	model_stat_add(t->m, MODEL_STAT_MAPS_SHARED, 1);
+	return 0;
+}
+
 void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 {
 	struct model_process *p = &t->m->processes.items[process];
+	uint64_t last_read = t->procs.items[process].maps_read_ktime;
 	pid_t pid = p->pid;
 	struct procmaps maps;
 	int map_files = -1;
 	size_t i;
 
 	t->procs.items[process].maps_read_ktime = now_ktime;
-	if (procmaps_read(pid, &maps) != 0) {
-		model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
-		return;
+	if (procmaps_read(pid, &maps) != 0 || !maps.n) {
+		procmaps_free(&maps);
+		if (shared_maps(t, process, last_read, &maps) != 0) {
+			model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
+			return;
+		}
 	}
 	/* A process that has exited (a zombie) lists no mapping: what was
-	 * read before stays.  Read again for a sample decoded after the
-	 * exit, it emptied the unwinder's mappings, and every later sample
-	 * of the process had one frame (dwarf under --trace, whose [uprobes]
-	 * mapping is made after the exec: 10-16% of a run's stacks). */
-	if (!maps.n) {
-		procmaps_free(&maps);
-		model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
-		return;
-	}
+	 * read before stays (above, unless another reading is shared).  Read
+	 * again for a sample decoded after the exit, it emptied the
+	 * unwinder's mappings, and every later sample of the process had one
+	 * frame (dwarf under --trace, whose [uprobes] mapping is made after
+	 * the exec: 10-16% of a run's stacks). */
 	for (i = 0; i < maps.n; i++) {
 		const struct procmap_entry *e = &maps.entries[i];
 		struct model_mapping mm = { 0 };
@@ -185,7 +216,7 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 		p = &t->m->processes.items[process];
 	}
 	if (t->unwinder)
-		set_unwind_maps(t, process, &maps);
+		set_unwind_maps(t, process, &maps, &map_files);
 	procmaps_free(&maps);
 	trk_python_maps_loaded(t, process);
 }

@@ -46,6 +46,7 @@
 	X(TRACE_RECORDS_CALIBRATION, "trace_records_calibration")                 \
 	X(SWITCHES_AFTER_EXIT, "switches_after_exit")                             \
 	X(MAPS_UNREADABLE, "maps_unreadable")                                     \
+	X(MAPS_SHARED, "maps_shared")                                             \
 	X(FRAMES_WITHOUT_MAPPING, "frames_without_mapping")                       \
 	X(TRUNCATED_STACKS, "truncated_stacks")                                   \
 	/* decode/: --call-graph dwarf */                                         \

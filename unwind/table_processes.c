@@ -178,6 +178,8 @@ int process_write(struct unwind_service *us, pid_t pid, bool *complete, struct p
 	}
 	if (err)
 		return err;
+	if (maps.n)
+		maps_store_put(us->shared_maps, pid, t0, &maps);
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		procmaps_free(&maps);

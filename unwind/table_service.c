@@ -60,6 +60,11 @@ static void add_pending(struct unwind_service *us, pid_t pid, uint64_t pc)
 	us->n_fresh++;
 }
 
+void unwind_service_share_maps(struct unwind_service *us, struct maps_store *store)
+{
+	us->shared_maps = store;
+}
+
 void unwind_service_add_process(struct unwind_service *us, pid_t pid)
 {
 	add_pending(us, pid, 0);

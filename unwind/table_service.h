@@ -64,6 +64,12 @@ void unwind_service_free(struct unwind_service *us);
  * looks, lib/path.h). */
 void unwind_service_prepare_command(struct unwind_service *us, const char *path);
 
+/* Every reading of a process's maps the service makes is put in store
+ * too (lib/maps_store.h), for the tracker; NULL: none.  Call before
+ * unwind_service_start. */
+struct maps_store;
+void unwind_service_share_maps(struct unwind_service *us, struct maps_store *store);
+
 /* Process pid (-p) gets its tables first when the thread starts. */
 void unwind_service_add_process(struct unwind_service *us, pid_t pid);
 

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "lib/idmap.h"
+#include "lib/maps_store.h"
 #include "lib/procmaps.h"
 #include "symbols/elfinfo.h"
 #include "unwind/table_service.h"
@@ -73,6 +74,7 @@ struct pending {
 
 struct unwind_service {
 	struct unwind_maps maps;
+	struct maps_store *shared_maps; /* where readings of maps go, or NULL */
 	struct table_cache *cache; /* NULL: tables built each run */
 	struct idmap by_file;     /* hash of (dev, inode) -> index in images */
 	struct cfi_image *images;

@@ -76,6 +76,13 @@ static struct unwind_proc *get_proc(struct unwinder *u, pid_t pid)
 	return p;
 }
 
+static void free_proc(struct unwinder *u, struct unwind_proc *p)
+{
+	drop_dwfl(u, p);
+	free(p->file_numbers);
+	free(p);
+}
+
 void unwinder_forget(struct unwinder *u, pid_t pid)
 {
 	uint32_t idx;
@@ -85,9 +92,7 @@ void unwinder_forget(struct unwinder *u, pid_t pid)
 	idx = idmap_get(&u->by_pid, (uint32_t)pid);
 	if (idx == UINT32_MAX)
 		return;
-	drop_dwfl(u, u->procs[idx]);
-	free(u->procs[idx]->file_numbers);
-	free(u->procs[idx]);
+	free_proc(u, u->procs[idx]);
 	u->procs[idx] = NULL;
 	idmap_put(&u->by_pid, (uint32_t)pid, UINT32_MAX);
 }
@@ -154,9 +159,8 @@ static int ensure_dwfl(struct unwinder *u, struct unwind_proc *p, uint64_t maps_
 int unw_need_dwfl(struct unwinder *u, struct unwind_proc *p)
 {
 	/* one attempt per sample: a failed build is not tried again */
-	if (p->dwfl || p->dwfl_err)
-		return p->dwfl_err;
-	p->dwfl_err = ensure_dwfl(u, p, p->maps_wanted, p->maps, p->n_maps);
+	if (!p->dwfl_err)
+		p->dwfl_err = ensure_dwfl(u, p, p->maps_wanted, p->maps, p->n_maps);
 	return p->dwfl_err;
 }
 
@@ -207,7 +211,7 @@ int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
 	p->maps_wanted = maps_version;
 	p->dwfl_err = 0;
 	if (p->dwfl && p->maps_version != maps_version)
-		drop_dwfl(u, p); /* its files are not the sample's */
+		drop_dwfl(u, p); /* its files are not the sample's: closed now */
 	p->regs = regs;
 	p->stack = stack;
 	p->stack_len = stack_len;
@@ -285,11 +289,8 @@ void unwinder_free(struct unwinder *u)
 	if (!u)
 		return;
 	for (size_t i = 0; i < u->n_procs; i++) {
-		if (u->procs[i]) {
-			drop_dwfl(u, u->procs[i]);
-			free(u->procs[i]->file_numbers);
-			free(u->procs[i]);
-		}
+		if (u->procs[i])
+			free_proc(u, u->procs[i]);
 	}
 	free(u->procs);
 	idmap_free(&u->by_pid);

@@ -9,6 +9,8 @@
  */
 #include "unwind/unwind_internal.h"
 
+#include "lib/sorted.h"
+
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,22 +123,15 @@ static uint32_t file_number(struct unwinder *u, struct unwind_proc *p, size_t i)
 static uint64_t rule_key(struct unwinder *u, struct unwind_proc *p, uint64_t pc, size_t *map,
 			 uint32_t *number, uint64_t *off)
 {
-	size_t lo = 0, hi = p->n_maps, i = SIZE_MAX;
+	size_t i = SIZE_MAX, at;
 	const struct unwind_mapping *m;
 
 	*map = SIZE_MAX;
 	*number = FILE_NUMBER_NONE;
 	/* the tracker's mappings come sorted, as the kernel lists them */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0 && pc < p->maps[lo - 1].end)
-		i = lo - 1;
+	at = SORTED_UPPER_BOUND(p->maps, p->n_maps, start, pc);
+	if (at > 0 && pc < p->maps[at - 1].end)
+		i = at - 1;
 	for (size_t k = 0; k < p->n_maps && i == SIZE_MAX; k++) /* not sorted */
 		if (pc >= p->maps[k].start && pc < p->maps[k].end)
 			i = k;

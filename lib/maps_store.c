@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The newest reading of each process's maps, shared (lib/maps_store.h). */
+#include "lib/maps_store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct maps_slot {
+	pid_t pid;           /* 0: empty */
+	uint64_t read_ns;
+	struct procmaps maps;
+};
+
+struct maps_store {
+	pthread_mutex_t lock;
+	struct maps_slot slots[MAPS_STORE_SLOTS];
+};
+
+struct maps_store *maps_store_new(void)
+{
+	struct maps_store *s = calloc(1, sizeof(*s));
+
+	if (s && pthread_mutex_init(&s->lock, NULL) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void maps_store_free(struct maps_store *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < MAPS_STORE_SLOTS; i++)
+		procmaps_free(&s->slots[i].maps);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+/* A deep copy of in; false without memory (*out then empty). */
+static bool copy_maps(const struct procmaps *in, struct procmaps *out)
+{
+	out->n = 0;
+	out->entries = calloc(in->n ? in->n : 1, sizeof(*out->entries));
+	if (!out->entries)
+		return false;
+	for (size_t i = 0; i < in->n; i++) {
+		out->entries[i] = in->entries[i];
+		out->entries[i].path = strdup(in->entries[i].path ? in->entries[i].path : "");
+		if (!out->entries[i].path) {
+			procmaps_free(out);
+			return false;
+		}
+		out->n++;
+	}
+	return true;
+}
+
+void maps_store_put(struct maps_store *s, pid_t pid, uint64_t read_ns, const struct procmaps *maps)
+{
+	struct procmaps copy;
+	struct maps_slot *slot = NULL;
+
+	if (!s || pid <= 0 || !copy_maps(maps, &copy))
+		return;
+	pthread_mutex_lock(&s->lock);
+	/* pid's slot, else an empty one, else the least recently read */
+	for (size_t i = 0; i < MAPS_STORE_SLOTS; i++) {
+		struct maps_slot *c = &s->slots[i];
+
+		if (c->pid == pid) {
+			slot = c;
+			break;
+		}
+		if (!slot || (slot->pid && (!c->pid || c->read_ns < slot->read_ns)))
+			slot = c;
+	}
+	if (slot->pid == pid && slot->read_ns > read_ns) {
+		procmaps_free(&copy); /* an older reading than the one kept */
+	} else {
+		procmaps_free(&slot->maps);
+		slot->pid = pid;
+		slot->read_ns = read_ns;
+		slot->maps = copy;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+int maps_store_get(struct maps_store *s, pid_t pid, uint64_t not_before_ns, struct procmaps *out,
+		   uint64_t *read_ns)
+{
+	int err = -ENOENT;
+
+	out->entries = NULL;
+	out->n = 0;
+	if (!s)
+		return err;
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < MAPS_STORE_SLOTS; i++) {
+		const struct maps_slot *c = &s->slots[i];
+
+		if (c->pid != pid || c->read_ns < not_before_ns)
+			continue;
+		err = copy_maps(&c->maps, out) ? 0 : -ENOMEM;
+		if (!err && read_ns)
+			*read_ns = c->read_ns;
+		break;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/maps_store.c, the readings of maps shared between the unwind
+ * service and the tracker: a reading is found by pid when made at or
+ * after the time asked, as a copy of its own; a newer reading replaces an
+ * older one, an older one does not; past MAPS_STORE_SLOTS processes, the
+ * least recently read gives way; the store is safe to share (threads put
+ * and get at once under ASan).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/maps_store.h"
+
+static void make_maps(struct procmaps *m, size_t n, const char *path)
+{
+	m->n = n;
+	m->entries = calloc(n, sizeof(*m->entries));
+	assert_non_null(m->entries);
+	for (size_t i = 0; i < n; i++) {
+		m->entries[i].start = 0x1000 * (i + 1);
+		m->entries[i].end = 0x1000 * (i + 2);
+		m->entries[i].exec = true;
+		m->entries[i].path = strdup(path);
+	}
+}
+
+static void test_put_get(void **state)
+{
+	struct maps_store *s = maps_store_new();
+	struct procmaps in, out;
+	uint64_t when = 0;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(maps_store_get(s, 42, 0, &out, &when), -ENOENT);
+	make_maps(&in, 3, "/usr/bin/early");
+	maps_store_put(s, 42, 100, &in);
+	procmaps_free(&in); /* the store keeps its own copy */
+	assert_int_equal(maps_store_get(s, 42, 100, &out, &when), 0);
+	assert_int_equal(when, 100);
+	assert_int_equal(out.n, 3);
+	assert_string_equal(out.entries[2].path, "/usr/bin/early");
+	assert_int_equal(out.entries[2].start, 0x3000);
+	procmaps_free(&out);
+	/* made before the time asked: not given */
+	assert_int_equal(maps_store_get(s, 42, 101, &out, &when), -ENOENT);
+	assert_int_equal(maps_store_get(s, 43, 0, &out, &when), -ENOENT);
+	/* a newer reading replaces it, an older one does not */
+	make_maps(&in, 5, "/usr/lib/libc.so.6");
+	maps_store_put(s, 42, 200, &in);
+	procmaps_free(&in);
+	make_maps(&in, 1, "/stale");
+	maps_store_put(s, 42, 150, &in);
+	procmaps_free(&in);
+	assert_int_equal(maps_store_get(s, 42, 101, &out, &when), 0);
+	assert_int_equal(when, 200);
+	assert_int_equal(out.n, 5);
+	assert_string_equal(out.entries[0].path, "/usr/lib/libc.so.6");
+	procmaps_free(&out);
+	maps_store_free(s);
+}
+
+/* MAPS_STORE_SLOTS + 1 processes: the first read is the one gone. */
+static void test_least_recent_gives_way(void **state)
+{
+	struct maps_store *s = maps_store_new();
+	struct procmaps in, out;
+
+	(void)state;
+	make_maps(&in, 1, "/bin/x");
+	for (pid_t pid = 1; pid <= MAPS_STORE_SLOTS + 1; pid++)
+		maps_store_put(s, pid, 1000 + (uint64_t)pid, &in);
+	procmaps_free(&in);
+	assert_int_equal(maps_store_get(s, 1, 0, &out, NULL), -ENOENT);
+	for (pid_t pid = 2; pid <= MAPS_STORE_SLOTS + 1; pid++) {
+		assert_int_equal(maps_store_get(s, pid, 0, &out, NULL), 0);
+		procmaps_free(&out);
+	}
+	maps_store_free(s);
+}
+
+static void *putter(void *arg)
+{
+	struct maps_store *s = arg;
+	struct procmaps in;
+
+	make_maps(&in, 4, "/bin/thread");
+	for (int i = 0; i < 20000; i++)
+		maps_store_put(s, 1 + i % 64, (uint64_t)i, &in);
+	procmaps_free(&in);
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	struct maps_store *s = maps_store_new();
+	struct procmaps out;
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(pthread_create(&th, NULL, putter, s), 0);
+	for (int i = 0; i < 20000; i++) {
+		if (maps_store_get(s, 1 + i % 64, 0, &out, NULL) == 0) {
+			assert_int_equal(out.n, 4);
+			assert_string_equal(out.entries[3].path, "/bin/thread");
+			procmaps_free(&out);
+		}
+	}
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(maps_store_get(s, 64, 0, &out, NULL), 0);
+	procmaps_free(&out);
+	maps_store_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_put_get),
+		cmocka_unit_test(test_least_recent_gives_way),
+		cmocka_unit_test(test_threads),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

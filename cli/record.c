@@ -295,6 +295,43 @@ static int open_unwind_service(struct record *r, uint32_t max_rows)
 	return 0;
 }
 
+/*
+ * The ring holds what streams between two drains (100 to 500 ms; the
+ * program wakes the loop when a quarter is used).  With the samples summed
+ * in the kernel, no switches and no --trace, only the task records (a few
+ * hundred processes a second on a build machine, about 100 KB/s) and
+ * unwind requests: 2 MiB.  With cfi besides, the samples before their
+ * image's table stream as stack copies of up to 32 KiB: at most one per
+ * sample, so the samples of the longest wait between drains (500 ms) at
+ * the events' rates on every CPU, kept under 16 MiB.  The ring's pages are resident once written and mapped
+ * twice (its data follows itself, for records that wrap): a 16 MiB ring
+ * was 32 MiB of a long -a -F 99 run's 156 MiB of RSS, where half a second
+ * of its copies is 3.2 MiB (2 CPUs).  An event sampled every N occurrences has no
+ * known rate (64 copies fill 2 MiB: a page-touching program's first 3 000
+ * page faults lost 2 200), and anything else streams each record: 16 MiB.
+ */
+static unsigned int ring_bytes_for(const struct bpf_session_config *cfg,
+				   const struct collector_options *opts)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t rate = 0, bytes;
+	unsigned int ring = 2u << 20;
+
+	if (!cfg->aggregate_samples || cfg->trace_switches || cfg->off_cpu || opts->n_trace_specs)
+		return 16u << 20;
+	if (!cfg->cfi)
+		return ring;
+	for (int i = 0; i < cfg->n_events; i++) {
+		if (!cfg->events[i].use_freq)
+			return 16u << 20;
+		rate += cfg->events[i].freq;
+	}
+	bytes = rate * (uint64_t)(cpus > 0 ? cpus : 1) * 32768 / 2;
+	while (ring < bytes && ring < (16u << 20))
+		ring <<= 1;
+	return ring;
+}
+
 static int open_sampling(struct record *r)
 {
 	const struct collector_options *opts = r->opts;
@@ -331,18 +368,8 @@ static int open_sampling(struct record *r)
 				!formats_need_time_order(opts->formats);
 	r->fig.aggregated = cfg.aggregate_samples;
 
-	/* The ring holds what streams between two drains (100 to 500 ms; the
-	 * program wakes the loop when a quarter is used): with the samples
-	 * summed in the kernel, no switches and no --trace, only the task
-	 * records (a few hundred processes a second on a build machine, about
-	 * 100 KB/s) and unwind requests.  16 MiB then was 16 MiB of the RSS of
-	 * a long run (the ring's pages resident once written) and 6 ms to
-	 * create.  Not with cfi: its samples before their image's table
-	 * stream as stack copies of up to 32 KiB, 64 of them fill 2 MiB (a
-	 * page-touching program's first 3 000 page faults: 2 200 lost). */
 	if (!cfg.ring_bytes)
-		cfg.ring_bytes = cfg.aggregate_samples && !cfg.cfi && !cfg.trace_switches &&
-					 !cfg.off_cpu && !opts->n_trace_specs ? 2u << 20 : 16u << 20;
+		cfg.ring_bytes = ring_bytes_for(&cfg, opts);
 	decode_run_call_graph(&r->m, cfg.dwarf ? "dwarf" : cfg.cfi ? "cfi" : "fp");
 	/* a hardware event without a PMU: one clear line, not libbpf's */
 	if (events_check(opts))

@@ -222,6 +222,16 @@ void elf_file_close(struct elf_file *f)
 	memset(f, 0, sizeof(*f));
 }
 
+void elf_file_release_pages(struct elf_file *f)
+{
+	/* Read-only in fact (libelf converts in place only a file of the
+	 * other byte order, which this machine's processes do not map): what
+	 * leaves is the mapping's hold on page-cache pages, read back by the
+	 * next access. */
+	if (!f->copied && f->map)
+		madvise(f->map, f->size, MADV_DONTNEED);
+}
+
 void elf_file_build_id_hex(const struct elf_file *f, char *out, size_t size)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -469,6 +469,14 @@ void symbolizer_forget_code(struct symbolizer *s, const bool *in_use, size_t n)
 		if ((id < n && in_use[id]) || img->kind != MODEL_IMAGE_ELF || !si->opened) {
 			for (size_t k = 0; k < si->syms.n; k++)
 				si->syms.syms[k].function = MODEL_NONE;
+			/* the next interval reads what it needs again (its
+			 * locations mostly come from the kept cache) */
+			if (si->opened)
+				elf_file_release_pages(&si->file);
+			if (si->has_debug)
+				elf_file_release_pages(&si->debug);
+			if (si->has_alt)
+				elf_file_release_pages(&si->alt);
 			continue;
 		}
 		sym_image_free(si);

@@ -14,9 +14,16 @@
 
 #include "lib/extents.h"
 
+/*
+ * The arrays are written through a mapping made for each write and undone
+ * after it, not kept: an mmap'ed BPF array is resident in whole from the
+ * mmap on (the kernel maps every page at once), and the chunks a build
+ * loop's images need (28 MiB) were 28 MiB of a long run's RSS, for rows
+ * written once.  They are the kernel's memory either way (the summary's
+ * "table maps" with -v, and COLLECTOR_CFI_TABLE_ROWS caps them).
+ */
 struct unwind_array {
 	int fd;
-	void *mem;           /* the whole array, shared with the kernel */
 	size_t bytes;
 	uint32_t max;
 	struct extents space;
@@ -26,7 +33,7 @@ struct unwind_array {
  * them up to max rows (space.size: the rows of the chunks made, or max). */
 struct unwind_rows {
 	int outer_fd;                  /* unwind_row_chunks */
-	struct collector_unwind_row *mem[COLLECTOR_UNWIND_MAX_CHUNKS];
+	int fd[COLLECTOR_UNWIND_MAX_CHUNKS];
 	uint32_t n_chunks;
 	uint32_t max;
 	struct extents space;
@@ -69,23 +76,32 @@ static int array_map(struct unwind_array *a, int fd, size_t value_size)
 	a->max = info.max_entries;
 	/* array values are 8-byte aligned; ours are 8 bytes */
 	a->bytes = ((size_t)info.max_entries * value_size + page - 1) & ~((size_t)page - 1);
-	a->mem = mmap(NULL, a->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (a->mem == MAP_FAILED) {
-		a->mem = NULL;
-		return -errno;
-	}
 	return extents_init(&a->space, a->max);
+}
+
+/* len bytes at byte off of an mmapable array fd, from src, through a
+ * mapping of the pages they span.  0 or a negative errno. */
+static int write_array(int fd, size_t off, const void *src, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), first = off & ~(page - 1);
+	size_t bytes = (off + len - first + page - 1) & ~(page - 1);
+	char *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)first);
+
+	if (mem == MAP_FAILED)
+		return -errno;
+	memcpy(mem + (off - first), src, len);
+	munmap(mem, bytes);
+	return 0;
 }
 
 #define CHUNK_BYTES ((size_t)COLLECTOR_UNWIND_CHUNK_ROWS * sizeof(struct collector_unwind_row))
 
-/* One more chunk of rows, mapped and put in the program's array of maps:
- * the space grows by its rows (up to the cap).  0 or a negative errno. */
+/* One more chunk of rows, put in the program's array of maps: the space
+ * grows by its rows (up to the cap).  0 or a negative errno. */
 static int add_chunk(struct unwind_rows *r)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
 	uint32_t k = r->n_chunks, size;
-	void *mem;
 	int fd, err;
 
 	if (k == COLLECTOR_UNWIND_MAX_CHUNKS || r->space.size >= r->max)
@@ -94,20 +110,14 @@ static int add_chunk(struct unwind_rows *r)
 			    sizeof(struct collector_unwind_row), COLLECTOR_UNWIND_CHUNK_ROWS, &opts);
 	if (fd < 0)
 		return -errno;
-	mem = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (mem == MAP_FAILED) {
-		err = -errno;
+	/* the array of maps holds the chunk for the program, the fd for
+	 * our writes */
+	err = bpf_map_update_elem(r->outer_fd, &k, &fd, BPF_ANY) ? -errno : 0;
+	if (err) {
 		close(fd);
 		return err;
 	}
-	/* the array of maps holds the chunk; the mapping holds it for us */
-	err = bpf_map_update_elem(r->outer_fd, &k, &fd, BPF_ANY) ? -errno : 0;
-	close(fd);
-	if (err) {
-		munmap(mem, CHUNK_BYTES);
-		return err;
-	}
-	r->mem[k] = mem;
+	r->fd[k] = fd;
 	r->n_chunks++;
 	size = (uint64_t)r->n_chunks * COLLECTOR_UNWIND_CHUNK_ROWS < r->max ?
 		       r->n_chunks * COLLECTOR_UNWIND_CHUNK_ROWS : r->max;
@@ -149,9 +159,7 @@ void unwind_tables_close(struct unwind_tables *t)
 	if (!t)
 		return;
 	for (uint32_t k = 0; k < t->rows.n_chunks; k++)
-		munmap(t->rows.mem[k], CHUNK_BYTES);
-	if (t->pages.mem)
-		munmap(t->pages.mem, t->pages.bytes);
+		close(t->rows.fd[k]);
 	extents_free(&t->rows.space);
 	extents_free(&t->pages.space);
 	ring_buffer__free(t->requests);
@@ -159,20 +167,24 @@ void unwind_tables_close(struct unwind_tables *t)
 }
 
 /* Rows [r0, r0 + n) of the space, written from rows (they may span
- * chunks). */
-static void write_rows(struct unwind_rows *r, uint32_t r0, const struct collector_unwind_row *rows,
-		       uint32_t n)
+ * chunks).  0 or a negative errno. */
+static int write_rows(struct unwind_rows *r, uint32_t r0, const struct collector_unwind_row *rows,
+		      uint32_t n)
 {
 	while (n) {
 		uint32_t k = r0 >> COLLECTOR_UNWIND_CHUNK_SHIFT;
 		uint32_t at = r0 & (COLLECTOR_UNWIND_CHUNK_ROWS - 1);
 		uint32_t len = COLLECTOR_UNWIND_CHUNK_ROWS - at < n ? COLLECTOR_UNWIND_CHUNK_ROWS - at : n;
+		int err = write_array(r->fd[k], (size_t)at * sizeof(*rows), rows,
+				      (size_t)len * sizeof(*rows));
 
-		memcpy(r->mem[k] + at, rows, (size_t)len * sizeof(*rows));
+		if (err)
+			return err;
 		rows += len;
 		r0 += len;
 		n -= len;
 	}
+	return 0;
 }
 
 /* A free range of n rows, adding chunks while none is that long: the
@@ -191,7 +203,7 @@ static int add_image(void *maps, const struct collector_unwind_row *rows, uint32
 		     const uint32_t *pages, uint32_t n_pages, struct unwind_image_space *out)
 {
 	struct unwind_tables *t = maps;
-	struct collector_unwind_page *page_mem = t->pages.mem;
+	struct collector_unwind_page *page_mem;
 	uint32_t r0, p0;
 	int err;
 
@@ -211,10 +223,21 @@ static int add_image(void *maps, const struct collector_unwind_row *rows, uint32
 	/* rows first, then the pages that point at them: a program that
 	 * finds the pages finds the rows written (the pages are found only
 	 * through a mapping table written after this) */
-	write_rows(&t->rows, r0, rows, n_rows);
-	for (uint32_t p = 0; p < n_pages; p++) {
-		page_mem[p0 + p].first = r0 + pages[p];
-		page_mem[p0 + p].last = r0 + pages[p + 1];
+	page_mem = malloc(n_pages * sizeof(*page_mem));
+	err = page_mem ? write_rows(&t->rows, r0, rows, n_rows) : -ENOMEM;
+	if (!err) {
+		for (uint32_t p = 0; p < n_pages; p++) {
+			page_mem[p].first = r0 + pages[p];
+			page_mem[p].last = r0 + pages[p + 1];
+		}
+		err = write_array(t->pages.fd, (size_t)p0 * sizeof(*page_mem), page_mem,
+				  n_pages * sizeof(*page_mem));
+	}
+	free(page_mem);
+	if (err) {
+		extents_put(&t->rows.space, r0, n_rows);
+		extents_put(&t->pages.space, p0, n_pages);
+		return err;
 	}
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	*out = (struct unwind_image_space){ r0, n_rows, p0, n_pages };

@@ -210,6 +210,7 @@ static int open_model(struct record *r)
 		return EXIT_FAILURE_RUN;
 	}
 	symbolizer_set_demangle(r->sym, !opts->no_demangle);
+	symbolizer_set_image_crc(r->sym, formats_need_image_crc(opts->formats));
 	/* a few kernel addresses named by the kernel, not by reading and
 	 * sorting kallsyms whole (50 ms of a 1 s run's 190) */
 	r->knames = kernel_names_new();

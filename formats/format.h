@@ -90,6 +90,9 @@ struct format {
 	 * when no format of a run does, the kernel sums the samples by stack
 	 * and sends no record per sample (bpf/sample_agg.bpf.h) */
 	bool samples_in_time_order;
+	/* names each image with the CRC-32 of its whole file (model_image's
+	 * crc32): the symbolizer reads every file whole only for such a run */
+	bool needs_image_crc;
 	int (*write)(const struct model *m, const struct export_options *opts);
 	bool (*recognize)(const char *path, const unsigned char *head, size_t n);
 	int (*dump)(const char *path, FILE *out, bool check);

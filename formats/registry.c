@@ -84,6 +84,14 @@ bool formats_need_time_order(unsigned int mask)
 	return false;
 }
 
+bool formats_need_image_crc(unsigned int mask)
+{
+	for (size_t i = 0; i < N_FORMATS; i++)
+		if ((!mask || (mask & 1u << i)) && registry[i]->needs_image_crc)
+			return true;
+	return false;
+}
+
 const char *formats_names(void)
 {
 	static char names[256];

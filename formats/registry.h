@@ -26,6 +26,9 @@ bool formats_use_switches(unsigned int mask);
 /* Whether a format of mask (0: every format) writes the samples in time
  * order: when none does, the kernel may sum them by stack. */
 bool formats_need_time_order(unsigned int mask);
+/* Whether any format of mask (0: all) writes the CRC-32 of the images'
+ * files (struct format's needs_image_crc). */
+bool formats_need_image_crc(unsigned int mask);
 /* Parses "xray,sampler,..." into a mask; -EINVAL after a message naming
  * the unknown format and listing the known ones. */
 int formats_parse(const char *list, unsigned int *mask);

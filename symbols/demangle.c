@@ -24,6 +24,11 @@ void symbolizer_set_demangle(struct symbolizer *s, bool demangle)
 	s->no_demangle = !demangle;
 }
 
+void symbolizer_set_image_crc(struct symbolizer *s, bool crc)
+{
+	s->no_image_crc = !crc;
+}
+
 uint32_t symbolizer_function(struct symbolizer *s, uint32_t image, const char *name,
 			     uint64_t entry, uint64_t size, uint32_t file, uint32_t line)
 {

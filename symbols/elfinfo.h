@@ -70,7 +70,8 @@ void elf_file_build_id_hex(const struct elf_file *f, char *out, size_t size);
 
 /* CRC-32 (zlib, as .gnu_debuglink uses it) of the whole file, read from
  * the file rather than through the mapping, so that computing it does not
- * make every page of the file resident in the collector. */
+ * make every page of the file resident in the collector (through the
+ * mapping when the file no longer opens, its pages released after). */
 uint32_t elf_file_crc32(const struct elf_file *f);
 
 /* The first executable PT_LOAD; false when there is none. */

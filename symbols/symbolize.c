@@ -165,7 +165,7 @@ static void choose_symbols(struct sym_image *si)
 }
 
 /* The facts of an opened ELF image that the model keeps. */
-static void describe_elf(struct model_image *tmpl, const struct sym_image *si)
+static void describe_elf(struct model_image *tmpl, const struct sym_image *si, bool crc)
 {
 	uint64_t vaddr, memsz;
 
@@ -176,7 +176,7 @@ static void describe_elf(struct model_image *tmpl, const struct sym_image *si)
 	tmpl->dev = si->file.dev;
 	tmpl->inode = si->file.inode;
 	tmpl->mtime = si->file.mtime;
-	tmpl->crc32 = elf_file_crc32(&si->file);
+	tmpl->crc32 = crc ? elf_file_crc32(&si->file) : 0;
 	tmpl->file_size = si->file.size;
 	tmpl->entry = si->file.entry;
 	if (elf_file_text_segment(&si->file, &vaddr, &memsz)) {
@@ -334,7 +334,7 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
 	tmpl.path = (char *)path;
 	tmpl.debug_path = debug_path;
 	tmpl.kind = MODEL_IMAGE_ELF;
-	describe_elf(&tmpl, si);
+	describe_elf(&tmpl, si, !s->no_image_crc);
 	id = add_image(s, &tmpl, si);
 	free(debug_path);
 	key_put(s, file_key, id);
@@ -379,7 +379,7 @@ uint32_t symbolizer_special_image(struct symbolizer *s, const char *name)
 		tmpl.path = (char *)name;
 		tmpl.kind = MODEL_IMAGE_ANON;
 		if (!strcmp(name, "[vdso]") && (si = load_own_vdso()))
-			describe_elf(&tmpl, si);
+			describe_elf(&tmpl, si, !s->no_image_crc);
 		id = add_image(s, &tmpl, si);
 		key_put(s, key, id);
 	}

@@ -105,6 +105,12 @@ uint32_t symbolizer_function(struct symbolizer *s, uint32_t image, const char *n
 /* Demangle names (the default) or keep them as the symbols spell them. */
 void symbolizer_set_demangle(struct symbolizer *s, bool demangle);
 
+/* Whether each ELF image's model_image.crc32 is computed (the default):
+ * the whole file read, for formats that name an image by it (DCPI); a run
+ * without them leaves it 0, "unknown" (a build's cc1 is 33 MB, read at
+ * each of its opens). */
+void symbolizer_set_image_crc(struct symbolizer *s, bool crc);
+
 /*
  * Continuous runs, just before the model's code tables are emptied
  * (model_forget_code()): what the interval resolved for the kernel and the

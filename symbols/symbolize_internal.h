@@ -111,6 +111,7 @@ struct symbolizer {
 	size_t namer_calls;
 	uint64_t page_size;
 	bool no_demangle;          /* --no-demangle: names as the symbols spell them */
+	bool no_image_crc;         /* model images' crc32 left 0 */
 	struct location_cache *loc_cache; /* continuous runs: see location_cache.c */
 	uint32_t code_epoch;       /* model_forget_code() cuts so far */
 	struct debuginfod_client *debuginfod; /* made on first need */

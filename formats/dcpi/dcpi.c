@@ -574,6 +574,7 @@ int dcpi_dump(const char *path, FILE *out, bool check)
 const struct format dcpi_format = {
 	.name = "dcpi",
 	.needs = FORMAT_NEEDS_SAMPLES,
+	.needs_image_crc = true, /* the image line: mtime and CRC */
 	.write = dcpi_write,
 	.recognize = dcpi_recognize,
 	.dump = dcpi_dump,

@@ -278,6 +278,20 @@ static void test_time_ordered_formats(void **state)
 	assert_false(formats_need_time_order(mask));
 }
 
+/* The images' CRC-32 is read (each file whole) only for DCPI's image line. */
+static void test_image_crc_formats(void **state)
+{
+	unsigned int mask;
+
+	(void)state;
+	assert_true(formats_need_image_crc(0)); /* every format: dcpi among them */
+	assert_int_equal(formats_parse("pprof,dcpi", &mask), 0);
+	assert_true(formats_need_image_crc(mask));
+	assert_int_equal(formats_parse("folded,pprof,callgrind,sampler,hpctoolkit,speedscope,"
+				       "flamegraph,xray", &mask), 0);
+	assert_false(formats_need_image_crc(mask));
+}
+
 /* A sampling event summed in the kernel counts the samples its sums hold;
  * off-cpu's sums count none. */
 static void test_sample_count(void **state)
@@ -304,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_one_event_formats_a_file_per_event),
 		cmocka_unit_test(test_event_view_and_summary),
 		cmocka_unit_test(test_time_ordered_formats),
+		cmocka_unit_test(test_image_crc_formats),
 		cmocka_unit_test(test_sample_count),
 	};
 

@@ -189,6 +189,17 @@ static void test_nopie(void **state)
 	check_prog_functions(&m, s, img, SYMTEST "/nopie", true);
 	symbolizer_free(s);
 	model_free(&m);
+
+	/* without a format that names images by it, no CRC: the rest the same */
+	model_init(&m);
+	s = symbolizer_new(&m);
+	symbolizer_set_image_crc(s, false);
+	img = symbolizer_image(s, SYMTEST "/nopie", NULL, 0, 0);
+	assert_int_equal(m.images.items[img].crc32, 0);
+	assert_true(m.images.items[img].text_start >= 0x400000);
+	check_prog_functions(&m, s, img, SYMTEST "/nopie", true);
+	symbolizer_free(s);
+	model_free(&m);
 }
 
 static void check_stripped(const char *name, const char *want_debug)

@@ -31,6 +31,8 @@ static const struct cfi_fdes *image_fdes(struct sym_image *si)
 			sym_check_alloc(NULL);
 		}
 		cfi_fdes_sort(&si->fdes);
+		/* read whole once; look-ups come back to a few pages */
+		elf_file_release_pages(&si->file);
 	}
 	return &si->fdes;
 }

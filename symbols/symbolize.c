@@ -148,6 +148,16 @@ static uint32_t add_image(struct symbolizer *s, const struct model_image *tmpl,
 
 /* ---- images ----------------------------------------------------------------- */
 
+void sym_release_pages(struct sym_image *si)
+{
+	if (si->opened)
+		elf_file_release_pages(&si->file);
+	if (si->has_debug)
+		elf_file_release_pages(&si->debug);
+	if (si->has_alt)
+		elf_file_release_pages(&si->alt);
+}
+
 static void choose_symbols(struct sym_image *si)
 {
 	Elf_Scn *scn = NULL;
@@ -274,6 +284,7 @@ static void reopen_image(struct symbolizer *s, uint32_t id, struct sym_image *si
 		return;
 	}
 	free(load_image(s, si, path, open_path));
+	sym_release_pages(si);
 	s->images[id] = si;
 	s->closed[id] = false;
 }
@@ -326,6 +337,7 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
 	}
 
 	debug_path = load_image(s, si, path, open_path);
+	sym_release_pages(si);
 	/* the loader's dev/inode (from /proc/PID/maps) and the file we read
 	 * should agree; when not, the file was probably replaced on disk */
 	if ((dev || inode) && (dev != si->file.dev || inode != si->file.inode))
@@ -471,12 +483,7 @@ void symbolizer_forget_code(struct symbolizer *s, const bool *in_use, size_t n)
 				si->syms.syms[k].function = MODEL_NONE;
 			/* the next interval reads what it needs again (its
 			 * locations mostly come from the kept cache) */
-			if (si->opened)
-				elf_file_release_pages(&si->file);
-			if (si->has_debug)
-				elf_file_release_pages(&si->debug);
-			if (si->has_alt)
-				elf_file_release_pages(&si->alt);
+			sym_release_pages(si);
 			continue;
 		}
 		sym_image_free(si);

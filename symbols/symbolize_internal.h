@@ -120,6 +120,11 @@ struct symbolizer {
 
 /* Allocation that cannot fail: the symbolizer writes into the model, which
  * cannot be partially built (model/model.h aborts the same way). */
+/* The pages of si's files out of the resident set (elf_file_release_pages):
+ * after what reads a file whole (its symbols sorted, its FDEs listed), and
+ * at each interval's cut. */
+void sym_release_pages(struct sym_image *si);
+
 static inline void *sym_check_alloc(void *p)
 {
 	if (!p) {

@@ -73,6 +73,8 @@ static struct rule_file *rule_file(struct unwinder *u, uint32_t number, const ch
 		if (elf_file_open(&rf->f, path) == 0) {
 			if (cfi_fdes_read(&rf->fdes, &rf->f, CFI_EH_FRAME) == 0 && rf->fdes.n) {
 				cfi_fdes_sort(&rf->fdes);
+				/* .eh_frame read whole; a rule reads one FDE */
+				elf_file_release_pages(&rf->f);
 				rf->state = FILE_READY;
 			} else {
 				cfi_fdes_free(&rf->fdes);

@@ -199,12 +199,14 @@ static bool read_fde(const struct cfi_cie *c, const Dwarf_FDE *e, const uint8_t 
 			return false;
 		p += aug;
 	}
-	if (!range || start + range < start)
+	/* (a function of 4 GiB, or 4 GiB of instructions: none is real) */
+	if (!range || start + range < start || range > UINT32_MAX ||
+	    (uint64_t)(e->end - p) > UINT32_MAX)
 		return false;
 	fde->start = start;
-	fde->end = start + range;
+	fde->len = (uint32_t)range;
 	fde->ins = p;
-	fde->ins_end = e->end;
+	fde->ins_len = (uint32_t)(e->end - p);
 	return true;
 }
 
@@ -249,8 +251,24 @@ static int cmp_fde(const void *a, const void *b)
 	return (int)x->source - (int)y->source;
 }
 
+/* *v's capacity cut to its n elements (left as it is when realloc fails). */
+static void trim(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *nv;
+
+	if (!n || n == *cap || !(nv = realloc(*v, n * size)))
+		return;
+	*v = nv;
+	*cap = n;
+}
+
 void cfi_fdes_sort(struct cfi_fdes *fdes)
 {
+	/* the lists are kept (the symbolizer's for the run, the user-space
+	 * unwinder's up to 512 files): grown by doubling, a quarter of
+	 * them was room never used, 25 MiB of a -a run's first seconds */
+	trim((void **)&fdes->v, &fdes->cap, fdes->n, sizeof(*fdes->v));
+	trim((void **)&fdes->cies, &fdes->cap_cies, fdes->n_cies, sizeof(*fdes->cies));
 	if (fdes->n)
 		qsort(fdes->v, fdes->n, sizeof(*fdes->v), cmp_fde);
 }
@@ -272,5 +290,5 @@ const struct cfi_fde *cfi_fdes_find(const struct cfi_fdes *fdes, uint64_t addr)
 	/* among FDEs of one start, .eh_frame's (sorted first) wins */
 	while (i > 1 && fdes->v[i - 2].start == fdes->v[i - 1].start)
 		i--;
-	return addr < fdes->v[i - 1].end ? &fdes->v[i - 1] : NULL;
+	return addr < cfi_fde_end(&fdes->v[i - 1]) ? &fdes->v[i - 1] : NULL;
 }

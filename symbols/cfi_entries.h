@@ -34,12 +34,21 @@ struct cfi_cie {
 	bool supported;             /* an augmentation unwind/cfi_fde.c reads */
 };
 
+/* 32 bytes (40 with an end and an ins_end): a build's big images list
+ * 100 000 FDEs and more, kept for the run. */
 struct cfi_fde {
-	uint64_t start, end;       /* link-time addresses covered */
-	const uint8_t *ins, *ins_end;
+	uint64_t start;            /* link-time addresses covered: */
+	uint32_t len;              /* [start, start + len) */
+	uint32_t ins_len;
+	const uint8_t *ins;        /* its instructions, ins_len bytes */
 	uint32_t cie;              /* index in cfi_fdes.cies */
 	uint8_t source;            /* enum cfi_source */
 };
+
+static inline uint64_t cfi_fde_end(const struct cfi_fde *fde)
+{
+	return fde->start + fde->len;
+}
 
 struct cfi_fdes {
 	struct cfi_fde *v;         /* sorted by start, .eh_frame's first */
@@ -52,7 +61,8 @@ struct cfi_fdes {
  * source says) to *out; a section that is missing, empty or compressed
  * adds none.  Returns 0 or -ENOMEM. */
 int cfi_fdes_read(struct cfi_fdes *out, const struct elf_file *f, enum cfi_source source);
-/* Sorts the FDEs read by start (.eh_frame's first among equal starts). */
+/* Sorts the FDEs read by start (.eh_frame's first among equal starts), and
+ * frees the room the reads left unused. */
 void cfi_fdes_sort(struct cfi_fdes *fdes);
 void cfi_fdes_free(struct cfi_fdes *fdes);
 

@@ -83,6 +83,6 @@ uint32_t sym_fde_function(struct symbolizer *s, uint32_t image, struct sym_image
 	if (!fde)
 		return entry_function(s, image, si, addr, image_basename(path));
 	snprintf(name, sizeof(name), "%s+0x%" PRIx64, image_basename(path), fde->start);
-	return model_intern_function(s->m, image, name, fde->start, fde->end - fde->start,
+	return model_intern_function(s->m, image, name, fde->start, fde->len,
 				     MODEL_NONE, 0);
 }

@@ -288,7 +288,7 @@ int cfi_fde_rows(const struct cfi_fdes *fdes, const struct cfi_fde *fde, uint64_
 		 cfi_row_fn emit, void *arg)
 {
 	const struct cfi_cie *c = &fdes->cies[fde->cie];
-	uint64_t limit = end < fde->end ? end : fde->end, loc;
+	uint64_t fde_end = cfi_fde_end(fde), limit = end < fde_end ? end : fde_end, loc;
 	struct interp in;
 	struct cfi_rule rule;
 	int err;
@@ -300,7 +300,8 @@ int cfi_fde_rows(const struct cfi_fdes *fdes, const struct cfi_fde *fde, uint64_
 		if ((err = start(&in, c)) != 0)
 			return err;
 		loc = fde->start;
-		err = run(&in, fde->ins, fde->ins_end, &loc, limit, pass ? emit : NULL, arg);
+		err = run(&in, fde->ins, fde->ins + fde->ins_len, &loc, limit, pass ? emit : NULL,
+			  arg);
 		if (err)
 			return err;
 	}

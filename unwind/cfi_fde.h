@@ -30,7 +30,7 @@
 typedef int (*cfi_row_fn)(void *arg, uint64_t lo, uint64_t hi, const struct cfi_rule *rule);
 
 /* Runs fde's instructions once, calling emit for each row up to min(end,
- * fde->end).  Returns 0, emit's first non-zero return, or -ENOTSUP
+ * cfi_fde_end(fde)).  Returns 0, emit's first non-zero return, or -ENOTSUP
  * (before any call) for an FDE the interpreter does not cover. */
 int cfi_fde_rows(const struct cfi_fdes *fdes, const struct cfi_fde *fde, uint64_t end,
 		 cfi_row_fn emit, void *arg);

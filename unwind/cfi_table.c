@@ -234,11 +234,11 @@ static int build_rows(struct cfi_table *t, const struct elf_file *f, const struc
 						   : cfi_fde_rows(&fdes, fde, end, emit_row, &sink);
 		if (err == -ENOTSUP) {
 			err = 0;
-			next = add_fde_libdw(t, &cap, eh, debug, s, fde->end < end ? fde->end : end,
+			next = add_fde_libdw(t, &cap, eh, debug, s, cfi_fde_end(fde) < end ? cfi_fde_end(fde) : end,
 					     &err);
 			t->n_fdes_libdw++;
 		} else {
-			next = fde->end < end ? fde->end : end;
+			next = cfi_fde_end(fde) < end ? cfi_fde_end(fde) : end;
 		}
 		t->n_fdes++;
 		pc = next > s ? next : s;

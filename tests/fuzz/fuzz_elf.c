@@ -95,8 +95,8 @@ static void cfi_entries_side(const struct elf_file *f)
 		cfi_fdes_sort(&fdes);
 		for (size_t i = 0; i < fdes.n && i < 64; i++) {
 			cfi_fdes_find(&fdes, fdes.v[i].start);
-			cfi_fdes_find(&fdes, fdes.v[i].end - 1);
-			cfi_fdes_find(&fdes, fdes.v[i].end);
+			cfi_fdes_find(&fdes, cfi_fde_end(&fdes.v[i]) - 1);
+			cfi_fdes_find(&fdes, cfi_fde_end(&fdes.v[i]));
 		}
 		cfi_fdes_find(&fdes, 0);
 		cfi_fdes_find(&fdes, UINT64_MAX);

@@ -216,7 +216,7 @@ static int build_rows(struct cfi_table *t, const struct elf_file *f, const struc
 		err = read_fdes(&fdes, f, debug ? df : NULL);
 	for (size_t i = 0; i < fdes.n && !err; i++) {
 		const struct cfi_fde *fde = &fdes.v[i];
-		uint64_t s = fde->start, next;
+		uint64_t s = fde->start, stop = cfi_fde_end(fde) < end ? cfi_fde_end(fde) : end, next;
 
 		if (s < pc || s >= end)
 			continue; /* inside the last FDE, or outside the segment */
@@ -234,11 +234,10 @@ static int build_rows(struct cfi_table *t, const struct elf_file *f, const struc
 						   : cfi_fde_rows(&fdes, fde, end, emit_row, &sink);
 		if (err == -ENOTSUP) {
 			err = 0;
-			next = add_fde_libdw(t, &cap, eh, debug, s, cfi_fde_end(fde) < end ? cfi_fde_end(fde) : end,
-					     &err);
+			next = add_fde_libdw(t, &cap, eh, debug, s, stop, &err);
 			t->n_fdes_libdw++;
 		} else {
-			next = cfi_fde_end(fde) < end ? cfi_fde_end(fde) : end;
+			next = stop;
 		}
 		t->n_fdes++;
 		pc = next > s ? next : s;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,28 +69,29 @@ bool formats_need(unsigned int mask, unsigned int needs)
 	return false;
 }
 
-bool formats_use_switches(unsigned int mask)
+/* Whether a format of mask (0: every format) has the bool at byte offset
+ * flag of struct format set. */
+static bool any_format_with(unsigned int mask, size_t flag)
 {
 	for (size_t i = 0; i < N_FORMATS; i++)
-		if ((!mask || (mask & 1u << i)) && registry[i]->uses_switches)
+		if ((!mask || (mask & 1u << i)) && *(const bool *)((const char *)registry[i] + flag))
 			return true;
 	return false;
+}
+
+bool formats_use_switches(unsigned int mask)
+{
+	return any_format_with(mask, offsetof(struct format, uses_switches));
 }
 
 bool formats_need_time_order(unsigned int mask)
 {
-	for (size_t i = 0; i < N_FORMATS; i++)
-		if ((!mask || (mask & 1u << i)) && registry[i]->samples_in_time_order)
-			return true;
-	return false;
+	return any_format_with(mask, offsetof(struct format, samples_in_time_order));
 }
 
 bool formats_need_image_crc(unsigned int mask)
 {
-	for (size_t i = 0; i < N_FORMATS; i++)
-		if ((!mask || (mask & 1u << i)) && registry[i]->needs_image_crc)
-			return true;
-	return false;
+	return any_format_with(mask, offsetof(struct format, needs_image_crc));
 }
 
 const char *formats_names(void)

@@ -248,7 +248,7 @@ void location_cache_free(struct location_cache *c)
 /* Whether the locations of image are the symbolizer's to keep. */
 static bool keeps(const struct symbolizer *s, uint32_t image, const bool *in_use, size_t n)
 {
-	const struct sym_image *si = sym_get_image(s, image);
+	const struct sym_image *si = sym_peek_image(s, image);
 
 	if (image == s->kernel_image)
 		return true;

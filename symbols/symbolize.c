@@ -123,9 +123,23 @@ void symbolizer_set_kernel_namer(struct symbolizer *s, const struct kernel_namer
 	s->namer = *namer;
 }
 
-struct sym_image *sym_get_image(const struct symbolizer *s, uint32_t id)
+struct sym_image *sym_peek_image(const struct symbolizer *s, uint32_t id)
 {
 	return id < s->n_images ? s->images[id] : NULL;
+}
+
+static void choose_symbols(struct sym_image *si);
+
+struct sym_image *sym_get_image(const struct symbolizer *s, uint32_t id)
+{
+	struct sym_image *si = sym_peek_image(s, id);
+
+	if (si && si->symbols_later) {
+		si->symbols_later = false;
+		choose_symbols(si);
+		sym_release_pages(si);
+	}
+	return si;
 }
 
 static uint32_t add_image(struct symbolizer *s, const struct model_image *tmpl,
@@ -243,24 +257,31 @@ static char *dwarf_path(const struct sym_image *si, const char *path, const char
 }
 
 /* What an opened ELF file needs before its addresses resolve: its debug
- * file, symbols and the path of its DWARF.  Returns the debug file's path
- * (to free), or NULL. */
+ * file, symbols (read at the first sym_get_image() when symbols_later)
+ * and the path of its DWARF.  Returns the debug file's path (to free), or
+ * NULL. */
 static char *load_image(struct symbolizer *s, struct sym_image *si, const char *path,
-			const char *open_path)
+			const char *open_path, bool symbols_later)
 {
 	char *debug_path = NULL;
 
 	si->ns_prefix = sym_namespace_prefix(open_path);
 	if (!elf_file_section(&si->file, ".debug_info"))
 		debug_path = sym_find_debug_file(s, si, path);
-	choose_symbols(si);
+	if (symbols_later)
+		si->symbols_later = true;
+	else
+		choose_symbols(si);
 	si->dwarf_path = dwarf_path(si, path, open_path, debug_path);
 	return debug_path;
 }
 
 /* A closed image met again (symbolizer_forget_code()): opened from this
  * caller's path when it is the same file; else it stays closed, and its
- * addresses resolve to nothing. */
+ * addresses resolve to nothing.  Its symbols are read when an address of
+ * it is resolved: a continuous run under a build loop reopened the
+ * compilers at each of their execs after a cut, and sorting their symbols
+ * again was 8.7% of its CPU, for processes mostly never sampled. */
 static void reopen_image(struct symbolizer *s, uint32_t id, struct sym_image *si,
 			 const char *path, const char *open_path)
 {
@@ -283,7 +304,7 @@ static void reopen_image(struct symbolizer *s, uint32_t id, struct sym_image *si
 		sym_image_free(si);
 		return;
 	}
-	free(load_image(s, si, path, open_path));
+	free(load_image(s, si, path, open_path, true));
 	sym_release_pages(si);
 	s->images[id] = si;
 	s->closed[id] = false;
@@ -336,7 +357,7 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
 		return id;
 	}
 
-	debug_path = load_image(s, si, path, open_path);
+	debug_path = load_image(s, si, path, open_path, false);
 	sym_release_pages(si);
 	/* the loader's dev/inode (from /proc/PID/maps) and the file we read
 	 * should agree; when not, the file was probably replaced on disk */
@@ -457,7 +478,7 @@ uint32_t symbolizer_kernel_image(struct symbolizer *s)
 
 uint64_t symbolizer_bias(struct symbolizer *s, uint32_t image, uint64_t start, uint64_t pgoff)
 {
-	struct sym_image *si = sym_get_image(s, image);
+	struct sym_image *si = sym_peek_image(s, image);
 	uint64_t bias;
 
 	if (!si || !si->opened || !elf_file_bias(&si->file, start, pgoff, s->page_size, &bias))

@@ -53,6 +53,7 @@ struct sym_image {
 	struct symtab syms;
 	const struct elf_file *sym_file; /* which file the symbols come from */
 	Elf_Scn *sym_scn;
+	bool symbols_later;       /* syms not read yet (sym_get_image reads them) */
 	Dwarf *dwarf;
 	Dwarf *alt_dwarf;
 	struct cfi_fdes fdes;     /* .eh_frame's FDEs, sorted, for stripped code */
@@ -156,7 +157,10 @@ static inline char *xstrndup(const char *s, size_t n)
 
 /* symbolize.c: the image of a model image id, or NULL when it is not an
  * ELF image of ours. */
+/* Image id's record (NULL: none, or closed), its symbols read first when
+ * they were left for later; sym_peek_image() leaves them. */
 struct sym_image *sym_get_image(const struct symbolizer *s, uint32_t id);
+struct sym_image *sym_peek_image(const struct symbolizer *s, uint32_t id);
 
 /* debug_files.c */
 /* "/proc/PID/root" for an open_path under /proc/PID/map_files or

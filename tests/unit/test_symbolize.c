@@ -511,8 +511,17 @@ static void test_forget_code(void **state)
 	symbolizer_forget_code(s, in_use, 8);
 	model_forget_code(&m);
 	assert_int_equal(symbolizer_image(s, SYMTEST "/pie", NULL, 0, 0), pie);
+	/* met again, its symbols are read when an address of it is resolved
+	 * (a reopened compiler whose process is never sampled costs no sort),
+	 * and its bias is known before */
+	assert_true(sym_peek_image(s, pie)->symbols_later);
+	assert_int_equal(sym_peek_image(s, pie)->syms.n, 0);
+	assert_int_equal(symbolizer_bias(s, pie, 0x1000, 0), 0x1000);
+	assert_true(sym_peek_image(s, pie)->symbols_later);
 	loc = symbolizer_location(s, pie, beta);
 	assert_string_equal(loc_function(&m, loc)->name, "symtest_beta");
+	assert_false(sym_peek_image(s, pie)->symbols_later);
+	assert_true(sym_peek_image(s, pie)->syms.n > 0);
 	/* the closed file replaced by another (a rebuild) under its dev+inode
 	 * key: the other file is not read as the image's */
 	assert_int_equal(symbolizer_image(s, copy, SYMTEST "/nopie", st.st_dev, st.st_ino), stale);

@@ -696,6 +696,9 @@ static void finish(struct record *r)
 		struct unwind_service_stats st;
 
 		unwind_service_get_stats(r->cfi, &st);
+		uint64_t maps_read, maps_reused;
+
+		maps_store_counts(r->shared_maps, &maps_read, &maps_reused);
 		/* the tables' figures in the summary with -v only */
 		if (r->opts->verbose)
 			decode_cfi_tables(&r->m, &(struct decode_cfi_figures){
@@ -705,7 +708,8 @@ static void finish(struct record *r)
 				.images_no_space = st.images_no_space, .debug_files = st.debug_files,
 				.built = st.images_built, .cache_hits = st.cache_hits,
 				.cache_refused = st.cache_refused,
-				.served_exec = st.served_exec, .served_first = st.served_first });
+				.served_exec = st.served_exec, .served_first = st.served_first,
+				.maps_read = maps_read, .maps_reused = maps_reused });
 	}
 	/* every sample the kernel took is in ip_counts (COLLECTOR_COUNT_BY_IP),
 	 * or counted as not fitting there; else it counted them */

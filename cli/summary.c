@@ -299,6 +299,10 @@ static void print_cfi(FILE *out, const struct model *m)
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_CACHE_REFUSED),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_SERVED_EXEC),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_SERVED_FIRST));
+	fprintf(out, "    process maps: read %llu times, a reading shared between the decoder and "
+		"the tables %llu times\n",
+		(unsigned long long)model_stat_value(m, MODEL_STAT_MAPS_READ),
+		(unsigned long long)model_stat_value(m, MODEL_STAT_MAPS_REUSED));
 }
 
 static void print_traced(FILE *out, const struct model *m)

@@ -81,6 +81,8 @@ void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f)
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_CACHE_REFUSED, f->cache_refused);
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_SERVED_EXEC, f->served_exec);
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_SERVED_FIRST, f->served_first);
+	model_stat_add(m, MODEL_STAT_MAPS_READ, f->maps_read);
+	model_stat_add(m, MODEL_STAT_MAPS_REUSED, f->maps_reused);
 }
 
 uint64_t decode_kernel_samples(struct model *m, uint64_t by_ip, uint64_t not_counted)

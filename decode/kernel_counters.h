@@ -30,6 +30,9 @@ struct decode_cfi_figures {
 	/* mapping tables written from tables built or cached: at exec, at
 	 * a first request */
 	uint64_t served_exec, served_first;
+	/* /proc/PID/maps read by the tracker and the service, and readings
+	 * one took from the other (lib/maps_store.h) */
+	uint64_t maps_read, maps_reused;
 };
 void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f);
 /* The tracer's counters (enum collector_trace_counter). */

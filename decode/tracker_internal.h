@@ -35,7 +35,8 @@ struct stack_part {
 };
 
 struct proc_state {
-	uint64_t maps_read_ktime;
+	uint64_t maps_read_ktime; /* when the maps in use were read */
+	uint64_t exec_ktime;      /* its exec, 0 when none was seen */
 	bool alive;
 	/* --call-graph dwarf: the mappings as the unwinder sees them */
 	uint64_t maps_version;
@@ -116,11 +117,13 @@ static inline uint64_t trk_epoch_of(const struct tracker *t, uint64_t ktime)
 /* The model thread of a record's (tgid, tid), described from /proc (with
  * its process) when first met. */
 uint32_t trk_thread(struct tracker *t, pid_t tgid, pid_t tid, uint64_t ktime);
-/* Reads the process's mappings (again) at ktime: new executable mappings
- * go into the model, and to the unwinder when there is one. */
+/* Reads the process's mappings (again) as they are at now_ktime or later
+ * (the unwind service's reading when it made one since): new executable
+ * mappings go into the model, and to the unwinder when there is one. */
 void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime);
-/* The process's maps are the ones read right after its exec (the dynamic
- * loader may not have mapped its libraries then): tracker_tasks.c. */
+/* The process's maps in use were read right after its exec, within
+ * MAPS_SETTLE_NS (the dynamic loader may not have mapped its libraries
+ * then): tracker_tasks.c. */
 bool trk_maps_early(const struct tracker *t, uint32_t process);
 void trk_handle_fork(struct tracker *t, const struct collector_task_event *e);
 void trk_handle_exec(struct tracker *t, const struct collector_task_event *e);

@@ -139,14 +139,13 @@ void tracker_share_maps(struct tracker *t, struct maps_store *store)
  * its libraries.  0 or -ENOENT.
  */
 static int shared_maps(struct tracker *t, uint32_t process, uint64_t last_read_ktime,
-		       struct procmaps *maps)
+		       struct procmaps *maps, uint64_t *read_ns)
 {
 	const struct model_process *p = &t->m->processes.items[process];
-	uint64_t read_ns;
 
-	if (maps_store_get(t->shared_maps, p->pid, last_read_ktime + 1, maps, &read_ns) != 0)
+	if (maps_store_get(t->shared_maps, p->pid, last_read_ktime + 1, maps, read_ns) != 0)
 		return -ENOENT;
-	if (trk_epoch_of(t, read_ns) < p->start_ns || !maps->n) {
+	if (trk_epoch_of(t, *read_ns) < p->start_ns || !maps->n) {
 		procmaps_free(maps); /* the process's image before its exec */
 		return -ENOENT;
 	}
@@ -157,20 +156,23 @@ static int shared_maps(struct tracker *t, uint32_t process, uint64_t last_read_k
 void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 {
 	struct model_process *p = &t->m->processes.items[process];
-	uint64_t last_read = t->procs.items[process].maps_read_ktime;
+	uint64_t last_read = t->procs.items[process].maps_read_ktime, read_ns;
 	pid_t pid = p->pid;
 	struct procmaps maps;
 	int map_files = -1;
 	size_t i;
 
 	t->procs.items[process].maps_read_ktime = now_ktime;
-	if (procmaps_read(pid, &maps) != 0 || !maps.n) {
+	/* the unwind service's reading when it made one since now_ktime (at
+	 * an exec, it reads too); else /proc, the reading shared with it */
+	if (maps_store_read(t->shared_maps, pid, now_ktime, &maps, &read_ns) != 0 || !maps.n) {
 		procmaps_free(&maps);
-		if (shared_maps(t, process, last_read, &maps) != 0) {
+		if (shared_maps(t, process, last_read, &maps, &read_ns) != 0) {
 			model_stat_add(t->m, MODEL_STAT_MAPS_UNREADABLE, 1);
 			return;
 		}
 	}
+	t->procs.items[process].maps_read_ktime = read_ns;
 	/* A process that has exited (a zombie) lists no mapping: what was
 	 * read before stays (above, unless another reading is shared).  Read
 	 * again for a sample decoded after the exit, it emptied the
@@ -380,8 +382,9 @@ void trk_handle_fork(struct tracker *t, const struct collector_task_event *e)
  * pipe reader (cat, blocked a second in libc's read) had its time under
  * vfs_read with its user frame unresolved, once under ASan.  Reproduced
  * at will with the drain every millisecond: the exec record read 0.46 ms
- * after the exec, no __read.  Such a process's maps are read again once
- * MAPS_SETTLE_NS has passed (tracker_settle_maps()).
+ * after the exec, no __read.  Maps read (by the tracker, or by the unwind
+ * service at the exec) before MAPS_SETTLE_NS had passed are read again
+ * once it has (tracker_settle_maps()).
  */
 #define MAPS_SETTLE_NS 20000000ULL
 
@@ -417,21 +420,20 @@ void trk_handle_exec(struct tracker *t, const struct collector_task_event *e)
 	len = proc_cmdline(e->hdr.tgid, cmdline, sizeof(cmdline));
 	process = new_process(t, e->hdr.tgid, ppid, gen, e->comm, len > 0 ? cmdline : NULL,
 			      e->filename[0] ? e->filename : NULL, kt);
-	trk_load_maps(t, process, kt);
-	if (now_ktime() < kt + MAPS_SETTLE_NS)
+	t->procs.items[process].exec_ktime = kt;
+	/* drained once the maps settled, a reading made since: the service's
+	 * at the exec lists the executable and ld.so only */
+	trk_load_maps(t, process, now_ktime() >= kt + MAPS_SETTLE_NS ? kt + MAPS_SETTLE_NS : kt);
+	if (trk_maps_early(t, process))
 		*MODEL_VEC_PUSH(t->early_maps) = (struct early_maps){ e->hdr.tgid, kt };
 	new_thread(t, process, e->hdr.tid, e->comm, kt, e->cputime_ns, true);
 }
 
 bool trk_maps_early(const struct tracker *t, uint32_t process)
 {
-	pid_t pid = t->m->processes.items[process].pid;
+	const struct proc_state *ps = &t->procs.items[process];
 
-	for (size_t i = 0; i < t->early_maps.len; i++)
-		if (t->early_maps.items[i].pid == pid &&
-		    t->early_maps.items[i].exec_ktime == t->procs.items[process].maps_read_ktime)
-			return true;
-	return false;
+	return ps->exec_ktime && ps->maps_read_ktime < ps->exec_ktime + MAPS_SETTLE_NS;
 }
 
 void tracker_settle_maps(struct tracker *t, uint64_t now, bool all)
@@ -447,10 +449,13 @@ void tracker_settle_maps(struct tracker *t, uint64_t now, bool all)
 			continue;
 		}
 		process = idmap_get(&t->pid_to_process, em.pid);
-		/* the same exec, its maps not read since, still alive */
+		/* the same exec, its maps not read since it settled, still
+		 * alive: as they are once settled, or later (the service's
+		 * reading at the process's first request for tables) */
 		if (process != UINT32_MAX && t->procs.items[process].alive &&
-		    t->procs.items[process].maps_read_ktime == em.exec_ktime)
-			trk_load_maps(t, process, now);
+		    t->procs.items[process].exec_ktime == em.exec_ktime &&
+		    trk_maps_early(t, process))
+			trk_load_maps(t, process, em.exec_ktime + MAPS_SETTLE_NS);
 	}
 	t->early_maps.len = kept;
 }

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct maps_slot {
 	pid_t pid;           /* 0: empty */
@@ -15,6 +16,7 @@ struct maps_slot {
 
 struct maps_store {
 	pthread_mutex_t lock;
+	uint64_t read, reused; /* maps_store_read()'s */
 	struct maps_slot slots[MAPS_STORE_SLOTS];
 };
 
@@ -110,4 +112,47 @@ int maps_store_get(struct maps_store *s, pid_t pid, uint64_t not_before_ns, stru
 	}
 	pthread_mutex_unlock(&s->lock);
 	return err;
+}
+
+int maps_store_read(struct maps_store *s, pid_t pid, uint64_t not_before_ns, struct procmaps *out,
+		    uint64_t *read_ns)
+{
+	struct timespec ts;
+	uint64_t now;
+	int err;
+
+	if (maps_store_get(s, pid, not_before_ns, out, read_ns) == 0) {
+		pthread_mutex_lock(&s->lock);
+		s->reused++;
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	err = procmaps_read(pid, out);
+	if (err)
+		return err;
+	if (read_ns)
+		*read_ns = now;
+	if (!s)
+		return 0;
+	/* a process that has exited (a zombie) lists nothing: not kept over
+	 * a reading that listed its mappings */
+	if (out->n)
+		maps_store_put(s, pid, now, out);
+	pthread_mutex_lock(&s->lock);
+	s->read++;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+void maps_store_counts(struct maps_store *s, uint64_t *read, uint64_t *reused)
+{
+	*read = *reused = 0;
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	*read = s->read;
+	*reused = s->reused;
+	pthread_mutex_unlock(&s->lock);
 }

@@ -161,15 +161,15 @@ static void set_user(struct unwind_service *us, pid_t pid, const uint32_t *imgs,
 	u->n = n;
 }
 
-int process_write(struct unwind_service *us, pid_t pid, bool *complete, struct pending *pp,
-		  bool ready_only)
+int process_write(struct unwind_service *us, pid_t pid, uint64_t not_before_ns, bool *complete,
+		  struct pending *pp, bool ready_only)
 {
 	struct collector_unwind_proc *p;
 	uint32_t imgs[COLLECTOR_UNWIND_MAX_MAPS], n_imgs = 0;
 	struct procmaps maps;
 	int map_files = -1;
 	uint64_t t0 = now_ns();
-	int err = procmaps_read(pid, &maps);
+	int err = maps_store_read(us->shared_maps, pid, not_before_ns, &maps, NULL);
 
 	*complete = true;
 	if (pp) {
@@ -178,8 +178,6 @@ int process_write(struct unwind_service *us, pid_t pid, bool *complete, struct p
 	}
 	if (err)
 		return err;
-	if (maps.n)
-		maps_store_put(us->shared_maps, pid, t0, &maps);
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		procmaps_free(&maps);

@@ -71,12 +71,13 @@ void unwind_service_add_process(struct unwind_service *us, pid_t pid)
 }
 
 /* Process pid's mapping table from the images that have tables now,
- * built or in the cache on disk: nothing is built for it. */
-static void serve_ready(struct unwind_service *us, pid_t pid, uint64_t *count)
+ * built or in the cache on disk: nothing is built for it.  Its maps as
+ * they were at the request's time (asked_ns) or later. */
+static void serve_ready(struct unwind_service *us, pid_t pid, uint64_t asked_ns, uint64_t *count)
 {
 	bool complete;
 
-	if (process_write(us, pid, &complete, NULL, true) == 0)
+	if (process_write(us, pid, asked_ns, &complete, NULL, true) == 0)
 		(*count)++;
 }
 
@@ -94,7 +95,7 @@ static void request(void *ctx, const struct collector_unwind_request *r)
 	/* at exec: its executable and ld.so are mapped, with tables if they
 	 * are built or cached (the libraries ld.so maps next ask in turn) */
 	if (r->hdr.kind == COLLECTOR_EV_UNWIND_EXEC) {
-		serve_ready(us, pid, &us->st.served_exec);
+		serve_ready(us, pid, r->hdr.ktime_ns, &us->st.served_exec);
 		return;
 	}
 	/* built for at its second request (the kernel side asks again 20 ms
@@ -107,7 +108,7 @@ static void request(void *ctx, const struct collector_unwind_request *r)
 		;
 	if (k == ASKED_ONCE) {
 		us->asked_once[us->n_asked_once++ % ASKED_ONCE] = pid;
-		serve_ready(us, pid, &us->st.served_first);
+		serve_ready(us, pid, r->hdr.ktime_ns, &us->st.served_first);
 		return;
 	}
 	add_pending(us, pid, r->pc);
@@ -121,8 +122,9 @@ static void serve_pending(struct unwind_service *us, size_t first)
 
 	for (size_t i = first; i < us->n_pending; i++) {
 		bool complete;
-		int err = process_write(us, us->pending[i].pid, &complete, &us->pending[i],
-					false);
+		/* read again: its tables were written from an older reading */
+		int err = process_write(us, us->pending[i].pid, now_ns(), &complete,
+					&us->pending[i], false);
 
 		if (!err && !complete)
 			us->pending[kept++] = us->pending[i];

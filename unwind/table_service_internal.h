@@ -134,12 +134,14 @@ void images_free(struct unwind_service *us);
 
 /* table_processes.c */
 
-/* Writes pid's mapping table; *complete: every image it maps was built
- * (those it waits for noted in pp, if given).  ready_only: nothing is
- * queued to be built (see images_get_ready); the mappings of images
- * without tables yet are left out, so that a sample there asks again. */
-int process_write(struct unwind_service *us, pid_t pid, bool *complete, struct pending *pp,
-		  bool ready_only);
+/* Writes pid's mapping table from its maps as they were at not_before_ns
+ * or later (the tracker's reading when it made one since: lib/maps_store.h);
+ * *complete: every image it maps was built (those it waits for noted in
+ * pp, if given).  ready_only: nothing is queued to be built (see
+ * images_get_ready); the mappings of images without tables yet are left
+ * out, so that a sample there asks again. */
+int process_write(struct unwind_service *us, pid_t pid, uint64_t not_before_ns, bool *complete,
+		  struct pending *pp, bool ready_only);
 /* Process pid's mapping table is gone (exec, exit): its images are
  * released. */
 void process_drop(struct unwind_service *us, pid_t pid);

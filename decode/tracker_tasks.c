@@ -29,8 +29,10 @@ static pid_t read_ppid(pid_t pid)
 
 static void free_unwind_maps(struct proc_state *ps)
 {
-	for (size_t i = 0; i < ps->n_umaps; i++)
+	for (size_t i = 0; i < ps->n_umaps; i++) {
 		free((char *)ps->umaps[i].path);
+		free((char *)ps->umaps[i].name);
+	}
 	free(ps->umaps);
 	ps->umaps = NULL;
 	ps->n_umaps = 0;
@@ -60,17 +62,20 @@ static bool reset_unwind_maps(struct proc_state *ps, size_t n)
 	return ps->umaps != NULL;
 }
 
-static void add_unwind_map(struct proc_state *ps, uint64_t start, uint64_t end, uint64_t pgoff,
+/* A mapping of file path; like names it in the process (its name, device
+ * and inode). */
+static void add_unwind_map(struct proc_state *ps, const struct unwind_mapping *like,
 			   const char *path)
 {
 	struct unwind_mapping *u = &ps->umaps[ps->n_umaps];
 
-	u->start = start;
-	u->end = end;
-	u->pgoff = pgoff;
+	*u = *like;
 	u->path = strdup(path);
-	if (u->path)
+	u->name = like->name ? strdup(like->name) : NULL;
+	if (u->path && (u->name || !like->name))
 		ps->n_umaps++;
+	else
+		free((char *)u->path);
 }
 
 /* map_files: procmaps_open_path's answer for this reading of the maps */
@@ -94,7 +99,9 @@ static void set_unwind_maps(struct tracker *t, uint32_t process, const struct pr
 		} else {
 			continue;
 		}
-		add_unwind_map(ps, e->start, e->end, e->pgoff, path);
+		add_unwind_map(ps, &(struct unwind_mapping){ .start = e->start, .end = e->end,
+				     .pgoff = e->pgoff, .name = procmap_is_file(e) ? e->path : NULL,
+				     .dev = procmap_dev(e), .inode = e->inode }, path);
 	}
 	prepare_unwinding(t, process);
 }
@@ -115,7 +122,7 @@ static void copy_unwind_maps(struct tracker *t, uint32_t parent, uint32_t child)
 		if (strstr(u->path, "/map_files/") &&
 		    procmaps_map_files_path(pid, u->start, u->end, path, sizeof(path)) == 0)
 			p = path;
-		add_unwind_map(cp, u->start, u->end, u->pgoff, p);
+		add_unwind_map(cp, u, p);
 	}
 	prepare_unwinding(t, child);
 }

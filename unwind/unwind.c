@@ -80,6 +80,7 @@ static void free_proc(struct unwinder *u, struct unwind_proc *p)
 {
 	drop_dwfl(u, p);
 	free(p->file_numbers);
+	free(p->file_paths);
 	free(p);
 }
 

@@ -43,6 +43,12 @@ struct unwind_mapping {
 	uint64_t start, end;  /* runtime addresses [start, end) */
 	uint64_t pgoff;       /* file offset of start */
 	const char *path;
+	/* The file as the process's maps name it (NULL: unknown), and its
+	 * device and inode there: once the process has exited, its /proc
+	 * paths are gone, and the file is found under this name when it is
+	 * the same file here (the same mount namespace). */
+	const char *name;
+	uint64_t dev, inode;
 };
 
 struct unwinder_stats {

@@ -152,6 +152,7 @@ struct unwind_proc {
 	size_t n_maps;
 	uint64_t maps_wanted;
 	uint32_t *file_numbers;
+	const char **file_paths; /* the path each file number was found by */
 	size_t n_file_numbers;
 	uint64_t file_numbers_version;
 	struct frame_rule scratch; /* the rule of a PC in no shared file */

@@ -220,11 +220,11 @@ static void test_no_images(void **state)
 	struct unwinder *u = unwinder_new();
 	char dir[] = "/tmp/unwind-fifo-XXXXXX", fifo[64];
 	struct unwind_mapping maps[5] = {
-		{ 0x400000, 0x401000, 0, NULL },
-		{ 0x401000, 0x402000, 0, "/nonexistent/file" },
-		{ 0x402000, 0x403000, 0, "/etc/hostname" }, /* not ELF */
-		{ 0x403000, 0x404000, 0, "/dev/zero" },     /* not a file */
-		{ 0x404000, 0x405000, 0, fifo },            /* must not block */
+		{ .start = 0x400000, .end = 0x401000, .path = NULL },
+		{ .start = 0x401000, .end = 0x402000, .path = "/nonexistent/file" },
+		{ .start = 0x402000, .end = 0x403000, .path = "/etc/hostname" }, /* not ELF */
+		{ .start = 0x403000, .end = 0x404000, .path = "/dev/zero" }, /* not a file */
+		{ .start = 0x404000, .end = 0x405000, .path = fifo }, /* must not block */
 	};
 	struct unwind_regs regs = { .ip = 0x400100, .sp = 0x7ffd0000 };
 	uint8_t stack[64] = { 0 };
@@ -418,6 +418,67 @@ static void test_prepare_then_file_gone(void **state)
 	run_free(&r);
 }
 
+/* A process gone before its copies are unwound: its /proc paths fail, and
+ * the files are found under the names its maps gave them, when those are
+ * the same files (device and inode); a name that leads to another file is
+ * not used. */
+static void test_gone_process_by_name(void **state)
+{
+	struct unwinder *u = unwinder_new(), *v = unwinder_new();
+	uint64_t ips[MAX_FRAMES], full[MAX_FRAMES];
+	struct unwind_mapping *gone;
+	struct unwinder_stats st;
+	char (*dead)[4200];
+	struct stat sb;
+	struct run r;
+	bool complete;
+	int n, n_full;
+
+	(void)state;
+	run_chain(&r, "build/unwind/chain-eh", "leaf", NULL);
+	n_full = unwind_cap(u, &r, &r.caps[0], r.caps[0].len, full, &complete);
+	assert_true(complete && n_full > CAPTURE_DEPTH);
+	gone = calloc(r.n_maps, sizeof(*gone));
+	dead = calloc(r.n_maps, sizeof(*dead));
+	assert_non_null(gone);
+	assert_non_null(dead);
+	for (size_t i = 0; i < r.n_maps; i++) {
+		gone[i] = r.maps[i];
+		if (!r.maps[i].path || r.maps[i].path[0] != '/')
+			continue;
+		assert_int_equal(stat(r.maps[i].path, &sb), 0);
+		snprintf(dead[i], sizeof(dead[i]), "/proc/999999999/root%s", r.maps[i].path);
+		gone[i].path = dead[i];
+		gone[i].name = r.maps[i].path;
+		gone[i].dev = sb.st_dev;
+		gone[i].inode = sb.st_ino;
+	}
+	n = unwinder_unwind(v, 4242, 1, gone, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+			    r.caps[0].len, ips, MAX_FRAMES, &complete);
+	assert_int_equal(n, n_full);
+	assert_memory_equal(ips, full, (size_t)n * sizeof(*ips));
+	assert_true(complete);
+	unwinder_get_stats(v, &st);
+	assert_true(st.rules > 0);
+	assert_int_equal(st.rules_from_files, st.rules);
+	assert_int_equal(st.dwfl_builds, 0);
+	unwinder_free(v);
+	/* names that lead to other files: not read as the mappings' */
+	v = unwinder_new();
+	for (size_t i = 0; i < r.n_maps; i++)
+		gone[i].inode++;
+	n = unwinder_unwind(v, 4242, 1, gone, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+			    r.caps[0].len, ips, MAX_FRAMES, &complete);
+	unwinder_get_stats(v, &st);
+	assert_int_equal(st.rules_from_files, 0);
+	assert_false(complete);
+	unwinder_free(v);
+	unwinder_free(u);
+	free(gone);
+	free(dead);
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_copy),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_no_images),
+		cmocka_unit_test(test_gone_process_by_name),
 		cmocka_unit_test(test_rules_shared_and_rebuilds),
 		cmocka_unit_test(test_reads_image_memory),
 		cmocka_unit_test(test_prepare_then_file_gone),

@@ -709,7 +709,8 @@ static void finish(struct record *r)
 				.built = st.images_built, .cache_hits = st.cache_hits,
 				.cache_refused = st.cache_refused,
 				.served_exec = st.served_exec, .served_first = st.served_first,
-				.maps_read = maps_read, .maps_reused = maps_reused });
+				.maps_read = maps_read, .maps_reused = maps_reused,
+				.open_failed = st.open_failed });
 	}
 	/* every sample the kernel took is in ip_counts (COLLECTOR_COUNT_BY_IP),
 	 * or counted as not fitting there; else it counted them */

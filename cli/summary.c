@@ -286,11 +286,12 @@ static void print_cfi(FILE *out, const struct model *m)
 		model_stat_value(m, MODEL_STAT_CFI_TABLE_LOADER_BYTES) / 1048576.0);
 	fprintf(out, "    unwind tables evicted: %llu images, %llu rows (no process mapped "
 		"them); %llu images without a table for want of space; %llu with CFI from a "
-		"debug file\n",
+		"debug file; %llu opens failed (tried again)\n",
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_EVICTED_IMAGES),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_EVICTED_ROWS),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_NO_SPACE),
-		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_DEBUG_FILES));
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_DEBUG_FILES),
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_OPEN_FAILED));
 	fprintf(out, "    unwind tables built: %llu images from their CFI, %llu read from the "
 		"cache on disk (%llu cache files refused and rebuilt); mapping tables from "
 		"them written at exec %llu, at a first request %llu\n",

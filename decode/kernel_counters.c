@@ -81,6 +81,7 @@ void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f)
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_CACHE_REFUSED, f->cache_refused);
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_SERVED_EXEC, f->served_exec);
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_SERVED_FIRST, f->served_first);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_OPEN_FAILED, f->open_failed);
 	model_stat_add(m, MODEL_STAT_MAPS_READ, f->maps_read);
 	model_stat_add(m, MODEL_STAT_MAPS_REUSED, f->maps_reused);
 }

@@ -33,6 +33,7 @@ struct decode_cfi_figures {
 	/* /proc/PID/maps read by the tracker and the service, and readings
 	 * one took from the other (lib/maps_store.h) */
 	uint64_t maps_read, maps_reused;
+	uint64_t open_failed; /* images not opened when met (tried again) */
 };
 void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f);
 /* The tracer's counters (enum collector_trace_counter). */

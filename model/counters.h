@@ -78,6 +78,7 @@
 	X(CFI_TABLE_CACHE_REFUSED, "cfi_table_cache_refused")                     \
 	X(CFI_TABLE_SERVED_EXEC, "cfi_table_served_exec")                         \
 	X(CFI_TABLE_SERVED_FIRST, "cfi_table_served_first")                       \
+	X(CFI_TABLE_OPEN_FAILED, "cfi_table_open_failed")                         \
 	X(MAPS_READ, "maps_read")                                                 \
 	X(MAPS_REUSED, "maps_reused")                                             \
 	/* decode/: the kernel side's counters and the uprobes' attach */         \

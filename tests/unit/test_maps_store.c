@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/maps_store.h"
@@ -64,6 +66,49 @@ static void test_put_get(void **state)
 	assert_int_equal(when, 200);
 	assert_int_equal(out.n, 5);
 	assert_string_equal(out.entries[0].path, "/usr/lib/libc.so.6");
+	procmaps_free(&out);
+	maps_store_free(s);
+}
+
+/* maps_store_read: another thread's reading made since the time asked is
+ * taken (no /proc read); else this process's maps are read from /proc,
+ * with their time, and kept for the other thread. */
+static void test_read_shared(void **state)
+{
+	struct maps_store *s = maps_store_new();
+	pid_t self = getpid();
+	struct procmaps in, out;
+	uint64_t read = 0, reused = 0, when = 0, now;
+	struct timespec ts;
+
+	(void)state;
+	assert_non_null(s);
+	make_maps(&in, 2, "/usr/bin/by-the-other-thread");
+	maps_store_put(s, self, 1000, &in);
+	procmaps_free(&in);
+	assert_int_equal(maps_store_read(s, self, 1000, &out, &when), 0);
+	assert_int_equal(when, 1000);
+	assert_string_equal(out.entries[0].path, "/usr/bin/by-the-other-thread");
+	procmaps_free(&out);
+	maps_store_counts(s, &read, &reused);
+	assert_int_equal(read, 0);
+	assert_int_equal(reused, 1);
+	/* asked for a later time: read from /proc, and kept */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	assert_int_equal(maps_store_read(s, self, 1001, &out, &when), 0);
+	assert_true(when >= now);
+	assert_true(out.n > 2);
+	procmaps_free(&out);
+	maps_store_counts(s, &read, &reused);
+	assert_int_equal(read, 1);
+	assert_int_equal(reused, 1);
+	assert_int_equal(maps_store_get(s, self, when, &out, NULL), 0);
+	assert_true(out.n > 2);
+	procmaps_free(&out);
+	/* without a store: /proc only */
+	assert_int_equal(maps_store_read(NULL, self, 0, &out, &when), 0);
+	assert_true(out.n > 2);
 	procmaps_free(&out);
 	maps_store_free(s);
 }
@@ -124,6 +169,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_put_get),
+		cmocka_unit_test(test_read_shared),
 		cmocka_unit_test(test_least_recent_gives_way),
 		cmocka_unit_test(test_threads),
 	};

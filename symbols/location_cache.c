@@ -252,8 +252,10 @@ static bool keeps(const struct symbolizer *s, uint32_t image, const bool *in_use
 
 	if (image == s->kernel_image)
 		return true;
+	/* in use, or resolved in the interval that ends: kept open
+	 * (symbolizer_forget_code()) */
 	return si && si->opened && s->m->images.items[image].kind == MODEL_IMAGE_ELF &&
-	       image < n && in_use[image];
+	       ((image < n && in_use[image]) || si->used_in == s->code_epoch + 1);
 }
 
 struct location_cache *location_cache_cut(struct symbolizer *s, struct location_cache *old,

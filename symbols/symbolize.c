@@ -488,6 +488,8 @@ uint64_t symbolizer_bias(struct symbolizer *s, uint32_t image, uint64_t start, u
 
 void symbolizer_forget_code(struct symbolizer *s, const bool *in_use, size_t n)
 {
+	uint32_t interval = s->code_epoch + 1;
+
 	/* what the interval resolved, kept for the images still in use */
 	s->loc_cache = location_cache_cut(s, s->loc_cache, in_use, n);
 	s->code_epoch++;
@@ -499,7 +501,14 @@ void symbolizer_forget_code(struct symbolizer *s, const bool *in_use, size_t n)
 
 		if (!si)
 			continue;
-		if ((id < n && in_use[id]) || img->kind != MODEL_IMAGE_ELF || !si->opened) {
+		/* kept too when it resolved in the interval that ends, though no
+		 * live process maps it now: a build's compilers, run again and
+		 * again, were closed at every cut and opened again after it,
+		 * their symbols and FDEs read and sorted anew (19% of a
+		 * continuous -a run's CPU under a build loop); closed when an
+		 * interval passes without them */
+		if ((id < n && in_use[id]) || si->used_in == interval ||
+		    img->kind != MODEL_IMAGE_ELF || !si->opened) {
 			for (size_t k = 0; k < si->syms.n; k++)
 				si->syms.syms[k].function = MODEL_NONE;
 			/* the next interval reads what it needs again (its
@@ -582,6 +591,9 @@ uint32_t symbolizer_location(struct symbolizer *s, uint32_t image, uint64_t addr
 
 	if (loc != MODEL_NONE)
 		return loc;
+	si = sym_peek_image(s, image);
+	if (si)
+		si->used_in = s->code_epoch + 1; /* kept at the cut that ends it */
 	loc = location_cache_find(s, s->loc_cache, image, addr, s->code_epoch);
 	if (loc != MODEL_NONE)
 		return loc;

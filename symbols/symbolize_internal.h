@@ -54,6 +54,7 @@ struct sym_image {
 	const struct elf_file *sym_file; /* which file the symbols come from */
 	Elf_Scn *sym_scn;
 	bool symbols_later;       /* syms not read yet (sym_get_image reads them) */
+	uint32_t used_in;         /* code_epoch + 1 of the last interval it resolved in */
 	Dwarf *dwarf;
 	Dwarf *alt_dwarf;
 	struct cfi_fdes fdes;     /* .eh_frame's FDEs, sorted, for stripped code */

@@ -503,9 +503,18 @@ static void test_forget_code(void **state)
 	model_forget_code(&m);
 	assert_int_equal(m.locations.len, 0);
 	assert_int_equal(m.functions.len, 0);
+	/* pie, not in use but resolved in the interval that ended, is kept
+	 * open for the next; stale, never resolved, is closed */
+	assert_non_null(sym_peek_image(s, pie));
+	assert_null(sym_peek_image(s, stale));
 	/* the image in use resolves at once, with fresh function ids */
 	loc = symbolizer_location(s, nopie, sym_addr(SYMTEST "/nopie", "symtest_beta"));
 	assert_string_equal(loc_function(&m, loc)->name, "symtest_beta");
+	/* an interval without pie: closed at its end */
+	symbolizer_forget_code(s, in_use, 8);
+	model_forget_code(&m);
+	assert_null(sym_peek_image(s, pie));
+	assert_non_null(sym_peek_image(s, nopie));
 	/* a closed image resolves nothing until it is met again */
 	assert_null(loc_function(&m, symbolizer_location(s, pie, beta)));
 	symbolizer_forget_code(s, in_use, 8);
@@ -587,8 +596,9 @@ static void test_location_cache(void **state)
 	in_use[img] = true;
 	symbolizer_forget_code(s, in_use, 8);
 	model_forget_code(&m);
-	/* kept: the addresses of the image in use, nothing of pie */
-	assert_int_equal(location_cache_len(s->loc_cache), outer_size);
+	/* kept: the addresses of the image in use, and pie's (resolved in the
+	 * interval that ended, though not in use) until an interval without it */
+	assert_int_equal(location_cache_len(s->loc_cache), outer_size + 1);
 	/* met again in the next interval (twice: the cache must not lose
 	 * them when the interval meets only some) */
 	for (int cut = 0; cut < 2; cut++) {
@@ -605,7 +615,13 @@ static void test_location_cache(void **state)
 		model_forget_code(&m);
 		assert_int_equal(location_cache_len(s->loc_cache), outer_size);
 	}
+	/* no longer in use: kept through the cut of an interval it resolved
+	 * in, gone at the next */
 	in_use[img] = false;
+	symbolizer_location(s, img, outer);
+	symbolizer_forget_code(s, in_use, 8);
+	model_forget_code(&m);
+	assert_int_equal(location_cache_len(s->loc_cache), outer_size);
 	symbolizer_forget_code(s, in_use, 8);
 	model_forget_code(&m);
 	assert_int_equal(location_cache_len(s->loc_cache), 0);

@@ -63,34 +63,38 @@ void utf8_sanitize(char *s)
 	}
 }
 
+/* The writers own their FILE (one thread each): its lock is not taken per
+ * character.  Measured: a million samples in speedscope (44 MB of numbers)
+ * spent a fifth of their writing in the lock (0.41 s, now 0.32 s:
+ * build/bench/exporters-bench speedscope 1000000). */
 void json_put_string(FILE *fp, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
 
-	fputc('"', fp);
+	fputc_unlocked('"', fp);
 	while (*s) {
 		unsigned char c = *s;
 		size_t n;
 
 		if (c == '"' || c == '\\') {
-			fputc('\\', fp);
-			fputc(c, fp);
+			fputc_unlocked('\\', fp);
+			fputc_unlocked(c, fp);
 		} else if (c == '\n') {
-			fputs("\\n", fp);
+			fputs_unlocked("\\n", fp);
 		} else if (c < 0x20 || c == '<' || c == 0x7f) {
 			fprintf(fp, "\\u%04x", c);
 		} else if (c < 0x80) {
-			fputc(c, fp);
+			fputc_unlocked(c, fp);
 		} else if ((n = utf8_seq_len(s, strnlen((const char *)s, 4))) > 1) {
-			fwrite(s, 1, n, fp);
+			fwrite_unlocked(s, 1, n, fp);
 			s += n;
 			continue;
 		} else {
-			fputs("\\ufffd", fp);
+			fputs_unlocked("\\ufffd", fp);
 		}
 		s++;
 	}
-	fputc('"', fp);
+	fputc_unlocked('"', fp);
 }
 
 void json_put_uint(FILE *fp, uint64_t v)
@@ -101,5 +105,5 @@ void json_put_uint(FILE *fp, uint64_t v)
 		*--p = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), fp);
+	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), fp);
 }

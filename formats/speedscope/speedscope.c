@@ -156,10 +156,10 @@ static void put_sampled(struct writer *w, uint32_t thread, const uint32_t *idx, 
 			w->err = (int)depth;
 			break;
 		}
-		fputc('[', fp);
+		fputc_unlocked('[', fp); /* the writer's own FILE (formats/text.c) */
 		for (long k = 0; k < depth; k++) {
 			if (k)
-				fputc(',', fp);
+				fputc_unlocked(',', fp);
 			json_put_uint(fp, w->stack[k]);
 		}
 		fputs(i < n ? "],\n" : "]", fp);
@@ -176,7 +176,7 @@ static void put_sampled(struct writer *w, uint32_t thread, const uint32_t *idx, 
 		}
 		json_put_uint(fp, weight);
 		if (i < n)
-			fputc(',', fp);
+			fputc_unlocked(',', fp);
 	}
 	fputs("]}", fp);
 }

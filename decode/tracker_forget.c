@@ -94,6 +94,7 @@ static int forget_code(struct tracker *t)
 	}
 	/* the symbolizer keeps what it resolved from the tables first */
 	symbolizer_forget_code(t->sym, in_use, m->images.len);
+	unwinder_release_files(t->unwinder);
 	model_forget_code(t->m);
 	for (size_t i = 0; i < t->jits.len; i++)
 		t->jits.items[i].pending.len = 0;

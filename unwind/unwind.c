@@ -283,6 +283,7 @@ void unwinder_use_rule_cache(struct unwinder *u, bool on)
 void unwinder_get_stats(const struct unwinder *u, struct unwinder_stats *out)
 {
 	*out = u->stats;
+	out->files_open = unw_files_open(u);
 }
 
 void unwinder_free(struct unwinder *u)

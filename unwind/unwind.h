@@ -61,6 +61,7 @@ struct unwinder_stats {
 	uint64_t dwfl_evictions; /* dropped to stay under the process limit */
 	uint64_t images_failed;  /* mappings whose file could not be used */
 	uint64_t frames;         /* frames returned in total */
+	uint64_t files_open;     /* files whose FDE list is held now */
 };
 
 struct unwinder;
@@ -105,6 +106,14 @@ int unwinder_prepare(struct unwinder *u, pid_t pid, uint64_t maps_version,
 
 /* The process exited (or exec'd): drop its Dwfl. */
 void unwinder_forget(struct unwinder *u, pid_t pid);
+
+/* Closes the files whose .eh_frame no rule was looked up in since the last
+ * call, and frees their FDE lists (the rules found stay cached; a new PC
+ * opens the file again).  For continuous runs, at each interval's cut:
+ * the lists of the images met once (a build's tools at the start) were
+ * held for the whole run, the largest part of its heap at its peak
+ * (heaptrack: 16 MiB of FDE lists with the symbolizer's). */
+void unwinder_release_files(struct unwinder *u);
 
 /*
  * On by default: the CFI of each distinct PC is reduced once to "CFA =

@@ -25,6 +25,7 @@ struct rule_file {
 	struct elf_file f;
 	struct cfi_fdes fdes;
 	uint8_t state;  /* FILE_UNTRIED, FILE_READY, FILE_FAILED */
+	bool used;      /* since unwinder_release_files() */
 };
 
 enum { FILE_UNTRIED = 0, FILE_READY, FILE_FAILED };
@@ -68,6 +69,7 @@ static struct rule_file *rule_file(struct unwinder *u, uint32_t number, const ch
 	if (!u->rule_files[k] && !(u->rule_files[k] = calloc(1, sizeof(*rf))))
 		return NULL;
 	rf = u->rule_files[k];
+	rf->used = true;
 	if (rf->state == FILE_UNTRIED) {
 		rf->state = FILE_FAILED;
 		if (elf_file_open(&rf->f, path) == 0) {
@@ -108,6 +110,33 @@ bool unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64
 		return false;
 	/* -ENOTSUP (a signal frame, an expression): libdw's to answer */
 	return cfi_fde_rows(&rf->fdes, fde, at.addr + 1, take_rule, &at) >= 0 && at.found;
+}
+
+void unwinder_release_files(struct unwinder *u)
+{
+	for (size_t k = 0; u && k < u->n_rule_files; k++) {
+		struct rule_file *rf = u->rule_files[k];
+
+		if (!rf)
+			continue;
+		if (!rf->used && rf->state == FILE_READY) {
+			cfi_fdes_free(&rf->fdes);
+			elf_file_close(&rf->f);
+		}
+		/* a failure too is tried again: a process gone since */
+		if (!rf->used)
+			rf->state = FILE_UNTRIED;
+		rf->used = false;
+	}
+}
+
+uint64_t unw_files_open(const struct unwinder *u)
+{
+	uint64_t n = 0;
+
+	for (size_t k = 0; k < u->n_rule_files; k++)
+		n += u->rule_files[k] && u->rule_files[k]->state == FILE_READY;
+	return n;
 }
 
 void unw_files_free(struct unwinder *u)

@@ -197,6 +197,8 @@ struct rule_file;
 bool unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64_t off,
 		   struct cfi_rule *rule);
 void unw_files_free(struct unwinder *u);
+/* How many files' FDE lists are held. */
+uint64_t unw_files_open(const struct unwinder *u);
 
 /* unwind_dwfl.c */
 /* Builds p->dwfl from the process's mappings (every image opened now) and

@@ -479,6 +479,51 @@ static void test_gone_process_by_name(void **state)
 	run_free(&r);
 }
 
+/* Continuous runs: the files no rule was looked up in since the last
+ * release are closed and their FDE lists freed; the cached rules still
+ * unwind, and a new PC opens its file again. */
+static void test_release_files(void **state)
+{
+	struct unwinder *u = unwinder_new();
+	uint64_t ips[MAX_FRAMES], first[MAX_FRAMES];
+	struct unwinder_stats st;
+	struct run r;
+	bool complete;
+	int n, n_first;
+
+	(void)state;
+	run_chain(&r, "build/unwind/chain-eh", "leaf", NULL);
+	n_first = unwind_cap(u, &r, &r.caps[0], r.caps[0].len, first, &complete);
+	assert_true(n_first > CAPTURE_DEPTH && complete);
+	unwinder_get_stats(u, &st);
+	assert_true(st.files_open >= 2); /* the program and libc at least */
+	/* used since the last release: kept */
+	unwinder_release_files(u);
+	unwinder_get_stats(u, &st);
+	assert_true(st.files_open >= 2);
+	/* not used since: closed */
+	unwinder_release_files(u);
+	unwinder_get_stats(u, &st);
+	assert_int_equal(st.files_open, 0);
+	/* the rules were kept: the same frames, no file opened */
+	n = unwinder_unwind(u, 4242, 2, r.maps, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+			    r.caps[0].len, ips, MAX_FRAMES, &complete);
+	assert_int_equal(n, n_first);
+	assert_memory_equal(ips, first, (size_t)n * sizeof(*ips));
+	unwinder_get_stats(u, &st);
+	assert_int_equal(st.files_open, 0);
+	/* without the rule cache's answers (cleared), the files open again */
+	unwinder_free(u);
+	u = unwinder_new();
+	unwinder_release_files(u); /* nothing open: no-op */
+	n = unwind_cap(u, &r, &r.caps[0], r.caps[0].len, ips, &complete);
+	assert_int_equal(n, n_first);
+	unwinder_get_stats(u, &st);
+	assert_true(st.files_open >= 2);
+	unwinder_free(u);
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_no_images),
 		cmocka_unit_test(test_gone_process_by_name),
+		cmocka_unit_test(test_release_files),
 		cmocka_unit_test(test_rules_shared_and_rebuilds),
 		cmocka_unit_test(test_reads_image_memory),
 		cmocka_unit_test(test_prepare_then_file_gone),

@@ -10,10 +10,12 @@
  * tracker had read a compiler's maps at its exec, before ld.so mapped its
  * libraries, and the compiler was gone when its stacks were decoded.
  *
- * Both also take each other's readings while the process lives: the
- * service reads a process's maps at its exec to write its first tables, and
- * the tracker reads them at the same exec to decode its samples; one reading
- * serves both (maps_store_read).  Measured: under a build loop, the two
+ * The tracker also takes the service's readings while the process lives,
+ * and the service the tracker's at an exec: the service reads a process's
+ * maps at its exec to write its first tables, and the tracker reads them at
+ * the same exec to decode its samples; one reading serves both
+ * (maps_store_read).  At a request for tables the service reads anew, so
+ * that a gone process's newest reading is the service's.  Measured: under a build loop, the two
  * readings at each exec were 21% of a continuous -a run's CPU.
  *
  * The store holds MAPS_STORE_SLOTS processes, the least recently read
@@ -44,6 +46,9 @@ void maps_store_put(struct maps_store *s, pid_t pid, uint64_t read_ns, const str
  * not_before_ns; 0, -ENOENT, or -ENOMEM. */
 int maps_store_get(struct maps_store *s, pid_t pid, uint64_t not_before_ns, struct procmaps *out,
 		   uint64_t *read_ns);
+
+/* not_before_ns for a reading of /proc made now (and shared) */
+#define MAPS_STORE_FRESH UINT64_MAX
 
 /* Process pid's maps as they are at not_before_ns or later (*out, which
  * the caller frees with procmaps_free): a copy of a reading made since,

@@ -3,16 +3,9 @@
 #include "cli/status.h"
 
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
+#include "lib/clock.h"
 
 void status_init(struct status *st, bool quiet, uint64_t start_ns)
 {

@@ -12,7 +12,8 @@
 #include "decode/tracker_internal.h"
 
 #include <string.h>
-#include <time.h>
+
+#include "lib/clock.h"
 
 /* A mapping is re-read at most this often per process when a sample falls
  * outside every known mapping (the process may have exited meanwhile). */
@@ -423,14 +424,6 @@ void trk_handle_agg_sample(struct tracker *t, const struct collector_agg_sample_
 	}
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* --call-graph dwarf: unwind the user stack from the registers and the
  * stack copy with the CFI of the mapped images. */
 void trk_handle_stack_sample(struct tracker *t, const struct collector_stack_sample_event *se)
@@ -463,12 +456,12 @@ void trk_handle_stack_sample(struct tracker *t, const struct collector_stack_sam
 	 * cfi sends such a sample here) reads the maps again first: the
 	 * unwinder gets the new mapping too */
 	user_mapping(t, process, regs.ip, e->hdr.ktime_ns);
-	t0 = now_ns();
+	t0 = monotonic_ns();
 	n = unwinder_unwind(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
 			    ps->umaps, ps->n_umaps, &regs,
 			    (const uint8_t *)(se + 1) + e->n_kernel * sizeof(uint64_t), se->stack_len,
 			    ips, COLLECTOR_MAX_STACK_DEPTH, &complete);
-	t->unwind_ns += now_ns() - t0;
+	t->unwind_ns += monotonic_ns() - t0;
 	t->unwinds++;
 	if (n <= 0) {
 		ips[0] = regs.ip;

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "lib/clock.h"
 #include "lib/proc.h"
 #include "lib/maps_store.h"
 #include "lib/procmaps.h"
@@ -395,14 +395,6 @@ void trk_handle_fork(struct tracker *t, const struct collector_task_event *e)
  */
 #define MAPS_SETTLE_NS 20000000ULL
 
-static uint64_t now_ktime(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 void trk_handle_exec(struct tracker *t, const struct collector_task_event *e)
 {
 	uint64_t kt = e->hdr.ktime_ns;
@@ -430,7 +422,7 @@ void trk_handle_exec(struct tracker *t, const struct collector_task_event *e)
 	t->procs.items[process].exec_ktime = kt;
 	/* drained once the maps settled, a reading made since: the service's
 	 * at the exec lists the executable and ld.so only */
-	trk_load_maps(t, process, now_ktime() >= kt + MAPS_SETTLE_NS ? kt + MAPS_SETTLE_NS : kt);
+	trk_load_maps(t, process, monotonic_ns() >= kt + MAPS_SETTLE_NS ? kt + MAPS_SETTLE_NS : kt);
 	if (trk_maps_early(t, process))
 		*MODEL_VEC_PUSH(t->early_maps) = (struct early_maps){ e->hdr.tgid, kt };
 	new_thread(t, process, e->hdr.tid, e->comm, kt, e->cputime_ns, true);

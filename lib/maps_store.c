@@ -6,7 +6,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "lib/clock.h"
 
 struct maps_slot {
 	pid_t pid;           /* 0: empty */
@@ -117,7 +118,6 @@ int maps_store_get(struct maps_store *s, pid_t pid, uint64_t not_before_ns, stru
 int maps_store_read(struct maps_store *s, pid_t pid, uint64_t not_before_ns, struct procmaps *out,
 		    uint64_t *read_ns)
 {
-	struct timespec ts;
 	uint64_t now;
 	int err;
 
@@ -127,8 +127,7 @@ int maps_store_read(struct maps_store *s, pid_t pid, uint64_t not_before_ns, str
 		pthread_mutex_unlock(&s->lock);
 		return 0;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	now = monotonic_ns();
 	err = procmaps_read(pid, out);
 	if (err)
 		return err;

@@ -200,7 +200,7 @@ void images_build(struct unwind_service *us, struct cfi_image *img)
 	struct table_cache_seg segs[MAX_SEGS];
 	struct cfi_table tables[MAX_SEGS];
 	bool cacheable = us->cache && img->dev != VDSO_DEV;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = monotonic_ns();
 	char key[TABLE_CACHE_KEY_MAX];
 
 	if (cacheable)
@@ -217,7 +217,7 @@ void images_build(struct unwind_service *us, struct cfi_image *img)
 	us->st.images_failed += img->state == IMAGE_FAILED;
 	close_files(img);
 	us->n_queued--;
-	us->st.build_ns += now_ns() - t0;
+	us->st.build_ns += monotonic_ns() - t0;
 }
 
 /* An image without .debug_frame of its own: the one of its separate
@@ -312,7 +312,7 @@ size_t images_get(struct unwind_service *us, uint64_t dev, uint64_t inode, const
 static void try_cache(struct unwind_service *us, struct cfi_image *img)
 {
 	char key[TABLE_CACHE_KEY_MAX];
-	uint64_t t0 = now_ns();
+	uint64_t t0 = monotonic_ns();
 
 	if (img->dev == VDSO_DEV) {
 		images_build(us, img);
@@ -331,7 +331,7 @@ static void try_cache(struct unwind_service *us, struct cfi_image *img)
 	}
 	close_files(img);
 	us->n_queued--;
-	us->st.build_ns += now_ns() - t0;
+	us->st.build_ns += monotonic_ns() - t0;
 }
 
 size_t images_known(const struct unwind_service *us, uint64_t dev, uint64_t inode,

@@ -93,7 +93,7 @@ static struct user *find_user(struct unwind_service *us, pid_t pid, bool make)
 
 static void release_images(struct unwind_service *us, const uint32_t *imgs, uint32_t n)
 {
-	uint64_t now = now_ns();
+	uint64_t now = monotonic_ns();
 
 	for (uint32_t k = 0; k < n; k++) {
 		struct cfi_image *img = &us->images[imgs[k]];
@@ -168,7 +168,7 @@ int process_write(struct unwind_service *us, pid_t pid, uint64_t not_before_ns, 
 	uint32_t imgs[COLLECTOR_UNWIND_MAX_MAPS], n_imgs = 0;
 	struct procmaps maps;
 	int map_files = -1;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = monotonic_ns();
 	int err = maps_store_read(us->shared_maps, pid, not_before_ns, &maps, NULL);
 
 	*complete = true;
@@ -210,6 +210,6 @@ int process_write(struct unwind_service *us, pid_t pid, uint64_t not_before_ns, 
 	free(p);
 	procmaps_free(&maps);
 	us->st.refreshes++;
-	us->st.build_ns += now_ns() - t0;
+	us->st.build_ns += monotonic_ns() - t0;
 	return err;
 }

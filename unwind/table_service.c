@@ -196,7 +196,7 @@ static struct cfi_image *next_image(struct unwind_service *us)
  * Returns true while work is left. */
 static bool work(struct unwind_service *us, uint64_t budget_ns)
 {
-	uint64_t now = now_ns(), end = now + budget_ns;
+	uint64_t now = monotonic_ns(), end = now + budget_ns;
 	struct cfi_image *img;
 	bool built = false;
 
@@ -210,7 +210,7 @@ static bool work(struct unwind_service *us, uint64_t budget_ns)
 	while ((img = next_image(us))) {
 		images_build(us, img);
 		built = true;
-		if ((now = now_ns()) >= end)
+		if ((now = monotonic_ns()) >= end)
 			break;
 	}
 	/* reading every waiting process's maps again costs: not more often

@@ -9,8 +9,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
+#include "lib/clock.h"
 #include "lib/idmap.h"
 #include "lib/maps_store.h"
 #include "lib/procmaps.h"
@@ -98,14 +98,6 @@ struct unwind_service {
 
 /* The key of the vDSO, which no file holds. */
 #define VDSO_DEV UINT64_MAX
-
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* table_images.c */
 

@@ -694,10 +694,9 @@ static void finish(struct record *r)
 	if (r->cfi) {
 		unwind_service_stop(r->cfi);
 		struct unwind_service_stats st;
-
-		unwind_service_get_stats(r->cfi, &st);
 		uint64_t maps_read, maps_reused;
 
+		unwind_service_get_stats(r->cfi, &st);
 		maps_store_counts(r->shared_maps, &maps_read, &maps_reused);
 		/* the tables' figures in the summary with -v only */
 		if (r->opts->verbose)

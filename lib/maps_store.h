@@ -15,8 +15,9 @@
  * maps at its exec to write its first tables, and the tracker reads them at
  * the same exec to decode its samples; one reading serves both
  * (maps_store_read).  At a request for tables the service reads anew, so
- * that a gone process's newest reading is the service's.  Measured: under a build loop, the two
- * readings at each exec were 21% of a continuous -a run's CPU.
+ * that a gone process's newest reading is the service's.  Measured: under
+ * a build loop, the two readings at each exec were 21% of a continuous -a
+ * run's CPU.
  *
  * The store holds MAPS_STORE_SLOTS processes, the least recently read
  * making room; its functions lock it.

@@ -138,14 +138,9 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-static int push_cie(struct cfi_fdes *out, uint64_t off, const Dwarf_CIE *e,
-		    enum cfi_source source)
+static void fill_cie(struct cfi_cie *c, uint64_t off, const Dwarf_CIE *e,
+		     enum cfi_source source)
 {
-	struct cfi_cie *c;
-
-	if (grow((void **)&out->cies, &out->cap_cies, out->n_cies, sizeof(*c)) != 0)
-		return -ENOMEM;
-	c = &out->cies[out->n_cies++];
 	memset(c, 0, sizeof(*c));
 	c->off = off;
 	c->ins = e->initial_instructions;
@@ -154,6 +149,14 @@ static int push_cie(struct cfi_fdes *out, uint64_t off, const Dwarf_CIE *e,
 	c->caf = e->code_alignment_factor;
 	c->ra = e->return_address_register;
 	read_augmentation(c, e, source);
+}
+
+static int push_cie(struct cfi_fdes *out, uint64_t off, const Dwarf_CIE *e,
+		    enum cfi_source source)
+{
+	if (grow((void **)&out->cies, &out->cap_cies, out->n_cies, sizeof(*out->cies)) != 0)
+		return -ENOMEM;
+	fill_cie(&out->cies[out->n_cies++], off, e, source);
 	return 0;
 }
 
@@ -291,4 +294,155 @@ const struct cfi_fde *cfi_fdes_find(const struct cfi_fdes *fdes, uint64_t addr)
 	while (i > 1 && fdes->v[i - 2].start == fdes->v[i - 1].start)
 		i--;
 	return addr < cfi_fde_end(&fdes->v[i - 1]) ? &fdes->v[i - 1] : NULL;
+}
+
+/* ---- look-ups by address ------------------------------------------------ */
+
+/* .eh_frame_hdr's table encoding: offsets from the header, 4 bytes each */
+#define HDR_TABLE_ENC (DW_EH_PE_datarel | DW_EH_PE_sdata4)
+
+/* The section's bytes when it is one this reads (present, not NOBITS, not
+ * compressed), else NULL. */
+static Elf_Data *plain_section(const struct elf_file *f, const char *name, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn = elf_file_section(f, name);
+	Elf_Data *data;
+
+	if (!scn || !gelf_getshdr(scn, shdr) || shdr->sh_type == SHT_NOBITS ||
+	    (shdr->sh_flags & SHF_COMPRESSED) || !(data = elf_getdata(scn, NULL)) ||
+	    !data->d_buf)
+		return NULL;
+	return data;
+}
+
+/* x's table from .eh_frame_hdr; false when the file has none this reads. */
+static bool open_table(struct cfi_fde_index *x, const struct elf_file *f)
+{
+	GElf_Shdr hs, es;
+	Elf_Data *hd = plain_section(f, ".eh_frame_hdr", &hs);
+	Elf_Data *ed = plain_section(f, ".eh_frame", &es);
+	const uint8_t *p, *q, *end;
+	uint64_t eh_ptr, count;
+
+	if (!hd || !ed || !x->ident || hd->d_size < 4)
+		return false;
+	p = hd->d_buf;
+	end = p + hd->d_size;
+	q = p + 4;
+	/* version 1; then .eh_frame's address, the row count, the rows */
+	if (p[0] != 1 || p[3] != HDR_TABLE_ENC ||
+	    !read_encoded(&q, end, p[1], p, hs.sh_addr, &eh_ptr) ||
+	    !read_encoded(&q, end, p[2], p, hs.sh_addr, &count) || count > (size_t)(end - q) / 8)
+		return false;
+	x->rows = q;
+	x->n_rows = count;
+	x->hdr_addr = hs.sh_addr;
+	x->eh = ed->d_buf;
+	x->eh_size = ed->d_size;
+	x->eh_addr = es.sh_addr;
+	return true;
+}
+
+int cfi_fde_index_open(struct cfi_fde_index *x, const struct elf_file *f)
+{
+	int err;
+
+	memset(x, 0, sizeof(*x));
+	x->ident = (unsigned char *)elf_getident(f->elf, NULL);
+	if (open_table(x, f))
+		return 0;
+	err = cfi_fdes_read(&x->list, f, CFI_EH_FRAME);
+	if (err) {
+		cfi_fdes_free(&x->list);
+		return err;
+	}
+	cfi_fdes_sort(&x->list);
+	return 0;
+}
+
+void cfi_fde_index_close(struct cfi_fde_index *x)
+{
+	cfi_fdes_free(&x->list);
+	memset(x, 0, sizeof(*x));
+}
+
+/* The link-time address a row's offset k (0: its start, 4: its FDE) gives. */
+static uint64_t row_addr(const struct cfi_fde_index *x, size_t i, size_t k)
+{
+	return x->hdr_addr + (uint64_t)(int64_t)(int32_t)le32_get(x->rows + 8 * i + k);
+}
+
+/* How many rows start at or below addr (the rows are sorted by start). */
+static size_t rows_upto(const struct cfi_fde_index *x, uint64_t addr)
+{
+	size_t lo = 0, hi = x->n_rows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (row_addr(x, mid, 0) <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void one_init(struct cfi_fde_one *one)
+{
+	memset(&one->fdes, 0, sizeof(one->fdes));
+	one->fdes.v = &one->fde;
+	one->fdes.n = one->fdes.cap = 1;
+	one->fdes.cies = &one->cie;
+	one->fdes.n_cies = one->fdes.cap_cies = 1;
+	one->fde.cie = 0;
+}
+
+/* The FDE at .eh_frame offset off and its CIE into *one. */
+static bool read_fde_at(const struct cfi_fde_index *x, uint64_t off, struct cfi_fde_one *one)
+{
+	Elf_Data data = { .d_buf = (void *)x->eh, .d_size = x->eh_size, .d_type = ELF_T_BYTE };
+	Dwarf_CFI_Entry fde, cie;
+	Dwarf_Off next;
+
+	if (off >= x->eh_size || dwarf_next_cfi(x->ident, &data, true, off, &next, &fde) != 0 ||
+	    dwarf_cfi_cie_p(&fde) ||
+	    dwarf_next_cfi(x->ident, &data, true, fde.fde.CIE_pointer, &next, &cie) != 0 ||
+	    !dwarf_cfi_cie_p(&cie))
+		return false;
+	one_init(one);
+	fill_cie(&one->cie, fde.fde.CIE_pointer, &cie.cie, CFI_EH_FRAME);
+	one->fde.source = CFI_EH_FRAME;
+	return read_fde(&one->cie, &fde.fde, x->eh, x->eh_addr, &one->fde);
+}
+
+bool cfi_fde_index_find(const struct cfi_fde_index *x, uint64_t addr, struct cfi_fde_one *one)
+{
+	const struct cfi_fde *fde;
+	size_t i;
+
+	if (!x->rows) {
+		if (!(fde = cfi_fdes_find(&x->list, addr)))
+			return false;
+		one_init(one);
+		one->fde = *fde;
+		one->fde.cie = 0;
+		one->cie = x->list.cies[fde->cie];
+		return true;
+	}
+	i = rows_upto(x, addr);
+	return i && read_fde_at(x, row_addr(x, i - 1, 4) - x->eh_addr, one) &&
+	       addr >= one->fde.start && addr < cfi_fde_end(&one->fde);
+}
+
+uint64_t cfi_fde_index_next_start(const struct cfi_fde_index *x, uint64_t addr)
+{
+	size_t i;
+
+	if (!x->rows) {
+		i = SORTED_UPPER_BOUND(x->list.v, x->list.n, start, addr);
+		return i < x->list.n ? x->list.v[i].start : 0;
+	}
+	i = rows_upto(x, addr);
+	return i < x->n_rows ? row_addr(x, i, 0) : 0;
 }

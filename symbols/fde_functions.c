@@ -8,9 +8,9 @@
  * and spans the FDE's range, so that samples merge per function instead of
  * making one row per address.
  *
- * The FDEs come from symbols/cfi_entries.c, read once per image (one pass
- * over .eh_frame) and sorted: a look-up is one binary search, and the FDE
- * says where the function ends.  (libdw's dwarf_cfi_addrframe, used here
+ * The FDEs come from symbols/cfi_entries.c's index (.eh_frame_hdr's
+ * table, else the list read once): a look-up is one binary search, and
+ * the FDE says where the function ends.  (libdw's dwarf_cfi_addrframe, used here
  * before, replays an FDE's program up to the address, and finding the end
  * that way took one call per row: 58% of the collector's CPU under a
  * build loop, for cc1's long functions.)
@@ -19,20 +19,16 @@
 
 #include <inttypes.h>
 
-#include "lib/sorted.h"
-
-/* The FDEs of si's .eh_frame, read at the first look-up. */
-static const struct cfi_fdes *image_fdes(struct sym_image *si)
+/* The FDEs of si's .eh_frame, indexed at the first look-up. */
+static const struct cfi_fde_index *image_fdes(struct sym_image *si)
 {
 	if (!si->fdes_read) {
 		si->fdes_read = true;
-		if (cfi_fdes_read(&si->fdes, &si->file, CFI_EH_FRAME) != 0) {
-			cfi_fdes_free(&si->fdes);
+		if (cfi_fde_index_open(&si->fdes, &si->file) != 0)
 			sym_check_alloc(NULL);
-		}
-		cfi_fdes_sort(&si->fdes);
-		/* read whole once; look-ups come back to a few pages */
-		elf_file_release_pages(&si->file);
+		/* a list read whole once; look-ups come back to a few pages */
+		if (!si->fdes.rows)
+			elf_file_release_pages(&si->file);
 	}
 	return &si->fdes;
 }
@@ -55,17 +51,13 @@ static const char *image_basename(const char *path)
 static uint32_t entry_function(struct symbolizer *s, uint32_t image, struct sym_image *si,
 			       uint64_t addr, const char *name_base)
 {
-	const struct cfi_fdes *fdes = image_fdes(si);
-	uint64_t entry = si->file.entry, limit = 0, vaddr, memsz;
+	uint64_t entry = si->file.entry, limit, vaddr, memsz;
 	char name[512];
-	size_t i;
 
 	if (!entry || addr < entry)
 		return MODEL_NONE;
-	i = SORTED_UPPER_BOUND(fdes->v, fdes->n, start, entry);
-	if (i < fdes->n)
-		limit = fdes->v[i].start;
-	else if (elf_file_text_segment(&si->file, &vaddr, &memsz) && entry < vaddr + memsz)
+	limit = cfi_fde_index_next_start(image_fdes(si), entry);
+	if (!limit && elf_file_text_segment(&si->file, &vaddr, &memsz) && entry < vaddr + memsz)
 		limit = vaddr + memsz;
 	if (addr >= limit)
 		return MODEL_NONE;
@@ -77,12 +69,12 @@ uint32_t sym_fde_function(struct symbolizer *s, uint32_t image, struct sym_image
 			  uint64_t addr)
 {
 	const char *path = s->m->images.items[image].path;
-	const struct cfi_fde *fde = cfi_fdes_find(image_fdes(si), addr);
+	struct cfi_fde_one fde;
 	char name[512];
 
-	if (!fde)
+	if (!cfi_fde_index_find(image_fdes(si), addr, &fde))
 		return entry_function(s, image, si, addr, image_basename(path));
-	snprintf(name, sizeof(name), "%s+0x%" PRIx64, image_basename(path), fde->start);
-	return model_intern_function(s->m, image, name, fde->start, fde->len,
+	snprintf(name, sizeof(name), "%s+0x%" PRIx64, image_basename(path), fde.fde.start);
+	return model_intern_function(s->m, image, name, fde.fde.start, fde.fde.len,
 				     MODEL_NONE, 0);
 }

@@ -69,7 +69,7 @@ static void sym_image_free(struct sym_image *si)
 		dwarf_end(si->dwarf);
 	if (si->alt_dwarf)
 		dwarf_end(si->alt_dwarf);
-	cfi_fdes_free(&si->fdes);
+	cfi_fde_index_close(&si->fdes);
 	symtab_free(&si->syms);
 	free(si->sub_state);
 	free(si->sub_dies);

@@ -57,7 +57,7 @@ struct sym_image {
 	uint32_t used_in;         /* code_epoch + 1 of the last interval it resolved in */
 	Dwarf *dwarf;
 	Dwarf *alt_dwarf;
-	struct cfi_fdes fdes;     /* .eh_frame's FDEs, sorted, for stripped code */
+	struct cfi_fde_index fdes; /* .eh_frame's FDEs, for stripped code */
 	bool fdes_read;
 	struct cu_range *cus;
 	size_t n_cus;

@@ -2,9 +2,10 @@
 /*
  * The rules of the cached walk from the files themselves, without libdw:
  * each file is opened once, by the first process whose sample needs it
- * (through that process's mapping, which it names), its .eh_frame FDEs
- * are read once (symbols/cfi_entries.h) and the FDE that covers a PC is
- * interpreted up to it (unwind/cfi_fde.h), which gives the rule libdw's
+ * (through that process's mapping, which it names), the FDE that covers a
+ * PC is found through the file's .eh_frame_hdr (symbols/cfi_entries.h's
+ * index: no list of FDEs read whole, 8 MiB of a -a run's peak heap under
+ * a build loop when it was) and interpreted up to it (unwind/cfi_fde.h), which gives the rule libdw's
  * frame would (tests/unit/test_cfi_table.c checks the interpreter at every
  * address).  Measured: libdw's look-ups, through a Dwfl per process whose
  * CFI state starts empty each time, were the collector's main cost under a
@@ -23,7 +24,7 @@
 
 struct rule_file {
 	struct elf_file f;
-	struct cfi_fdes fdes;
+	struct cfi_fde_index fdes;
 	uint8_t state;  /* FILE_UNTRIED, FILE_READY, FILE_FAILED */
 	bool used;      /* since unwinder_release_files() */
 };
@@ -73,13 +74,15 @@ static struct rule_file *rule_file(struct unwinder *u, uint32_t number, const ch
 	if (rf->state == FILE_UNTRIED) {
 		rf->state = FILE_FAILED;
 		if (elf_file_open(&rf->f, path) == 0) {
-			if (cfi_fdes_read(&rf->fdes, &rf->f, CFI_EH_FRAME) == 0 && rf->fdes.n) {
-				cfi_fdes_sort(&rf->fdes);
-				/* .eh_frame read whole; a rule reads one FDE */
-				elf_file_release_pages(&rf->f);
+			if (cfi_fde_index_open(&rf->fdes, &rf->f) == 0 &&
+			    !cfi_fde_index_empty(&rf->fdes)) {
+				/* .eh_frame read whole (no .eh_frame_hdr); a
+				 * rule reads one FDE */
+				if (!rf->fdes.rows)
+					elf_file_release_pages(&rf->f);
 				rf->state = FILE_READY;
 			} else {
-				cfi_fdes_free(&rf->fdes);
+				cfi_fde_index_close(&rf->fdes);
 				elf_file_close(&rf->f);
 			}
 		}
@@ -92,7 +95,7 @@ bool unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64
 {
 	struct rule_file *rf = rule_file(u, number, path);
 	struct rule_at at = { .rule = rule };
-	const struct cfi_fde *fde;
+	struct cfi_fde_one fde;
 	bool in_load = false;
 
 	if (!rf)
@@ -106,10 +109,10 @@ bool unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64
 			in_load = true;
 		}
 	}
-	if (!in_load || !(fde = cfi_fdes_find(&rf->fdes, at.addr)))
+	if (!in_load || !cfi_fde_index_find(&rf->fdes, at.addr, &fde))
 		return false;
 	/* -ENOTSUP (a signal frame, an expression): libdw's to answer */
-	return cfi_fde_rows(&rf->fdes, fde, at.addr + 1, take_rule, &at) >= 0 && at.found;
+	return cfi_fde_rows(&fde.fdes, &fde.fde, at.addr + 1, take_rule, &at) >= 0 && at.found;
 }
 
 void unwinder_release_files(struct unwinder *u)
@@ -120,7 +123,7 @@ void unwinder_release_files(struct unwinder *u)
 		if (!rf)
 			continue;
 		if (!rf->used && rf->state == FILE_READY) {
-			cfi_fdes_free(&rf->fdes);
+			cfi_fde_index_close(&rf->fdes);
 			elf_file_close(&rf->f);
 		}
 		/* a failure too is tried again: a process gone since */
@@ -147,7 +150,7 @@ void unw_files_free(struct unwinder *u)
 		if (!rf)
 			continue;
 		if (rf->state == FILE_READY) {
-			cfi_fdes_free(&rf->fdes);
+			cfi_fde_index_close(&rf->fdes);
 			elf_file_close(&rf->f);
 		}
 		free(rf);

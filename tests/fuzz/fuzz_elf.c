@@ -7,7 +7,7 @@
  *    the sorted function tables of .symtab and .dynsym and their lookups,
  *    the USDT notes (.note.stapsdt) --trace py: looks for, the CIEs and
  *    FDEs of .eh_frame and .debug_frame (symbols/cfi_entries.h) and
- *    look-ups among them.
+ *    look-ups among them, the list's and the index's through .eh_frame_hdr.
  * 2. The symbolizer on the same bytes written to a file in a private
  *    directory under /dev/shm: symbolizer_image (ELF facts, symbols,
  *    separate-debug-file search), symbolizer_match_functions, and
@@ -104,6 +104,23 @@ static void cfi_entries_side(const struct elf_file *f)
 	cfi_fdes_free(&fdes);
 }
 
+/* The index: its rows as the file gives them, each looked up */
+static void cfi_index_side(const struct elf_file *f)
+{
+	struct cfi_fde_index x;
+	struct cfi_fde_one one;
+	uint64_t a = 0;
+
+	if (cfi_fde_index_open(&x, f) != 0)
+		return;
+	for (int i = 0; i < 64 && (a = cfi_fde_index_next_start(&x, a)); i++) {
+		cfi_fde_index_find(&x, a, &one);
+		cfi_fde_index_find(&x, a - 1, &one);
+	}
+	cfi_fde_index_find(&x, UINT64_MAX, &one);
+	cfi_fde_index_close(&x);
+}
+
 static void elfinfo_side(const uint8_t *data, size_t size)
 {
 	char hex[2 * ELFINFO_MAX_BUILD_ID + 1];
@@ -134,6 +151,7 @@ static void elfinfo_side(const uint8_t *data, size_t size)
 	symtab_side(&f, SHT_DYNSYM);
 	trace_python_elf_has_probes(&f); /* the USDT notes of --trace py: */
 	cfi_entries_side(&f);
+	cfi_index_side(&f);
 	elf_file_close(&f);
 }
 

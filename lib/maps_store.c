@@ -128,7 +128,7 @@ int maps_store_read(struct maps_store *s, pid_t pid, uint64_t not_before_ns, str
 		return 0;
 	}
 	now = monotonic_ns();
-	err = procmaps_read(pid, out);
+	err = procmaps_read_exec(pid, out);
 	if (err)
 		return err;
 	if (read_ns)

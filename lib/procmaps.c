@@ -12,9 +12,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "lib/proc.h"
@@ -197,6 +199,159 @@ int procmaps_read(pid_t pid, struct procmaps *out)
 		return err == -ENOENT ? -ESRCH : err;
 	err = procmaps_parse(buf, len, out, NULL);
 	free(buf);
+	return err;
+}
+
+/* ---- the executable mappings, asked of the kernel ---------------------- */
+
+/* include/uapi/linux/fs.h of Linux 6.11 (Debian 12's headers predate it) */
+struct procmap_query_args {
+	uint64_t size;
+	uint64_t query_flags;
+	uint64_t query_addr;
+	uint64_t vma_start, vma_end;
+	uint64_t vma_flags;
+	uint64_t vma_page_size;
+	uint64_t vma_offset;
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	uint32_t vma_name_size;
+	uint32_t build_id_size;
+	uint64_t vma_name_addr;
+	uint64_t build_id_addr;
+};
+#define PROCMAP_QUERY_IOCTL _IOWR(0x66, 17, struct procmap_query_args)
+#define PQ_VMA_READABLE 0x01
+#define PQ_VMA_WRITABLE 0x02
+#define PQ_VMA_EXECUTABLE 0x04
+#define PQ_VMA_SHARED 0x08
+#define PQ_COVERING_OR_NEXT_VMA 0x10
+
+/* 1: the ioctl works here, 0: not yet known, -1: it does not */
+static atomic_int query_state;
+
+bool procmaps_query_used(void)
+{
+	return atomic_load(&query_state) > 0;
+}
+
+static int push_entry(struct procmaps *out, size_t *cap, const struct procmap_query_args *q,
+		      const char *name)
+{
+	struct procmap_entry *e;
+	size_t len = q->vma_name_size ? strnlen(name, q->vma_name_size) : 0;
+
+	if (out->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 32;
+		void *n = realloc(out->entries, ncap * sizeof(*out->entries));
+
+		if (!n)
+			return -ENOMEM;
+		out->entries = n;
+		*cap = ncap;
+	}
+	e = &out->entries[out->n];
+	memset(e, 0, sizeof(*e));
+	e->start = q->vma_start;
+	e->end = q->vma_end;
+	e->pgoff = q->vma_offset;
+	e->dev_major = q->dev_major;
+	e->dev_minor = q->dev_minor;
+	e->inode = q->inode;
+	e->read = q->vma_flags & PQ_VMA_READABLE;
+	e->write = q->vma_flags & PQ_VMA_WRITABLE;
+	e->exec = q->vma_flags & PQ_VMA_EXECUTABLE;
+	e->shared = q->vma_flags & PQ_VMA_SHARED;
+	/* named as the text names it, " (deleted)" and all */
+	if (len >= sizeof(DELETED_SUFFIX) - 1 &&
+	    !memcmp(name + len - (sizeof(DELETED_SUFFIX) - 1), DELETED_SUFFIX,
+		    sizeof(DELETED_SUFFIX) - 1)) {
+		e->deleted = true;
+		len -= sizeof(DELETED_SUFFIX) - 1;
+	}
+	e->path = strndup(name, len);
+	if (!e->path)
+		return -ENOMEM;
+	out->n++;
+	return 0;
+}
+
+/* The executable mappings through the ioctl; -ENOTTY where the kernel has
+ * none, -ENAMETOOLONG for a name past PATH_MAX (then the text). */
+static int query_exec(pid_t pid, struct procmaps *out)
+{
+	char path[64], name[4096 + sizeof(DELETED_SUFFIX)];
+	uint64_t addr = 0;
+	size_t cap = 0;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	for (;;) {
+		struct procmap_query_args q = {
+			.size = sizeof(q),
+			.query_flags = PQ_COVERING_OR_NEXT_VMA | PQ_VMA_EXECUTABLE,
+			.query_addr = addr,
+			.vma_name_addr = (uint64_t)(uintptr_t)name,
+			.vma_name_size = sizeof(name),
+		};
+
+		if (ioctl(fd, PROCMAP_QUERY_IOCTL, &q) != 0) {
+			err = -errno;
+			/* past the last one; an exited process has no mm */
+			if (err == -ENOENT || (err == -ESRCH && addr == 0))
+				err = 0;
+			break;
+		}
+		err = push_entry(out, &cap, &q, name);
+		if (err || q.vma_end <= addr)
+			break;
+		addr = q.vma_end;
+	}
+	close(fd);
+	if (err == -EINVAL)
+		err = -ENOTTY; /* an older kernel's answer to an unknown ioctl */
+	return err;
+}
+
+/* The text's executable entries, in place. */
+static void keep_exec(struct procmaps *maps)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < maps->n; i++) {
+		if (maps->entries[i].exec)
+			maps->entries[k++] = maps->entries[i];
+		else
+			free(maps->entries[i].path);
+	}
+	maps->n = k;
+}
+
+int procmaps_read_exec(pid_t pid, struct procmaps *out)
+{
+	int err;
+
+	out->entries = NULL;
+	out->n = 0;
+	if (atomic_load(&query_state) >= 0) {
+		err = query_exec(pid, out);
+		if (err != -ENOTTY && err != -ENAMETOOLONG) {
+			if (!err)
+				atomic_store(&query_state, 1);
+			if (err)
+				procmaps_free(out);
+			return err;
+		}
+		procmaps_free(out);
+		if (err == -ENOTTY)
+			atomic_store(&query_state, -1);
+	}
+	err = procmaps_read(pid, out);
+	if (!err)
+		keep_exec(out);
 	return err;
 }
 

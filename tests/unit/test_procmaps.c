@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -194,6 +198,112 @@ static void test_read_self(void **state)
 	assert_int_equal(procmaps_read(0x7ffffff0, &maps), -ESRCH);
 }
 
+/* The kernel has PROCMAP_QUERY (Linux 6.11 and later). */
+static bool kernel_has_query(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 11);
+}
+
+/* procmaps_read_exec lists what the text lists as executable, field for
+ * field (but [vsyscall]): with a deleted file under a name with spaces and anonymous code
+ * (a JIT's) mapped here for the test. */
+static void test_read_exec(void **state)
+{
+	char path[] = "/tmp/procmaps exec XXXXXX";
+	struct procmaps text, execs;
+	void *file_code, *jit;
+	size_t k = 0;
+	bool deleted = false, anon = false;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 8192), 0);
+	file_code = mmap(NULL, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	assert_true(file_code != MAP_FAILED);
+	close(fd);
+	unlink(path);
+	jit = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(jit != MAP_FAILED);
+
+	assert_int_equal(procmaps_read(getpid(), &text), 0);
+	assert_int_equal(procmaps_read_exec(getpid(), &execs), 0);
+	if (kernel_has_query())
+		assert_true(procmaps_query_used());
+	print_message("executable mappings %s\n",
+		      procmaps_query_used() ? "asked of the kernel" : "read from the text");
+	for (size_t i = 0; i < text.n; i++) {
+		const struct procmap_entry *want = &text.entries[i], *got;
+
+		/* the gate page is no mapping of the process's own */
+		if (!want->exec || strcmp(want->path, "[vsyscall]") == 0)
+			continue;
+		assert_true(k < execs.n);
+		got = &execs.entries[k++];
+		assert_int_equal(got->start, want->start);
+		assert_int_equal(got->end, want->end);
+		assert_int_equal(got->pgoff, want->pgoff);
+		assert_int_equal(got->dev_major, want->dev_major);
+		assert_int_equal(got->dev_minor, want->dev_minor);
+		assert_int_equal(got->inode, want->inode);
+		assert_int_equal(got->read, want->read);
+		assert_int_equal(got->write, want->write);
+		assert_true(got->exec);
+		assert_int_equal(got->shared, want->shared);
+		assert_int_equal(got->deleted, want->deleted);
+		assert_string_equal(got->path, want->path);
+		deleted |= got->start == (uintptr_t)file_code && got->deleted &&
+			   strcmp(got->path, path) == 0;
+		anon |= got->start == (uintptr_t)jit && !got->path[0];
+	}
+	assert_int_equal(k, execs.n);
+	assert_true(deleted);
+	assert_true(anon);
+	procmaps_free(&text);
+	procmaps_free(&execs);
+	munmap(file_code, 8192);
+	munmap(jit, 4096);
+}
+
+/* An exited child not yet reaped lists no mapping; a reaped one is gone. */
+static void test_read_exec_exited(void **state)
+{
+	struct procmaps maps;
+	char stat_path[64], buf[256];
+	pid_t child;
+	int fd, status;
+	bool zombie = false;
+
+	(void)state;
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	snprintf(stat_path, sizeof(stat_path), "/proc/%d/stat", (int)child);
+	/* waitid(WNOWAIT) returns once it is a zombie, and leaves it one */
+	assert_int_equal(waitid(P_PID, (id_t)child, NULL, WEXITED | WNOWAIT), 0);
+	fd = open(stat_path, O_RDONLY);
+	assert_true(fd >= 0);
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	zombie = strstr(buf, ") Z ") != NULL;
+	assert_true(zombie);
+	assert_int_equal(procmaps_read_exec(child, &maps), 0);
+	assert_int_equal(maps.n, 0);
+	procmaps_free(&maps);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_int_equal(procmaps_read_exec(child, &maps), -ESRCH);
+	assert_int_equal(procmaps_read_exec(0x7ffffff0, &maps), -ESRCH);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +312,8 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_embedded_nul),
 		cmocka_unit_test(test_read_self),
+		cmocka_unit_test(test_read_exec),
+		cmocka_unit_test(test_read_exec_exited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

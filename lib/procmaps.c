@@ -92,6 +92,18 @@ static bool parse_flag(const char **p, const char *end, char yes, char no, bool 
 	return true;
 }
 
+/* Whether the name of *len bytes at name ends in " (deleted)", which is
+ * then cut off *len. */
+static bool strip_deleted(const char *name, size_t *len)
+{
+	const size_t n = sizeof(DELETED_SUFFIX) - 1;
+
+	if (*len < n || memcmp(name + *len - n, DELETED_SUFFIX, n) != 0)
+		return false;
+	*len -= n;
+	return true;
+}
+
 /* Parses one line [p, end) (without its newline) into e. */
 static int parse_line(const char *p, const char *end, struct procmap_entry *e)
 {
@@ -127,11 +139,7 @@ static int parse_line(const char *p, const char *end, struct procmap_entry *e)
 	while (p < end && *p == ' ')
 		p++;
 	plen = (size_t)(end - p);
-	if (plen >= sizeof(DELETED_SUFFIX) - 1 &&
-	    !memcmp(end - (sizeof(DELETED_SUFFIX) - 1), DELETED_SUFFIX, sizeof(DELETED_SUFFIX) - 1)) {
-		e->deleted = true;
-		plen -= sizeof(DELETED_SUFFIX) - 1;
-	}
+	e->deleted = strip_deleted(p, &plen);
 	e->path = strndup(p, plen);
 	if (!e->path)
 		return -ENOMEM;
@@ -263,12 +271,7 @@ static int push_entry(struct procmaps *out, size_t *cap, const struct procmap_qu
 	e->exec = q->vma_flags & PQ_VMA_EXECUTABLE;
 	e->shared = q->vma_flags & PQ_VMA_SHARED;
 	/* named as the text names it, " (deleted)" and all */
-	if (len >= sizeof(DELETED_SUFFIX) - 1 &&
-	    !memcmp(name + len - (sizeof(DELETED_SUFFIX) - 1), DELETED_SUFFIX,
-		    sizeof(DELETED_SUFFIX) - 1)) {
-		e->deleted = true;
-		len -= sizeof(DELETED_SUFFIX) - 1;
-	}
+	e->deleted = strip_deleted(name, &len);
 	e->path = strndup(name, len);
 	if (!e->path)
 		return -ENOMEM;

@@ -33,6 +33,7 @@
 /* Opens the process's perf map while it is alive, once it exists. */
 static void open_map(struct jit_state *js, bool alive)
 {
+	struct stat st;
 	char path[96];
 
 	if (js->fd >= 0)
@@ -45,6 +46,12 @@ static void open_map(struct jit_state *js, bool alive)
 	if (js->fd < 0) {
 		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)js->pid);
 		js->fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	/* an earlier process's of the same pid names other code: not read
+	 * (until this process writes its own) */
+	if (js->fd >= 0 && alive && fstat(js->fd, &st) == 0 && proc_file_predates(js->pid, &st)) {
+		close(js->fd);
+		js->fd = -1;
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int proc_read_file(const char *path, char *buf, size_t size)
@@ -102,10 +103,32 @@ int proc_stat(pid_t pid, struct proc_stat *st)
 	if (n <= 0)
 		return n == -ENOENT || n == 0 ? -ESRCH : n;
 	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
-	if (!p || sscanf(p + 2, "%c %d %*d %*d %*d %*d %lu", &st->state, &st->ppid,
-			 &st->flags) != 3)
+	/* fields 3 to 22: state ppid pgrp session tty_nr tpgid flags, 12
+	 * counters and times, starttime */
+	if (!p || sscanf(p + 2, "%c %d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+			 "%*d %llu", &st->state, &st->ppid, &st->flags, &st->starttime) != 4)
 		return -EINVAL;
 	return 0;
+}
+
+bool proc_file_predates(pid_t pid, const struct stat *st)
+{
+	struct timespec real, boot;
+	struct proc_stat ps;
+	long tick = sysconf(_SC_CLK_TCK);
+	int64_t start_ns, mtime_ns, tick_ns;
+
+	if (tick <= 0 || proc_stat(pid, &ps) != 0 || clock_gettime(CLOCK_REALTIME, &real) != 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &boot) != 0)
+		return false;
+	tick_ns = 1000000000LL / tick;
+	/* the start as wall-clock time: boot's wall-clock time plus starttime */
+	start_ns = (int64_t)real.tv_sec * 1000000000LL + real.tv_nsec -
+		   ((int64_t)boot.tv_sec * 1000000000LL + boot.tv_nsec) +
+		   (int64_t)ps.starttime * tick_ns;
+	mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+	/* a tick of slack: starttime is counted in ticks */
+	return mtime_ns < start_ns - tick_ns;
 }
 
 /* The four numbers of one "Uid:" or "Gid:" line of /proc/PID/status. */

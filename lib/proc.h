@@ -7,8 +7,10 @@
 #ifndef COLLECTOR_PROC_H
 #define COLLECTOR_PROC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define PROC_PF_KTHREAD 0x00200000 /* task flags: a kernel thread */
@@ -31,9 +33,15 @@ struct proc_stat {
 	char state;           /* R, S, D, Z, X, ... */
 	pid_t ppid;
 	unsigned long flags;  /* PF_* */
+	unsigned long long starttime; /* clock ticks after boot (CLOCK_BOOTTIME) */
 };
 /* 0, -ESRCH when there is no such process, -EINVAL when unreadable. */
 int proc_stat(pid_t pid, struct proc_stat *st);
+/* Whether the file st describes was last written before process pid
+ * started: a file named for an earlier process of the same pid (pids are
+ * reused: /tmp/perf-PID.map outlives its process).  false when pid's
+ * start cannot be read. */
+bool proc_file_predates(pid_t pid, const struct stat *st);
 /* The process's real, effective, saved and file system uids (the Uid: line
  * of /proc/PID/status).  0, -ESRCH, or a negative errno. */
 int proc_uids(pid_t pid, uid_t ids[4]);

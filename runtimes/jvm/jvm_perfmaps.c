@@ -35,10 +35,13 @@ static struct jvm_seen *find_or_add(struct jvm_perfmaps *jp, pid_t pid)
  * Compiler.perfmap when asked: an earlier run's request, now stale) is a
  * whole dump, rewritten at each request, and is asked again.  HotSpot's
  * lines are "0x%016lx 0x%016lx NAME" (perf-map-agent's "%lx %x NAME").
+ * A map older than the process is an earlier process's of the same pid
+ * (a node's, say): the JVM is asked, and its map replaces it.
  */
 static bool has_agent_perfmap(pid_t pid)
 {
 	char path[96], line[40];
+	struct stat st;
 	FILE *f;
 	bool hotspot;
 
@@ -47,6 +50,11 @@ static bool has_agent_perfmap(pid_t pid)
 	f = fopen(path, "re");
 	if (!f)
 		return false;
+	/* left by an earlier process of this pid: no agent of this JVM's */
+	if (fstat(fileno(f), &st) == 0 && proc_file_predates(pid, &st)) {
+		fclose(f);
+		return false;
+	}
 	hotspot = fgets(line, sizeof(line), f) && strlen(line) >= 38 && line[0] == '0' &&
 		  line[1] == 'x' && line[18] == ' ' && line[19] == '0' && line[20] == 'x' &&
 		  line[37] == ' ';

@@ -7,7 +7,8 @@
 # JVM that does not answer (-XX:+DisableAttachMechanism) is left alone
 # after 2 s and said so; a process with JIT code that is not a JVM (node
 # without --perf-basic-prof) is left alone and said so; --no-jvm-attach
-# asks nothing.
+# asks nothing; a map older than the JVM (an earlier process's of the same
+# pid) is no agent's: the JVM is asked.
 . tests/integration/lib.sh
 need_root
 command -v java >/dev/null || skip "java missing (openjdk-17-jdk-headless)"
@@ -45,14 +46,24 @@ cleanup_jvms() {
 	wait 2>/dev/null
 }
 NSDIR=""
-trap 'cleanup_jvms; [ -n "$NSDIR" ] && rm -rf "$NSDIR"; [ -n "$KEEP_TMP" ] || rm -rf "$TMP"' EXIT
+# /tmp/perf-PID.map written since this test began: pids are reused, and a
+# map an earlier process of the same pid left (a node's, a JVM's) is older
+touch "$TMP/started"
+map_written() {
+	[ -n "$(find /tmp -maxdepth 1 -name "perf-$1.map" -newer "$TMP/started" 2>/dev/null)" ]
+}
+# the maps this test's JVMs wrote do not outlive it
+remove_maps() {
+	for p in $JVMS; do map_written "$p" && rm -f "/tmp/perf-$p.map"; done
+}
+trap 'cleanup_jvms; remove_maps; [ -n "$NSDIR" ] && rm -rf "$NSDIR"; [ -n "$KEEP_TMP" ] || rm -rf "$TMP"' EXIT
 
 # the JVM runs its hot loop 2 s before it is sampled (compiled by then)
 java -cp "$TMP" Kestrel 30 >"$TMP/jvm.out" 2>&1 &
 jvm=$!
 JVMS="$jvm"
 sleep 2.5
-[ ! -e "/tmp/perf-$jvm.map" ] || fail "the JVM wrote a perf map of its own: nothing to ask"
+! map_written "$jvm" || fail "the JVM wrote a perf map of its own: nothing to ask"
 perf record -F 999 -p "$jvm" -o "$TMP/perf.data" -- sleep 5 >/dev/null 2>&1 &
 perf=$!
 "$COLLECTOR" -p "$jvm" -d 5 -o "$TMP/out" >"$TMP/stdout" 2>"$TMP/summary"
@@ -113,7 +124,7 @@ JVMS="$JVMS $jvm2"
 sleep 2
 "$COLLECTOR" --no-jvm-attach -p "$jvm2" -d 1 -o "$TMP/out2" >/dev/null 2>"$TMP/summary2" ||
 	fail "collector --no-jvm-attach failed"
-[ ! -e "/tmp/perf-$jvm2.map" ] || fail "--no-jvm-attach: the JVM wrote a perf map"
+! map_written "$jvm2" || fail "--no-jvm-attach: the JVM wrote a perf map"
 grep -q "JVMs" "$TMP/summary2" && fail "--no-jvm-attach: the summary speaks of JVMs asked"
 grep -q "hotMix" "$TMP/summary2" && fail "--no-jvm-attach: hotMix named without a map"
 # a map a perf-map agent keeps (its "%lx %x NAME" lines) is not overwritten
@@ -123,6 +134,14 @@ printf '7f0000001000 40 agent_written\n' >"/tmp/perf-$jvm2.map"
 grep -q "PID $jvm2" "$TMP/summary2b" && fail "a JVM with an agent's map was asked"
 [ "$(cat "/tmp/perf-$jvm2.map")" = "7f0000001000 40 agent_written" ] ||
 	fail "the agent's map was overwritten"
+# the same map dated before the JVM started: an earlier process's of this
+# pid, no agent of this JVM's; the JVM is asked, and its map replaces it
+touch -d '1 hour ago' "/tmp/perf-$jvm2.map"
+"$COLLECTOR" -p "$jvm2" -d 1 -o "$TMP/out2c" >/dev/null 2>"$TMP/summary2c" ||
+	fail "collector on a JVM with an earlier process's map failed"
+grep -q "PID $jvm2: its perf map written on request" "$TMP/summary2c" ||
+	{ cat "$TMP/summary2c"; fail "a JVM with an earlier process's map was not asked"; }
+grep -q "agent_written" "/tmp/perf-$jvm2.map" && fail "the earlier process's map was not replaced"
 rm -f "/tmp/perf-$jvm2.map"
 
 # a JVM that does not answer: left alone after 2 s, said so
@@ -167,7 +186,7 @@ if unshare -pmf --mount-proc true 2>/dev/null; then
 	grep -q "PID $jvm5: its perf map written on request" "$TMP/summary5" ||
 		{ cat "$TMP/summary5"; fail "the JVM in its namespaces: not asked"; }
 	[ -e "/proc/$jvm5/root/tmp/perf-1.map" ] || fail "no perf-1.map in the JVM's own /tmp"
-	[ ! -e "/tmp/perf-$jvm5.map" ] || fail "the map is in the host's /tmp"
+	! map_written "$jvm5" || fail "the map is in the host's /tmp"
 	grep -qF "$HOT" "$TMP/out5/collector.folded" || fail "the JVM in its namespaces: hotMix unnamed"
 else
 	echo "no unshare: the JVM in its own namespaces is not tried"

@@ -146,6 +146,22 @@ static int parse_line(const char *p, const char *end, struct procmap_entry *e)
 	return 0;
 }
 
+/* Room for one more entry in out (*cap allocated): 0 or -ENOMEM. */
+static int reserve_entry(struct procmaps *out, size_t *cap)
+{
+	size_t ncap = *cap ? *cap * 2 : 32;
+	void *n;
+
+	if (out->n < *cap)
+		return 0;
+	n = realloc(out->entries, ncap * sizeof(*out->entries));
+	if (!n)
+		return -ENOMEM;
+	out->entries = n;
+	*cap = ncap;
+	return 0;
+}
+
 int procmaps_parse(const char *text, size_t len, struct procmaps *out, size_t *bad_line)
 {
 	const char *p = text, *end = text + len;
@@ -162,17 +178,9 @@ int procmaps_parse(const char *text, size_t len, struct procmaps *out, size_t *b
 		struct procmap_entry *e;
 
 		line++;
-		if (out->n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			void *n = realloc(out->entries, ncap * sizeof(*out->entries));
-
-			if (!n) {
-				err = -ENOMEM;
-				goto fail;
-			}
-			out->entries = n;
-			cap = ncap;
-		}
+		err = reserve_entry(out, &cap);
+		if (err)
+			goto fail;
 		e = &out->entries[out->n];
 		err = parse_line(p, eol, e);
 		if (err) {
@@ -249,15 +257,8 @@ static int push_entry(struct procmaps *out, size_t *cap, const struct procmap_qu
 	struct procmap_entry *e;
 	size_t len = q->vma_name_size ? strnlen(name, q->vma_name_size) : 0;
 
-	if (out->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 32;
-		void *n = realloc(out->entries, ncap * sizeof(*out->entries));
-
-		if (!n)
-			return -ENOMEM;
-		out->entries = n;
-		*cap = ncap;
-	}
+	if (reserve_entry(out, cap) != 0)
+		return -ENOMEM;
 	e = &out->entries[out->n];
 	memset(e, 0, sizeof(*e));
 	e->start = q->vma_start;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -183,6 +184,14 @@ static const char *frame_name(const struct fixture *f, const struct model_stack 
 	return name ? name : "(none)";
 }
 
+static const struct model_image *frame_image(const struct fixture *f, const struct model_stack *s,
+					     uint32_t i)
+{
+	uint32_t loc = model_stack_frames(&f->m, s)[i];
+
+	return &f->m.images.items[f->m.locations.items[loc].image];
+}
+
 static void test_user_frames_resolve(void **state)
 {
 	struct fixture *f = *state;
@@ -319,6 +328,39 @@ static void test_garbage_caller_ends_walk(void **state)
 	assert_string_equal(frame_name(f, s, 0), "[uprobes]");
 }
 
+/* A sampled PC outside every mapping the tracker read ("[unknown]"):
+ * code made executable since (node reserves its code range without
+ * access, then makes pages of it executable as it compiles).  The stack is not remembered with that frame: the same
+ * stack sampled again, after the maps may be read again, has its PC in
+ * the new mapping. */
+static void test_unmapped_leaf_read_again(void **state)
+{
+	struct fixture *f = *state;
+	long page = sysconf(_SC_PAGESIZE);
+	char *code = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t user[3] = { 0, (uint64_t)tt_middle + 1, (uint64_t)tt_outer + 1 };
+	const struct model_stack *s;
+	uint32_t first;
+
+	assert_true(code != MAP_FAILED);
+	user[0] = (uint64_t)code + 0x10;
+	feed_sample(f, NULL, 0, user, 3, 0);
+	s = last_stack(f);
+	first = f->m.samples.items[0].stack;
+	assert_int_equal(s->n_frames, 3);
+	assert_string_equal(frame_image(f, s, 0)->path, "[unknown]");
+	assert_int_equal(mprotect(code, page, PROT_READ | PROT_EXEC), 0);
+	/* past the tracker's least time between two readings (50 ms) */
+	usleep(120000);
+	feed_sample(f, NULL, 0, user, 3, 0);
+	s = last_stack(f);
+	assert_int_not_equal(f->m.samples.items[1].stack, first);
+	assert_int_equal(s->n_frames, 3);
+	assert_int_equal(frame_image(f, s, 0)->kind, MODEL_IMAGE_ANON);
+	assert_string_equal(frame_name(f, s, 1), "tt_middle");
+	munmap(code, page);
+}
+
 /* Hands the tracker a kernel sum (COLLECTOR_EV_AGG_SAMPLE) of count
  * samples weighing weight in all, with these user frames. */
 static void feed_sum(struct fixture *f, uint32_t event, const uint64_t *user, uint16_t n_user,
@@ -403,6 +445,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pc_only_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_record_rejected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_caller_ends_walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unmapped_leaf_read_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sum_becomes_samples, setup, teardown),
 	};
 

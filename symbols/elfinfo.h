@@ -126,20 +126,26 @@ struct symtab_entry {
 	uint64_t size;        /* st_size (0 when the symbol has none) */
 	uint32_t function;    /* model function id, MODEL_NONE until interned */
 	uint8_t bind;
+	uint16_t n_tied;      /* aliases tied with it, its name not chosen yet */
+	uint32_t tied_first;  /* their names: symtab.tied[tied_first..] */
 };
 
 struct symtab {
 	struct symtab_entry *syms;
 	size_t n;
 	uint32_t *by_name;    /* indexes sorted by name, built on demand */
+	const char **tied;    /* the names of tied aliases (symtab_entry) */
+	size_t n_tied;
 };
 
 /* Builds the table from symbol table scn of f (aliases at one address are
- * merged, keeping global over weak over local, then the lowest name).
- * Returns 0 or -ENOMEM. */
+ * merged, keeping global over weak over local, then a named one, then the
+ * lowest name).  No name is read here: aliases tied that far are chosen
+ * between at the first look-up, and the string table's pages are read for
+ * the functions looked up only.  Returns 0 or -ENOMEM. */
 int symtab_build(struct symtab *t, const struct elf_file *f, Elf_Scn *scn);
 void symtab_free(struct symtab *t);
-/* The function containing addr, or NULL. */
+/* The named function containing addr, or NULL. */
 struct symtab_entry *symtab_lookup(const struct symtab *t, uint64_t addr);
 /* The only function named `name`, or NULL when none or several. */
 struct symtab_entry *symtab_find_unique(struct symtab *t, const char *name);

@@ -860,6 +860,58 @@ static void test_vdso(void **state)
 	dlclose(h);
 }
 
+/* Three global names of one function (this program's): the symbol table
+ * names it by the lowest, whichever order the file lists them in; the
+ * names are chosen between at the first look-up. */
+__attribute__((noinline, used)) int symtest_tie_middle(int x)
+{
+	return x * 7 + 3;
+}
+int symtest_tie_zulu(int x) __attribute__((alias("symtest_tie_middle")));
+int symtest_tie_alpha(int x) __attribute__((alias("symtest_tie_middle")));
+
+struct find_ctx {
+	const char *name;
+	uint64_t value;
+};
+
+static int find_value(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct find_ctx *c = ctx;
+
+	if (strcmp(name, c->name))
+		return 0;
+	c->value = sym->st_value;
+	return 1;
+}
+
+static void test_tied_aliases(void **state)
+{
+	struct find_ctx c = { "symtest_tie_zulu", 0 };
+	struct symtab_entry *e;
+	struct elf_file f;
+	struct symtab t;
+	Elf_Scn *scn;
+
+	(void)state;
+	assert_int_equal(symtest_tie_zulu(1) + symtest_tie_alpha(1), 20);
+	assert_int_equal(elf_file_open(&f, "/proc/self/exe"), 0);
+	scn = elf_file_symbols(&f, SHT_SYMTAB);
+	assert_non_null(scn);
+	assert_int_equal(elf_file_for_each_function(&f, scn, find_value, &c), 1);
+	assert_int_equal(symtab_build(&t, &f, scn), 0);
+	e = symtab_lookup(&t, c.value);
+	assert_non_null(e);
+	assert_string_equal(e->name, "symtest_tie_alpha");
+	assert_int_equal(e->n_tied, 0);
+	/* the same entry, and only it, by that name */
+	assert_ptr_equal(symtab_lookup(&t, c.value + 1), e);
+	assert_ptr_equal(symtab_find_unique(&t, "symtest_tie_alpha"), e);
+	assert_null(symtab_find_unique(&t, "symtest_tie_zulu"));
+	symtab_free(&t);
+	elf_file_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -876,6 +928,7 @@ int main(void)
 		cmocka_unit_test(test_live_bias),
 		cmocka_unit_test(test_match_functions),
 		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_tied_aliases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -196,6 +196,16 @@ static bool is_padding(const struct elf_file *f, uint64_t lo, uint64_t hi)
 	return true;
 }
 
+/* The FDEs built between two releases of the file's pages (read back
+ * from the page cache when needed again): the padding check reads the
+ * code between functions, and in address order it came to read every page
+ * of the text into the collector's resident set.  Measured with a
+ * throwaway program building one table: libLLVM's peak RSS 67.7 MiB
+ * (49 MiB of .text, 4.9 of .eh_frame) before, 15.1 after; cc1's 29.9
+ * before, 10.2 after; the build times the same (88 and 55 ms before, 79
+ * and 41 after). */
+#define RELEASE_EVERY_FDES 2048
+
 /*
  * The rows of every FDE in address order, CFI_ROW_NONE between them.
  * Each FDE's instructions are run once (unwind/cfi_fde.h); the few the
@@ -239,7 +249,11 @@ static int build_rows(struct cfi_table *t, const struct elf_file *f, const struc
 		} else {
 			next = stop;
 		}
-		t->n_fdes++;
+		if (++t->n_fdes % RELEASE_EVERY_FDES == 0) {
+			elf_file_release_pages((struct elf_file *)f);
+			if (df && df != f)
+				elf_file_release_pages((struct elf_file *)df);
+		}
 		pc = next > s ? next : s;
 		if (next == s)
 			err = err ? err : add_row(t, &cap, s - t->base,

@@ -74,17 +74,36 @@ COLLECTOR_TRACE_SLOTS=1 "$COLLECTOR" -o "$TMP/oneslot" -f dcpi --trace "$WL/call
 
 # trace_running NAME ARGS...: collector -p ARGS for 1 s on calls, which runs
 # on, output in $TMP/NAME, summary in $TMP/NAME.summary; sets f and g to the
-# traced_f and traced_g calls in the summary
+# traced_f and traced_g calls in the summary.  calls is stopped while the
+# probes attach and when the run ends (Ctrl-C): the probes attach one after
+# the other, and the counts are read one after the other, and calls made
+# in between would be counted for one function and not the other (a run
+# counted 202 traced_g calls more than its traced_f made, not at most 200).
 trace_running() {
 	name=$1
 	shift
 	"$WL/calls" 1000000 >/dev/null &
 	pid=$!
 	sleep 0.3
-	"$COLLECTOR" -p "$pid" -d 1 -o "$TMP/$name" "$@" --trace "$WL/calls:traced_*" \
-		>"$TMP/$name.summary" 2>&1
+	kill -STOP "$pid"
+	"$COLLECTOR" -p "$pid" -o "$TMP/$name" "$@" --trace "$WL/calls:traced_*" \
+		>"$TMP/$name.summary" 2>&1 &
+	cpid=$!
+	for i in $(seq 1 300); do
+		grep -q "^collector: tracing" "$TMP/$name.summary" && break
+		kill -0 "$cpid" 2>/dev/null || break
+		sleep 0.05
+	done
+	grep -q "^collector: tracing" "$TMP/$name.summary" ||
+		{ kill "$pid" "$cpid"; cat "$TMP/$name.summary"; fail "collector -p --trace $*: not attached"; }
+	kill -CONT "$pid"
+	sleep 1
+	kill -STOP "$pid"
+	kill -INT "$cpid"
+	wait "$cpid"
 	rc=$?
 	kill "$pid"
+	kill -CONT "$pid"
 	wait "$pid" 2>/dev/null
 	[ $rc -eq 0 ] || { cat "$TMP/$name.summary"; fail "collector -p --trace $* exited $rc"; }
 	f=$(calls_of "$TMP/$name.summary" traced_f)
@@ -95,7 +114,9 @@ trace_running() {
 # the attach are counted and dropped, never corrupting the counts
 trace_running pid
 [ -n "$f" ] && [ "$f" -gt 0 ] || fail "no traced_f calls with -p"
-# every complete traced_f call made 100 traced_g calls; the ends may be cut
+# every complete traced_f call made 100 traced_g calls; the ends are cut:
+# the call in progress at the attach had made some, the one at the end has
+# not returned
 within "$g" $((f * 100 - 200)) $((f * 100 + 200)) || fail "with -p: $g traced_g calls for $f traced_f"
 "$XRAY" account -m "$TMP"/pid/xray/calls.*.map.elf "$TMP"/pid/xray/calls.*.xray >/dev/null 2>&1 ||
 	fail "llvm-xray account (without -k) rejects a trace attached mid-call"

@@ -38,6 +38,10 @@ enum collector_event_kind {
 	COLLECTOR_EV_UNWIND_EXEC = 11, /* --call-graph cfi: a process exec'd */
 	COLLECTOR_EV_PYTHON_CODE = 12, /* Python frames of a new summed stack, to be
 					* named while their process lives */
+	COLLECTOR_EV_OFFCPU_STACK = 13, /* --off-cpu with cfi: a thread switched out
+					 * before its image's table, its user stack
+					 * copied (collector_stack_sample_event) */
+	COLLECTOR_EV_OFFCPU_DONE = 14,  /* ... and back in: its time out */
 };
 
 /* Every ring-buffer record starts with this. */
@@ -175,6 +179,21 @@ struct collector_agg_sample_event {
 	/* u64 frames[sample.n_kernel + sample.n_user] follow */
 };
 
+/*
+ * --off-cpu with cfi: the time out of a thread whose switch-out came before
+ * its image's table.  Its stacks went to user space at the switch-out
+ * (COLLECTOR_EV_OFFCPU_STACK, the kernel frames and a copy of the top of
+ * the user stack to unwind there, as a sample's before its table), its
+ * time comes at the switch-in: the off-CPU sum of that one interval, never
+ * summed in the kernel.  hdr is the switch-in's.
+ */
+struct collector_offcpu_done_event {
+	struct collector_event_header hdr;
+	u64 out_ns;       /* time out; 0: shorter than --off-cpu-min, not counted */
+	u32 seq;          /* the OFFCPU_STACK's */
+	u32 pad;
+};
+
 /* How a sample's user walk ended. */
 enum collector_user_end {
 	COLLECTOR_END_BY_ROOT = 0,  /* frame pointers: complete if it ends in a thread's start */
@@ -196,7 +215,8 @@ struct collector_stack_sample_event {
 	struct collector_sample_event sample;
 	struct collector_user_regs regs;
 	u32 stack_len;
-	u32 pad;
+	u32 seq;          /* OFFCPU_STACK: its number, which its OFFCPU_DONE
+			   * gives (0 in a sample's) */
 	/* u64 kernel_frames[sample.n_kernel], then u8 stack[stack_len] */
 };
 

@@ -13,7 +13,17 @@
  * (COLLECTOR_CNT_OFFCPU_SHORT).  Only the time after offcpu_since_ns
  * counts; a thread still out when the run ends is not counted.
  *
- * Included by sample.bpf.c after user_frames_fp() and task_user_regs().
+ * With cfi, a switch-out before the image's table (the unwinder would copy
+ * a sample's stack for user space then) sends the kernel frames and a copy
+ * of the top of the user stack to user space instead
+ * (COLLECTOR_EV_OFFCPU_STACK), and its time at the switch-in
+ * (COLLECTOR_EV_OFFCPU_DONE): a program that blocks as soon as it starts
+ * (cat reading a pipe) did so before its process's table listed libc, and
+ * the frame-pointer walk left it one frame (__read), once in about 20 runs
+ * of test_offcpu's pipe under load.
+ *
+ * Included by sample.bpf.c after user_frames_fp(), task_user_regs() and
+ * stack_copy.bpf.h.
  */
 #ifndef COLLECTOR_OFFCPU_BPF_H
 #define COLLECTOR_OFFCPU_BPF_H
@@ -33,7 +43,11 @@ struct offcpu_state {
 	u64 kernel_stack;
 	u64 user_stack;
 	u64 user_ip, user_sp, user_bp; /* the registers user_stack was walked from */
+	u32 copy_seq;     /* not 0: the stacks went to user space as this
+			   * OFFCPU_STACK (kernel_stack, user_stack unused) */
+	u32 pad;
 };
+
 
 /* By thread id, preallocated: task storage made at switch-out could not
  * be had at times under load (its per-CPU lock is shared by every BPF
@@ -47,9 +61,74 @@ struct {
 	__type(value, struct offcpu_state);
 } offcpu_states SEC(".maps");
 
+/*
+ * The current task (sched_switch's prev), switched out before its image's
+ * table: its user registers and the top of its user stack, after the nk
+ * kernel frames the off-CPU walk left in the off-CPU scratch, as
+ * COLLECTOR_EV_OFFCPU_STACK number seq.  0 when it went to the ring.  A
+ * global function: the verifier checks it once.
+ */
+__noinline int offcpu_stack_copy(u32 tgid, u32 tid, u32 nk, u32 seq)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	u32 cpu = bpf_get_smp_processor_id(), slot = OFFCPU_SCRATCH;
+	struct collector_stack_sample_event *e;
+	struct stack_copy_loop copy;
+	struct sample_scratch *ks;
+	struct stack_scratch *sc;
+	struct pt_regs *regs;
+	u64 len, size;
+
+	sc = bpf_map_lookup_elem(&scratch, &cpu);
+	ks = bpf_map_lookup_elem(&sample_scratch, &slot);
+	regs = task_user_regs(task);
+	if (!sc || !ks || !regs)
+		return -1;
+	e = &sc->e;
+	__builtin_memset(&e->sample, 0, sizeof(e->sample));
+	fill_header(&e->sample.hdr, COLLECTOR_EV_OFFCPU_STACK, tgid, tid, bpf_ktime_get_ns());
+	nk &= 127;
+	if (nk) {
+		bpf_probe_read_kernel(sc->data, nk * sizeof(u64), ks->frames);
+		e->sample.ip = ks->frames[0];
+	}
+	e->sample.n_kernel = nk;
+	e->sample.kernel_mode = nk > 0;
+	e->sample.event = off_cpu_event;
+	read_user_regs(&e->regs, regs);
+	e->sample.user_ip = e->regs.ip;
+	e->seq = seq;
+	copy.sc = sc;
+	sc->copy.nk = nk;
+	sc->copy.addr = e->regs.sp;
+	sc->copy.len = 0;
+	sc->copy.read = 0;
+	if (sc->copy.addr)
+		bpf_loop(COLLECTOR_MAX_STACK_COPY / 4096 + 1, stack_copy_page, &copy, 0);
+	len = sc->copy.read;
+	stack_patch_uretprobes(sc, e->regs.sp);
+	e->stack_len = len;
+	if (len > COLLECTOR_MAX_STACK_COPY)
+		return -1;
+	size = sizeof(*e) + nk * sizeof(u64) + len;
+	if (size > sizeof(*sc))
+		return -1;
+	return bpf_ringbuf_output(&events, sc, size, submit_flags()) ? -1 : 0;
+}
+
+/* The time out of a thread whose stacks went as OFFCPU_STACK seq. */
+static __always_inline void offcpu_copy_done(u32 tgid, u32 tid, u32 seq, u64 out_ns)
+{
+	struct collector_offcpu_done_event d = { .out_ns = out_ns, .seq = seq };
+
+	fill_header(&d.hdr, COLLECTOR_EV_OFFCPU_DONE, tgid, tid, bpf_ktime_get_ns());
+	if (bpf_ringbuf_output(&events, &d, sizeof(d), submit_flags()) != 0)
+		sample_lost(off_cpu_event);
+}
+
 static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *prev, u32 tid)
 {
-	struct offcpu_state st, *old;
+	struct offcpu_state st = {}, *old;
 	struct sample_scratch *sc;
 	u32 slot = OFFCPU_SCRATCH, nk = 0, nu = 0, tgid = BPF_CORE_READ(prev, tgid);
 	struct pt_regs *regs;
@@ -94,11 +173,23 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 		st.kernel_stack = agg_put_stack(sc->frames, 0, nk);
 		goto keep;
 	}
-	/* the walk the samples get: the unwind tables, else frame pointers */
-	if (regs && cfi_mode)
+	/* the walk the samples get: the unwind tables, else frame pointers;
+	 * before the image's table, a copy for user space */
+	if (regs && cfi_mode) {
 		nu = user_frames_cfi(sc, nk, tgid, prev, st.user_ip, st.user_sp, st.user_bp,
-				     false);
-	else if (regs)
+				     true);
+		if (nu == UNWIND_COPY_STACK) {
+			/* a thread's records come in order (its copy, then
+			 * its time): a number unlike its previous one is
+			 * enough, the switch-out's time in ns, odd */
+			st.copy_seq = (u32)bpf_ktime_get_ns() | 1;
+			if (offcpu_stack_copy(tgid, tid, nk, st.copy_seq) == 0)
+				goto keep;
+			/* the ring full: the frame-pointer walk */
+			st.copy_seq = 0;
+			nu = unwind_fp_walk(sc, nk, st.user_ip, st.user_sp, st.user_bp) & 255;
+		}
+	} else if (regs)
 		nu = user_frames_fp(sc, nk, st.user_ip, st.user_sp, st.user_bp, -1);
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
 		nu = COLLECTOR_MAX_STACK_DEPTH;
@@ -127,10 +218,15 @@ static __always_inline void offcpu_switch_in(struct task_struct *next, u32 tgid,
 	start = st->start_ns > offcpu_since_ns ? st->start_ns : offcpu_since_ns;
 	out_ns = bpf_ktime_get_ns() - start;
 	st->start_ns = 0;
-	if (out_ns < off_cpu_min_ns) {
+	if (out_ns < off_cpu_min_ns)
 		count(COLLECTOR_CNT_OFFCPU_SHORT);
+	if (st->copy_seq) {
+		offcpu_copy_done(tgid, tid, st->copy_seq, out_ns < off_cpu_min_ns ? 0 : out_ns);
+		st->copy_seq = 0;
 		return;
 	}
+	if (out_ns < off_cpu_min_ns)
+		return;
 	key.tgid = tgid;
 	key.tid = tid;
 	key.event = off_cpu_event;

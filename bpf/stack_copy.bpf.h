@@ -149,7 +149,7 @@ __noinline int stack_sample(struct bpf_perf_event_data *ctx, u32 tgid, u32 tid, 
 	e = &sc->e;
 	fill_sample(&e->sample, ctx, task, COLLECTOR_EV_SAMPLE_STACK, tgid, tid, ip, kernel_mode);
 	e->stack_len = 0;
-	e->pad = 0;
+	e->seq = 0;
 	if (kernel_mode)
 		nk = kernel_frames(ctx, (u64 *)sc->data);
 	e->sample.n_kernel = nk;

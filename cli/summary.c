@@ -273,6 +273,11 @@ static void print_cfi(FILE *out, const struct model *m)
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_STOPPED_OUTSIDE));
 	fprintf(out, "    %llu samples unwound in user space: no table yet\n",
 		(unsigned long long)model_stat_value(m, MODEL_STAT_UNWOUND_SAMPLES));
+	if (model_stat_value(m, MODEL_STAT_OFFCPU_STACKS_UNWOUND))
+		fprintf(out, "    %llu off-CPU intervals unwound in user space: no table yet "
+			"(%llu lost their stacks or time)\n",
+			(unsigned long long)model_stat_value(m, MODEL_STAT_OFFCPU_STACKS_UNWOUND),
+			(unsigned long long)model_stat_value(m, MODEL_STAT_OFFCPU_STACKS_DROPPED));
 	/* the tables' figures: recorded with -v only */
 	if (!model_stat_value(m, MODEL_STAT_CFI_TABLE_MAP_BYTES))
 		return;

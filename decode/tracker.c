@@ -139,6 +139,23 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 			}
 		}
 		break;
+	case COLLECTOR_EV_OFFCPU_STACK:
+		if (size >= sizeof(struct collector_stack_sample_event)) {
+			const struct collector_stack_sample_event *se = data;
+
+			if ((size_t)se->sample.n_kernel * sizeof(uint64_t) + se->stack_len <=
+			    size - sizeof(*se)) {
+				trk_handle_offcpu_stack(t, se);
+				return 0;
+			}
+		}
+		break;
+	case COLLECTOR_EV_OFFCPU_DONE:
+		if (size >= sizeof(struct collector_offcpu_done_event)) {
+			trk_handle_offcpu_done(t, data);
+			return 0;
+		}
+		break;
 	case COLLECTOR_EV_TRACE:
 		if (size >= COLLECTOR_TRACE_EXIT_SIZE) {
 			handle_trace(t, data, size);
@@ -256,6 +273,7 @@ void tracker_free(struct tracker *t)
 	free(t->procs.items);
 	free(t->threads.items);
 	free(t->early_maps.items);
+	trk_offcpu_free(t);
 	trk_jit_free(t);
 	free(t->python_pending.items);
 	unwinder_free(t->unwinder);

@@ -72,6 +72,13 @@ struct early_maps {
 	uint64_t exec_ktime;
 };
 
+struct offcpu_pending {
+	pid_t tid;
+	uint32_t seq;
+	/* the sum it makes, but for its time: kernel then user frames follow */
+	struct collector_agg_sample_event *sum;
+};
+
 struct tracker {
 	struct model *m;
 	struct symbolizer *sym;
@@ -105,6 +112,8 @@ struct tracker {
 	/* processes whose maps were read right after their exec, before the
 	 * dynamic loader mapped their libraries: read again once settled */
 	MODEL_VEC(struct early_maps) early_maps;
+	/* off-CPU stacks unwound here, waiting for their time out */
+	MODEL_VEC(struct offcpu_pending) offcpu_pending;
 	size_t live;
 };
 
@@ -137,6 +146,21 @@ void trk_handle_sample(struct tracker *t, const struct collector_sample_event *e
 void trk_handle_agg_sample(struct tracker *t, const struct collector_agg_sample_event *ae);
 /* --call-graph dwarf: a sample with registers and a copy of the stack. */
 void trk_handle_stack_sample(struct tracker *t, const struct collector_stack_sample_event *se);
+/* The user frames of a record with registers and a stack copy, unwound
+ * into ips (COLLECTOR_MAX_STACK_DEPTH): how many (0 for a kernel thread,
+ * else at least the PC); *complete when the walk reached the outermost
+ * frame. */
+int trk_unwind_copy(struct tracker *t, uint32_t process,
+		    const struct collector_stack_sample_event *se, uint64_t *ips, bool *complete);
+
+/* tracker_offcpu.c */
+/* --off-cpu with cfi: the stacks of a thread switched out before its
+ * image's table, unwound now (its process lives), kept until its time out
+ * comes with its switch-in. */
+void trk_handle_offcpu_stack(struct tracker *t, const struct collector_stack_sample_event *se);
+/* ... and that time: one off-CPU sum of the stacks kept. */
+void trk_handle_offcpu_done(struct tracker *t, const struct collector_offcpu_done_event *d);
+void trk_offcpu_free(struct tracker *t);
 
 /* tracker_jit.c */
 /* The "[jit]" image of the process's anonymous executable memory (its

@@ -433,50 +433,67 @@ void trk_handle_agg_sample(struct tracker *t, const struct collector_agg_sample_
 
 /* --call-graph dwarf: unwind the user stack from the registers and the
  * stack copy with the CFI of the mapped images. */
-void trk_handle_stack_sample(struct tracker *t, const struct collector_stack_sample_event *se)
+int trk_unwind_copy(struct tracker *t, uint32_t process,
+		    const struct collector_stack_sample_event *se, uint64_t *ips, bool *complete)
 {
 	const struct collector_sample_event *e = &se->sample;
-	uint32_t thread = trk_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
-	uint32_t process = t->m->threads.items[thread].process;
 	struct proc_state *ps = &t->procs.items[process];
-	uint64_t ips[COLLECTOR_MAX_STACK_DEPTH];
 	struct unwind_regs regs = {
 		.ip = se->regs.ip, .sp = se->regs.sp, .bp = se->regs.bp, .bx = se->regs.bx,
 		.r12 = se->regs.r12, .r13 = se->regs.r13, .r14 = se->regs.r14, .r15 = se->regs.r15,
 	};
-	bool complete = false;
 	uint64_t t0;
 	int n;
 
+	*complete = false;
 	t->stack_record_bytes += sizeof(*se) + se->stack_len;
-	if (!regs.ip) { /* a kernel thread */
-		add_sample(t, e, thread, user_part(t, process, ips, 0, 0, e->hdr.ktime_ns,
-						   WALK_END_TRUNCATED));
-		return;
-	}
-	if (!t->unwinder) {
-		add_sample(t, e, thread, user_part(t, process, ips, 0, regs.ip, e->hdr.ktime_ns,
-						   WALK_END_TRUNCATED));
-		return;
-	}
+	if (!regs.ip) /* a kernel thread */
+		return 0;
+	ips[0] = regs.ip;
+	if (!t->unwinder)
+		return 1;
 	/* a PC in no known mapping (a library dlopen'ed since, the reason
 	 * cfi sends such a sample here) reads the maps again first: the
 	 * unwinder gets the new mapping too */
 	user_mapping(t, process, regs.ip, e->hdr.ktime_ns);
 	t0 = monotonic_ns();
-	n = unwinder_unwind(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
-			    ps->umaps, ps->n_umaps, &regs,
-			    (const uint8_t *)(se + 1) + e->n_kernel * sizeof(uint64_t), se->stack_len,
-			    ips, COLLECTOR_MAX_STACK_DEPTH, &complete);
+	for (int pass = 0; pass < 2; pass++) {
+		ps = &t->procs.items[process];
+		n = unwinder_unwind(t->unwinder, t->m->processes.items[process].pid,
+				    ps->maps_version, ps->umaps, ps->n_umaps, &regs,
+				    (const uint8_t *)(se + 1) + e->n_kernel * sizeof(uint64_t),
+				    se->stack_len, ips, COLLECTOR_MAX_STACK_DEPTH, complete);
+		/* stopped at a caller in no known mapping: one made since
+		 * (a library dlopen'ed, whose function called the one that
+		 * blocked or was sampled): the maps read again, and the
+		 * stack unwound again when they list it now */
+		if (n <= 1 || *complete || model_find_mapping(t->m, process, ips[n - 1] - 1) ||
+		    !user_mapping(t, process, ips[n - 1] - 1, e->hdr.ktime_ns))
+			break;
+	}
 	t->unwind_ns += monotonic_ns() - t0;
-	t->unwinds++;
+	/* the samples' (the off-CPU intervals' are counted apart) */
+	t->unwinds += e->hdr.kind == COLLECTOR_EV_SAMPLE_STACK;
 	if (n <= 0) {
 		ips[0] = regs.ip;
 		n = 1;
-		complete = false;
+		*complete = false;
 	}
+	return n;
+}
+
+void trk_handle_stack_sample(struct tracker *t, const struct collector_stack_sample_event *se)
+{
+	const struct collector_sample_event *e = &se->sample;
+	uint32_t thread = trk_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
+	uint32_t process = t->m->threads.items[thread].process;
+	uint64_t ips[COLLECTOR_MAX_STACK_DEPTH];
+	bool complete;
+	int n = trk_unwind_copy(t, process, se, ips, &complete);
+
 	/* the unwound frames are interned like frame-pointer ones: a stack
 	 * seen before is not resolved again */
-	add_sample(t, e, thread, user_part(t, process, ips, n, regs.ip, e->hdr.ktime_ns,
+	add_sample(t, e, thread, user_part(t, process, ips, (uint32_t)n, se->regs.ip,
+					   e->hdr.ktime_ns,
 					   complete ? WALK_END_COMPLETE : WALK_END_TRUNCATED));
 }

@@ -49,6 +49,8 @@
 	X(MAPS_SHARED, "maps_shared")                                             \
 	X(FRAMES_WITHOUT_MAPPING, "frames_without_mapping")                       \
 	X(TRUNCATED_STACKS, "truncated_stacks")                                   \
+	X(OFFCPU_STACKS_UNWOUND, "offcpu_stacks_unwound")                         \
+	X(OFFCPU_STACKS_DROPPED, "offcpu_stacks_dropped")                         \
 	/* decode/: --call-graph dwarf */                                         \
 	X(UNWINDER_PREPARE_FAILED, "unwinder_prepare_failed")                     \
 	X(UNWIND_NS_TOTAL, "unwind_ns_total")                                     \

@@ -8,6 +8,9 @@
 #    not among them;
 #  - a pipe reader blocked in read: its off-CPU time under libc's read with
 #    the kernel's frames of the read;
+#  - a thread that sleeps in a library it dlopen'ed a moment before (no
+#    table for it yet): its stacks unwound in user space, whole from
+#    fresh_sleep to _start, the summary counting them;
 #  - --off-cpu-min above every blocked interval: nothing attributed, every
 #    switch counted as shorter.
 . tests/integration/lib.sh
@@ -90,6 +93,25 @@ for fn in __read vfs_read; do
 done
 grep -Eq ":(anon_)?pipe_read " "$TMP/pipe-off" || { cat "$TMP/pipe-off"; fail "cat: no pipe_read frame"; }
 echo "pipe reader: blocked in read, with the kernel's frames"
+
+# --- a sleep in a library loaded a moment before: no table for it yet --------------
+cc -g -O2 -fomit-frame-pointer -o "$TMP/dlopen_fresh" "$TOP/tests/workloads/dlopen_fresh.c" -ldl ||
+	fail "cannot build dlopen_fresh"
+mkdir "$TMP/lib"
+"$COLLECTOR" -v --off-cpu -f callgrind -o "$TMP/dlw" -- "$TMP/dlopen_fresh" "$TMP/lib" 1 wait \
+	2>"$TMP/dlw.sum" || { cat "$TMP/dlw.sum"; fail "dlopen wait: collector exited $?"; }
+# the program's file (cc and the steps it ran have their own)
+cg=$(grep -l "fresh_sleep" "$TMP/dlw"/callgrind.out.* | head -n 1)
+[ -n "$cg" ] || { grep -v "^libbpf" "$TMP/dlw.sum"; fail "dlopen wait: no Callgrind file names fresh_sleep"; }
+annotate "$cg" "$TMP/dlw-off" --inclusive=yes --show=OffCpuNs --sort=OffCpuNs
+for fn in fresh_sleep fresh_wait wait_fresh main __libc_start_call_main; do
+	v=$(annotated_count "$TMP/dlw-off" $fn)
+	[ -n "$v" ] && [ "$v" -ge 900000000 ] ||
+		{ cat "$TMP/dlw-off"; fail "dlopen wait: $fn has ${v:-no} off-CPU time"; }
+done
+grep -q "off-CPU intervals unwound in user space" "$TMP/dlw.sum" ||
+	{ grep -v "^libbpf" "$TMP/dlw.sum"; fail "dlopen wait: no off-CPU interval unwound in user space"; }
+echo "dlopen wait: the sleep in the fresh library whole, unwound in user space"
 
 # --- a minimum above every blocked interval ----------------------------------------
 "$COLLECTOR" --off-cpu --off-cpu-min 2s -f callgrind -o "$TMP/min" -- "$WL/offcpu" 2>"$TMP/summary" ||

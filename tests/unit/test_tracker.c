@@ -385,6 +385,78 @@ static void feed_sum(struct fixture *f, uint32_t event, const uint64_t *user, ui
 	assert_int_equal(tracker_handle_record(f->t, buf, sizeof(*ae) + n_user * 8), 0);
 }
 
+/* --off-cpu with cfi, a thread switched out before its image's table:
+ * its stacks (a copy) then its time out (at the switch-in) make one
+ * off-CPU sum; a time whose number is not the stacks' is dropped and
+ * counted; a time of 0 (shorter than --off-cpu-min) makes none. */
+static void feed_offcpu_stack(struct fixture *f, uint64_t ip, uint32_t seq)
+{
+	struct collector_stack_sample_event se;
+
+	memset(&se, 0, sizeof(se));
+	se.sample.hdr.kind = COLLECTOR_EV_OFFCPU_STACK;
+	se.sample.hdr.ktime_ns = ktime_now();
+	se.sample.hdr.tgid = getpid();
+	se.sample.hdr.tid = gettid();
+	se.sample.user_ip = ip;
+	se.regs.ip = ip;
+	se.seq = seq;
+	assert_int_equal(tracker_handle_record(f->t, &se, sizeof(se)), 0);
+}
+
+static void feed_offcpu_done(struct fixture *f, uint32_t seq, uint64_t out_ns)
+{
+	struct collector_offcpu_done_event d;
+
+	memset(&d, 0, sizeof(d));
+	d.hdr.kind = COLLECTOR_EV_OFFCPU_DONE;
+	d.hdr.ktime_ns = ktime_now();
+	d.hdr.tgid = getpid();
+	d.hdr.tid = gettid();
+	d.out_ns = out_ns;
+	d.seq = seq;
+	assert_int_equal(tracker_handle_record(f->t, &d, sizeof(d)), 0);
+}
+
+static void test_offcpu_copy_then_time(void **state)
+{
+	struct fixture *f = *state;
+	const struct model_stack *s;
+
+	feed_offcpu_stack(f, (uint64_t)tt_leaf + 4, 7);
+	assert_int_equal(f->m.samples.len, 0);
+	feed_offcpu_done(f, 7, 123456789);
+	assert_int_equal(f->m.samples.len, 1);
+	assert_true(f->m.samples.items[0].weight == 123456789);
+	s = last_stack(f);
+	assert_int_equal(s->n_frames, 1);
+	assert_string_equal(frame_name(f, s, 0), "tt_leaf");
+	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_OFFCPU_STACKS_UNWOUND), 1);
+	/* its time came: a second one finds nothing kept */
+	feed_offcpu_done(f, 7, 5);
+	assert_int_equal(f->m.samples.len, 1);
+	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_OFFCPU_STACKS_DROPPED), 1);
+	/* another number than the stacks': both intervals lost one half */
+	feed_offcpu_stack(f, (uint64_t)tt_middle + 4, 9);
+	feed_offcpu_done(f, 11, 5);
+	assert_int_equal(f->m.samples.len, 1);
+	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_OFFCPU_STACKS_DROPPED), 3);
+	/* shorter than the minimum: kept no longer, counted nowhere */
+	feed_offcpu_stack(f, (uint64_t)tt_middle + 4, 13);
+	feed_offcpu_done(f, 13, 0);
+	assert_int_equal(f->m.samples.len, 1);
+	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_OFFCPU_STACKS_DROPPED), 3);
+	feed_offcpu_done(f, 13, 5);
+	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_OFFCPU_STACKS_DROPPED), 4);
+	/* two stacks in a row: the first lost its time */
+	feed_offcpu_stack(f, (uint64_t)tt_middle + 4, 15);
+	feed_offcpu_stack(f, (uint64_t)tt_outer + 4, 17);
+	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_OFFCPU_STACKS_DROPPED), 5);
+	feed_offcpu_done(f, 17, 42);
+	assert_int_equal(f->m.samples.len, 2);
+	assert_string_equal(frame_name(f, last_stack(f), 0), "tt_outer");
+}
+
 /* A sum of CPU samples is as many samples as it counts, its weight shared
  * to the last unit; a sum of an aggregated event (off-CPU) stays one. */
 static void test_sum_becomes_samples(void **state)
@@ -447,6 +519,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_garbage_caller_ends_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unmapped_leaf_read_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sum_becomes_samples, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_offcpu_copy_then_time, setup, teardown),
 	};
 
 	(void)tt_outer(1);

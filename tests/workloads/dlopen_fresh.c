@@ -5,12 +5,16 @@
  * (-O2, no frame pointers), dlopen()s it and spins in it for the rest
  * (main -> run_fresh -> fresh_a -> fresh_b -> fresh_c, the last three in
  * the library).  Its first samples there come before the profiler has a
- * table for it.
+ * table for it.  With "wait", it sleeps SECONDS in the library instead, as
+ * soon as it is loaded (main -> wait_fresh -> fresh_wait -> fresh_sleep ->
+ * nanosleep): switched out before the profiler has a table for it.
  * Usage: dlopen_fresh DIR [SECONDS of CPU time in the library, default 1]
+ *        dlopen_fresh DIR SECONDS wait
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -18,6 +22,7 @@
 static volatile unsigned long sink;
 
 static const char source[] =
+	"#include <time.h>\n"
 	"static volatile unsigned long lib_sink;\n"
 	"__attribute__((noinline)) void fresh_c(unsigned long n)\n"
 	"{\n"
@@ -35,6 +40,17 @@ static const char source[] =
 	"__attribute__((noinline)) void fresh_a(unsigned long n)\n"
 	"{\n"
 	"	fresh_b(n);\n"
+	"	__asm__ volatile(\"\" ::: \"memory\");\n"
+	"}\n"
+	"__attribute__((noinline)) void fresh_sleep(unsigned long ms)\n"
+	"{\n"
+	"	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };\n"
+	"	nanosleep(&ts, 0);\n"
+	"	__asm__ volatile(\"\" ::: \"memory\");\n"
+	"}\n"
+	"__attribute__((noinline)) void fresh_wait(unsigned long ms)\n"
+	"{\n"
+	"	fresh_sleep(ms);\n"
 	"	__asm__ volatile(\"\" ::: \"memory\");\n"
 	"}\n";
 
@@ -66,11 +82,18 @@ NOINLINE static void run_fresh(void (*fresh_a)(unsigned long), double seconds)
 	__asm__ volatile("" ::: "memory");
 }
 
+NOINLINE static void wait_fresh(void (*fresh_wait)(unsigned long), double seconds)
+{
+	fresh_wait((unsigned long)(seconds * 1000));
+	__asm__ volatile("" ::: "memory");
+}
+
 int main(int argc, char **argv)
 {
 	char src[4096], lib[4096], cmd[3 * 4096];
 	double seconds = argc > 2 ? atof(argv[2]) : 1;
 	void (*fresh_a)(unsigned long);
+	int wait;
 	FILE *f;
 	void *h;
 
@@ -97,11 +120,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dlopen_fresh: %s\n", dlerror());
 		return 1;
 	}
-	fresh_a = (void (*)(unsigned long))dlsym(h, "fresh_a");
+	wait = argc > 3 && !strcmp(argv[3], "wait");
+	fresh_a = (void (*)(unsigned long))dlsym(h, wait ? "fresh_wait" : "fresh_a");
 	if (!fresh_a) {
 		fprintf(stderr, "dlopen_fresh: %s\n", dlerror());
 		return 1;
 	}
-	run_fresh(fresh_a, seconds);
+	if (wait)
+		wait_fresh(fresh_a, seconds);
+	else
+		run_fresh(fresh_a, seconds);
 	return 0;
 }

@@ -48,7 +48,6 @@ struct offcpu_state {
 	u32 pad;
 };
 
-
 /* By thread id, preallocated: task storage made at switch-out could not
  * be had at times under load (its per-CPU lock is shared by every BPF
  * program that uses task storage), and the time out was then lost
@@ -73,11 +72,10 @@ __noinline int offcpu_stack_copy(u32 tgid, u32 tid, u32 nk, u32 seq)
 	struct task_struct *task = bpf_get_current_task_btf();
 	u32 cpu = bpf_get_smp_processor_id(), slot = OFFCPU_SCRATCH;
 	struct collector_stack_sample_event *e;
-	struct stack_copy_loop copy;
 	struct sample_scratch *ks;
 	struct stack_scratch *sc;
 	struct pt_regs *regs;
-	u64 len, size;
+	u64 size;
 
 	sc = bpf_map_lookup_elem(&scratch, &cpu);
 	ks = bpf_map_lookup_elem(&sample_scratch, &slot);
@@ -98,20 +96,8 @@ __noinline int offcpu_stack_copy(u32 tgid, u32 tid, u32 nk, u32 seq)
 	read_user_regs(&e->regs, regs);
 	e->sample.user_ip = e->regs.ip;
 	e->seq = seq;
-	copy.sc = sc;
-	sc->copy.nk = nk;
-	sc->copy.addr = e->regs.sp;
-	sc->copy.len = 0;
-	sc->copy.read = 0;
-	if (sc->copy.addr)
-		bpf_loop(COLLECTOR_MAX_STACK_COPY / 4096 + 1, stack_copy_page, &copy, 0);
-	len = sc->copy.read;
-	stack_patch_uretprobes(sc, e->regs.sp);
-	e->stack_len = len;
-	if (len > COLLECTOR_MAX_STACK_COPY)
-		return -1;
-	size = sizeof(*e) + nk * sizeof(u64) + len;
-	if (size > sizeof(*sc))
+	size = stack_copy_user(sc, nk);
+	if (!size)
 		return -1;
 	return bpf_ringbuf_output(&events, sc, size, submit_flags()) ? -1 : 0;
 }

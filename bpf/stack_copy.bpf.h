@@ -127,6 +127,36 @@ __noinline int stack_patch_uretprobes(struct stack_scratch *sc, u64 sp)
 	return 0;
 }
 
+/*
+ * The top of the user stack from the record's sp (sc->e.regs, set), page
+ * by page right after its nk kernel frames: a copy that reaches an
+ * unmapped page keeps what it read, with its real length (sc->e.stack_len),
+ * the return addresses pending uretprobes replaced put back.  The record's
+ * size, or 0 when it does not fit.  For stack_sample() and the off-CPU
+ * copies (offcpu.bpf.h).
+ */
+static __always_inline u64 stack_copy_user(struct stack_scratch *sc, u32 nk)
+{
+	struct stack_copy_loop copy = { .sc = sc };
+	u64 len, size;
+
+	sc->copy.nk = nk;
+	sc->copy.addr = sc->e.regs.sp;
+	sc->copy.len = 0;
+	sc->copy.read = 0;
+	if (sc->copy.addr)
+		bpf_loop(COLLECTOR_MAX_STACK_COPY / 4096 + 1, stack_copy_page, &copy, 0);
+	len = sc->copy.read;
+	stack_patch_uretprobes(sc, sc->e.regs.sp);
+	if (len < stack_bytes && sc->copy.addr)
+		count(COLLECTOR_CNT_STACK_COPY_SHORT);
+	sc->e.stack_len = len;
+	if (len > COLLECTOR_MAX_STACK_COPY)
+		return 0;
+	size = sizeof(sc->e) + nk * sizeof(u64) + len;
+	return size > sizeof(*sc) ? 0 : size;
+}
+
 /* --call-graph dwarf: user registers and the top of the user stack (and,
  * with cfi, a sample before its image's table).  A global function: the
  * verifier checks it once, not at each of its calls. */
@@ -135,17 +165,15 @@ __noinline int stack_sample(struct bpf_perf_event_data *ctx, u32 tgid, u32 tid, 
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct collector_stack_sample_event *e;
-	u32 cpu = bpf_get_smp_processor_id(), len = 0, nk = 0;
-	struct stack_copy_loop copy;
+	u32 cpu = bpf_get_smp_processor_id(), nk = 0;
 	struct stack_scratch *sc;
-	u64 addr, size;
+	u64 size;
 
 	if (!ctx)
 		return 0;
 	sc = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!sc)
 		return 0;
-	copy.sc = sc;
 	e = &sc->e;
 	fill_sample(&e->sample, ctx, task, COLLECTOR_EV_SAMPLE_STACK, tgid, tid, ip, kernel_mode);
 	e->stack_len = 0;
@@ -171,25 +199,8 @@ __noinline int stack_sample(struct bpf_perf_event_data *ctx, u32 tgid, u32 tid, 
 		e->regs.r15 = ctx->regs.r15;
 	}
 	e->sample.user_ip = e->regs.ip;
-
-	/* Page by page from sp, right after the kernel frames: a copy that
-	 * reaches an unmapped page keeps what it read, with its real length. */
-	sc->copy.nk = nk;
-	sc->copy.addr = e->regs.sp;
-	sc->copy.len = 0;
-	sc->copy.read = 0;
-	if (sc->copy.addr)
-		bpf_loop(COLLECTOR_MAX_STACK_COPY / 4096 + 1, stack_copy_page, &copy, 0);
-	len = sc->copy.read;
-	stack_patch_uretprobes(sc, e->regs.sp);
-	addr = sc->copy.addr;
-	if (len < stack_bytes && addr)
-		count(COLLECTOR_CNT_STACK_COPY_SHORT);
-	e->stack_len = len;
-	if (len > COLLECTOR_MAX_STACK_COPY)
-		return 0;
-	size = sizeof(*e) + nk * sizeof(u64) + len;
-	if (size > sizeof(*sc))
+	size = stack_copy_user(sc, nk);
+	if (!size)
 		return 0;
 	if (bpf_ringbuf_output(&events, sc, size, submit_flags()) != 0)
 		sample_lost(e->sample.event);

@@ -129,23 +129,16 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 		}
 		break;
 	case COLLECTOR_EV_SAMPLE_STACK:
-		if (size >= sizeof(struct collector_stack_sample_event)) {
-			const struct collector_stack_sample_event *se = data;
-
-			if ((size_t)se->sample.n_kernel * sizeof(uint64_t) + se->stack_len <=
-			    size - sizeof(*se)) {
-				trk_handle_stack_sample(t, se);
-				return 0;
-			}
-		}
-		break;
 	case COLLECTOR_EV_OFFCPU_STACK:
 		if (size >= sizeof(struct collector_stack_sample_event)) {
 			const struct collector_stack_sample_event *se = data;
 
 			if ((size_t)se->sample.n_kernel * sizeof(uint64_t) + se->stack_len <=
 			    size - sizeof(*se)) {
-				trk_handle_offcpu_stack(t, se);
+				if (h->kind == COLLECTOR_EV_SAMPLE_STACK)
+					trk_handle_stack_sample(t, se);
+				else
+					trk_handle_offcpu_stack(t, se);
 				return 0;
 			}
 		}

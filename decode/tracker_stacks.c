@@ -442,11 +442,15 @@ int trk_unwind_copy(struct tracker *t, uint32_t process,
 		.ip = se->regs.ip, .sp = se->regs.sp, .bp = se->regs.bp, .bx = se->regs.bx,
 		.r12 = se->regs.r12, .r13 = se->regs.r13, .r14 = se->regs.r14, .r15 = se->regs.r15,
 	};
+	/* a sample's stack copy is counted for the summary's figures per
+	 * sample (an off-CPU interval's apart, by tracker_offcpu.c) */
+	bool sample = e->hdr.kind == COLLECTOR_EV_SAMPLE_STACK;
 	uint64_t t0;
 	int n;
 
 	*complete = false;
-	t->stack_record_bytes += sizeof(*se) + se->stack_len;
+	if (sample)
+		t->stack_record_bytes += sizeof(*se) + se->stack_len;
 	if (!regs.ip) /* a kernel thread */
 		return 0;
 	ips[0] = regs.ip;
@@ -471,9 +475,10 @@ int trk_unwind_copy(struct tracker *t, uint32_t process,
 		    !user_mapping(t, process, ips[n - 1] - 1, e->hdr.ktime_ns))
 			break;
 	}
-	t->unwind_ns += monotonic_ns() - t0;
-	/* the samples' (the off-CPU intervals' are counted apart) */
-	t->unwinds += e->hdr.kind == COLLECTOR_EV_SAMPLE_STACK;
+	if (sample) {
+		t->unwind_ns += monotonic_ns() - t0;
+		t->unwinds++;
+	}
 	if (n <= 0) {
 		ips[0] = regs.ip;
 		n = 1;

@@ -745,8 +745,7 @@ int symtab_build(struct symtab *t, const struct elf_file *f, Elf_Scn *scn)
 			}
 			continue;
 		}
-		t->syms[out] = *e;
-		t->syms[out++].n_tied = 0;
+		t->syms[out++] = *e;
 	}
 	t->n = out;
 	for (size_t i = 0; i + 1 < t->n; i++) {

@@ -433,6 +433,17 @@ void trk_handle_agg_sample(struct tracker *t, const struct collector_agg_sample_
 
 /* --call-graph dwarf: unwind the user stack from the registers and the
  * stack copy with the CFI of the mapped images. */
+/* Whether the maps, read again, list a caller among ips[1..n) that they
+ * did not. */
+static bool reread_for_caller(struct tracker *t, uint32_t process, const uint64_t *ips, int n,
+			      uint64_t ktime)
+{
+	for (int i = 1; i < n; i++)
+		if (!model_find_mapping(t->m, process, ips[i] - 1))
+			return user_mapping(t, process, ips[i] - 1, ktime) != NULL;
+	return false;
+}
+
 int trk_unwind_copy(struct tracker *t, uint32_t process,
 		    const struct collector_stack_sample_event *se, uint64_t *ips, bool *complete)
 {
@@ -467,12 +478,12 @@ int trk_unwind_copy(struct tracker *t, uint32_t process,
 				    ps->maps_version, ps->umaps, ps->n_umaps, &regs,
 				    (const uint8_t *)(se + 1) + e->n_kernel * sizeof(uint64_t),
 				    se->stack_len, ips, COLLECTOR_MAX_STACK_DEPTH, complete);
-		/* stopped at a caller in no known mapping: one made since
-		 * (a library dlopen'ed, whose function called the one that
-		 * blocked or was sampled): the maps read again, and the
-		 * stack unwound again when they list it now */
-		if (n <= 1 || *complete || model_find_mapping(t->m, process, ips[n - 1] - 1) ||
-		    !user_mapping(t, process, ips[n - 1] - 1, e->hdr.ktime_ns))
+		/* a caller in no known mapping: one made since (a library
+		 * dlopen'ed, whose function called the one that blocked or
+		 * was sampled), stepped through by frame pointer: the maps
+		 * read again, and the stack unwound again when they list it
+		 * now */
+		if (pass || n <= 1 || !reread_for_caller(t, process, ips, n, e->hdr.ktime_ns))
 			break;
 	}
 	if (sample) {

@@ -134,6 +134,21 @@ static bool has_debug_frame(const char *path)
 	return found;
 }
 
+bool unw_debug_file_has_debug_frame(const uint8_t *id, size_t len)
+{
+	/* where dwfl_build_id_find_debuginfo looks by default */
+	char path[64 + 2 * 256];
+	int off;
+
+	if (len < 2)
+		return false;
+	off = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (size_t i = 1; i < len && i < 256; i++)
+		off += snprintf(path + off, sizeof(path) - off, "%02x", id[i]);
+	snprintf(path + off, sizeof(path) - off, ".debug");
+	return has_debug_frame(path);
+}
+
 /*
  * Separate debug files are looked up locally by build-id only: the
  * standard lookup may ask a debuginfod server, and a profiler must not
@@ -157,17 +172,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	GElf_Addr id_vaddr;
 	int len = dwfl_module_build_id(mod, &id, &id_vaddr);
 
-	if (len > 1) {
-		/* where dwfl_build_id_find_debuginfo looks by default */
-		char path[64 + 2 * 256];
-		int off = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
-
-		for (int i = 1; i < len && i < 256; i++)
-			off += snprintf(path + off, sizeof(path) - off, "%02x", id[i]);
-		snprintf(path + off, sizeof(path) - off, ".debug");
-		if (!has_debug_frame(path))
-			return -1;
-	}
+	if (len > 1 && !unw_debug_file_has_debug_frame(id, len))
+		return -1;
 	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 					    debuglink_file, debuglink_crc, debuginfo_file_name);
 }

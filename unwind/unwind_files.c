@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "unwind/cfi_fde.h"
+#include "unwind/cfi_table.h"
 
 /* Files kept open at once; past that, rules come through libdw. */
 #define RULE_FILES_MAX 512
@@ -27,6 +28,7 @@ struct rule_file {
 	struct cfi_fde_index fdes;
 	uint8_t state;  /* FILE_UNTRIED, FILE_READY, FILE_FAILED */
 	bool used;      /* since unwinder_release_files() */
+	bool debug_frame; /* it or its debug file has one: libdw's CFI where .eh_frame has none */
 };
 
 enum { FILE_UNTRIED = 0, FILE_READY, FILE_FAILED };
@@ -80,6 +82,9 @@ static struct rule_file *rule_file(struct unwinder *u, uint32_t number, const ch
 				 * rule reads one FDE */
 				if (!rf->fdes.rows)
 					elf_file_release_pages(&rf->f);
+				rf->debug_frame = cfi_has_debug_frame(&rf->f) ||
+						  unw_debug_file_has_debug_frame(rf->f.build_id,
+										 rf->f.build_id_len);
 				rf->state = FILE_READY;
 			} else {
 				cfi_fde_index_close(&rf->fdes);
@@ -90,8 +95,8 @@ static struct rule_file *rule_file(struct unwinder *u, uint32_t number, const ch
 	return rf->state == FILE_READY ? rf : NULL;
 }
 
-bool unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64_t off,
-		   struct cfi_rule *rule)
+enum file_rule unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64_t off,
+			     struct cfi_rule *rule)
 {
 	struct rule_file *rf = rule_file(u, number, path);
 	struct rule_at at = { .rule = rule };
@@ -99,7 +104,7 @@ bool unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64
 	bool in_load = false;
 
 	if (!rf)
-		return false;
+		return FILE_RULE_UNKNOWN;
 	/* the file offset as the link-time address the FDEs use */
 	for (size_t i = 0; i < rf->f.n_loads && !in_load; i++) {
 		const struct elf_segment *s = &rf->f.loads[i];
@@ -109,10 +114,14 @@ bool unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64
 			in_load = true;
 		}
 	}
-	if (!in_load || !cfi_fde_index_find(&rf->fdes, at.addr, &fde))
-		return false;
+	if (!in_load)
+		return FILE_RULE_UNKNOWN;
+	if (!cfi_fde_index_find(&rf->fdes, at.addr, &fde))
+		return rf->debug_frame ? FILE_RULE_UNKNOWN : FILE_RULE_NONE;
 	/* -ENOTSUP (a signal frame, an expression): libdw's to answer */
-	return cfi_fde_rows(&fde.fdes, &fde.fde, at.addr + 1, take_rule, &at) >= 0 && at.found;
+	return cfi_fde_rows(&fde.fdes, &fde.fde, at.addr + 1, take_rule, &at) >= 0 && at.found
+		       ? FILE_RULE_FOUND
+		       : FILE_RULE_UNKNOWN;
 }
 
 void unwinder_release_files(struct unwinder *u)

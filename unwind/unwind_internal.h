@@ -188,14 +188,22 @@ struct unwinder {
  * read outside the stack copy.  0 or a negative errno. */
 int unw_need_dwfl(struct unwinder *u, struct unwind_proc *p);
 
+/* Whether the separate debug file of build-id id[0..len) (where libdw
+ * looks for it by default) has a .debug_frame: the one part of it that
+ * libdw's unwinder is given (unwind_dwfl.c). */
+bool unw_debug_file_has_debug_frame(const uint8_t *id, size_t len);
+
 /* unwind_files.c */
 struct rule_file;
 /* The rule at file offset off of the file of number (>
- * FILE_NUMBER_VDSO), which path opens, from its .eh_frame without libdw;
- * false where this cannot answer (no FDE, one the interpreter leaves to
- * libdw, a file it cannot read). */
-bool unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64_t off,
-		   struct cfi_rule *rule);
+ * FILE_NUMBER_VDSO), which path opens, from its .eh_frame without libdw:
+ * FILE_RULE_FOUND with it in *rule; FILE_RULE_NONE where the file has no
+ * FDE for that code (ld.so's _start, code written in assembler without
+ * CFI) and neither it nor its debug file has a .debug_frame; FILE_RULE_UNKNOWN where this cannot answer (an FDE the
+ * interpreter leaves to libdw, a file it cannot read). */
+enum file_rule { FILE_RULE_FOUND, FILE_RULE_NONE, FILE_RULE_UNKNOWN };
+enum file_rule unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64_t off,
+			     struct cfi_rule *rule);
 void unw_files_free(struct unwinder *u);
 /* How many files' FDE lists are held. */
 uint64_t unw_files_open(const struct unwinder *u);

@@ -214,7 +214,9 @@ static void test_garbage(void **state)
 	run_free(&r);
 }
 
-/* No usable mapping (anonymous only, missing files): the PC alone. */
+/* No usable mapping (anonymous only, missing files): the PC alone; in
+ * anonymous memory (JIT code) a frame-pointer step, without a Dwfl; in a
+ * file, libdw tries, and counts the files it could not use. */
 static void test_no_images(void **state)
 {
 	struct unwinder *u = unwinder_new();
@@ -239,6 +241,13 @@ static void test_no_images(void **state)
 	assert_int_equal(unwinder_unwind(u, 7, 1, maps, 5, &regs, stack, sizeof(stack), ips, 4,
 					 &complete), 1);
 	assert_int_equal(ips[0], 0x400100);
+	assert_false(complete);
+	unwinder_get_stats(u, &st);
+	assert_int_equal(st.dwfl_builds, 0);
+	regs.ip = 0x401100;
+	assert_int_equal(unwinder_unwind(u, 7, 1, maps, 5, &regs, stack, sizeof(stack), ips, 4,
+					 &complete), 1);
+	assert_int_equal(ips[0], 0x401100);
 	assert_false(complete);
 	assert_int_equal(unwinder_unwind(u, 7, 1, NULL, 0, &regs, stack, sizeof(stack), ips, 0,
 					 &complete), 0);
@@ -330,16 +339,19 @@ static void test_rules_shared_and_rebuilds(void **state)
 }
 
 /*
- * Memory outside the stack copy is read from the mapped file: with sp
- * pointing into the program's own first mapping and no stack copy, the
- * return address at capture_here's label (where it is at [sp]) must be the
- * 8 bytes of the file at that mapping's offset.
+ * Memory outside the stack copy: the cached rules read none (registers
+ * are saved on the stack, in no file) and build no Dwfl for it; libdw's
+ * walk reads it from the mapped file.  With sp pointing into the
+ * program's own first mapping and no stack copy, the return address at
+ * capture_here's label (where it is at [sp]) is the PC alone for the
+ * first, and the 8 bytes of the file at that mapping's offset for libdw.
  */
 static void test_reads_image_memory(void **state)
 {
 	struct unwinder *u = unwinder_new();
 	const struct unwind_mapping *m = NULL;
 	uint64_t ips[MAX_FRAMES], expect, ra;
+	struct unwinder_stats st;
 	struct unwind_regs regs;
 	struct run r;
 	bool complete;
@@ -365,6 +377,13 @@ static void test_reads_image_memory(void **state)
 	close(fd);
 	n = unwinder_unwind(u, 4242, 1, r.maps, r.n_maps, &regs, NULL, 0, ips, MAX_FRAMES,
 			    &complete);
+	assert_int_equal(n, 1);
+	assert_false(complete);
+	unwinder_get_stats(u, &st);
+	assert_int_equal(st.dwfl_builds, 0);
+	unwinder_use_rule_cache(u, false);
+	n = unwinder_unwind(u, 4242, 1, r.maps, r.n_maps, &regs, NULL, 0, ips, MAX_FRAMES,
+			    &complete);
 	assert_true(n >= 2);
 	assert_int_equal(ips[1], expect);
 	assert_false(complete);
@@ -374,6 +393,80 @@ static void test_reads_image_memory(void **state)
 			    &complete);
 	assert_int_equal(n, 1);
 	assert_false(complete);
+	unwinder_free(u);
+	run_free(&r);
+}
+
+/*
+ * Code without CFI in a file (the dynamic loader's _start, its entry
+ * point, on Debian) is stepped by frame pointer, as the BPF walker steps
+ * it, without a Dwfl: the return address above the saved frame pointer is
+ * the caller, and a frame pointer of 0 (the outermost frame's) ends the
+ * walk there.  Skipped where this loader has an FDE at its entry.
+ */
+static void test_no_fde_frame_pointer(void **state)
+{
+	struct unwinder *u = unwinder_new();
+	const struct unwind_mapping *ld = NULL;
+	uint64_t ips[MAX_FRAMES], full[MAX_FRAMES], entry = 0, stack[4];
+	struct unwinder_stats st;
+	struct unwind_regs regs;
+	Dwarf_Frame *frame = NULL;
+	Dwarf_CFI *eh;
+	GElf_Ehdr eh_hdr;
+	struct run r;
+	bool complete, has_fde;
+	Elf *elf;
+	int fd, n, n_full;
+
+	(void)state;
+	run_chain(&r, "build/unwind/chain-eh", "leaf", NULL);
+	n_full = unwind_cap(u, &r, &r.caps[0], r.caps[0].len, full, &complete);
+	assert_true(n_full > 2);
+	for (size_t i = 0; i < r.n_maps && !ld; i++)
+		if (strstr(r.maps[i].path, "ld-linux") && r.maps[i].pgoff == 0)
+			ld = &r.maps[i];
+	assert_non_null(ld);
+	fd = open(ld->path, O_RDONLY);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_non_null(gelf_getehdr(elf, &eh_hdr));
+	entry = eh_hdr.e_entry;
+	eh = dwarf_getcfi_elf(elf);
+	has_fde = eh && dwarf_cfi_addrframe(eh, entry + 1, &frame) == 0;
+	free(frame);
+	if (eh)
+		dwarf_cfi_end(eh);
+	elf_end(elf);
+	close(fd);
+	if (has_fde) {
+		unwinder_free(u);
+		run_free(&r);
+		skip();
+	}
+	/* the loader's first mapping starts at its link-time address 0 */
+	regs = r.caps[0].regs;
+	regs.ip = ld->start + entry + 1;
+	regs.sp = 0x7ffd0000;
+	regs.bp = regs.sp + 8;
+	stack[0] = 0;
+	stack[1] = 0;       /* the saved frame pointer: the outermost */
+	stack[2] = full[1]; /* the return address above it */
+	stack[3] = 0;
+	n = unwinder_unwind(u, 4343, 1, r.maps, r.n_maps, &regs, (const uint8_t *)stack,
+			    sizeof(stack), ips, MAX_FRAMES, &complete);
+	assert_true(n >= 2);
+	assert_int_equal(ips[0], regs.ip);
+	assert_int_equal(ips[1], full[1]);
+	/* the outermost frame pointer: nothing above it */
+	regs.bp = 0;
+	n = unwinder_unwind(u, 4343, 1, r.maps, r.n_maps, &regs, (const uint8_t *)stack,
+			    sizeof(stack), ips, MAX_FRAMES, &complete);
+	assert_int_equal(n, 1);
+	assert_false(complete);
+	unwinder_get_stats(u, &st);
+	assert_int_equal(st.dwfl_builds, 0);
 	unwinder_free(u);
 	run_free(&r);
 }
@@ -539,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_rules_shared_and_rebuilds),
 		cmocka_unit_test(test_reads_image_memory),
 		cmocka_unit_test(test_prepare_then_file_gone),
+		cmocka_unit_test(test_no_fde_frame_pointer),
 	};
 
 	elf_version(EV_CURRENT);

@@ -23,8 +23,8 @@
  * A reading is procmaps_read_exec's: the kernel lists the executable
  * mappings alone (PROCMAP_QUERY), 7x cheaper than its text of them all.
  *
- * The store holds MAPS_STORE_SLOTS processes, the least recently read
- * making room; its functions lock it.
+ * The store holds MAPS_STORE_SLOTS processes, the one first put the
+ * longest ago making room; its functions lock it.
  */
 #ifndef COLLECTOR_MAPS_STORE_H
 #define COLLECTOR_MAPS_STORE_H

@@ -113,22 +113,33 @@ static void test_read_shared(void **state)
 	maps_store_free(s);
 }
 
-/* MAPS_STORE_SLOTS + 1 processes: the first read is the one gone. */
-static void test_least_recent_gives_way(void **state)
+/* MAPS_STORE_SLOTS + 1 processes: the first put is the one gone; one put
+ * again keeps its slot, with the newer reading. */
+static void test_first_put_gives_way(void **state)
 {
 	struct maps_store *s = maps_store_new();
 	struct procmaps in, out;
+	uint64_t when = 0;
 
 	(void)state;
 	make_maps(&in, 1, "/bin/x");
 	for (pid_t pid = 1; pid <= MAPS_STORE_SLOTS + 1; pid++)
 		maps_store_put(s, pid, 1000 + (uint64_t)pid, &in);
+	maps_store_put(s, 5, 9000, &in);
 	procmaps_free(&in);
 	assert_int_equal(maps_store_get(s, 1, 0, &out, NULL), -ENOENT);
 	for (pid_t pid = 2; pid <= MAPS_STORE_SLOTS + 1; pid++) {
-		assert_int_equal(maps_store_get(s, pid, 0, &out, NULL), 0);
+		assert_int_equal(maps_store_get(s, pid, 0, &out, &when), 0);
+		assert_int_equal(when, pid == 5 ? 9000 : 1000 + (uint64_t)pid);
 		procmaps_free(&out);
 	}
+	/* the next new pid takes the slot put first after pid 1's */
+	make_maps(&in, 1, "/bin/y");
+	maps_store_put(s, 99999, 1, &in);
+	procmaps_free(&in);
+	assert_int_equal(maps_store_get(s, 2, 0, &out, NULL), -ENOENT);
+	assert_int_equal(maps_store_get(s, 99999, 0, &out, NULL), 0);
+	procmaps_free(&out);
 	maps_store_free(s);
 }
 
@@ -170,7 +181,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_put_get),
 		cmocka_unit_test(test_read_shared),
-		cmocka_unit_test(test_least_recent_gives_way),
+		cmocka_unit_test(test_first_put_gives_way),
 		cmocka_unit_test(test_threads),
 	};
 

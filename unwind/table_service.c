@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 struct unwind_service *unwind_service_new(const struct unwind_maps *maps,
 					  struct table_cache *cache)
@@ -224,19 +226,22 @@ static bool work(struct unwind_service *us, uint64_t budget_ns)
 
 /* Images built between two looks at the requests, at most (and one image). */
 #define WORK_SLICE_NS 20000000ULL
-/* How long the thread sleeps with nothing to do, at most: the time
- * unwind_service_stop may wait for it. */
-#define IDLE_WAIT_MS 50
-
+/* With nothing to do the thread sleeps until a request or the stop: a
+ * wake-up every 50 ms to look at the stop flag was 0.07% of a core, 70%
+ * of the collector's CPU in user space on a -p run at 999 Hz (and twice
+ * bpftrace's). */
 static void *worker(void *arg)
 {
 	struct unwind_service *us = arg;
-	struct pollfd pfd = { .fd = us->maps.ops->requests_fd(us->maps.maps), .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = us->maps.ops->requests_fd(us->maps.maps), .events = POLLIN },
+		{ .fd = us->stop_fd, .events = POLLIN },
+	};
 	bool left = true; /* the -p processes, at once */
 
 	while (!us->stop) {
 		if (!left)
-			poll(&pfd, 1, IDLE_WAIT_MS);
+			poll(pfd, 2, -1);
 		left = work(us, WORK_SLICE_NS);
 	}
 	return NULL;
@@ -247,8 +252,17 @@ int unwind_service_start(struct unwind_service *us)
 	int err;
 
 	us->stop = false;
+	us->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (us->stop_fd < 0) {
+		err = errno;
+		fprintf(stderr, "collector: cannot start the unwind tables' thread: %s\n",
+			strerror(err));
+		return -err;
+	}
 	err = pthread_create(&us->thread, NULL, worker, us);
 	if (err) {
+		close(us->stop_fd);
+		us->stop_fd = -1;
 		fprintf(stderr, "collector: cannot start the unwind tables' thread: %s\n",
 			strerror(err));
 		return -err;
@@ -262,7 +276,12 @@ void unwind_service_stop(struct unwind_service *us)
 	if (!us || !us->running)
 		return;
 	us->stop = true;
+	if (eventfd_write(us->stop_fd, 1) != 0)
+		fprintf(stderr, "collector: cannot wake the unwind tables' thread: %s\n",
+			strerror(errno));
 	pthread_join(us->thread, NULL);
+	close(us->stop_fd);
+	us->stop_fd = -1;
 	us->running = false;
 }
 

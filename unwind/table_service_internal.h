@@ -94,6 +94,7 @@ struct unwind_service {
 	pthread_t thread;
 	bool running;
 	volatile bool stop;
+	int stop_fd;               /* an eventfd: unwind_service_stop wakes the thread */
 };
 
 /* The key of the vDSO, which no file holds. */

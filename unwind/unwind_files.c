@@ -124,6 +124,28 @@ enum file_rule unw_file_rule(struct unwinder *u, uint32_t number, const char *pa
 		       : FILE_RULE_UNKNOWN;
 }
 
+bool unw_file_word(struct unwinder *u, uint32_t number, const char *path, uint64_t off,
+		   uint64_t *out)
+{
+	struct rule_file *rf = rule_file(u, number, path);
+
+	if (!rf)
+		return false;
+	/* what libdw's memory callback reads (unwind_dwfl.c's read_image):
+	 * the file's bytes of a PT_LOAD segment */
+	for (size_t i = 0; i < rf->f.n_loads; i++) {
+		const struct elf_segment *s = &rf->f.loads[i];
+
+		if (off < s->offset || off - s->offset >= s->filesz ||
+		    s->filesz - (off - s->offset) < sizeof(*out) || off > rf->f.size ||
+		    rf->f.size - off < sizeof(*out))
+			continue;
+		memcpy(out, (const uint8_t *)rf->f.map + off, sizeof(*out));
+		return true;
+	}
+	return false;
+}
+
 void unwinder_release_files(struct unwinder *u)
 {
 	for (size_t k = 0; u && k < u->n_rule_files; k++) {

@@ -204,6 +204,10 @@ struct rule_file;
 enum file_rule { FILE_RULE_FOUND, FILE_RULE_NONE, FILE_RULE_UNKNOWN };
 enum file_rule unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64_t off,
 			     struct cfi_rule *rule);
+/* The 8 bytes at file offset off of the file of number (> FILE_NUMBER_VDSO),
+ * when a PT_LOAD segment holds them there; false otherwise. */
+bool unw_file_word(struct unwinder *u, uint32_t number, const char *path, uint64_t off,
+		   uint64_t *out);
 void unw_files_free(struct unwinder *u);
 /* How many files' FDE lists are held. */
 uint64_t unw_files_open(const struct unwinder *u);

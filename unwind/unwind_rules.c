@@ -164,11 +164,14 @@ static uint64_t rule_key(struct unwinder *u, struct unwind_proc *p, uint64_t pc,
 }
 
 /* The rule of a frame that keeps the frame-pointer chain: the CFA 16
- * above the saved rbp, the return address just below it. */
+ * above the saved rbp, the return address just below it, the caller's
+ * rsp the CFA; no other register known (as libdw's fallback leaves them). */
 static void frame_pointer_rule(struct cfi_rule *r)
 {
 	*r = (struct cfi_rule){ .kind = CFI_RULE_REGS, .ra = CFI_REG_RIP,
 				.cfa_reg = CFI_REG_RBP, .cfa_off = 16 };
+	r->reg[CFI_REG_RSP].how = CFI_HOW_VALUE;
+	r->reg[CFI_REG_RSP].off = 0;
 	r->reg[CFI_REG_RBP].how = CFI_HOW_AT;
 	r->reg[CFI_REG_RBP].off = -16;
 	r->reg[CFI_REG_RIP].how = CFI_HOW_AT;
@@ -176,8 +179,8 @@ static void frame_pointer_rule(struct cfi_rule *r)
 }
 
 /* The cached rule for `pc`, computed on first use: from the file's own
- * .eh_frame (unwind_files.c), a frame-pointer step where no CFI or no file
- * covers it, else through p's Dwfl (built then if it is not yet); NULL
+ * .eh_frame (unwind_files.c), a frame-pointer step where the file has no
+ * CFI for it, else through p's Dwfl (built then if it is not yet); NULL
  * without memory or without a Dwfl. */
 static const struct frame_rule *get_rule(struct unwinder *u, struct unwind_proc *p, uint64_t pc)
 {
@@ -193,19 +196,12 @@ static const struct frame_rule *get_rule(struct unwinder *u, struct unwind_proc 
 	r = key ? rule_cache_find_hashed(&u->rules, h, &key) : NULL;
 	if (r)
 		return r;
-	if (key)
-		got = unw_file_rule(u, number, p->file_paths[map], off, &rule);
-	else if (map == SIZE_MAX || !p->maps[map].path || p->maps[map].path[0] != '/')
-		got = FILE_RULE_NONE; /* JIT code, or a mapping made since */
-	else
-		got = FILE_RULE_UNKNOWN;
+	got = key ? unw_file_rule(u, number, p->file_paths[map], off, &rule) : FILE_RULE_UNKNOWN;
 	if (got == FILE_RULE_NONE) {
 		/* a frame-pointer step, as the BPF walker takes there and as
 		 * libdw's own fallback would: ld.so's _start has no FDE, and
-		 * a process's first copies come before it maps its
-		 * libraries; each such copy had a Dwfl built for it (70 in
-		 * 30 s under a build loop, -a -F 99; 10 after, and 32 us per
-		 * copy unwound instead of 53-140) */
+		 * each copy of a sample in its _dl_start had a Dwfl built
+		 * for it */
 		frame_pointer_rule(&rule);
 	} else if (got == FILE_RULE_UNKNOWN) {
 		if (unw_need_dwfl(u, p) != 0)
@@ -229,18 +225,25 @@ static const struct frame_rule *get_rule(struct unwinder *u, struct unwind_proc 
 	return r;
 }
 
-/* A word of the stack copy.  A simple rule's registers are saved at
- * offsets of the CFA, on the stack: a word outside the copy is in no file
- * either, and is not looked for through a Dwfl (which reads the files
- * only), built for nothing at the end of a copy shorter than the stack
- * or at an outermost frame pointer of 0 (ld.so's _start). */
-static inline bool read_word(struct unwind_proc *p, uint64_t addr, Dwarf_Word *out)
+/* A word of the stack copy, else of a mapped file, read as libdw's
+ * memory callback reads it but without a Dwfl, which was built for that
+ * read alone before: at the end of a copy shorter than the stack, or
+ * above an outermost frame pointer of 0 (ld.so's _start). */
+static bool read_word(struct unwinder *u, struct unwind_proc *p, uint64_t addr, Dwarf_Word *out)
 {
-	uint64_t off = addr - p->regs->sp;
+	uint64_t off = addr - p->regs->sp, key, w;
+	uint32_t number;
+	size_t map;
 
-	if (addr < p->regs->sp || p->stack_len < sizeof(*out) || off > p->stack_len - sizeof(*out))
+	if (addr >= p->regs->sp && p->stack_len >= sizeof(*out) &&
+	    off <= p->stack_len - sizeof(*out)) {
+		memcpy(out, p->stack + off, sizeof(*out));
+		return true;
+	}
+	key = rule_key(u, p, addr, &map, &number, &off);
+	if (!key || !unw_file_word(u, number, p->file_paths[map], off, &w))
 		return false;
-	memcpy(out, p->stack + off, sizeof(*out));
+	*out = w;
 	return true;
 }
 
@@ -288,7 +291,7 @@ size_t unw_walk_rules(struct unwinder *u, struct unwind_proc *p, bool *complete)
 
 			if (r->saved[i].value) {
 				reg[k] = addr;
-			} else if (read_word(p, addr, &w)) {
+			} else if (read_word(u, p, addr, &w)) {
 				reg[k] = w;
 			} else {
 				continue;

@@ -431,8 +431,6 @@ void trk_handle_agg_sample(struct tracker *t, const struct collector_agg_sample_
 	}
 }
 
-/* --call-graph dwarf: unwind the user stack from the registers and the
- * stack copy with the CFI of the mapped images. */
 /* Whether the maps, read again, list a caller among ips[1..n) that they
  * did not. */
 static bool reread_for_caller(struct tracker *t, uint32_t process, const uint64_t *ips, int n,
@@ -444,6 +442,8 @@ static bool reread_for_caller(struct tracker *t, uint32_t process, const uint64_
 	return false;
 }
 
+/* --call-graph dwarf: unwind the user stack from the registers and the
+ * stack copy with the CFI of the mapped images. */
 int trk_unwind_copy(struct tracker *t, uint32_t process,
 		    const struct collector_stack_sample_event *se, uint64_t *ips, bool *complete)
 {
@@ -480,9 +480,9 @@ int trk_unwind_copy(struct tracker *t, uint32_t process,
 				    se->stack_len, ips, COLLECTOR_MAX_STACK_DEPTH, complete);
 		/* a caller in no known mapping: one made since (a library
 		 * dlopen'ed, whose function called the one that blocked or
-		 * was sampled), stepped through by frame pointer: the maps
-		 * read again, and the stack unwound again when they list it
-		 * now */
+		 * was sampled), which libdw may have stepped through by frame
+		 * pointer: the maps read again, and the stack unwound again
+		 * when they list it now */
 		if (pass || n <= 1 || !reread_for_caller(t, process, ips, n, e->hdr.ktime_ns))
 			break;
 	}

@@ -95,27 +95,27 @@ static struct rule_file *rule_file(struct unwinder *u, uint32_t number, const ch
 	return rf->state == FILE_READY ? rf : NULL;
 }
 
+/* The PT_LOAD whose bytes in the file hold offset off, or NULL. */
+static const struct elf_segment *load_at(const struct elf_file *f, uint64_t off)
+{
+	for (size_t i = 0; i < f->n_loads; i++)
+		if (off >= f->loads[i].offset && off - f->loads[i].offset < f->loads[i].filesz)
+			return &f->loads[i];
+	return NULL;
+}
+
 enum file_rule unw_file_rule(struct unwinder *u, uint32_t number, const char *path, uint64_t off,
 			     struct cfi_rule *rule)
 {
 	struct rule_file *rf = rule_file(u, number, path);
 	struct rule_at at = { .rule = rule };
+	const struct elf_segment *s;
 	struct cfi_fde_one fde;
-	bool in_load = false;
 
-	if (!rf)
+	if (!rf || !(s = load_at(&rf->f, off)))
 		return FILE_RULE_UNKNOWN;
 	/* the file offset as the link-time address the FDEs use */
-	for (size_t i = 0; i < rf->f.n_loads && !in_load; i++) {
-		const struct elf_segment *s = &rf->f.loads[i];
-
-		if (off >= s->offset && off - s->offset < s->filesz) {
-			at.addr = s->vaddr + (off - s->offset);
-			in_load = true;
-		}
-	}
-	if (!in_load)
-		return FILE_RULE_UNKNOWN;
+	at.addr = s->vaddr + (off - s->offset);
 	if (!cfi_fde_index_find(&rf->fdes, at.addr, &fde))
 		return rf->debug_frame ? FILE_RULE_UNKNOWN : FILE_RULE_NONE;
 	/* -ENOTSUP (a signal frame, an expression): libdw's to answer */
@@ -128,22 +128,15 @@ bool unw_file_word(struct unwinder *u, uint32_t number, const char *path, uint64
 		   uint64_t *out)
 {
 	struct rule_file *rf = rule_file(u, number, path);
+	const struct elf_segment *s;
 
-	if (!rf)
-		return false;
 	/* what libdw's memory callback reads (unwind_dwfl.c's read_image):
 	 * the file's bytes of a PT_LOAD segment */
-	for (size_t i = 0; i < rf->f.n_loads; i++) {
-		const struct elf_segment *s = &rf->f.loads[i];
-
-		if (off < s->offset || off - s->offset >= s->filesz ||
-		    s->filesz - (off - s->offset) < sizeof(*out) || off > rf->f.size ||
-		    rf->f.size - off < sizeof(*out))
-			continue;
-		memcpy(out, (const uint8_t *)rf->f.map + off, sizeof(*out));
-		return true;
-	}
-	return false;
+	if (!rf || !(s = load_at(&rf->f, off)) || s->filesz - (off - s->offset) < sizeof(*out) ||
+	    off > rf->f.size || rf->f.size - off < sizeof(*out))
+		return false;
+	memcpy(out, (const uint8_t *)rf->f.map + off, sizeof(*out));
+	return true;
 }
 
 void unwinder_release_files(struct unwinder *u)

@@ -27,6 +27,7 @@
 #include "cli/outdir.h"
 #include "cli/policy.h"
 #include "cli/python_walk.h"
+#include "cli/record_unwind.h"
 #include "cli/save_records.h"
 #include "cli/session_config.h"
 #include "cli/status.h"
@@ -37,14 +38,12 @@
 #include "decode/trace_specs.h"
 #include "decode/tracker.h"
 #include "formats/registry.h"
-#include "lib/maps_store.h"
 #include "lib/path.h"
 #include "lib/powercap.h"
 #include "loader/bpf_session.h"
 #include "loader/kernel_names.h"
 #include "loader/launch.h"
 #include "loader/privileges.h"
-#include "loader/unwind_tables.h"
 #include "loader/uprobes.h"
 #include "loader/waiter.h"
 #include "model/model.h"
@@ -74,9 +73,8 @@ struct record {
 	struct kernel_names *knames; /* names the kernel's addresses */
 	struct tracker *tracker;
 	struct bpf_session *bpf;
-	struct maps_store *shared_maps; /* --call-graph cfi: its readings of maps */
-	struct unwind_tables *cfi_maps; /* --call-graph cfi: the maps, */
-	struct unwind_service *cfi; /* and their service, else NULL */
+	struct record_unwind unw;   /* --call-graph cfi's tables, maps and records */
+	struct unwind_service *cfi; /* unw's service, else NULL */
 	struct python_runtime *python; /* CPython processes walked */
 	struct uprobes *uprobes;
 	struct trace_files trace_files;
@@ -278,25 +276,6 @@ static int on_record(void *ctx, const void *data, size_t size)
 }
 
 /* The sampling programs and the tracker their records go to. */
-/* --call-graph cfi: the unwind service, given the session's maps. */
-static int open_unwind_service(struct record *r, uint32_t max_rows)
-{
-	struct unwind_maps maps;
-	int err = unwind_tables_open(&r->cfi_maps, r->bpf, max_rows);
-
-	if (err) {
-		fprintf(stderr, "collector: cannot map the unwind tables: %s\n", strerror(-err));
-		return err;
-	}
-	unwind_tables_maps(r->cfi_maps, &maps);
-	r->cfi = unwind_service_new(&maps, table_cache_open());
-	if (!r->cfi) {
-		fprintf(stderr, "collector: out of memory\n");
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static int open_sampling(struct record *r)
 {
 	const struct collector_options *opts = r->opts;
@@ -311,8 +290,6 @@ static int open_sampling(struct record *r)
 		return EXIT_BPF;
 	if (bpf_session_open(&r->bpf, &cfg))
 		return EXIT_BPF;
-	if (cfg.cfi && open_unwind_service(r, cfg.cfi_rows) != 0)
-		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
 	r->python = python_walk_open(r->bpf);
 	if (!r->tracker || !r->python || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0) ||
@@ -320,13 +297,10 @@ static int open_sampling(struct record *r)
 		fprintf(stderr, "collector: out of memory\n");
 		return EXIT_FAILURE_RUN;
 	}
+	if (cfg.cfi && record_unwind_open(&r->unw, r->bpf, cfg.cfi_rows, r->tracker) != 0)
+		return EXIT_BPF;
+	r->cfi = r->unw.service;
 	tracker_set_python(r->tracker, r->python);
-	/* the unwind service's readings of maps, for processes gone before
-	 * their stacks are decoded */
-	if (r->cfi && (r->shared_maps = maps_store_new())) {
-		unwind_service_share_maps(r->cfi, r->shared_maps);
-		tracker_share_maps(r->tracker, r->shared_maps);
-	}
 	if (!opts->all_cpus)
 		tracker_ignore_process(r->tracker, getpid());
 	/* the ring callback needs the tracker: set it before any record */
@@ -476,6 +450,11 @@ static int start(struct record *r)
 	if (opts->command ? bpf_session_start_sampling(r->bpf, &r->launch.pid, 1)
 			  : bpf_session_start_sampling(r->bpf, opts->pids, opts->n_pids))
 		return EXIT_BPF;
+	/* -a: the mappings of every process exec'd from now on from the
+	 * kernel's records, not from /proc at each exec (opened once sampling
+	 * runs: a perf event among the collector's files says it does) */
+	if (opts->all_cpus && r->cfi)
+		record_unwind_follow_mmaps(&r->unw);
 	powercap_open(&r->powercap, NULL);
 	decode_energy(&r->m, &r->powercap, true);
 	if (opts->command && stop_requested) {
@@ -618,6 +597,7 @@ static void drain_until_stopped(struct record *r)
 			break;
 		}
 		decode_energy(&r->m, &r->powercap, false);
+		record_unwind_refresh(&r->unw);
 		now = run_clock_ns(true);
 		tracker_settle_maps(r->tracker, now, false);
 		tracker_python_poll(r->tracker, now);
@@ -691,26 +671,7 @@ static void finish(struct record *r)
 	decode_sampler_counters(&r->m, counters);
 	if (bpf_session_lost_by_event(r->bpf, lost_by_event) == 0)
 		decode_events_lost(&r->m, lost_by_event, COLLECTOR_MAX_EVENTS);
-	if (r->cfi) {
-		unwind_service_stop(r->cfi);
-		struct unwind_service_stats st;
-		uint64_t maps_read, maps_reused;
-
-		unwind_service_get_stats(r->cfi, &st);
-		maps_store_counts(r->shared_maps, &maps_read, &maps_reused);
-		/* the tables' figures in the summary with -v only */
-		if (r->opts->verbose)
-			decode_cfi_tables(&r->m, &(struct decode_cfi_figures){
-				.images = st.images, .rows = st.rows, .build_ns = st.build_ns,
-				.map_bytes = st.map_bytes, .loader_bytes = st.loader_bytes,
-				.images_evicted = st.images_evicted, .rows_evicted = st.rows_evicted,
-				.images_no_space = st.images_no_space, .debug_files = st.debug_files,
-				.built = st.images_built, .cache_hits = st.cache_hits,
-				.cache_refused = st.cache_refused,
-				.served_exec = st.served_exec, .served_first = st.served_first,
-				.maps_read = maps_read, .maps_reused = maps_reused,
-				.open_failed = st.open_failed });
-	}
+	record_unwind_finish(&r->unw, &r->m, r->opts->verbose);
 	/* every sample the kernel took is in ip_counts (COLLECTOR_COUNT_BY_IP),
 	 * or counted as not fitting there; else it counted them */
 	if (bpf_session_aggregate_total(r->bpf, &by_ip) != 0)
@@ -780,9 +741,7 @@ static void cleanup(struct record *r, int rc)
 	trace_files_free(&r->trace_files);
 	tracker_free(r->tracker);
 	jvm_perfmaps_free(&r->jvms);
-	unwind_service_free(r->cfi);
-	unwind_tables_close(r->cfi_maps);
-	maps_store_free(r->shared_maps);
+	record_unwind_close(&r->unw);
 	python_runtime_free(r->python);
 	bpf_session_close(r->bpf);
 	symbolizer_free(r->sym);

@@ -84,6 +84,9 @@ void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f)
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_OPEN_FAILED, f->open_failed);
 	model_stat_add(m, MODEL_STAT_MAPS_READ, f->maps_read);
 	model_stat_add(m, MODEL_STAT_MAPS_REUSED, f->maps_reused);
+	model_stat_add(m, MODEL_STAT_MAPS_FOLLOWED, f->maps_followed);
+	model_stat_add(m, MODEL_STAT_MMAP_RECORDS, f->mmap_records);
+	model_stat_add(m, MODEL_STAT_MMAP_RECORDS_LOST, f->mmap_records_lost);
 }
 
 uint64_t decode_kernel_samples(struct model *m, uint64_t by_ip, uint64_t not_counted)

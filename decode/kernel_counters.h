@@ -32,7 +32,8 @@ struct decode_cfi_figures {
 	uint64_t served_exec, served_first;
 	/* /proc/PID/maps read by the tracker and the service, and readings
 	 * one took from the other (lib/maps_store.h) */
-	uint64_t maps_read, maps_reused;
+	uint64_t maps_read, maps_reused, maps_followed;
+	uint64_t mmap_records, mmap_records_lost; /* lib/mmap_records.h */
 	uint64_t open_failed; /* images not opened when met (tried again) */
 };
 void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f);

@@ -92,9 +92,7 @@ static bool parse_flag(const char **p, const char *end, char yes, char no, bool 
 	return true;
 }
 
-/* Whether the name of *len bytes at name ends in " (deleted)", which is
- * then cut off *len. */
-static bool strip_deleted(const char *name, size_t *len)
+bool procmaps_strip_deleted(const char *name, size_t *len)
 {
 	const size_t n = sizeof(DELETED_SUFFIX) - 1;
 
@@ -139,7 +137,7 @@ static int parse_line(const char *p, const char *end, struct procmap_entry *e)
 	while (p < end && *p == ' ')
 		p++;
 	plen = (size_t)(end - p);
-	e->deleted = strip_deleted(p, &plen);
+	e->deleted = procmaps_strip_deleted(p, &plen);
 	e->path = strndup(p, plen);
 	if (!e->path)
 		return -ENOMEM;
@@ -272,7 +270,7 @@ static int push_entry(struct procmaps *out, size_t *cap, const struct procmap_qu
 	e->exec = q->vma_flags & PQ_VMA_EXECUTABLE;
 	e->shared = q->vma_flags & PQ_VMA_SHARED;
 	/* named as the text names it, " (deleted)" and all */
-	e->deleted = strip_deleted(name, &len);
+	e->deleted = procmaps_strip_deleted(name, &len);
 	e->path = strndup(name, len);
 	if (!e->path)
 		return -ENOMEM;
@@ -366,6 +364,77 @@ void procmaps_free(struct procmaps *maps)
 	free(maps->entries);
 	maps->entries = NULL;
 	maps->n = 0;
+}
+
+/* x cut to [start, end) (a piece of it left beside a new mapping), with
+ * path as its path. */
+static struct procmap_entry piece(const struct procmap_entry *x, uint64_t start, uint64_t end,
+				  char *path)
+{
+	struct procmap_entry p = *x;
+
+	p.pgoff += start - x->start;
+	p.start = start;
+	p.end = end;
+	p.path = path;
+	return p;
+}
+
+int procmaps_place(struct procmaps *maps, const struct procmap_entry *e)
+{
+	/* one entry more, and one more again when e splits an entry in two */
+	struct procmap_entry *out = calloc(maps->n + 2, sizeof(*out));
+	char *path = strdup(e->path ? e->path : "");
+	char *split_path = NULL; /* the second piece's path, when e splits one */
+	bool placed = false;
+	size_t n = 0;
+	int err;
+
+	if (!out || !path || e->start >= e->end)
+		goto refuse;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct procmap_entry *x = &maps->entries[i];
+
+		if (x->start < e->start && x->end > e->end && !(split_path = strdup(x->path)))
+			goto refuse;
+	}
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct procmap_entry *x = &maps->entries[i];
+		bool head = x->start < e->start, tail = x->end > e->end;
+
+		if (x->end <= e->start) {
+			out[n++] = *x;
+			continue;
+		}
+		if (x->start >= e->end) {
+			if (!placed)
+				out[n++] = piece(e, e->start, e->end, path);
+			placed = true;
+			out[n++] = *x;
+			continue;
+		}
+		/* x overlaps e: what is left of it on either side stays */
+		if (head)
+			out[n++] = piece(x, x->start, e->start, x->path);
+		if (!placed)
+			out[n++] = piece(e, e->start, e->end, path);
+		placed = true;
+		if (tail)
+			out[n++] = piece(x, e->end, x->end, head ? split_path : x->path);
+		if (!head && !tail)
+			free(x->path);
+	}
+	if (!placed)
+		out[n++] = piece(e, e->start, e->end, path);
+	free(maps->entries);
+	maps->entries = out;
+	maps->n = n;
+	return 0;
+refuse:
+	err = out && path ? -EINVAL : -ENOMEM;
+	free(out);
+	free(path);
+	return err;
 }
 
 const struct procmap_entry *procmaps_find(const struct procmaps *maps, uint64_t addr)

@@ -45,6 +45,16 @@ int procmaps_read_exec(pid_t pid, struct procmaps *out);
 bool procmaps_query_used(void);
 void procmaps_free(struct procmaps *maps);
 
+/* e (its path copied) in maps, sorted by start, over whatever maps had in
+ * its range, as a new mapping replaces the old ones there: entries it
+ * covers go, entries it overlaps keep the pieces outside it.  0, -EINVAL
+ * for an empty range, or -ENOMEM (maps unchanged). */
+int procmaps_place(struct procmaps *maps, const struct procmap_entry *e);
+
+/* Whether the name of *len bytes at name ends in " (deleted)", which is
+ * then cut off *len. */
+bool procmaps_strip_deleted(const char *name, size_t *len);
+
 /* The entry containing runtime address addr (entries are sorted, as the
  * kernel lists them), or NULL. */
 const struct procmap_entry *procmaps_find(const struct procmaps *maps, uint64_t addr);

@@ -83,6 +83,9 @@
 	X(CFI_TABLE_OPEN_FAILED, "cfi_table_open_failed")                         \
 	X(MAPS_READ, "maps_read")                                                 \
 	X(MAPS_REUSED, "maps_reused")                                             \
+	X(MAPS_FOLLOWED, "maps_followed")                                         \
+	X(MMAP_RECORDS, "mmap_records")                                           \
+	X(MMAP_RECORDS_LOST, "mmap_records_lost")                                 \
 	/* decode/: the kernel side's counters and the uprobes' attach */         \
 	X(RING_WAKEUPS, "ring_wakeups")                                           \
 	X(KERNEL_SAMPLES, "kernel_samples")                                       \

@@ -78,7 +78,7 @@ static void test_read_shared(void **state)
 	struct maps_store *s = maps_store_new();
 	pid_t self = getpid();
 	struct procmaps in, out;
-	uint64_t read = 0, reused = 0, when = 0, now;
+	uint64_t read = 0, reused = 0, followed = 0, when = 0, now;
 	struct timespec ts;
 
 	(void)state;
@@ -90,7 +90,7 @@ static void test_read_shared(void **state)
 	assert_int_equal(when, 1000);
 	assert_string_equal(out.entries[0].path, "/usr/bin/by-the-other-thread");
 	procmaps_free(&out);
-	maps_store_counts(s, &read, &reused);
+	maps_store_counts(s, &read, &reused, &followed);
 	assert_int_equal(read, 0);
 	assert_int_equal(reused, 1);
 	/* asked for a later time: read from /proc, and kept */
@@ -100,7 +100,7 @@ static void test_read_shared(void **state)
 	assert_true(when >= now);
 	assert_true(out.n > 2);
 	procmaps_free(&out);
-	maps_store_counts(s, &read, &reused);
+	maps_store_counts(s, &read, &reused, &followed);
 	assert_int_equal(read, 1);
 	assert_int_equal(reused, 1);
 	assert_int_equal(maps_store_get(s, self, when, &out, NULL), 0);
@@ -176,6 +176,101 @@ static void test_threads(void **state)
 	maps_store_free(s);
 }
 
+/* A feed for the store: its drains apply what the test scripted, once. */
+struct script {
+	struct maps_store *s;
+	void (*step)(struct maps_store *s);
+	int drains;
+};
+
+static void scripted_drain(void *ctx)
+{
+	struct script *sc = ctx;
+
+	sc->drains++;
+	if (sc->step)
+		sc->step(sc->s);
+	sc->step = NULL;
+}
+
+#define NO_PID 0x7ffffff0 /* no such process: /proc cannot be read */
+#define CHILD (NO_PID + 1)
+
+static void place(struct maps_store *s, pid_t pid, uint64_t ns, uint64_t start, const char *path)
+{
+	struct procmap_entry e = { .start = start, .end = start + 0x1000, .exec = true,
+				   .path = (char *)path };
+
+	assert_int_equal(maps_store_map(s, pid, ns, &e), 0);
+}
+
+static void exec_fork_map(struct maps_store *s)
+{
+	place(s, NO_PID, 50, 0x9000, "/before-the-exec");
+	maps_store_exec(s, NO_PID, 100);
+	place(s, NO_PID, 90, 0x8000, "/older-than-the-exec");
+	place(s, NO_PID, 110, 0x1000, "/bin/x");
+	maps_store_fork(s, CHILD, NO_PID, 120);
+	place(s, CHILD, 130, 0x2000, "/lib/in-the-child");
+	place(s, NO_PID, 140, 0x3000, "/lib/in-the-parent");
+}
+
+static void assert_paths(struct maps_store *s, pid_t pid, const char *a, const char *b)
+{
+	struct procmaps out;
+
+	assert_int_equal(maps_store_read(s, pid, MAPS_STORE_FRESH, &out, NULL), 0);
+	assert_int_equal(out.n, 2);
+	assert_string_equal(out.entries[0].path, a);
+	assert_string_equal(out.entries[1].path, b);
+	procmaps_free(&out);
+}
+
+/* Records keep a process's reading current from its exec (or, for one
+ * that was running before, from its first reading of /proc), in their
+ * time order; a fork copies; lost records send each process to /proc. */
+static void test_followed(void **state)
+{
+	struct maps_store *s = maps_store_new();
+	struct script sc = { .s = s, .step = exec_fork_map };
+	uint64_t read, reused, followed;
+	struct procmaps out;
+	size_t n_self;
+
+	(void)state;
+	assert_int_equal(maps_store_read(s, NO_PID, 0, &out, NULL), -ESRCH);
+	maps_store_follow(s, scripted_drain, &sc);
+	/* a process gone: its mappings all the same, from the records */
+	assert_paths(s, NO_PID, "/bin/x", "/lib/in-the-parent");
+	assert_paths(s, CHILD, "/bin/x", "/lib/in-the-child");
+	maps_store_counts(s, &read, &reused, &followed);
+	assert_int_equal(read, 0);
+	assert_int_equal(followed, 2);
+	assert_int_equal(sc.drains, 2);
+	/* a process running before: /proc once, then the records */
+	assert_int_equal(maps_store_read(s, getpid(), 0, &out, NULL), 0);
+	n_self = out.n;
+	assert_true(n_self > 2);
+	procmaps_free(&out);
+	place(s, getpid(), UINT64_MAX - 1, 0x4000, "/mapped-since");
+	assert_int_equal(maps_store_read(s, getpid(), 0, &out, NULL), 0);
+	assert_int_equal(out.n, n_self + 1);
+	assert_string_equal(out.entries[0].path, "/mapped-since");
+	procmaps_free(&out);
+	maps_store_counts(s, &read, &reused, &followed);
+	assert_int_equal(read, 1);
+	assert_int_equal(followed, 3);
+	/* a fork by a process not followed: the child's pid had another
+	 * process's reading, no longer current */
+	maps_store_fork(s, CHILD, NO_PID + 2, 200);
+	assert_int_equal(maps_store_read(s, CHILD, 0, &out, NULL), -ESRCH);
+	/* records lost: /proc again */
+	maps_store_unfollow(s);
+	assert_int_equal(maps_store_read(s, NO_PID, 0, &out, NULL), -ESRCH);
+	maps_store_follow(s, NULL, NULL);
+	maps_store_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_read_shared),
 		cmocka_unit_test(test_first_put_gives_way),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_followed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -304,6 +304,70 @@ static void test_read_exec_exited(void **state)
 	assert_int_equal(procmaps_read_exec(0x7ffffff0, &maps), -ESRCH);
 }
 
+/* A mapping as a test places it: [start, end) of path, pgoff = start. */
+static struct procmap_entry mapping(uint64_t start, uint64_t end, const char *path)
+{
+	return (struct procmap_entry){ .start = start, .end = end, .pgoff = start, .exec = true,
+				       .path = (char *)path };
+}
+
+/* maps as "start-end:path@pgoff " for each entry, in buf */
+static const char *listed(const struct procmaps *maps, char *buf, size_t size)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < maps->n && at < size; i++)
+		at += (size_t)snprintf(buf + at, size - at, "%lx-%lx:%s@%lx ",
+				       (unsigned long)maps->entries[i].start,
+				       (unsigned long)maps->entries[i].end, maps->entries[i].path,
+				       (unsigned long)maps->entries[i].pgoff);
+	return buf;
+}
+
+/* procmaps_place: a new mapping over old ones, as mmap(MAP_FIXED) makes
+ * it; the list stays sorted, the pieces left keep their file offsets. */
+static void test_place(void **state)
+{
+	struct procmaps m = { 0 };
+	struct procmap_entry e;
+	char buf[512];
+
+	(void)state;
+	e = mapping(0x5000, 0x6000, "/b");
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	e = mapping(0x1000, 0x3000, "/a");
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	e = mapping(0x8000, 0x9000, "/c");
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	assert_string_equal(listed(&m, buf, sizeof(buf)),
+			    "1000-3000:/a@1000 5000-6000:/b@5000 8000-9000:/c@8000 ");
+	/* the same range again: replaced, its path copied */
+	e = mapping(0x5000, 0x6000, "/b2");
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	assert_string_equal(listed(&m, buf, sizeof(buf)),
+			    "1000-3000:/a@1000 5000-6000:/b2@5000 8000-9000:/c@8000 ");
+	/* inside /a: /a in two pieces around it */
+	e = mapping(0x1800, 0x2000, "/in");
+	e.pgoff = 0;
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	assert_string_equal(listed(&m, buf, sizeof(buf)),
+			    "1000-1800:/a@1000 1800-2000:/in@0 2000-3000:/a@2000 "
+			    "5000-6000:/b2@5000 8000-9000:/c@8000 ");
+	/* across the tail of one, all of another and the head of a third */
+	e = mapping(0x2800, 0x8800, "/wide");
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	assert_string_equal(listed(&m, buf, sizeof(buf)),
+			    "1000-1800:/a@1000 1800-2000:/in@0 2000-2800:/a@2000 "
+			    "2800-8800:/wide@2800 8800-9000:/c@8800 ");
+	assert_ptr_equal(procmaps_find(&m, 0x8900)->path, m.entries[4].path);
+	/* an empty range is refused, the list as it was */
+	e = mapping(0x4000, 0x4000, "/empty");
+	assert_int_equal(procmaps_place(&m, &e), -EINVAL);
+	assert_int_equal(m.n, 5);
+	procmaps_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_read_self),
 		cmocka_unit_test(test_read_exec),
 		cmocka_unit_test(test_read_exec_exited),
+		cmocka_unit_test(test_place),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,52 @@
+#!/bin/sh
+# -a --call-graph cfi takes the mappings of the processes it sees exec
+# from the kernel's mmap records (lib/mmap_records.h), not from /proc: a
+# program started after sampling began, which builds a library mid-run,
+# dlopen()s it and spins in it, has every sample in the library whole
+# (its exec, ld.so's libraries and the dlopen all came as records), and
+# the summary counts the readings the records kept current.  Ten programs
+# of a few milliseconds each run beside it: the records are what is left
+# of their maps when their stacks are decoded.
+. tests/integration/lib.sh
+. tests/integration/cfi_compare.sh
+need_root
+# the ASan build builds the tables of everything on the machine ten times
+# slower (test_cfi_system_wide): the plain suite runs it
+[ "${SUITE:-}" = integration-san ] && skip "tables take seconds under ASan; the plain suite runs it"
+command -v cc >/dev/null 2>&1 || skip "no cc to build the library with"
+
+cc -g -O2 -fomit-frame-pointer -o "$TMP/dlopen_fresh" "$TOP/tests/workloads/dlopen_fresh.c" -ldl ||
+	fail "cannot build dlopen_fresh"
+mkdir "$TMP/lib"
+"$COLLECTOR" -a -v -f folded -o "$TMP/out" >/dev/null 2>"$TMP/summary" &
+cpid=$!
+wait_sampling "$cpid" || { cat "$TMP/summary"; fail "collector -a did not start sampling"; }
+"$TMP/dlopen_fresh" "$TMP/lib" 0.5 >/dev/null || fail "dlopen_fresh failed"
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	/bin/true
+done
+kill -INT "$cpid"
+wait "$cpid" || { cat "$TMP/summary"; fail "collector exited $?"; }
+[ -f "$TMP/lib/libfresh.so" ] || fail "the program built no library"
+grep -A4 "truncated" "$TMP/summary"
+grep "process maps" "$TMP/summary"
+
+folded_stacks "$TMP/out/collector.folded" "$TMP/st" dlopen_fresh
+head -n 3 "$TMP/st"
+WHOLE=";_start;__libc_start_main;__libc_start_call_main;main;run_fresh;fresh_a;fresh_b;fresh_c"
+awk -F '\t' -v s="$WHOLE" '$2 ~ /;fresh_c$/ { n += $1; if ($2 == s) m += $1 }
+	END { printf "%d %d\n", n, m }' "$TMP/st" >"$TMP/count"
+read -r n m <"$TMP/count"
+echo "$m of $n samples in the library whole"
+[ "$n" -ge 20 ] || fail "$n samples in the library, expected >= 20 (0.5 s of CPU at 99 Hz)"
+[ "$m" -eq "$n" ] || fail "$((n - m)) of $n samples in the library not whole"
+
+# "kept current by the kernel's mmap records N times (M mappings recorded, ...)"
+kept=$(sed -n "s/.*kept current by the kernel's mmap records \([0-9]*\) times (\([0-9]*\) mappings.*/\1 \2/p" \
+	"$TMP/summary")
+set -- $kept
+[ -n "${1:-}" ] || fail "the summary does not count the readings kept by mmap records"
+[ "$1" -gt 0 ] || fail "no reading of maps was kept current by the mmap records"
+# dlopen_fresh alone maps 5 or more: its executable, ld.so, [vdso], libc, the library
+[ "$2" -ge 5 ] || fail "$2 mappings recorded, expected >= 5"
+echo ok

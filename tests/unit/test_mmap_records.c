@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/mmap_records.c against the kernel: a child that execs and exits is
+ * found in the store after it was reaped (its executable and libc, from
+ * the records alone: /proc has nothing left of it), and a library this
+ * process dlopens is in its reading without /proc being read again.  The
+ * records need perf_event_open for every process (root, as the unit tests
+ * run here); without it the test says so and skips.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/mmap_records.h"
+
+/* Whether a mapping's path in maps ends in suffix. */
+static bool has_path(const struct procmaps *maps, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	for (size_t i = 0; i < maps->n; i++) {
+		size_t len = strlen(maps->entries[i].path);
+
+		if (len >= n && strcmp(maps->entries[i].path + len - n, suffix) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool has_path_part(const struct procmaps *maps, const char *part)
+{
+	for (size_t i = 0; i < maps->n; i++)
+		if (strstr(maps->entries[i].path, part))
+			return true;
+	return false;
+}
+
+static void test_child_gone(void **state)
+{
+	struct maps_store *s = maps_store_new();
+	struct mmap_records *mr;
+	struct mmap_records_counts c;
+	uint64_t read, reused, followed;
+	struct procmaps out;
+	int err, status;
+	pid_t child;
+
+	(void)state;
+	assert_non_null(s);
+	err = mmap_records_open(s, &mr);
+	if (err == -EACCES || err == -EPERM) {
+		maps_store_free(s);
+		skip(); /* not root */
+	}
+	assert_int_equal(err, 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(maps_store_read(s, child, MAPS_STORE_FRESH, &out, NULL), 0);
+	assert_true(has_path(&out, "/true"));
+	assert_true(has_path_part(&out, "/libc.so"));
+	assert_true(has_path(&out, "[vdso]"));
+	for (size_t i = 0; i < out.n; i++)
+		assert_true(out.entries[i].exec && out.entries[i].start < out.entries[i].end);
+	procmaps_free(&out);
+	maps_store_counts(s, &read, &reused, &followed);
+	assert_int_equal(read, 0);
+	assert_int_equal(followed, 1);
+	mmap_records_counts(mr, &c);
+	assert_true(c.execs >= 1 && c.forks >= 1 && c.mmaps >= 3);
+	assert_int_equal(c.lost, 0);
+	mmap_records_close(mr);
+	maps_store_free(s);
+}
+
+static void test_dlopen_followed(void **state)
+{
+	struct maps_store *s = maps_store_new();
+	struct mmap_records *mr;
+	uint64_t read, reused, followed;
+	struct procmaps out;
+	void *lib;
+	int err;
+
+	(void)state;
+	err = mmap_records_open(s, &mr);
+	if (err == -EACCES || err == -EPERM) {
+		maps_store_free(s);
+		skip();
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(maps_store_read(s, getpid(), MAPS_STORE_FRESH, &out, NULL), 0);
+	assert_false(has_path_part(&out, "/libanl.so"));
+	procmaps_free(&out);
+	/* glibc's small library of getaddrinfo_a, which nothing here links */
+	lib = dlopen("libanl.so.1", RTLD_NOW);
+	assert_non_null(lib);
+	assert_int_equal(maps_store_read(s, getpid(), MAPS_STORE_FRESH, &out, NULL), 0);
+	assert_true(has_path_part(&out, "/libanl.so"));
+	procmaps_free(&out);
+	maps_store_counts(s, &read, &reused, &followed);
+	assert_int_equal(read, 1);
+	assert_int_equal(followed, 1);
+	dlclose(lib);
+	mmap_records_close(mr);
+	maps_store_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_child_gone),
+		cmocka_unit_test(test_dlopen_followed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

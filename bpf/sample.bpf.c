@@ -509,10 +509,16 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		u32 tgid = BPF_CORE_READ(p, tgid);
 
 		unwind_forget(tgid); /* a new image */
-		/* its tables at once, from what is built or cached: before
-		 * its first sample rather than after its second */
+		/* its tables from what is built or cached: before its first
+		 * sample rather than after its second.  A target's at once;
+		 * -a's many execs at the loader's next wake-up (a sample's
+		 * request, 20 a second under a build loop), when ld.so has
+		 * mapped the libraries: forcing a wake-up cost 21 us of this
+		 * program's 24 here (the irq_work of a VM), 0.26% of a core
+		 * under a build loop, and the tables written at an exec list
+		 * no libc, which every stack goes through */
 		unwind_request(COLLECTOR_EV_UNWIND_EXEC, tgid, 0, bpf_ktime_get_ns(),
-			       BPF_RB_FORCE_WAKEUP);
+			       filter_tgids ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	}
 	e = reserve_task_event(COLLECTOR_EV_EXEC, p);
 	if (e) {

@@ -207,6 +207,19 @@ int process_write(struct unwind_service *us, pid_t pid, uint64_t not_before_ns, 
 	 * while the program may read it */
 	set_user(us, pid, imgs, n_imgs);
 	err = us->maps.ops->set_process(us->maps.maps, pid, p);
+	if (err == -E2BIG) {
+		/* the map is full: of processes gone whose exit came before
+		 * their table (a zombie still answers kill(0)) */
+		process_drop_dead(us);
+		err = us->maps.ops->set_process(us->maps.maps, pid, p);
+	}
+	/* gone before its table was written (its maps from the kernel's
+	 * records outlive it): the program's exit, which forgets a
+	 * process's table, has come and gone */
+	if (!err && kill(pid, 0) != 0 && errno == ESRCH) {
+		us->maps.ops->forget_process(us->maps.maps, pid);
+		process_drop(us, pid);
+	}
 	free(p);
 	procmaps_free(&maps);
 	us->st.refreshes++;

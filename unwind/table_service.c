@@ -4,6 +4,7 @@
 #include "unwind/table_service_internal.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,7 +98,10 @@ static void request(void *ctx, const struct collector_unwind_request *r)
 	/* at exec: its executable and ld.so are mapped, with tables if they
 	 * are built or cached (the libraries ld.so maps next ask in turn) */
 	if (r->hdr.kind == COLLECTOR_EV_UNWIND_EXEC) {
-		serve_ready(us, pid, r->hdr.ktime_ns, &us->st.served_exec);
+		/* -a reads it late (bpf/sample.bpf.c): by then a shell's
+		 * tool is gone */
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			serve_ready(us, pid, r->hdr.ktime_ns, &us->st.served_exec);
 		return;
 	}
 	/* built for at its second request (the kernel side asks again 20 ms

@@ -42,6 +42,7 @@ struct proc_state {
 	uint64_t maps_version;
 	struct unwind_mapping *umaps;
 	size_t n_umaps;
+	bool umaps_stale;    /* cfi: made again from the maps at the next copy */
 	uint32_t jit;        /* index in tracker.jits, UINT32_MAX: none */
 };
 
@@ -128,8 +129,13 @@ static inline uint64_t trk_epoch_of(const struct tracker *t, uint64_t ktime)
 uint32_t trk_thread(struct tracker *t, pid_t tgid, pid_t tid, uint64_t ktime);
 /* Reads the process's mappings (again) as they are at now_ktime or later
  * (the unwind service's reading when it made one since): new executable
- * mappings go into the model, and to the unwinder when there is one. */
+ * mappings go into the model, and to the unwinder when there is one (with
+ * cfi, marked stale: see below). */
 void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime);
+/* cfi: the unwinder's mappings of the process made again from the shared
+ * store when its maps were read since they were made (before a copy is
+ * unwound: most processes of a busy machine never have one). */
+void trk_refresh_unwind_maps(struct tracker *t, uint32_t process);
 /* The process's maps in use were read right after its exec, within
  * MAPS_SETTLE_NS (the dynamic loader may not have mapped its libraries
  * then): tracker_tasks.c. */

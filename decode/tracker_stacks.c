@@ -473,6 +473,7 @@ int trk_unwind_copy(struct tracker *t, uint32_t process,
 	user_mapping(t, process, regs.ip, e->hdr.ktime_ns);
 	t0 = monotonic_ns();
 	for (int pass = 0; pass < 2; pass++) {
+		trk_refresh_unwind_maps(t, process);
 		ps = &t->procs.items[process];
 		n = unwinder_unwind(t->unwinder, t->m->processes.items[process].pid,
 				    ps->maps_version, ps->umaps, ps->n_umaps, &regs,

@@ -106,6 +106,22 @@ static void set_unwind_maps(struct tracker *t, uint32_t process, const struct pr
 	prepare_unwinding(t, process);
 }
 
+void trk_refresh_unwind_maps(struct tracker *t, uint32_t process)
+{
+	struct proc_state *ps = &t->procs.items[process];
+	struct procmaps maps;
+	int map_files = -1;
+
+	if (!ps->umaps_stale)
+		return;
+	ps->umaps_stale = false;
+	if (maps_store_read(t->shared_maps, t->m->processes.items[process].pid,
+			    ps->maps_read_ktime, &maps, NULL) != 0)
+		return;
+	set_unwind_maps(t, process, &maps, &map_files);
+	procmaps_free(&maps);
+}
+
 /* A forked child maps what its parent maps, through its own map_files. */
 static void copy_unwind_maps(struct tracker *t, uint32_t parent, uint32_t child)
 {
@@ -113,6 +129,7 @@ static void copy_unwind_maps(struct tracker *t, uint32_t parent, uint32_t child)
 	pid_t pid = t->m->processes.items[child].pid;
 	char path[128];
 
+	cp->umaps_stale = pp->umaps_stale;
 	if (!reset_unwind_maps(cp, pp->n_umaps))
 		return;
 	for (size_t i = 0; i < pp->n_umaps; i++) {
@@ -205,9 +222,13 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 		mm.exec = true;
 		mm.since_ns = trk_epoch_of(t, now_ktime);
 		if (procmap_is_file(e)) {
-			procmaps_open_path(pid, e, open_path, sizeof(open_path), &map_files);
-			mm.image = symbolizer_image(t->sym, e->path, open_path, procmap_dev(e),
-						    e->inode);
+			mm.image = symbolizer_open_image(t->sym, procmap_dev(e), e->inode);
+			if (mm.image == MODEL_NONE) {
+				procmaps_open_path(pid, e, open_path, sizeof(open_path),
+						   &map_files);
+				mm.image = symbolizer_image(t->sym, e->path, open_path,
+							    procmap_dev(e), e->inode);
+			}
 			mm.bias = symbolizer_bias(t->sym, mm.image, e->start, e->pgoff);
 		} else if (!e->path[0]) {
 			/* anonymous code: JIT, runtime addresses */
@@ -224,7 +245,11 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 			p->exe_image = mm.image;
 		p = &t->m->processes.items[process];
 	}
-	if (t->unwinder)
+	/* cfi's few samples unwound here: the unwinder's mappings (an open
+	 * path for each, a test through /proc) made at the first of them */
+	if (t->unwinder && t->unwind_lazy && t->shared_maps)
+		t->procs.items[process].umaps_stale = true;
+	else if (t->unwinder)
 		set_unwind_maps(t, process, &maps, &map_files);
 	procmaps_free(&maps);
 	trk_python_maps_loaded(t, process);

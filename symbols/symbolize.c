@@ -310,6 +310,18 @@ static void reopen_image(struct symbolizer *s, uint32_t id, struct sym_image *si
 	s->closed[id] = false;
 }
 
+uint32_t symbolizer_open_image(const struct symbolizer *s, uint64_t dev, uint64_t inode)
+{
+	char key[64];
+	uint32_t id;
+
+	if (!dev && !inode)
+		return MODEL_NONE;
+	dev_key(key, sizeof(key), dev, inode);
+	id = key_find(s, key);
+	return id != MODEL_NONE && !s->closed[id] ? id : MODEL_NONE;
+}
+
 uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *open_path,
 			  uint64_t dev, uint64_t inode)
 {

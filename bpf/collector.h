@@ -233,6 +233,21 @@ struct collector_task_event {
 	char filename[COLLECTOR_PATH_LEN]; /* EXEC */
 };
 
+/* COLLECTOR_EV_EXEC: the task event, then the new image's arguments as the
+ * kernel laid them out for it (each ending in a NUL), args_len bytes of
+ * them, args_cut when there were more: read in the exec's program rather
+ * than from /proc/PID/cmdline when the record is decoded (a -a run's execs
+ * wait up to half a second, and a shell's tools are gone by then; the
+ * reading was 6% of the collector's CPU under a build loop).  The record
+ * is as long as its arguments. */
+#define COLLECTOR_ARGS_LEN 4096
+struct collector_exec_event {
+	struct collector_task_event task;
+	u32 args_len;
+	u32 args_cut;
+	char args[COLLECTOR_ARGS_LEN];
+};
+
 struct collector_switch_event {
 	struct collector_event_header hdr;
 	u64 cputime_ns;

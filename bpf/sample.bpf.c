@@ -453,6 +453,20 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+static __always_inline void fill_task_event(struct collector_task_event *e, u32 kind,
+					    struct task_struct *p)
+{
+	fill_header(&e->hdr, kind, BPF_CORE_READ(p, tgid), BPF_CORE_READ(p, pid), bpf_ktime_get_ns());
+	e->parent_tgid = 0;
+	e->child_tid = 0;
+	e->child_tgid = 0;
+	e->exit_code = 0;
+	e->cputime_ns = BPF_CORE_READ(p, se.sum_exec_runtime);
+	e->group_dead = 0;
+	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
+	e->filename[0] = 0;
+}
+
 static __always_inline struct collector_task_event *reserve_task_event(u32 kind,
 								       struct task_struct *p)
 {
@@ -463,16 +477,50 @@ static __always_inline struct collector_task_event *reserve_task_event(u32 kind,
 		count(COLLECTOR_CNT_RB_FULL_TASK);
 		return NULL;
 	}
-	fill_header(&e->hdr, kind, BPF_CORE_READ(p, tgid), BPF_CORE_READ(p, pid), bpf_ktime_get_ns());
-	e->parent_tgid = 0;
-	e->child_tid = 0;
-	e->child_tgid = 0;
-	e->exit_code = 0;
-	e->cputime_ns = BPF_CORE_READ(p, se.sum_exec_runtime);
-	e->group_dead = 0;
-	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
-	e->filename[0] = 0;
+	fill_task_event(e, kind, p);
 	return e;
+}
+
+/* The exec record, as long as its arguments (bpf_ringbuf_output copies it
+ * from here): one per CPU, and an exec's program is not interrupted by
+ * another. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct collector_exec_event);
+} exec_scratch SEC(".maps");
+
+/* The exec record of p (the task exec'ing: its new stack holds the
+ * arguments, resident), to the ring. */
+static __always_inline void send_exec(struct task_struct *p, pid_t old_pid,
+				      struct linux_binprm *bprm)
+{
+	u64 start = BPF_CORE_READ(p, mm, arg_start), end = BPF_CORE_READ(p, mm, arg_end), len;
+	struct collector_exec_event *e;
+	u32 zero = 0;
+
+	e = bpf_map_lookup_elem(&exec_scratch, &zero);
+	if (!e)
+		return;
+	fill_task_event(&e->task, COLLECTOR_EV_EXEC, p);
+	e->task.child_tid = old_pid; /* a non-leader thread that execs takes the tgid */
+	bpf_probe_read_kernel_str(&e->task.filename, sizeof(e->task.filename),
+				  BPF_CORE_READ(bprm, filename));
+	len = end > start ? end - start : 0;
+	e->args_cut = len > COLLECTOR_ARGS_LEN;
+	if (len > COLLECTOR_ARGS_LEN)
+		len = COLLECTOR_ARGS_LEN;
+	if (bpf_probe_read_user(e->args, len, (const void *)start) != 0)
+		len = 0;
+	e->args_len = len;
+	/* a target's new image is read at once (a Python interpreter is
+	 * walked from its first samples: 64 of a 2 s script's were taken
+	 * before the exec record was read 100 ms later); -a's many execs
+	 * wait for the next drain */
+	if (bpf_ringbuf_output(&events, e, __builtin_offsetof(struct collector_exec_event, args) + len,
+			       filter_tgids ? BPF_RB_FORCE_WAKEUP : submit_flags()) != 0)
+		count(COLLECTOR_CNT_RB_FULL_TASK);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -501,8 +549,6 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	struct collector_task_event *e;
-
 	if (!is_target(BPF_CORE_READ(p, tgid)))
 		return 0;
 	if (cfi_mode) {
@@ -520,17 +566,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		unwind_request(COLLECTOR_EV_UNWIND_EXEC, tgid, 0, bpf_ktime_get_ns(),
 			       filter_tgids ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	}
-	e = reserve_task_event(COLLECTOR_EV_EXEC, p);
-	if (e) {
-		e->child_tid = old_pid; /* a non-leader thread that execs takes the tgid */
-		bpf_probe_read_kernel_str(&e->filename, sizeof(e->filename),
-					  BPF_CORE_READ(bprm, filename));
-		/* a target's new image is read at once (a Python interpreter
-		 * is walked from its first samples: 64 of a 2 s script's were
-		 * taken before the exec record was read 100 ms later); -a's
-		 * many execs wait for the next drain */
-		bpf_ringbuf_submit(e, filter_tgids ? BPF_RB_FORCE_WAKEUP : submit_flags());
-	}
+	send_exec(p, old_pid, bprm);
 	/* Let go only now: a sample can interrupt this program (a perf
 	 * event's handler runs in the timer's interrupt), and one let in
 	 * before the exec record was in the ring came to user space before

@@ -122,7 +122,7 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 			if (h->kind == COLLECTOR_EV_FORK)
 				trk_handle_fork(t, data);
 			else if (h->kind == COLLECTOR_EV_EXEC)
-				trk_handle_exec(t, data);
+				trk_handle_exec(t, data, size);
 			else
 				trk_handle_exit(t, data);
 			return 0;

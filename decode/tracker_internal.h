@@ -141,7 +141,8 @@ void trk_refresh_unwind_maps(struct tracker *t, uint32_t process);
  * then): tracker_tasks.c. */
 bool trk_maps_early(const struct tracker *t, uint32_t process);
 void trk_handle_fork(struct tracker *t, const struct collector_task_event *e);
-void trk_handle_exec(struct tracker *t, const struct collector_task_event *e);
+/* e is size bytes: a collector_exec_event when it holds its arguments. */
+void trk_handle_exec(struct tracker *t, const struct collector_task_event *e, size_t size);
 void trk_handle_exit(struct tracker *t, const struct collector_task_event *e);
 /* Frees what the tracker keeps of a process (its unwinder mappings). */
 void trk_free_proc_state(struct proc_state *ps);

@@ -420,7 +420,29 @@ void trk_handle_fork(struct tracker *t, const struct collector_task_event *e)
  */
 #define MAPS_SETTLE_NS 20000000ULL
 
-void trk_handle_exec(struct tracker *t, const struct collector_task_event *e)
+/* The command line of the exec record e (size bytes): its arguments, or
+ * /proc's when the record has none or not all (past COLLECTOR_ARGS_LEN:
+ * the process may still be there to read); into buf, its length. */
+static int exec_cmdline(const struct collector_task_event *e, size_t size, char *buf,
+			size_t buf_size)
+{
+	const struct collector_exec_event *x = (const void *)e;
+	size_t head = offsetof(struct collector_exec_event, args);
+	int len;
+
+	if (size >= head && x->args_len && x->args_len <= size - head && !x->args_cut) {
+		memcpy(buf, x->args, x->args_len < buf_size ? x->args_len : buf_size - 1);
+		return proc_join_args(buf, x->args_len, buf_size);
+	}
+	len = proc_cmdline(e->hdr.tgid, buf, buf_size);
+	if (len <= 0 && size >= head && x->args_len && x->args_len <= size - head) {
+		memcpy(buf, x->args, x->args_len < buf_size ? x->args_len : buf_size - 1);
+		len = proc_join_args(buf, x->args_len, buf_size);
+	}
+	return len;
+}
+
+void trk_handle_exec(struct tracker *t, const struct collector_task_event *e, size_t size)
 {
 	uint64_t kt = e->hdr.ktime_ns;
 	uint32_t old = idmap_get(&t->pid_to_process, e->hdr.tgid), process, gen = 0;
@@ -441,7 +463,7 @@ void trk_handle_exec(struct tracker *t, const struct collector_task_event *e)
 	}
 	if (old_thread != UINT32_MAX)
 		t->m->threads.items[old_thread].end_ns = trk_epoch_of(t, kt);
-	len = proc_cmdline(e->hdr.tgid, cmdline, sizeof(cmdline));
+	len = exec_cmdline(e, size, cmdline, sizeof(cmdline));
 	process = new_process(t, e->hdr.tgid, ppid, gen, e->comm, len > 0 ? cmdline : NULL,
 			      e->filename[0] ? e->filename : NULL, kt);
 	t->procs.items[process].exec_ktime = kt;

@@ -244,12 +244,23 @@ int proc_cmdline(pid_t pid, char *buf, size_t size)
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 	len = proc_read_file(path, buf, size);
-	for (int i = 0; i < len; i++)
+	return len > 0 ? proc_join_args(buf, (size_t)len, size) : len;
+}
+
+int proc_join_args(char *buf, size_t len, size_t size)
+{
+	int n;
+
+	if (len >= size)
+		len = size - 1;
+	n = (int)len;
+	buf[len] = 0;
+	for (int i = 0; i < n; i++)
 		if (!buf[i])
 			buf[i] = ' ';
-	while (len > 0 && buf[len - 1] == ' ')
-		buf[--len] = 0;
-	return len;
+	while (n > 0 && buf[n - 1] == ' ')
+		buf[--n] = 0;
+	return n;
 }
 
 int proc_exe(pid_t pid, char *buf, size_t size)

@@ -62,6 +62,10 @@ uint64_t proc_thread_cputime(pid_t pid, pid_t tid);
 /* The command line, arguments joined by spaces.  Returns its length (0:
  * none, a kernel thread or a zombie) or a negative errno. */
 int proc_cmdline(pid_t pid, char *buf, size_t size);
+/* The len bytes of NUL-separated arguments at buf (as /proc/PID/cmdline
+ * and the exec record give them) joined by spaces in place, NUL-ended
+ * within size (size > 0), trailing spaces cut; returns the length. */
+int proc_join_args(char *buf, size_t len, size_t size);
 
 /* The executable's path, without " (deleted)".  Returns its length (0:
  * unknown) or a negative errno. */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -505,6 +506,65 @@ static void test_short_record_rejected(void **state)
 	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_MALFORMED_RECORDS), 1);
 }
 
+/* A child that has exited and been reaped: /proc knows nothing of it. */
+static pid_t reaped_pid(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	return pid;
+}
+
+/* An exec record of pid with args (len bytes) from the exec's program,
+ * cut there when cut; the model process's command line after it. */
+static const char *exec_cmdline(struct fixture *f, pid_t pid, const char *args, size_t len,
+				bool cut)
+{
+	static struct collector_exec_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.task.hdr.kind = COLLECTOR_EV_EXEC;
+	e.task.hdr.ktime_ns = ktime_now();
+	e.task.hdr.tgid = pid;
+	e.task.hdr.tid = pid;
+	strcpy(e.task.comm, "cc1");
+	strcpy(e.task.filename, "/usr/libexec/cc1");
+	memcpy(e.args, args, len);
+	e.args_len = len;
+	e.args_cut = cut;
+	assert_int_equal(tracker_handle_record(f->t, &e, offsetof(struct collector_exec_event, args) +
+							    len), 0);
+	for (size_t i = f->m.processes.len; i-- > 0;)
+		if (f->m.processes.items[i].pid == pid)
+			return f->m.processes.items[i].cmdline;
+	fail_msg("no process %d in the model", (int)pid);
+	return NULL;
+}
+
+/* The command line of an exec comes from its record (the process is gone
+ * when the record is decoded); cut short there, /proc's is taken, else
+ * what the record has. */
+static void test_exec_args(void **state)
+{
+	struct fixture *f = *state;
+	static const char args[] = "cc1\0-O2\0file with space.c\0";
+	const char *cmd;
+
+	cmd = exec_cmdline(f, reaped_pid(), args, sizeof(args) - 1, false);
+	assert_non_null(cmd);
+	assert_string_equal(cmd, "cc1 -O2 file with space.c");
+	cmd = exec_cmdline(f, reaped_pid(), args, 8, true);
+	assert_non_null(cmd);
+	assert_string_equal(cmd, "cc1 -O2");
+	/* cut, and the process still there: /proc's whole line */
+	cmd = exec_cmdline(f, getpid(), args, 4, true);
+	assert_non_null(cmd);
+	assert_true(strlen(cmd) > 4 && strcmp(cmd, "cc1") != 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -520,6 +580,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unmapped_leaf_read_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sum_becomes_samples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offcpu_copy_then_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_args, setup, teardown),
 	};
 
 	(void)tt_outer(1);

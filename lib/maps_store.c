@@ -166,9 +166,10 @@ int maps_store_get(struct maps_store *s, pid_t pid, uint64_t not_before_ns, stru
 	return err;
 }
 
-/* With the records: after a drain, a followed reading is current; else
- * /proc, read while no drain runs (a record drained between the reading
- * and its put would be lost to it), and followed from then on. */
+/* With the records (under feed_lock): after a drain, a followed reading
+ * is current; else /proc, read while no drain runs (a record drained
+ * between the reading and its put would be lost to it), and followed from
+ * then on. */
 static int read_followed(struct maps_store *s, pid_t pid, struct procmaps *out, uint64_t *read_ns)
 {
 	struct procmaps copy;
@@ -176,7 +177,6 @@ static int read_followed(struct maps_store *s, pid_t pid, struct procmaps *out, 
 	uint64_t now;
 	int err = -ENOENT;
 
-	pthread_mutex_lock(&s->feed_lock);
 	now = monotonic_ns();
 	s->drain(s->feed);
 	pthread_mutex_lock(&s->lock);
@@ -197,7 +197,6 @@ static int read_followed(struct maps_store *s, pid_t pid, struct procmaps *out, 
 		s->read += !err;
 		pthread_mutex_unlock(&s->lock);
 	}
-	pthread_mutex_unlock(&s->feed_lock);
 	if (!err && read_ns)
 		*read_ns = now;
 	return err;
@@ -209,8 +208,15 @@ int maps_store_read(struct maps_store *s, pid_t pid, uint64_t not_before_ns, str
 	uint64_t now;
 	int err;
 
-	if (s && s->drain)
-		return read_followed(s, pid, out, read_ns);
+	if (s) {
+		pthread_mutex_lock(&s->feed_lock);
+		if (s->drain) {
+			err = read_followed(s, pid, out, read_ns);
+			pthread_mutex_unlock(&s->feed_lock);
+			return err;
+		}
+		pthread_mutex_unlock(&s->feed_lock);
+	}
 	if (maps_store_get(s, pid, not_before_ns, out, read_ns) == 0) {
 		pthread_mutex_lock(&s->lock);
 		s->reused++;
@@ -249,9 +255,13 @@ void maps_store_refresh(struct maps_store *s)
 {
 	uint64_t now;
 
-	if (!s || !s->drain)
+	if (!s)
 		return;
 	pthread_mutex_lock(&s->feed_lock);
+	if (!s->drain) {
+		pthread_mutex_unlock(&s->feed_lock);
+		return;
+	}
 	now = monotonic_ns();
 	s->drain(s->feed);
 	pthread_mutex_lock(&s->lock);

@@ -116,23 +116,29 @@ static struct maps_slot *take_slot(struct maps_store *s, pid_t pid)
 }
 
 /* Keeps copy (taken) as pid's reading at read_ns unless a newer one is
- * kept; followed: records after read_ns will keep it current. */
+ * kept; followed: records after read_ns will keep it current.  Under the
+ * lock. */
+static void keep_locked(struct maps_store *s, pid_t pid, uint64_t read_ns, struct procmaps *copy,
+			bool followed)
+{
+	struct maps_slot *slot = take_slot(s, pid);
+
+	if (!slot || (slot->pid == pid && slot->read_ns > read_ns)) {
+		procmaps_free(copy); /* an older reading than the one kept */
+		return;
+	}
+	procmaps_free(&slot->maps);
+	slot->pid = pid;
+	slot->read_ns = read_ns;
+	slot->followed = followed;
+	slot->maps = *copy;
+}
+
 static void put_copy(struct maps_store *s, pid_t pid, uint64_t read_ns, struct procmaps *copy,
 		     bool followed)
 {
-	struct maps_slot *slot;
-
 	pthread_mutex_lock(&s->lock);
-	slot = take_slot(s, pid);
-	if (!slot || (slot->pid == pid && slot->read_ns > read_ns)) {
-		procmaps_free(copy); /* an older reading than the one kept */
-	} else {
-		procmaps_free(&slot->maps);
-		slot->pid = pid;
-		slot->read_ns = read_ns;
-		slot->followed = followed;
-		slot->maps = *copy;
-	}
+	keep_locked(s, pid, read_ns, copy, followed);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -166,37 +172,60 @@ int maps_store_get(struct maps_store *s, pid_t pid, uint64_t not_before_ns, stru
 	return err;
 }
 
+/* The records drained (under feed_lock): the followed readings are
+ * current as of the time returned. */
+static uint64_t drain_locked(struct maps_store *s)
+{
+	uint64_t now = monotonic_ns();
+
+	s->drain(s->feed);
+	pthread_mutex_lock(&s->lock);
+	s->drained_ns = now;
+	pthread_mutex_unlock(&s->lock);
+	return now;
+}
+
+/* pid's maps read from /proc now (*now: when), kept for the other thread
+ * (s may be NULL): followed, the records keep the reading current. */
+static int read_proc(struct maps_store *s, pid_t pid, bool followed, struct procmaps *out,
+		     uint64_t *now)
+{
+	struct procmaps copy;
+	int err;
+
+	*now = monotonic_ns();
+	err = procmaps_read_exec(pid, out);
+	if (err || !s)
+		return err;
+	/* a process that has exited (a zombie) lists nothing: not kept over
+	 * a reading that listed its mappings */
+	if (out->n && copy_maps(out, &copy))
+		put_copy(s, pid, *now, &copy, followed);
+	pthread_mutex_lock(&s->lock);
+	s->read++;
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
 /* With the records (under feed_lock): after a drain, a followed reading
  * is current; else /proc, read while no drain runs (a record drained
  * between the reading and its put would be lost to it), and followed from
  * then on. */
 static int read_followed(struct maps_store *s, pid_t pid, struct procmaps *out, uint64_t *read_ns)
 {
-	struct procmaps copy;
 	const struct maps_slot *c;
-	uint64_t now;
+	uint64_t now = drain_locked(s);
 	int err = -ENOENT;
 
-	now = monotonic_ns();
-	s->drain(s->feed);
 	pthread_mutex_lock(&s->lock);
-	s->drained_ns = now;
 	c = find_slot(s, pid);
 	if (c && c->followed) {
 		err = copy_maps(&c->maps, out) ? 0 : -ENOMEM;
 		s->followed += !err;
 	}
 	pthread_mutex_unlock(&s->lock);
-	if (err == -ENOENT) {
-		err = procmaps_read_exec(pid, out);
-		/* a process that has exited (a zombie) lists nothing: not
-		 * kept over a reading that listed its mappings */
-		if (!err && out->n && copy_maps(out, &copy))
-			put_copy(s, pid, now, &copy, true);
-		pthread_mutex_lock(&s->lock);
-		s->read += !err;
-		pthread_mutex_unlock(&s->lock);
-	}
+	if (err == -ENOENT)
+		err = read_proc(s, pid, true, out, &now);
 	if (!err && read_ns)
 		*read_ns = now;
 	return err;
@@ -223,22 +252,10 @@ int maps_store_read(struct maps_store *s, pid_t pid, uint64_t not_before_ns, str
 		pthread_mutex_unlock(&s->lock);
 		return 0;
 	}
-	now = monotonic_ns();
-	err = procmaps_read_exec(pid, out);
-	if (err)
-		return err;
-	if (read_ns)
+	err = read_proc(s, pid, false, out, &now);
+	if (!err && read_ns)
 		*read_ns = now;
-	if (!s)
-		return 0;
-	/* a process that has exited (a zombie) lists nothing: not kept over
-	 * a reading that listed its mappings */
-	if (out->n)
-		maps_store_put(s, pid, now, out);
-	pthread_mutex_lock(&s->lock);
-	s->read++;
-	pthread_mutex_unlock(&s->lock);
-	return 0;
+	return err;
 }
 
 void maps_store_follow(struct maps_store *s, void (*drain)(void *ctx), void *ctx)
@@ -253,63 +270,34 @@ void maps_store_follow(struct maps_store *s, void (*drain)(void *ctx), void *ctx
 
 void maps_store_refresh(struct maps_store *s)
 {
-	uint64_t now;
-
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->feed_lock);
-	if (!s->drain) {
-		pthread_mutex_unlock(&s->feed_lock);
-		return;
-	}
-	now = monotonic_ns();
-	s->drain(s->feed);
-	pthread_mutex_lock(&s->lock);
-	s->drained_ns = now;
-	pthread_mutex_unlock(&s->lock);
+	if (s->drain)
+		drain_locked(s);
 	pthread_mutex_unlock(&s->feed_lock);
 }
 
 void maps_store_exec(struct maps_store *s, pid_t pid, uint64_t ns)
 {
-	struct maps_slot *slot;
+	struct procmaps none = { 0 };
 
-	pthread_mutex_lock(&s->lock);
-	slot = take_slot(s, pid);
-	if (slot && !(slot->pid == pid && slot->read_ns > ns)) {
-		procmaps_free(&slot->maps);
-		slot->pid = pid;
-		slot->read_ns = ns;
-		slot->followed = true;
-	}
-	pthread_mutex_unlock(&s->lock);
+	put_copy(s, pid, ns, &none, true);
 }
 
 void maps_store_fork(struct maps_store *s, pid_t child, pid_t parent, uint64_t ns)
 {
-	struct maps_slot *slot, *from;
-	struct procmaps copy = { 0 };
+	struct maps_slot *from, *slot;
+	struct procmaps copy;
 
 	pthread_mutex_lock(&s->lock);
 	from = find_slot(s, parent);
-	if (!from || !from->followed || !copy_maps(&from->maps, &copy)) {
+	if (from && from->followed && copy_maps(&from->maps, &copy)) {
+		keep_locked(s, child, ns, &copy, true);
+	} else if ((slot = find_slot(s, child))) {
 		/* a reading of a process that had child's pid before is not
 		 * this one's */
-		slot = find_slot(s, child);
-		if (slot)
-			slot->followed = false;
-		pthread_mutex_unlock(&s->lock);
-		return;
-	}
-	slot = take_slot(s, child);
-	if (slot && !(slot->pid == child && slot->read_ns > ns)) {
-		procmaps_free(&slot->maps);
-		slot->pid = child;
-		slot->read_ns = ns;
-		slot->followed = true;
-		slot->maps = copy;
-	} else {
-		procmaps_free(&copy);
+		slot->followed = false;
 	}
 	pthread_mutex_unlock(&s->lock);
 }

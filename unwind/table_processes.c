@@ -120,16 +120,25 @@ void process_drop(struct unwind_service *us, pid_t pid)
 	idmap_put(&us->by_pid, pid, UINT32_MAX);
 }
 
+bool process_gone(pid_t pid)
+{
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Process pid's table taken back from the program, and dropped, when the
+ * process is gone. */
+static void drop_if_gone(struct unwind_service *us, pid_t pid)
+{
+	if (process_gone(pid)) {
+		us->maps.ops->forget_process(us->maps.maps, pid);
+		process_drop(us, pid);
+	}
+}
+
 void process_drop_dead(struct unwind_service *us)
 {
-	for (size_t i = us->n_users; i-- > 0;) {
-		pid_t pid = us->users[i].pid;
-
-		if (kill(pid, 0) != 0 && errno == ESRCH) {
-			us->maps.ops->forget_process(us->maps.maps, pid);
-			process_drop(us, pid);
-		}
-	}
+	for (size_t i = us->n_users; i-- > 0;)
+		drop_if_gone(us, us->users[i].pid);
 }
 
 void processes_free(struct unwind_service *us)
@@ -216,10 +225,8 @@ int process_write(struct unwind_service *us, pid_t pid, uint64_t not_before_ns, 
 	/* gone before its table was written (its maps from the kernel's
 	 * records outlive it): the program's exit, which forgets a
 	 * process's table, has come and gone */
-	if (!err && kill(pid, 0) != 0 && errno == ESRCH) {
-		us->maps.ops->forget_process(us->maps.maps, pid);
-		process_drop(us, pid);
-	}
+	if (!err)
+		drop_if_gone(us, pid);
 	free(p);
 	procmaps_free(&maps);
 	us->st.refreshes++;

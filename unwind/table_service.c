@@ -4,7 +4,6 @@
 #include "unwind/table_service_internal.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +99,7 @@ static void request(void *ctx, const struct collector_unwind_request *r)
 	if (r->hdr.kind == COLLECTOR_EV_UNWIND_EXEC) {
 		/* -a reads it late (bpf/sample.bpf.c): by then a shell's
 		 * tool is gone */
-		if (kill(pid, 0) == 0 || errno != ESRCH)
+		if (!process_gone(pid))
 			serve_ready(us, pid, r->hdr.ktime_ns, &us->st.served_exec);
 		return;
 	}

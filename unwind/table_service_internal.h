@@ -141,6 +141,9 @@ void process_drop(struct unwind_service *us, pid_t pid);
 /* Processes that exited without the news reaching us (their ring was
  * full) still hold their images: dropped, with their mapping tables. */
 void process_drop_dead(struct unwind_service *us);
+/* Whether process pid has exited and been reaped (kill(0) says ESRCH; a
+ * zombie is not gone yet). */
+bool process_gone(pid_t pid);
 void processes_free(struct unwind_service *us);
 
 #endif /* COLLECTOR_TABLE_SERVICE_INTERNAL_H */

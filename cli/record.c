@@ -74,7 +74,6 @@ struct record {
 	struct tracker *tracker;
 	struct bpf_session *bpf;
 	struct record_unwind unw;   /* --call-graph cfi's tables, maps and records */
-	struct unwind_service *cfi; /* unw's service, else NULL */
 	struct python_runtime *python; /* CPython processes walked */
 	struct uprobes *uprobes;
 	struct trace_files trace_files;
@@ -299,7 +298,6 @@ static int open_sampling(struct record *r)
 	}
 	if (cfg.cfi && record_unwind_open(&r->unw, r->bpf, cfg.cfi_rows, r->tracker) != 0)
 		return EXIT_BPF;
-	r->cfi = r->unw.service;
 	tracker_set_python(r->tracker, r->python);
 	if (!opts->all_cpus)
 		tracker_ignore_process(r->tracker, getpid());
@@ -319,8 +317,8 @@ static int add_targets(struct record *r)
 
 		bpf_session_add_target(r->bpf, opts->pids[i]);
 		/* its tables first, as sampling starts */
-		if (r->cfi)
-			unwind_service_add_process(r->cfi, opts->pids[i]);
+		if (r->unw.service)
+			unwind_service_add_process(r->unw.service, opts->pids[i]);
 		if (tracker_add_process(r->tracker, opts->pids[i], st.ktime_ns) != 0) {
 			fprintf(stderr, "collector: PID %d exited during start-up\n", opts->pids[i]);
 			return EXIT_NO_TARGET;
@@ -337,12 +335,12 @@ static int add_targets(struct record *r)
 			strerror(-err));
 		return EXIT_NO_TARGET;
 	}
-	if (r->cfi) {
+	if (r->unw.service) {
 		/* held until the tables of what it maps at once are loaded */
 		char *exe = path_find_command(opts->command[0]);
 
 		if (exe)
-			unwind_service_prepare_command(r->cfi, exe);
+			unwind_service_prepare_command(r->unw.service, exe);
 		free(exe);
 	}
 	tracker_expect_exec(r->tracker, r->launch.pid);
@@ -445,7 +443,7 @@ static int start(struct record *r)
 	tracker_begin_window(r->tracker);
 	/* the tables processes ask for, from now on built by a thread of
 	 * their own: a long drain does not delay them */
-	if (r->cfi && unwind_service_start(r->cfi) != 0)
+	if (r->unw.service && unwind_service_start(r->unw.service) != 0)
 		return EXIT_FAILURE_RUN;
 	if (opts->command ? bpf_session_start_sampling(r->bpf, &r->launch.pid, 1)
 			  : bpf_session_start_sampling(r->bpf, opts->pids, opts->n_pids))
@@ -453,7 +451,7 @@ static int start(struct record *r)
 	/* -a: the mappings of every process exec'd from now on from the
 	 * kernel's records, not from /proc at each exec (opened once sampling
 	 * runs: a perf event among the collector's files says it does) */
-	if (opts->all_cpus && r->cfi)
+	if (opts->all_cpus && r->unw.service)
 		record_unwind_follow_mmaps(&r->unw);
 	powercap_open(&r->powercap, NULL);
 	decode_energy(&r->m, &r->powercap, true);

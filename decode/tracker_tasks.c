@@ -428,18 +428,16 @@ static int exec_cmdline(const struct collector_task_event *e, size_t size, char 
 {
 	const struct collector_exec_event *x = (const void *)e;
 	size_t head = offsetof(struct collector_exec_event, args);
+	bool has = size >= head && x->args_len && x->args_len <= size - head;
 	int len;
 
-	if (size >= head && x->args_len && x->args_len <= size - head && !x->args_cut) {
-		memcpy(buf, x->args, x->args_len < buf_size ? x->args_len : buf_size - 1);
-		return proc_join_args(buf, x->args_len, buf_size);
+	if (!has || x->args_cut) {
+		len = proc_cmdline(e->hdr.tgid, buf, buf_size);
+		if (len > 0 || !has)
+			return len;
 	}
-	len = proc_cmdline(e->hdr.tgid, buf, buf_size);
-	if (len <= 0 && size >= head && x->args_len && x->args_len <= size - head) {
-		memcpy(buf, x->args, x->args_len < buf_size ? x->args_len : buf_size - 1);
-		len = proc_join_args(buf, x->args_len, buf_size);
-	}
-	return len;
+	memcpy(buf, x->args, x->args_len < buf_size ? x->args_len : buf_size - 1);
+	return proc_join_args(buf, x->args_len, buf_size);
 }
 
 void trk_handle_exec(struct tracker *t, const struct collector_task_event *e, size_t size)

@@ -17,8 +17,12 @@
  * records of 100-150 bytes an exec, drained at every exec's reading and
  * twice a second; 64 pages hold a minute of that. */
 #define RING_PAGES 64
+/* The sample_id fields every record ends with (PERF_SAMPLE_TID and
+ * PERF_SAMPLE_TIME): pid, tid, time. */
+#define SAMPLE_ID_SIZE 16
+
 /* The largest record read: a header, the fixed fields and a path. */
-#define RECORD_MAX (sizeof(struct perf_event_header) + 64 + 4096 + 16)
+#define RECORD_MAX (sizeof(struct perf_event_header) + 64 + 4096 + SAMPLE_ID_SIZE)
 
 /* A record read from a ring, kept until the drain has them all in order. */
 struct pending {
@@ -109,10 +113,10 @@ static bool parse_mmap2(const struct perf_event_header *h, struct pending *p)
 	const char *name = (const char *)(h + 1) + sizeof(f);
 	size_t room, len;
 
-	if (h->size < sizeof(*h) + sizeof(f) + 16)
+	if (h->size < sizeof(*h) + sizeof(f) + SAMPLE_ID_SIZE)
 		return false;
 	memcpy(&f, h + 1, sizeof(f));
-	room = h->size - sizeof(*h) - sizeof(f) - 16;
+	room = h->size - sizeof(*h) - sizeof(f) - SAMPLE_ID_SIZE;
 	len = strnlen(name, room);
 	p->pid = (pid_t)f.pid;
 	p->e = (struct procmap_entry){
@@ -152,7 +156,7 @@ static bool take(struct mmap_records *mr, const struct perf_event_header *h)
 		maps_store_unfollow(mr->store);
 		return true;
 	}
-	if (h->size < sizeof(*h) + sizeof(ids) + 16)
+	if (h->size < sizeof(*h) + sizeof(ids) + SAMPLE_ID_SIZE)
 		return true; /* none of ours */
 	if (!reserve(mr))
 		return false;

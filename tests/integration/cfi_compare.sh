@@ -30,6 +30,17 @@ folded_stacks() {
 		END { for (s in sum) printf "%d\t%s\n", sum[s], s }' "$1" | sort -t "$(printf '\t')" -k1,1rn >"$2"
 }
 
+# fresh_whole FOLDED OUT: "N M" on stdout for tests/workloads/dlopen_fresh.c
+# in a collector.folded file: N of its samples in the library it built (the
+# stacks ending in fresh_c), M of them whole (from _start through the
+# library); its stacks (folded_stacks) in OUT, the first three on stderr.
+fresh_whole() {
+	folded_stacks "$1" "$2" dlopen_fresh
+	head -n 3 "$2" >&2
+	awk -F '\t' -v s=";_start;__libc_start_main;__libc_start_call_main;main;run_fresh;fresh_a;fresh_b;fresh_c" \
+		'$2 ~ /;fresh_c$/ { n += $1; if ($2 == s) m += $1 } END { printf "%d %d\n", n, m }' "$2"
+}
+
 # perf_stacks PERF_DATA OUT: the same from `perf record --call-graph dwarf`.
 perf_stacks() {
 	perf script -i "$1" -F ip,sym,dso 2>/dev/null | awk "$NORM_FRAME"'

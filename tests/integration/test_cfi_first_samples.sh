@@ -51,11 +51,7 @@ mkdir "$TMP/lib"
 	2>"$TMP/dl.sum" || { cat "$TMP/dl.sum"; fail "dlopen: collector exited $?"; }
 [ -f "$TMP/lib/libfresh.so" ] || fail "dlopen: the program built no library"
 grep -A3 "truncated" "$TMP/dl.sum"
-folded_stacks "$TMP/dl/collector.folded" "$TMP/dl.st" dlopen_fresh
-head -n 3 "$TMP/dl.st"
-WHOLE=";_start;__libc_start_main;__libc_start_call_main;main;run_fresh;fresh_a;fresh_b;fresh_c"
-awk -F '\t' -v s="$WHOLE" '$2 ~ /;fresh_c$/ { n += $1; if ($2 == s) m += $1 }
-	END { printf "%d %d\n", n, m }' "$TMP/dl.st" >"$TMP/dl.count"
+fresh_whole "$TMP/dl/collector.folded" "$TMP/dl.st" >"$TMP/dl.count"
 read -r n m <"$TMP/dl.count"
 echo "dlopen: $m of $n samples in the library whole"
 [ "$n" -ge 100 ] || fail "dlopen: $n samples in the library, expected >= 100"

@@ -27,6 +27,7 @@ struct bpf_session {
 	uint64_t agg_read_ns;           /* CLOCK_MONOTONIC of the last read */
 	uint64_t agg_reads;             /* reads of a slot */
 	uint64_t agg_most_keys, agg_most_stacks; /* the fullest read's entries */
+	bool no_batch;                  /* no batch map operations: key by key */
 };
 
 uint64_t bpf_session_monotonic_ns(void);

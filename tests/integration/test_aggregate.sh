@@ -33,9 +33,11 @@ hot_share() {
 
 # One run summed, its count checked against ip_counts of the same run
 # (COLLECTOR_COUNT_BY_IP: the per-instruction map, counted independently).
-COLLECTOR_COUNT_BY_IP=1 "$COLLECTOR" -f folded -o "$TMP/agg" -- "$WL/split" 1 2 \
+COLLECTOR_COUNT_BY_IP=1 "$COLLECTOR" -v -f folded -o "$TMP/agg" -- "$WL/split" 1 2 \
 	>"$TMP/stdout" 2>"$TMP/agg.txt" || { cat "$TMP/agg.txt"; fail "aggregated: exited $?"; }
 check_exact "$TMP/agg.txt" "aggregated, ip_counts"
+grep -q "in-kernel sums: .* reads (in batches)" "$TMP/agg.txt" ||
+	{ cat "$TMP/agg.txt"; fail "aggregated: the sums not read in batches"; }
 grep -q "^  truncated stacks" "$TMP/agg.txt" || fail "aggregated: no complete-stack figure"
 f="$TMP/agg/collector.folded"
 sum=$(awk '{ t += $NF } END { print t + 0 }' "$f")
@@ -44,6 +46,16 @@ sum=$(awk '{ t += $NF } END { print t + 0 }' "$f")
 grep -Eq "split;(_start;__libc_start_main;)?__libc_start_call_main;main;run;chain_a;chain_b;chain_c;hot_function [0-9]" "$f" ||
 	grep -Eq "split;start_thread;.*;chain_a;chain_b;chain_c;hot_function [0-9]" "$f" ||
 	fail "aggregated: no line with the whole chain to hot_function"
+
+# Read key by key (COLLECTOR_AGG_NO_BATCH: as on a kernel without batch map
+# operations) instead of in batches: as exact, the same chains
+COLLECTOR_AGG_NO_BATCH=1 COLLECTOR_COUNT_BY_IP=1 "$COLLECTOR" -v -f folded -o "$TMP/bykey" -- \
+	"$WL/split" 1 2 >"$TMP/stdout" 2>"$TMP/bykey.txt" || { cat "$TMP/bykey.txt"; fail "key by key: exited $?"; }
+check_exact "$TMP/bykey.txt" "key by key, ip_counts"
+grep -q "in-kernel sums: .* reads (key by key)" "$TMP/bykey.txt" ||
+	fail "key by key: the sums read otherwise"
+grep -Eq ";chain_a;chain_b;chain_c;hot_function [0-9]" "$TMP/bykey/collector.folded" ||
+	fail "key by key: no line with the chain to hot_function"
 
 # The same workload streamed: the same top function, the same split
 "$COLLECTOR" --no-aggregate -f folded -o "$TMP/stream" -- "$WL/split" 1 2 \

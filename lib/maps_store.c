@@ -291,7 +291,7 @@ void maps_store_fork(struct maps_store *s, pid_t child, pid_t parent, uint64_t n
 	struct procmaps copy;
 
 	pthread_mutex_lock(&s->lock);
-	from = find_slot(s, parent);
+	from = parent ? find_slot(s, parent) : NULL;
 	if (from && from->followed && copy_maps(&from->maps, &copy)) {
 		keep_locked(s, child, ns, &copy, true);
 	} else if ((slot = find_slot(s, child))) {

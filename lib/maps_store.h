@@ -87,7 +87,7 @@ void maps_store_refresh(struct maps_store *s);
  * for a reading made after it.  An exec: pid has no mappings, and is
  * followed.  A fork: child has parent's mappings, followed if parent's
  * are (else a reading of an earlier process with child's pid is no
- * longer current).  A mapping of a followed pid: placed over what was
+ * longer current); parent 0: none copied, for a child that execs next.  A mapping of a followed pid: placed over what was
  * there (procmaps_place); 0 or -ENOMEM (pid then no longer followed). */
 void maps_store_exec(struct maps_store *s, pid_t pid, uint64_t ns);
 void maps_store_fork(struct maps_store *s, pid_t child, pid_t parent, uint64_t ns);

@@ -34,6 +34,7 @@ void mmap_records_close(struct mmap_records *mr);
 
 struct mmap_records_counts {
 	uint64_t mmaps, execs, forks; /* records applied */
+	uint64_t forks_exec;          /* forks whose child exec'd in the same drain: no copy */
 	uint64_t lost;                /* records the kernel could not write */
 };
 void mmap_records_counts(struct mmap_records *mr, struct mmap_records_counts *out);

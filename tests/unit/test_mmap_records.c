@@ -87,6 +87,58 @@ static void test_child_gone(void **state)
 	maps_store_free(s);
 }
 
+/* Two children of a followed process, read in one drain: the one that
+ * execs has its new image's mappings (its fork copied nothing), the one
+ * that does not has its parent's. */
+static void test_fork_then_exec(void **state)
+{
+	struct maps_store *s = maps_store_new();
+	struct mmap_records *mr;
+	struct mmap_records_counts c;
+	struct procmaps out;
+	pid_t execs, stays;
+	int err, status;
+
+	(void)state;
+	err = mmap_records_open(s, &mr);
+	if (err == -EACCES || err == -EPERM) {
+		maps_store_free(s);
+		skip();
+	}
+	assert_int_equal(err, 0);
+	/* this process followed from here on */
+	assert_int_equal(maps_store_read(s, getpid(), MAPS_STORE_FRESH, &out, NULL), 0);
+	assert_true(has_path_part(&out, "test_mmap_records"));
+	procmaps_free(&out);
+	execs = fork();
+	assert_true(execs >= 0);
+	if (execs == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	stays = fork();
+	assert_true(stays >= 0);
+	if (stays == 0)
+		_exit(0);
+	assert_int_equal(waitpid(execs, &status, 0), execs);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(waitpid(stays, &status, 0), stays);
+	assert_int_equal(maps_store_read(s, execs, MAPS_STORE_FRESH, &out, NULL), 0);
+	assert_true(has_path(&out, "/true"));
+	assert_false(has_path_part(&out, "test_mmap_records"));
+	procmaps_free(&out);
+	assert_int_equal(maps_store_read(s, stays, MAPS_STORE_FRESH, &out, NULL), 0);
+	assert_true(has_path_part(&out, "test_mmap_records"));
+	procmaps_free(&out);
+	mmap_records_counts(mr, &c);
+	assert_true(c.forks >= 2);
+	assert_true(c.forks_exec >= 1);
+	assert_true(c.forks_exec < c.forks);
+	assert_int_equal(c.lost, 0);
+	mmap_records_close(mr);
+	maps_store_free(s);
+}
+
 static void test_dlopen_followed(void **state)
 {
 	struct maps_store *s = maps_store_new();
@@ -124,6 +176,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_child_gone),
+		cmocka_unit_test(test_fork_then_exec),
 		cmocka_unit_test(test_dlopen_followed),
 	};
 

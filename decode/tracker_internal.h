@@ -101,6 +101,7 @@ struct tracker {
 	pid_t ignored_tgid;             /* the collector itself */
 	struct unwinder *unwinder;      /* --call-graph dwarf (and cfi), else NULL */
 	bool unwind_lazy;               /* cfi: images opened at a first stack copy */
+	bool map_files_usable;          /* /proc/PID/map_files opened once: trk_map_files() */
 	struct python_runtime *python;  /* the caller's, or NULL: no Python frames */
 	uint32_t python_image;          /* "[python]", MODEL_NONE until needed */
 	MODEL_VEC(struct python_pending) python_pending;

@@ -78,6 +78,25 @@ static void add_unwind_map(struct proc_state *ps, const struct unwind_mapping *l
 		free((char *)u->path);
 }
 
+/*
+ * Whether /proc/PID/map_files opens for this collector (it takes
+ * CAP_SYS_ADMIN): procmaps_open_path()'s test, made once a run once it
+ * said yes, not once per reading of a process's maps.  The faccessat()
+ * through /proc was 3.5% of a continuous -a run's CPU under a build loop
+ * (a reading at each new process's first stack copy and at the exec of
+ * an image not open).  A no is not kept: a process gone says no too.
+ */
+static int trk_map_files(const struct tracker *t)
+{
+	return t->map_files_usable ? 1 : -1;
+}
+
+static void trk_map_files_seen(struct tracker *t, int map_files)
+{
+	if (map_files == 1)
+		t->map_files_usable = true;
+}
+
 /* map_files: procmaps_open_path's answer for this reading of the maps */
 static void set_unwind_maps(struct tracker *t, uint32_t process, const struct procmaps *maps,
 			    int *map_files)
@@ -110,7 +129,7 @@ void trk_refresh_unwind_maps(struct tracker *t, uint32_t process)
 {
 	struct proc_state *ps = &t->procs.items[process];
 	struct procmaps maps;
-	int map_files = -1;
+	int map_files = trk_map_files(t);
 
 	if (!ps->umaps_stale)
 		return;
@@ -119,6 +138,7 @@ void trk_refresh_unwind_maps(struct tracker *t, uint32_t process)
 			    ps->maps_read_ktime, &maps, NULL) != 0)
 		return;
 	set_unwind_maps(t, process, &maps, &map_files);
+	trk_map_files_seen(t, map_files);
 	procmaps_free(&maps);
 }
 
@@ -183,7 +203,7 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 	uint64_t last_read = t->procs.items[process].maps_read_ktime, read_ns;
 	pid_t pid = p->pid;
 	struct procmaps maps;
-	int map_files = -1;
+	int map_files = trk_map_files(t);
 	size_t i;
 
 	t->procs.items[process].maps_read_ktime = now_ktime;
@@ -251,6 +271,7 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 		t->procs.items[process].umaps_stale = true;
 	else if (t->unwinder)
 		set_unwind_maps(t, process, &maps, &map_files);
+	trk_map_files_seen(t, map_files);
 	procmaps_free(&maps);
 	trk_python_maps_loaded(t, process);
 }

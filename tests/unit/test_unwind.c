@@ -495,7 +495,8 @@ static void test_prepare_then_file_gone(void **state)
 /* A process gone before its copies are unwound: its /proc paths fail, and
  * the files are found under the names its maps gave them, when those are
  * the same files (device and inode); a name that leads to another file is
- * not used. */
+ * not used.  The name is taken first, when it is the mapped file, for a
+ * live process too. */
 static void test_gone_process_by_name(void **state)
 {
 	struct unwinder *u = unwinder_new(), *v = unwinder_new();
@@ -546,6 +547,33 @@ static void test_gone_process_by_name(void **state)
 	unwinder_get_stats(v, &st);
 	assert_int_equal(st.rules_from_files, 0);
 	assert_false(complete);
+	unwinder_free(v);
+	/* the name is taken before the path when it is the mapped file (no
+	 * look-up through /proc): here each path leads to another file */
+	v = unwinder_new();
+	for (size_t i = 0; i < r.n_maps; i++) {
+		gone[i].inode--;
+		if (gone[i].name)
+			gone[i].path = "/bin/true";
+	}
+	n = unwinder_unwind(v, 4242, 1, gone, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+			    r.caps[0].len, ips, MAX_FRAMES, &complete);
+	assert_int_equal(n, n_full);
+	assert_memory_equal(ips, full, (size_t)n * sizeof(*ips));
+	assert_true(complete);
+	unwinder_free(v);
+	/* a live process whose name leads to another file (replaced since):
+	 * its path, which is the mapped file */
+	v = unwinder_new();
+	for (size_t i = 0; i < r.n_maps; i++) {
+		gone[i].inode++;
+		gone[i].path = r.maps[i].path;
+	}
+	n = unwinder_unwind(v, 4242, 1, gone, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+			    r.caps[0].len, ips, MAX_FRAMES, &complete);
+	assert_int_equal(n, n_full);
+	assert_memory_equal(ips, full, (size_t)n * sizeof(*ips));
+	assert_true(complete);
 	unwinder_free(v);
 	unwinder_free(u);
 	free(gone);

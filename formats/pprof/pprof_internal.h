@@ -26,6 +26,8 @@ struct pprof_sink {
 	FILE *fp;
 	int err;                 /* the first error: -EIO, -ENOMEM */
 	bool started;
+	size_t n_in;                /* bytes staged in in[] */
+	unsigned char in[1 << 14];  /* protobuf-c's small appends, deflated together */
 	unsigned char out[1 << 16];
 };
 

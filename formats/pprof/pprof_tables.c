@@ -43,29 +43,48 @@ static void sink_drain(struct pprof_sink *s, int flush)
 	} while (s->z.avail_out == 0);
 }
 
-static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+/* Deflates len bytes at data (no flush). */
+static void sink_deflate(struct pprof_sink *s, const uint8_t *data, size_t len)
 {
-	struct pprof_sink *s = (struct pprof_sink *)b;
-
-	if (s->err)
-		return;
-	while (len) {
+	while (len && !s->err) {
 		/* avail_in is 32 bits */
 		uInt n = len > (1u << 30) ? (1u << 30) : (uInt)len;
 
 		s->z.next_in = (Bytef *)data;
 		s->z.avail_in = n;
 		sink_drain(s, Z_NO_FLUSH);
-		if (s->err)
-			return;
 		data += n;
 		len -= n;
 	}
 }
 
+/*
+ * protobuf-c hands the packed message over in pieces of a few bytes (a
+ * tag, a varint, a string): they are staged and deflated 16 KiB at a
+ * time.  One deflate() call per piece was 6% of a continuous -a run's CPU
+ * under a build loop (-f pprof --interval 10, self-profile).
+ */
+static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	struct pprof_sink *s = (struct pprof_sink *)b;
+
+	if (s->err)
+		return;
+	if (len > sizeof(s->in) - s->n_in) {
+		sink_deflate(s, s->in, s->n_in);
+		s->n_in = 0;
+	}
+	if (len >= sizeof(s->in)) {
+		sink_deflate(s, data, len);
+		return;
+	}
+	memcpy(s->in + s->n_in, data, len);
+	s->n_in += len;
+}
+
 int pprof_sink_init(struct pprof_sink *s, FILE *fp)
 {
-	memset(s, 0, offsetof(struct pprof_sink, out));
+	memset(s, 0, offsetof(struct pprof_sink, in));
 	s->base.append = sink_append;
 	s->fp = fp;
 	/* windowBits 15 + 16: a gzip header and trailer around the stream */
@@ -80,8 +99,11 @@ int pprof_sink_finish(struct pprof_sink *s, int err)
 	if (!s->started)
 		return err;
 	if (!err && !s->err) {
+		sink_deflate(s, s->in, s->n_in);
+		s->n_in = 0;
 		s->z.avail_in = 0;
-		sink_drain(s, Z_FINISH);
+		if (!s->err)
+			sink_drain(s, Z_FINISH);
 	}
 	deflateEnd(&s->z);
 	s->started = false;

@@ -452,7 +452,7 @@ static int start(struct record *r)
 	 * kernel's records, not from /proc at each exec (opened once sampling
 	 * runs: a perf event among the collector's files says it does) */
 	if (opts->all_cpus && r->unw.service)
-		record_unwind_follow_mmaps(&r->unw);
+		record_unwind_follow_mmaps(&r->unw, r->tracker);
 	powercap_open(&r->powercap, NULL);
 	decode_energy(&r->m, &r->powercap, true);
 	if (opts->command && stop_requested) {

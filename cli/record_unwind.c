@@ -39,7 +39,7 @@ int record_unwind_open(struct record_unwind *ru, struct bpf_session *bpf, uint32
 	return 0;
 }
 
-void record_unwind_follow_mmaps(struct record_unwind *ru)
+void record_unwind_follow_mmaps(struct record_unwind *ru, struct tracker *t)
 {
 	int err;
 
@@ -49,6 +49,8 @@ void record_unwind_follow_mmaps(struct record_unwind *ru)
 	if (err)
 		fprintf(stderr, "collector: cannot open the kernel's mmap records (%s); "
 			"reading each process's maps from /proc instead\n", strerror(-err));
+	else
+		tracker_defer_maps(t);
 }
 
 void record_unwind_refresh(struct record_unwind *ru)

@@ -29,8 +29,9 @@ struct record_unwind {
 int record_unwind_open(struct record_unwind *ru, struct bpf_session *bpf, uint32_t max_rows,
 		       struct tracker *t);
 /* -a: every process exec'd from now on followed through the kernel's
- * records (a message, and /proc, when they cannot be opened). */
-void record_unwind_follow_mmaps(struct record_unwind *ru);
+ * records (a message, and /proc, when they cannot be opened); tracker t
+ * then reads an exec'd process's maps at its first sample. */
+void record_unwind_follow_mmaps(struct record_unwind *ru, struct tracker *t);
 /* The run's loop: the records read, so that they do not pile up. */
 void record_unwind_refresh(struct record_unwind *ru);
 /* Stops the service; with verbose, its figures into m's summary. */

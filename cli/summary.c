@@ -307,12 +307,14 @@ static void print_cfi(FILE *out, const struct model *m)
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_SERVED_FIRST));
 	fprintf(out, "    process maps: read %llu times, a reading shared between the decoder and "
 		"the tables %llu times, kept current by the kernel's mmap records %llu times "
-		"(%llu mappings recorded, %llu records lost)\n",
+		"(%llu mappings recorded, %llu records lost); %llu exec'd processes' maps left "
+		"for a first sample\n",
 		(unsigned long long)model_stat_value(m, MODEL_STAT_MAPS_READ),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_MAPS_REUSED),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_MAPS_FOLLOWED),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_MMAP_RECORDS),
-		(unsigned long long)model_stat_value(m, MODEL_STAT_MMAP_RECORDS_LOST));
+		(unsigned long long)model_stat_value(m, MODEL_STAT_MMAP_RECORDS_LOST),
+		(unsigned long long)model_stat_value(m, MODEL_STAT_MAPS_DEFERRED));
 }
 
 static void print_traced(FILE *out, const struct model *m)

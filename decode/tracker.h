@@ -101,6 +101,12 @@ void tracker_set_python(struct tracker *t, struct python_runtime *rt);
  * looked for: the unwind service's readings (lib/maps_store.h), or NULL. */
 struct maps_store;
 void tracker_share_maps(struct tracker *t, struct maps_store *store);
+/* The shared store is kept current by the kernel's mmap records (it has
+ * the maps of a process gone since): an exec'd process's maps are read
+ * at its first sample that needs them, not at its exec (most of a busy
+ * machine's processes are never sampled); an interpreter's still at its
+ * exec. */
+void tracker_defer_maps(struct tracker *t);
 /* Processes whose executable links libpython are read again (every 10 ms,
  * for 2 s at most) until their interpreter is mapped: call at each
  * drain.  tracker_python_pending() tells whether any is waiting. */

@@ -43,6 +43,7 @@ struct proc_state {
 	struct unwind_mapping *umaps;
 	size_t n_umaps;
 	bool umaps_stale;    /* cfi: made again from the maps at the next copy */
+	bool maps_deferred;  /* maps read at its first sample (trk_defer_maps()) */
 	uint32_t jit;        /* index in tracker.jits, UINT32_MAX: none */
 };
 
@@ -102,6 +103,7 @@ struct tracker {
 	struct unwinder *unwinder;      /* --call-graph dwarf (and cfi), else NULL */
 	bool unwind_lazy;               /* cfi: images opened at a first stack copy */
 	bool map_files_usable;          /* /proc/PID/map_files opened once: trk_map_files() */
+	bool maps_lazy;                 /* an exec's maps read at its first sample */
 	struct python_runtime *python;  /* the caller's, or NULL: no Python frames */
 	uint32_t python_image;          /* "[python]", MODEL_NONE until needed */
 	MODEL_VEC(struct python_pending) python_pending;

@@ -65,8 +65,11 @@ static const struct model_mapping *user_mapping(struct tracker *t, uint32_t proc
 	const struct model_mapping *mp = model_find_mapping(t->m, process, addr);
 	struct proc_state *ps = &t->procs.items[process];
 
-	if (!mp && ps->alive &&
-	    (ktime >= ps->maps_read_ktime + MAPS_REREAD_NS || trk_maps_early(t, process))) {
+	/* a process whose maps wait for its first sample (tracker_defer_maps())
+	 * has them read now, alive or gone */
+	if (!mp && (ps->maps_deferred ||
+		    (ps->alive && (ktime >= ps->maps_read_ktime + MAPS_REREAD_NS ||
+				   trk_maps_early(t, process))))) {
 		trk_load_maps(t, process, ktime);
 		mp = model_find_mapping(t->m, process, addr);
 	}

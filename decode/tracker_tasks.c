@@ -16,6 +16,7 @@
 #include "lib/proc.h"
 #include "lib/maps_store.h"
 #include "lib/procmaps.h"
+#include "runtimes/python/python.h"
 
 /* The parent of a process, 0 when unknown. */
 static pid_t read_ppid(pid_t pid)
@@ -174,6 +175,28 @@ void tracker_share_maps(struct tracker *t, struct maps_store *store)
 	t->shared_maps = store;
 }
 
+void tracker_defer_maps(struct tracker *t)
+{
+	t->maps_lazy = t->shared_maps != NULL;
+}
+
+/*
+ * Whether an exec'd process's maps wait for its first sample: with -a,
+ * under a build loop, most processes (a shell's tools, the compiler's
+ * driver) are never sampled, and reading each one's maps at its exec
+ * (the store's copy, the symbolizer's look-up of every file) was 7% of a
+ * continuous run's CPU.  The store keeps what the kernel's records said
+ * after the process is gone.  An interpreter's are read at the exec: its
+ * walker must know it before its first samples.
+ */
+static bool defers_maps(struct tracker *t, uint32_t process)
+{
+	const char *exe = t->m->processes.items[process].exe;
+
+	return t->maps_lazy && exe && exe[0] == '/' &&
+	       !(t->python && python_runtime_may_be(t->python, exe));
+}
+
 /*
  * Process pid's maps as another thread read them (the unwind service, at
  * its exec and its requests), when it read them after this image of the
@@ -207,6 +230,7 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 	size_t i;
 
 	t->procs.items[process].maps_read_ktime = now_ktime;
+	t->procs.items[process].maps_deferred = false;
 	/* the unwind service's reading when it made one since now_ktime (at
 	 * an exec, it reads too); else /proc, the reading shared with it */
 	if (maps_store_read(t->shared_maps, pid, now_ktime, &maps, &read_ns) != 0 || !maps.n) {
@@ -420,6 +444,8 @@ void trk_handle_fork(struct tracker *t, const struct collector_task_event *e)
 			model_add_mapping(t->m, child, &mm);
 		}
 		t->procs.items[child].maps_read_ktime = kt;
+		/* the store has the child's as a copy of the parent's */
+		t->procs.items[child].maps_deferred = t->procs.items[parent].maps_deferred;
 		if (t->unwinder)
 			copy_unwind_maps(t, parent, child);
 	}
@@ -486,11 +512,17 @@ void trk_handle_exec(struct tracker *t, const struct collector_task_event *e, si
 	process = new_process(t, e->hdr.tgid, ppid, gen, e->comm, len > 0 ? cmdline : NULL,
 			      e->filename[0] ? e->filename : NULL, kt);
 	t->procs.items[process].exec_ktime = kt;
-	/* drained once the maps settled, a reading made since: the service's
-	 * at the exec lists the executable and ld.so only */
-	trk_load_maps(t, process, monotonic_ns() >= kt + MAPS_SETTLE_NS ? kt + MAPS_SETTLE_NS : kt);
-	if (trk_maps_early(t, process))
-		*MODEL_VEC_PUSH(t->early_maps) = (struct early_maps){ e->hdr.tgid, kt };
+	if (defers_maps(t, process)) {
+		t->procs.items[process].maps_deferred = true;
+		model_stat_add(t->m, MODEL_STAT_MAPS_DEFERRED, 1);
+	} else {
+		/* drained once the maps settled, a reading made since: the
+		 * service's at the exec lists the executable and ld.so only */
+		trk_load_maps(t, process,
+			      monotonic_ns() >= kt + MAPS_SETTLE_NS ? kt + MAPS_SETTLE_NS : kt);
+		if (trk_maps_early(t, process))
+			*MODEL_VEC_PUSH(t->early_maps) = (struct early_maps){ e->hdr.tgid, kt };
+	}
 	new_thread(t, process, e->hdr.tid, e->comm, kt, e->cputime_ns, true);
 }
 

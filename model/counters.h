@@ -47,6 +47,7 @@
 	X(SWITCHES_AFTER_EXIT, "switches_after_exit")                             \
 	X(MAPS_UNREADABLE, "maps_unreadable")                                     \
 	X(MAPS_SHARED, "maps_shared")                                             \
+	X(MAPS_DEFERRED, "maps_deferred")                                         \
 	X(FRAMES_WITHOUT_MAPPING, "frames_without_mapping")                       \
 	X(TRUNCATED_STACKS, "truncated_stacks")                                   \
 	X(OFFCPU_STACKS_UNWOUND, "offcpu_stacks_unwound")                         \

@@ -310,6 +310,16 @@ bool python_runtime_maps_later(struct python_runtime *rt, const char *path)
 	return im && im->links_libpython;
 }
 
+bool python_runtime_may_be(struct python_runtime *rt, const char *path)
+{
+	struct py_image *im = path && path[0] == '/' ? image_of(rt, path) : NULL;
+
+	/* unreadable: as if it were one (its maps read at its exec) */
+	if (path && path[0] == '/' && !im)
+		return true;
+	return (im && im->state) || python_runtime_maps_later(rt, path);
+}
+
 bool python_runtime_in_evaluator(const struct python_runtime *rt, pid_t pid, uint64_t addr)
 {
 	const struct py_proc *p = proc_of(rt, pid);

@@ -52,6 +52,10 @@ int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path,
  * the dynamic loader run as a command (ld.so PROGRAM: Debian's 3.13+
  * unpacked with their own C library are run so). */
 bool python_runtime_maps_later(struct python_runtime *rt, const char *path);
+/* Whether a process whose executable is at path may be (or map) an
+ * interpreter: the executable is one (any version), or maps it later
+ * (python_runtime_maps_later()).  The executable is read once a path. */
+bool python_runtime_may_be(struct python_runtime *rt, const char *path);
 /* Whether runtime address addr of process pid is in the evaluator's code
  * (_PyEval_EvalFrameDefault and its cold part, found in .eh_frame where
  * the interpreter is stripped of it): a native frame there is one C call

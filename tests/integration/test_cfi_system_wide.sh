@@ -3,6 +3,10 @@
 # both started after sampling began: their tables come when they ask
 # (their first samples), and at least 90% of their stacks are complete
 # (the Callgrind file of each process says how many were truncated).
+# An exec'd process's maps are read at its first sample, an interpreter's
+# at its exec (its walker needs them before): python3's stacks hold the
+# script's Python function, and the summary counts the processes whose
+# maps waited.
 . tests/integration/lib.sh
 need_root
 # the ASan build builds tables about ten times slower (3.5 s for this run's
@@ -14,7 +18,7 @@ command -v xz >/dev/null || fail "xz missing (xz-utils)"
 seq 1 150000 | awk '{ print $1, $1 * 7919 % 1000003, "line of text for xz to chew on" }' \
 	>"$TMP/input"
 
-"$COLLECTOR" -a -d 5 -o "$TMP/out" >/dev/null 2>"$TMP/summary" &
+"$COLLECTOR" -a -v -d 5 -o "$TMP/out" >/dev/null 2>"$TMP/summary" &
 cpid=$!
 sleep 1
 xz -6 -c "$TMP/input" >/dev/null &
@@ -54,4 +58,9 @@ for p in "xz $xpid" "python3 $ppid"; do
 	set -- $(complete_of "$2" "$1")
 	within "$1" 90 100 || fail "$p: $1% of the stacks complete, expected >= 90%"
 done
+f=$(grep -l "^cmd: [^ ]*python3 " "$TMP/out/callgrind.out.$ppid" "$TMP/out/callgrind.out.$ppid".* \
+	2>/dev/null | head -n 1)
+grep -q "^fn=.*\bwork\b" "$f" || { grep "^fn=" "$f" | head; fail "python3: no Python frame 'work' in $f"; }
+deferred=$(sed -n "s/.*; \([0-9]*\) exec'd processes' maps left for a first sample/\1/p" "$TMP/summary")
+[ "${deferred:-0}" -ge 1 ] || { cat "$TMP/summary"; fail "no exec'd process's maps left for a first sample"; }
 echo ok

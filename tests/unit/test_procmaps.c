@@ -365,6 +365,34 @@ static void test_place(void **state)
 	e = mapping(0x4000, 0x4000, "/empty");
 	assert_int_equal(procmaps_place(&m, &e), -EINVAL);
 	assert_int_equal(m.n, 5);
+	/* exactly two whole entries */
+	e = mapping(0x1000, 0x2000, "/two");
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	assert_string_equal(listed(&m, buf, sizeof(buf)),
+			    "1000-2000:/two@1000 2000-2800:/a@2000 2800-8800:/wide@2800 "
+			    "8800-9000:/c@8800 ");
+	/* the tail of one, then the head of another */
+	e = mapping(0x2400, 0x2800, "/tailof");
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	e = mapping(0x8800, 0x8900, "/headof");
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	assert_string_equal(listed(&m, buf, sizeof(buf)),
+			    "1000-2000:/two@1000 2000-2400:/a@2000 2400-2800:/tailof@2400 "
+			    "2800-8800:/wide@2800 8800-8900:/headof@8800 8900-9000:/c@8900 ");
+	/* over everything */
+	e = mapping(0x500, 0x10000, "/all");
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	assert_string_equal(listed(&m, buf, sizeof(buf)), "500-10000:/all@500 ");
+	procmaps_free(&m);
+	/* into an empty list again, then before and after it */
+	e = mapping(0x5000, 0x6000, "/mid");
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	e = mapping(0x7000, 0x8000, "/after");
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	e = mapping(0x1000, 0x2000, "/before");
+	assert_int_equal(procmaps_place(&m, &e), 0);
+	assert_string_equal(listed(&m, buf, sizeof(buf)),
+			    "1000-2000:/before@1000 5000-6000:/mid@5000 7000-8000:/after@7000 ");
 	procmaps_free(&m);
 }
 

@@ -44,6 +44,22 @@ static bool has_path_part(const struct procmaps *maps, const char *part)
 	return false;
 }
 
+/* The records of every CPU, feeding s; the test skipped when not root. */
+static struct mmap_records *open_or_skip(struct maps_store *s)
+{
+	struct mmap_records *mr = NULL;
+	int err;
+
+	assert_non_null(s);
+	err = mmap_records_open(s, &mr);
+	if (err == -EACCES || err == -EPERM) {
+		maps_store_free(s);
+		skip();
+	}
+	assert_int_equal(err, 0);
+	return mr;
+}
+
 static void test_child_gone(void **state)
 {
 	struct maps_store *s = maps_store_new();
@@ -51,17 +67,11 @@ static void test_child_gone(void **state)
 	struct mmap_records_counts c;
 	uint64_t read, reused, followed;
 	struct procmaps out;
-	int err, status;
+	int status;
 	pid_t child;
 
 	(void)state;
-	assert_non_null(s);
-	err = mmap_records_open(s, &mr);
-	if (err == -EACCES || err == -EPERM) {
-		maps_store_free(s);
-		skip(); /* not root */
-	}
-	assert_int_equal(err, 0);
+	mr = open_or_skip(s);
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0) {
@@ -97,15 +107,10 @@ static void test_fork_then_exec(void **state)
 	struct mmap_records_counts c;
 	struct procmaps out;
 	pid_t execs, stays;
-	int err, status;
+	int status;
 
 	(void)state;
-	err = mmap_records_open(s, &mr);
-	if (err == -EACCES || err == -EPERM) {
-		maps_store_free(s);
-		skip();
-	}
-	assert_int_equal(err, 0);
+	mr = open_or_skip(s);
 	/* this process followed from here on */
 	assert_int_equal(maps_store_read(s, getpid(), MAPS_STORE_FRESH, &out, NULL), 0);
 	assert_true(has_path_part(&out, "test_mmap_records"));
@@ -146,15 +151,9 @@ static void test_dlopen_followed(void **state)
 	uint64_t read, reused, followed;
 	struct procmaps out;
 	void *lib;
-	int err;
 
 	(void)state;
-	err = mmap_records_open(s, &mr);
-	if (err == -EACCES || err == -EPERM) {
-		maps_store_free(s);
-		skip();
-	}
-	assert_int_equal(err, 0);
+	mr = open_or_skip(s);
 	assert_int_equal(maps_store_read(s, getpid(), MAPS_STORE_FRESH, &out, NULL), 0);
 	assert_false(has_path_part(&out, "/libanl.so"));
 	procmaps_free(&out);

@@ -492,6 +492,23 @@ static void test_prepare_then_file_gone(void **state)
 	run_free(&r);
 }
 
+/* r's first capture unwound by a new unwinder over maps: the same frames
+ * as full (n_full of them), whole. */
+static void assert_unwinds_as(struct run *r, const struct unwind_mapping *maps,
+			      const uint64_t *full, int n_full)
+{
+	struct unwinder *v = unwinder_new();
+	uint64_t ips[MAX_FRAMES];
+	bool complete;
+	int n = unwinder_unwind(v, 4242, 1, maps, r->n_maps, &r->caps[0].regs, r->caps[0].stack,
+				r->caps[0].len, ips, MAX_FRAMES, &complete);
+
+	assert_int_equal(n, n_full);
+	assert_memory_equal(ips, full, (size_t)n * sizeof(*ips));
+	assert_true(complete);
+	unwinder_free(v);
+}
+
 /* A process gone before its copies are unwound: its /proc paths fail, and
  * the files are found under the names its maps gave them, when those are
  * the same files (device and inode); a name that leads to another file is
@@ -550,31 +567,19 @@ static void test_gone_process_by_name(void **state)
 	unwinder_free(v);
 	/* the name is taken before the path when it is the mapped file (no
 	 * look-up through /proc): here each path leads to another file */
-	v = unwinder_new();
 	for (size_t i = 0; i < r.n_maps; i++) {
 		gone[i].inode--;
 		if (gone[i].name)
 			gone[i].path = "/bin/true";
 	}
-	n = unwinder_unwind(v, 4242, 1, gone, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
-			    r.caps[0].len, ips, MAX_FRAMES, &complete);
-	assert_int_equal(n, n_full);
-	assert_memory_equal(ips, full, (size_t)n * sizeof(*ips));
-	assert_true(complete);
-	unwinder_free(v);
+	assert_unwinds_as(&r, gone, full, n_full);
 	/* a live process whose name leads to another file (replaced since):
 	 * its path, which is the mapped file */
-	v = unwinder_new();
 	for (size_t i = 0; i < r.n_maps; i++) {
 		gone[i].inode++;
 		gone[i].path = r.maps[i].path;
 	}
-	n = unwinder_unwind(v, 4242, 1, gone, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
-			    r.caps[0].len, ips, MAX_FRAMES, &complete);
-	assert_int_equal(n, n_full);
-	assert_memory_equal(ips, full, (size_t)n * sizeof(*ips));
-	assert_true(complete);
-	unwinder_free(v);
+	assert_unwinds_as(&r, gone, full, n_full);
 	unwinder_free(u);
 	free(gone);
 	free(dead);

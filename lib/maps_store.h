@@ -33,7 +33,11 @@
  * (a compiler's 5 ms helper) has its mappings all the same.
  *
  * The store holds MAPS_STORE_SLOTS processes, the one first put the
- * longest ago making room; its functions lock it.
+ * longest ago making room; its functions lock it.  With -a the tracker
+ * reads an exec'd process's maps at its first sample (the in-kernel sums
+ * are read every second), so a slot must outlive that: a build loop
+ * (about 100 new processes a second on 2 CPUs) keeps one 20 s; a few
+ * KiB each (a short tool's dozen mappings and their paths).
  */
 #ifndef COLLECTOR_MAPS_STORE_H
 #define COLLECTOR_MAPS_STORE_H
@@ -43,7 +47,7 @@
 
 #include "lib/procmaps.h"
 
-#define MAPS_STORE_SLOTS 1024
+#define MAPS_STORE_SLOTS 2048
 
 struct maps_store;
 

@@ -15,6 +15,14 @@
  * in use and the model's locations of the interval just written, so that
  * it holds nothing of an image no process maps any more.  Strings (names,
  * source paths) are kept once each.
+ *
+ * An address not met in the last LOCATION_CACHE_KEEP_CUTS intervals is
+ * left out too: a compiler always mapped under a build loop kept every
+ * address it was ever sampled at, and the cache grew by 1 300 a cut
+ * (5 000 after the first, 28 000 after the 14th: measured with -a -F 99
+ * --interval 10), its rebuild at each cut with it; over 30 minutes the
+ * collector's anonymous memory went from 33 to 75 MiB, and its CPU share
+ * from 1.4% to 1.7% of a core.
  */
 #include "symbols/symbolize_internal.h"
 
@@ -61,6 +69,7 @@ struct lc_location {
 	uint64_t addr;
 	uint32_t function, file, line; /* function NONE: unresolved */
 	uint32_t inl, n_inl;
+	uint32_t met;                  /* the last interval (code_epoch) it was met in */
 };
 
 struct lc_inline {
@@ -276,6 +285,7 @@ struct location_cache *location_cache_cut(struct symbolizer *s, struct location_
 
 		if (!keeps(s, l->image, in_use, n) || !(cl = add_location(c, l->image, l->addr)))
 			continue;
+		cl->met = s->code_epoch;
 		cl->function = keep_function(c, m, l->function, memo);
 		cl->file = l->file == MODEL_NONE ? NONE : lc_string(c, m->files.items[l->file].path);
 		cl->line = l->line;
@@ -293,8 +303,10 @@ struct location_cache *location_cache_cut(struct symbolizer *s, struct location_
 		const struct lc_location *ol = &old->locations[i];
 		struct lc_location *cl;
 
-		if (!keeps(s, ol->image, in_use, n) || !(cl = add_location(c, ol->image, ol->addr)))
+		if (s->code_epoch - ol->met >= LOCATION_CACHE_KEEP_CUTS ||
+		    !keeps(s, ol->image, in_use, n) || !(cl = add_location(c, ol->image, ol->addr)))
 			continue;
+		cl->met = ol->met;
 		cl->function = copy_function(c, old, ol->function, memo);
 		cl->file = lc_string(c, lc_str(old, ol->file));
 		cl->line = ol->line;

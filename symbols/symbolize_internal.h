@@ -192,7 +192,9 @@ uint32_t sym_fde_function(struct symbolizer *s, uint32_t image, struct sym_image
  * the model's code tables before they are emptied and returns the new
  * cache (old is freed); location_cache_find() interns (image, addr) back
  * into the model from it (epoch: the cuts so far), MODEL_NONE when it is
- * not there. */
+ * not there.  An address not met for LOCATION_CACHE_KEEP_CUTS intervals
+ * leaves the cache, though its image is still in use. */
+#define LOCATION_CACHE_KEEP_CUTS 6
 struct location_cache;
 struct location_cache *location_cache_cut(struct symbolizer *s, struct location_cache *old,
 					  const bool *in_use, size_t n);

@@ -629,6 +629,42 @@ static void test_location_cache(void **state)
 	model_free(&m);
 }
 
+/* An address of an image still in use that no interval meets for
+ * LOCATION_CACHE_KEEP_CUTS cuts leaves the cache; one met stays. */
+static void test_location_cache_ages(void **state)
+{
+	struct model m;
+	struct symbolizer *s;
+	uint32_t img;
+	uint64_t outer, outer_size;
+	bool in_use[8] = { false };
+
+	(void)state;
+	model_init(&m);
+	s = symbolizer_new(&m);
+	img = symbolizer_image(s, SYMTEST "/inline", NULL, 0, 0);
+	assert_true(img < 8);
+	elf_symbol(SYMTEST "/inline", "symtest_outer", &outer, &outer_size);
+	if (outer_size > 16)
+		outer_size = 16;
+	assert_true(outer_size > 1);
+	in_use[img] = true;
+	for (uint64_t a = 0; a < outer_size; a++)
+		symbolizer_location(s, img, outer + a);
+	for (int cut = 1; cut <= LOCATION_CACHE_KEEP_CUTS; cut++) {
+		symbolizer_forget_code(s, in_use, 8);
+		model_forget_code(&m);
+		/* kept while the last interval that met them is recent */
+		assert_int_equal(location_cache_len(s->loc_cache), outer_size);
+		symbolizer_location(s, img, outer); /* only this one met again */
+	}
+	symbolizer_forget_code(s, in_use, 8);
+	model_forget_code(&m);
+	assert_int_equal(location_cache_len(s->loc_cache), 1);
+	symbolizer_free(s);
+	model_free(&m);
+}
+
 static __attribute__((noinline)) int test_local_function(int x)
 {
 	return x + 1;
@@ -925,6 +961,7 @@ int main(void)
 		cmocka_unit_test(test_image_cache),
 		cmocka_unit_test(test_forget_code),
 		cmocka_unit_test(test_location_cache),
+		cmocka_unit_test(test_location_cache_ages),
 		cmocka_unit_test(test_live_bias),
 		cmocka_unit_test(test_match_functions),
 		cmocka_unit_test(test_vdso),

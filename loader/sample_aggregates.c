@@ -305,10 +305,12 @@ static long take_all(struct bpf_map *map, size_t key_size, size_t val_size, size
 			}
 		}
 	}
+	/* entries taken before another error are delivered: they are gone
+	 * from the map */
 	if (err && (n == 0 || err == -ENOMEM)) {
 		free(keys);
 		free(vals);
-		return err == -ENOMEM && n ? -ENOMEM : err;
+		return err;
 	}
 	*keys_out = keys;
 	*vals_out = vals;

@@ -393,8 +393,8 @@ enum collector_counter {
  * --call-graph cfi: the unwind tables in BPF maps (unwind/cfi_table.h
  * describes the rows; the kinds and the layout are the same).  Rows of
  * every image are in one space of row indexes (kept in chunks, below), and
- * a page index per image gives the rows
- * of each 4 KiB of its text: {first, last} absolute row indexes.
+ * a page index per image, in the same space, gives the rows of each
+ * 1 << COLLECTOR_UNWIND_PAGE_SHIFT bytes of its text.
  */
 enum collector_unwind_kind {
 	COLLECTOR_ROW_NONE = 0,   /* no usable CFI: a frame-pointer step */
@@ -420,8 +420,17 @@ struct collector_unwind_row {
 #define COLLECTOR_UNWIND_CHUNK_ROWS (1u << COLLECTOR_UNWIND_CHUNK_SHIFT)
 #define COLLECTOR_UNWIND_MAX_CHUNKS 64
 
+/* An image's page index, in the rows' space right after its rows (an
+ * entry takes a row's 8 bytes): entry p holds the rows that hold in page p
+ * of its text, first to last, absolute indexes.  Pages of 256 bytes, not
+ * 4 KiB: cc1's 430 000 rows are 70 to a 4 KiB page, a search of 5.4
+ * probes over 3.4 cache lines a frame, against 1.7 probes over 0.8 lines
+ * at 256 bytes (every probe under a build loop a likely cache miss); its
+ * index grows from 1/512 of its text to 1/32, 19% of its rows' bytes. */
+#define COLLECTOR_UNWIND_PAGE_SHIFT 8
+
 struct collector_unwind_page {
-	u32 first, last;  /* rows holding in this page, absolute indexes */
+	u32 first, last;
 };
 
 /* Executable mappings per process the unwinder knows (sorted by start). */
@@ -430,8 +439,9 @@ struct collector_unwind_page {
 struct collector_unwind_map {
 	u64 start, end;   /* runtime addresses [start, end) */
 	u64 base;         /* runtime address of the table's pc 0 */
-	u32 first_page;   /* in unwind_pages; COLLECTOR_UNWIND_PENDING (with n_pages
-			   * 0): its image's table is being built */
+	u32 first_page;   /* its page index, in the rows' space;
+			   * COLLECTOR_UNWIND_PENDING (with n_pages 0): its
+			   * image's table is being built */
 	u32 n_pages;      /* 0: no table (JIT code, an image without one) */
 };
 

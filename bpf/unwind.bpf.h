@@ -4,14 +4,14 @@
  * loader builds out of .eh_frame and .debug_frame (unwind/cfi_table.h,
  * bpf/collector.h's struct collector_unwind_*).
  *
- * The maps: unwind_row_chunks (every image's rows, in chunks: arrays the
- * loader adds as the run needs them, bpf/collector.h), unwind_pages
- * (per image, one entry per 4 KiB of text: its first and last row),
- * unwind_procs (per process, its executable mappings sorted by start, each
- * with its image's pages), unwind_asked (when a process last asked for its
- * tables) and unwind_requests (the ring of those requests).  The loader
- * writes the chunks and the page array through mappings of them
- * (BPF_F_MMAPABLE), not a system call per row.
+ * The maps: unwind_row_chunks (every image's rows and, after them, its
+ * page index, one entry per 256 bytes of text; in chunks: arrays the
+ * loader adds as the run needs them, bpf/collector.h), unwind_procs (per
+ * process, its executable mappings sorted by start, each with its image's
+ * page index), unwind_asked (when a process last asked for its tables) and
+ * unwind_requests (the ring of those requests).  The loader writes the
+ * chunks through mappings of them (BPF_F_MMAPABLE), not a system call per
+ * row.
  *
  * A frame costs: the mapping (the last one found is tried first: frames are
  * mostly in one image), one page-index load, a binary search over the
@@ -48,15 +48,6 @@ struct {
 	__type(key, u32);
 	__array(values, struct unwind_row_chunk);
 } unwind_row_chunks SEC(".maps");
-
-/* Sized by the loader before load. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, u32);
-	__type(value, struct collector_unwind_page);
-} unwind_pages SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -220,18 +211,19 @@ __noinline long unwind_row_index(u32 first_page, u32 n_pages, u64 off)
 {
 	struct collector_unwind_page *pg;
 	struct collector_unwind_row *r;
-	u32 key, lo, hi, i;
+	u32 lo, hi, i;
 
-	if ((off >> 12) >= n_pages)
+	if ((off >> COLLECTOR_UNWIND_PAGE_SHIFT) >= n_pages)
 		return -1;
-	key = first_page + (u32)(off >> 12);
-	pg = bpf_map_lookup_elem(&unwind_pages, &key);
+	/* the page index entries are in the rows' space, after the image's rows */
+	pg = (struct collector_unwind_page *)unwind_row_at(first_page +
+							   (u32)(off >> COLLECTOR_UNWIND_PAGE_SHIFT));
 	if (!pg)
 		return -1;
 	lo = pg->first;
 	hi = pg->last;
 	/* the last row that starts at or below off; a page holds a few
-	 * dozen rows, 16 steps are enough for 65 536 */
+	 * rows, 16 steps are enough for 65 536 */
 	for (i = 0; i < 16 && lo < hi; i++) {
 		u32 mid = lo + (hi - lo + 1) / 2;
 

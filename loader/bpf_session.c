@@ -156,9 +156,6 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	 * short of its deepest) needs; a copy stops at the stack's top */
 	s->skel->rodata->stack_bytes = cfg->cfi ? CFI_FALLBACK_STACK_BYTES : cfg->stack_bytes;
 	s->skel->rodata->cfi_mode = cfg->cfi;
-	/* the page index: 1 entry when unused (the rows: chunks the loader
-	 * adds, loader/unwind_tables.c) */
-	bpf_map__set_max_entries(s->skel->maps.unwind_pages, cfg->cfi ? cfg->cfi_pages : 1);
 	/* the kernel's own frame-pointer walker instead of the program's,
 	 * for the tests that compare the two */
 	s->skel->rodata->kernel_fp_walk = getenv("COLLECTOR_KERNEL_FP_WALK") != NULL;

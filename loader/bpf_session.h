@@ -34,8 +34,7 @@ struct bpf_session_config {
 	unsigned int ring_bytes;   /* a power of two, at least a page */
 	bool dwarf;                /* copy user registers and stack */
 	bool cfi;                  /* unwind with tables (loader/unwind_tables.h) */
-	unsigned int cfi_rows;     /* rows the tables may grow to, all images together */
-	unsigned int cfi_pages;    /* 4 KiB pages of text they index */
+	unsigned int cfi_rows;     /* rows (and page index entries) the tables may grow to */
 	unsigned int stack_bytes;
 	/* CPU samples summed in the kernel by stack (bpf/sample_agg.bpf.h),
 	 * no ring record each: read at least every second by

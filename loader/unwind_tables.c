@@ -22,13 +22,6 @@
  * written once.  They are the kernel's memory either way (the summary's
  * "table maps" with -v, and COLLECTOR_CFI_TABLE_ROWS caps them).
  */
-struct unwind_array {
-	int fd;
-	size_t bytes;
-	uint32_t max;
-	struct extents space;
-};
-
 /* The rows: chunks of COLLECTOR_UNWIND_CHUNK_ROWS, added as images need
  * them up to max rows (space.size: the rows of the chunks made, or max). */
 struct unwind_rows {
@@ -40,8 +33,7 @@ struct unwind_rows {
 };
 
 struct unwind_tables {
-	struct unwind_rows rows;
-	struct unwind_array pages;
+	struct unwind_rows rows; /* every image's rows, then its page index */
 	int procs_fd;
 	struct ring_buffer *requests;
 	void (*on_request)(void *ctx, const struct collector_unwind_request *r);
@@ -58,25 +50,6 @@ static int request_callback(void *ctx, void *data, size_t size)
 	     r->hdr.kind == COLLECTOR_EV_UNWIND_EXEC))
 		t->on_request(t->request_ctx, r);
 	return 0;
-}
-
-static int array_map(struct unwind_array *a, int fd, size_t value_size)
-{
-	struct bpf_map_info info = { 0 };
-	uint32_t len = sizeof(info);
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (fd < 0)
-		return fd;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0)
-		return -errno;
-	if (info.value_size != value_size)
-		return -EINVAL;
-	a->fd = fd;
-	a->max = info.max_entries;
-	/* array values are 8-byte aligned; ours are 8 bytes */
-	a->bytes = ((size_t)info.max_entries * value_size + page - 1) & ~((size_t)page - 1);
-	return extents_init(&a->space, a->max);
 }
 
 /* len bytes at byte off of an mmapable array fd, from src, through a
@@ -134,9 +107,6 @@ int unwind_tables_open(struct unwind_tables **out, struct bpf_session *s, uint32
 	t->rows.outer_fd = bpf_session_map_fd(s, "unwind_row_chunks");
 	t->rows.max = max_rows;
 	err = t->rows.outer_fd < 0 ? t->rows.outer_fd : max_rows ? add_chunk(&t->rows) : -EINVAL;
-	if (!err)
-		err = array_map(&t->pages, bpf_session_map_fd(s, "unwind_pages"),
-				sizeof(struct collector_unwind_page));
 	t->procs_fd = bpf_session_map_fd(s, "unwind_procs");
 	if (!err && t->procs_fd < 0)
 		err = t->procs_fd;
@@ -161,7 +131,6 @@ void unwind_tables_close(struct unwind_tables *t)
 	for (uint32_t k = 0; k < t->rows.n_chunks; k++)
 		close(t->rows.fd[k]);
 	extents_free(&t->rows.space);
-	extents_free(&t->pages.space);
 	ring_buffer__free(t->requests);
 	free(t);
 }
@@ -199,48 +168,53 @@ static int get_rows(struct unwind_rows *r, uint32_t n, uint32_t *r0)
 	return err;
 }
 
+_Static_assert(sizeof(struct collector_unwind_page) == sizeof(struct collector_unwind_row),
+	       "a page index entry takes a row's place in the chunks");
+
+/* An image's rows and, right after them in the same space, its page
+ * index: one range, so that the index grows with the chunks as the rows
+ * do (a separate array was sized once, before the run, for 2 GiB of
+ * text at 4 KiB a page, and 256-byte pages would need 16 times that). */
 static int add_image(void *maps, const struct collector_unwind_row *rows, uint32_t n_rows,
 		     const uint32_t *pages, uint32_t n_pages, struct unwind_image_space *out)
 {
 	struct unwind_tables *t = maps;
 	struct collector_unwind_page *page_mem;
-	uint32_t r0, p0;
+	uint32_t r0;
 	int err;
 
-	if (!n_rows || !n_pages)
+	if (!n_rows || !n_pages || n_rows > UINT32_MAX - n_pages)
 		return -EINVAL;
 	for (uint32_t p = 0; p < n_pages; p++)
 		if (pages[p] >= n_rows || pages[p + 1] >= n_rows || pages[p + 1] < pages[p])
 			return -EINVAL;
-	err = get_rows(&t->rows, n_rows, &r0);
-	if (err)
-		return err;
-	err = extents_get(&t->pages.space, n_pages, &p0);
+	page_mem = malloc(n_pages * sizeof(*page_mem));
+	if (!page_mem)
+		return -ENOMEM;
+	err = get_rows(&t->rows, n_rows + n_pages, &r0);
 	if (err) {
-		extents_put(&t->rows.space, r0, n_rows);
+		free(page_mem);
 		return err;
 	}
 	/* rows first, then the pages that point at them: a program that
 	 * finds the pages finds the rows written (the pages are found only
 	 * through a mapping table written after this) */
-	page_mem = malloc(n_pages * sizeof(*page_mem));
-	err = page_mem ? write_rows(&t->rows, r0, rows, n_rows) : -ENOMEM;
+	err = write_rows(&t->rows, r0, rows, n_rows);
 	if (!err) {
 		for (uint32_t p = 0; p < n_pages; p++) {
 			page_mem[p].first = r0 + pages[p];
 			page_mem[p].last = r0 + pages[p + 1];
 		}
-		err = write_array(t->pages.fd, (size_t)p0 * sizeof(*page_mem), page_mem,
-				  n_pages * sizeof(*page_mem));
+		err = write_rows(&t->rows, r0 + n_rows, (const struct collector_unwind_row *)page_mem,
+				 n_pages);
 	}
 	free(page_mem);
 	if (err) {
-		extents_put(&t->rows.space, r0, n_rows);
-		extents_put(&t->pages.space, p0, n_pages);
+		extents_put(&t->rows.space, r0, n_rows + n_pages);
 		return err;
 	}
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	*out = (struct unwind_image_space){ r0, n_rows, p0, n_pages };
+	*out = (struct unwind_image_space){ r0, n_rows, r0 + n_rows, n_pages };
 	return 0;
 }
 
@@ -248,8 +222,7 @@ static void remove_image(void *maps, const struct unwind_image_space *sp)
 {
 	struct unwind_tables *t = maps;
 
-	extents_put(&t->rows.space, sp->first_row, sp->n_rows);
-	extents_put(&t->pages.space, sp->first_page, sp->n_pages);
+	extents_put(&t->rows.space, sp->first_row, sp->n_rows + sp->n_pages);
 }
 
 static int set_process(void *maps, uint32_t tgid, const struct collector_unwind_proc *p)
@@ -285,7 +258,7 @@ static int read_requests(void *maps, unwind_request_fn *fn, void *ctx)
 	return n;
 }
 
-void unwind_tables_size(unsigned int *rows, unsigned int *pages)
+void unwind_tables_size(unsigned int *rows)
 {
 	const char *env = getenv(UNWIND_TABLES_ROWS_ENV);
 	char *end;
@@ -300,7 +273,6 @@ void unwind_tables_size(unsigned int *rows, unsigned int *pages)
 		return;
 	}
 	*rows = n;
-	*pages = n / 4; /* as the defaults: about a page of text per 4 rows */
 }
 
 static void usage(const void *maps, struct unwind_maps_usage *u)
@@ -309,9 +281,7 @@ static void usage(const void *maps, struct unwind_maps_usage *u)
 
 	u->rows = t->rows.space.used;
 	u->max_rows = t->rows.space.size;
-	u->pages = t->pages.space.used;
-	u->max_pages = t->pages.max;
-	u->map_bytes = t->rows.n_chunks * CHUNK_BYTES + t->pages.bytes;
+	u->map_bytes = t->rows.n_chunks * CHUNK_BYTES;
 }
 
 static const struct unwind_maps_ops ops = {

@@ -35,9 +35,9 @@ void unwind_tables_close(struct unwind_tables *t);
  * (pages a quarter of that), for tests of a full table space. */
 #define UNWIND_TABLES_ROWS_ENV "COLLECTOR_CFI_TABLE_ROWS"
 
-/* *rows and *pages (the sizes a session is opened with) as the
- * environment sets them, else left alone. */
-void unwind_tables_size(unsigned int *rows, unsigned int *pages);
+/* *rows (the cap a session is opened with: rows and page indexes) as the
+ * environment sets it, else left alone. */
+void unwind_tables_size(unsigned int *rows);
 
 /* The maps behind the unwind service's interface (unwind/unwind_maps.h):
  * out->maps is t. */

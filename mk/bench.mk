@@ -43,7 +43,9 @@ BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)
 bench-peers:
 	@./bench/install-peers.sh
 
-bench-bins: collector $(BENCH_BINS)
+# deps first, as make check does: a fresh machine has no protoc-c, no clang
+bench-bins: deps
+	@$(MAKE) --no-print-directory collector $(BENCH_BINS)
 
 $(BENCH)/%.bpf.o: bench/floor/%.bpf.c vmlinux/vmlinux.h
 	@mkdir -p $(dir $@)

@@ -64,10 +64,11 @@ struct cfi_row {
 	int8_t rbp_off8;   /* caller's rbp at CFA + 8 * this; 0: rbp kept */
 };
 
-#define CFI_PAGE_SHIFT 12
+/* bytes of text per page index entry (COLLECTOR_UNWIND_PAGE_SHIFT) */
+#define CFI_PAGE_SHIFT 8
 
 struct cfi_table {
-	uint64_t base;       /* link-time address of pc 0, page-aligned */
+	uint64_t base;       /* link-time address of pc 0, CFI_PAGE_SHIFT-aligned */
 	uint64_t size;       /* bytes covered from base */
 	struct cfi_row *rows;
 	uint32_t n_rows;

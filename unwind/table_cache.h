@@ -38,7 +38,9 @@
 
 /* Bump when a table built for the same image may differ (a change of the
  * CFI reduction, of the row format): the older files are then rebuilt. */
-#define TABLE_CACHE_VERSION 2 /* 2: rows compacted over the padding between functions */
+/* 2: rows compacted over the padding between functions; 3: pages of 256
+ * bytes, not 4 KiB */
+#define TABLE_CACHE_VERSION 3
 
 #define TABLE_CACHE_MAX_SEGS 4
 #define TABLE_CACHE_KEY_MAX 160

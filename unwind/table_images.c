@@ -80,6 +80,9 @@ static void evict(struct unwind_service *us, struct cfi_image *img)
  * so freeing earlier saves nothing, and a program run again and again (a
  * build's compilers, a shell loop) finds its tables still there.
  */
+_Static_assert(CFI_PAGE_SHIFT == COLLECTOR_UNWIND_PAGE_SHIFT,
+	       "the BPF program's page index is the one the tables are built with");
+
 static int add_table(struct unwind_service *us, struct cfi_image *img, const struct cfi_table *t,
 		     struct unwind_image_space *sp)
 {

@@ -24,20 +24,22 @@
 /* Where an image's table is in the arrays. */
 struct unwind_image_space {
 	uint32_t first_row, n_rows;
-	uint32_t first_page, n_pages; /* first_page: for struct collector_unwind_map */
+	/* the page index, in the same space after the rows: first_page is
+	 * for struct collector_unwind_map */
+	uint32_t first_page, n_pages;
 };
 
 struct unwind_maps_usage {
-	uint64_t rows, max_rows, pages, max_pages;
+	uint64_t rows, max_rows; /* rows and page index entries */
 	uint64_t map_bytes;  /* the arrays, as allocated in the kernel */
 };
 
 typedef void unwind_request_fn(void *ctx, const struct collector_unwind_request *r);
 
 struct unwind_maps_ops {
-	/* Adds rows[0..n_rows) and pages[0..n_pages] (n_pages + 1 entries:
-	 * pages[p] the row holding at page p's start, relative to rows) into
-	 * free space; *out says where.  0, -ENOSPC when no free range holds
+	/* Adds rows[0..n_rows) and the page index pages[0..n_pages] (n_pages
+	 * + 1 entries: pages[p] the row holding at page p's start, relative
+	 * to rows) into free space; *out says where.  0, -ENOSPC when no free range holds
 	 * it, -EINVAL, or -ENOMEM. */
 	int (*add_image)(void *maps, const struct collector_unwind_row *rows, uint32_t n_rows,
 			 const uint32_t *pages, uint32_t n_pages, struct unwind_image_space *out);

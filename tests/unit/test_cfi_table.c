@@ -450,7 +450,7 @@ static bool same_row(const struct cfi_row *a, const struct cfi_row *b)
 /* pages[p] is the last row that starts at or below page p's first byte. */
 static void check_pages(const struct cfi_table *t)
 {
-	assert_int_equal(t->n_pages, (t->size + 4095) >> CFI_PAGE_SHIFT);
+	assert_int_equal(t->n_pages, (t->size + (1u << CFI_PAGE_SHIFT) - 1) >> CFI_PAGE_SHIFT);
 	assert_int_equal(t->rows[0].pc, 0);
 	for (uint32_t p = 0; p < t->n_pages; p++) {
 		uint32_t r = t->pages[p];

@@ -439,11 +439,18 @@ uint32_t symbolizer_jit_image(struct symbolizer *s)
 	return add_image(s, &tmpl, NULL);
 }
 
-/* kallsyms, read whole once: when there is no namer, or once it has named
- * KERNEL_NAMER_MAX addresses (reading the file costs about as much as
- * 20 000 calls of the namer, 2.3 us each here; a system-wide run names
- * thousands an interval). */
-#define KERNEL_NAMER_MAX 4096
+/*
+ * kallsyms, read whole once: when there is no namer, or once it has named
+ * KERNEL_NAMER_MAX addresses in one interval (or in a run without any):
+ * reading the file costs about as much as that many calls of the namer,
+ * 2.3 us each here, so past it the file is the cheaper.  Counted per
+ * interval, not per run: the location cache keeps what earlier intervals
+ * named, and a continuous -a run under a build loop names about 14 new
+ * addresses a second; counted over the run (at 4 096), it read the file at
+ * 290 s, whose parse held 25 MiB at once (the text, the symbols and their
+ * sort) and kept 11 MiB for the rest of the run: the run's peak RSS.
+ */
+#define KERNEL_NAMER_MAX 20000
 
 static void read_kallsyms(struct symbolizer *s)
 {
@@ -505,6 +512,7 @@ void symbolizer_forget_code(struct symbolizer *s, const bool *in_use, size_t n)
 	/* what the interval resolved, kept for the images still in use */
 	s->loc_cache = location_cache_cut(s, s->loc_cache, in_use, n);
 	s->code_epoch++;
+	s->namer_calls = 0;
 	for (size_t i = 0; i < s->ksyms.n; i++)
 		s->ksyms.syms[i].function = MODEL_NONE;
 	for (size_t id = 0; id < s->n_images; id++) {

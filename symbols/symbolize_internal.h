@@ -110,7 +110,7 @@ struct symbolizer {
 	bool ksyms_read;           /* kallsyms read (or tried) */
 	struct kernel_namer namer; /* name NULL: none */
 	bool use_namer;            /* kernel addresses named by the namer */
-	size_t namer_calls;
+	size_t namer_calls;        /* since the last interval cut */
 	uint64_t page_size;
 	bool no_demangle;          /* --no-demangle: names as the symbols spell them */
 	bool no_image_crc;         /* model images' crc32 left 0 */

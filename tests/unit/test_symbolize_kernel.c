@@ -262,6 +262,56 @@ static void test_kernel_namer(void **state)
 	unlink(path);
 }
 
+/* The namer is given up for the file only when one interval names more
+ * addresses than the file costs to read (KERNEL_NAMER_MAX, 20 000): the
+ * same count spread over intervals keeps the namer, and kallsyms unread. */
+static void test_kernel_namer_per_interval(void **state)
+{
+	char path[] = "/tmp/kallsyms-XXXXXX";
+	const char text[] = "0000000000001000 T _stext\n0000000000001010 T from_file\n"
+			    "0000000000900000 T _etext\n";
+	struct kernel_namer namer = { fake_name, fake_text, NULL };
+	bool in_use[1] = { true };
+	struct model m;
+	struct symbolizer *s;
+	uint32_t img, loc;
+	int calls = 0, fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	namer.ctx = &calls;
+	model_init(&m);
+	s = symbolizer_new(&m);
+	symbolizer_set_kallsyms_path(s, path);
+	symbolizer_set_kernel_namer(s, &namer);
+	img = symbolizer_kernel_image(s);
+	/* 30 000 new addresses over three intervals: the namer names each */
+	for (int cut = 0; cut < 3; cut++) {
+		for (uint64_t a = 0; a < 10000; a++)
+			symbolizer_location(s, img, 0x10000 + 10000 * cut + a);
+		symbolizer_forget_code(s, in_use, 1);
+	}
+	assert_int_equal(calls, 30000);
+	loc = symbolizer_location(s, img, 0x1010);
+	assert_string_equal(loc_function(&m, loc)->name, "schedule");
+	/* 20 001 in one interval: the file from then on */
+	symbolizer_forget_code(s, in_use, 1);
+	calls = 0;
+	for (uint64_t a = 0; a < 20001; a++)
+		symbolizer_location(s, img, 0x100000 + a);
+	assert_int_equal(calls, 20000);
+	/* an address not resolved before (0x1010 is in the location cache) */
+	loc = symbolizer_location(s, img, 0x1030);
+	assert_string_equal(loc_function(&m, loc)->name, "from_file");
+	assert_int_equal(calls, 20000);
+	symbolizer_free(s);
+	model_free(&m);
+	unlink(path);
+}
+
 /* The kernel's own names (loader/kernel_names.c) against /proc/kallsyms. */
 static void test_kernel_names_bpf(void **state)
 {
@@ -318,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_kallsyms_runs),
 		cmocka_unit_test(test_kallsyms_parse_named),
 		cmocka_unit_test(test_kernel_namer),
+		cmocka_unit_test(test_kernel_namer_per_interval),
 		cmocka_unit_test(test_kernel_names_bpf),
 		cmocka_unit_test(test_kernel_build_id),
 	};

@@ -425,7 +425,8 @@ struct collector_unwind_row {
  * of its text, first to last, absolute indexes.  Pages of 256 bytes, not
  * 4 KiB: cc1's 430 000 rows are 70 to a 4 KiB page, a search of 5.4
  * probes over 3.4 cache lines a frame, against 1.7 probes over 0.8 lines
- * at 256 bytes (every probe under a build loop a likely cache miss); its
+ * at 256 bytes.  Timed in the program under a build loop, a frame's row
+ * look-up went from 380 to 300 ns (a walk of 21 frames: 4% less); its
  * index grows from 1/512 of its text to 1/32, 19% of its rows' bytes. */
 #define COLLECTOR_UNWIND_PAGE_SHIFT 8
 

@@ -73,7 +73,8 @@ void record_unwind_finish(struct record_unwind *ru, struct model *m, bool verbos
 	/* the tables' figures in the summary with -v only */
 	if (verbose)
 		decode_cfi_tables(m, &(struct decode_cfi_figures){
-			.images = st.images, .rows = st.rows, .build_ns = st.build_ns,
+			.images = st.images, .rows = st.rows, .index_entries = st.index_entries,
+			.build_ns = st.build_ns,
 			.map_bytes = st.map_bytes, .loader_bytes = st.loader_bytes,
 			.images_evicted = st.images_evicted, .rows_evicted = st.rows_evicted,
 			.images_no_space = st.images_no_space, .debug_files = st.debug_files,

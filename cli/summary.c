@@ -281,11 +281,14 @@ static void print_cfi(FILE *out, const struct model *m)
 	/* the tables' figures: recorded with -v only */
 	if (!model_stat_value(m, MODEL_STAT_CFI_TABLE_MAP_BYTES))
 		return;
-	fprintf(out, "    unwind tables: %llu images, %llu rows (%.1f MiB of %.1f MiB of maps), "
-		"built and loaded in %.1f ms; %.1f MiB of the collector's own\n",
+	fprintf(out, "    unwind tables: %llu images, %llu rows and %llu page index entries "
+		"(%.1f MiB of %.1f MiB of maps), built and loaded in %.1f ms; %.1f MiB of the "
+		"collector's own\n",
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_IMAGES),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_ROWS),
-		model_stat_value(m, MODEL_STAT_CFI_TABLE_ROWS) * 8 / 1048576.0,
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_TABLE_INDEX_ENTRIES),
+		(model_stat_value(m, MODEL_STAT_CFI_TABLE_ROWS) +
+		 model_stat_value(m, MODEL_STAT_CFI_TABLE_INDEX_ENTRIES)) * 8 / 1048576.0,
 		model_stat_value(m, MODEL_STAT_CFI_TABLE_MAP_BYTES) / 1048576.0,
 		model_stat_value(m, MODEL_STAT_CFI_TABLE_BUILD_US) / 1e3,
 		model_stat_value(m, MODEL_STAT_CFI_TABLE_LOADER_BYTES) / 1048576.0);

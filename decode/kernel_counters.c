@@ -69,6 +69,7 @@ void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f)
 {
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_IMAGES, f->images);
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_ROWS, f->rows);
+	model_stat_add(m, MODEL_STAT_CFI_TABLE_INDEX_ENTRIES, f->index_entries);
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_BUILD_US, f->build_ns / 1000);
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_MAP_BYTES, f->map_bytes);
 	model_stat_add(m, MODEL_STAT_CFI_TABLE_LOADER_BYTES, f->loader_bytes);

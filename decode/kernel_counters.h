@@ -18,6 +18,7 @@ void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX
 /* --call-graph cfi: the tables' figures, for the summary with -v. */
 struct decode_cfi_figures {
 	uint64_t images, rows;   /* tables built and loaded */
+	uint64_t index_entries;  /* their page indexes, 8 bytes each like a row */
 	uint64_t build_ns;       /* time to build and load them */
 	uint64_t map_bytes;      /* the kernel's arrays */
 	uint64_t loader_bytes;   /* the tables' thread's caches, at most */

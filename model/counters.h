@@ -69,6 +69,7 @@
 	X(CFI_COMPLETE, "cfi_complete")                                           \
 	X(CFI_TABLE_IMAGES, "cfi_table_images")                                   \
 	X(CFI_TABLE_ROWS, "cfi_table_rows")                                       \
+	X(CFI_TABLE_INDEX_ENTRIES, "cfi_table_index_entries")                     \
 	X(CFI_TABLE_BUILD_US, "cfi_table_build_us")                               \
 	X(CFI_TABLE_MAP_BYTES, "cfi_table_map_bytes")                             \
 	X(CFI_TABLE_LOADER_BYTES, "cfi_table_loader_bytes")                       \

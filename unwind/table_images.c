@@ -144,6 +144,7 @@ static void load_seg(struct unwind_service *us, struct cfi_image *img,
 		seg->first_page = seg->space.first_page;
 		seg->n_pages = t.n_pages;
 		us->st.rows += t.n_rows;
+		us->st.index_entries += t.n_pages;
 	}
 }
 

@@ -80,6 +80,7 @@ void unwind_service_stop(struct unwind_service *us);
 
 struct unwind_service_stats {
 	uint64_t images, images_failed, rows, refreshes;
+	uint64_t index_entries; /* the rows' page indexes, in the same maps */
 	uint64_t open_failed;   /* images not opened when met (tried again later) */
 	uint64_t images_built;  /* tables built from an image's CFI */
 	uint64_t cache_hits;    /* tables read from the cache on disk */

@@ -90,8 +90,8 @@ def cfi():
 
 
 def _tables_line(err):
-    m = re.search(r"unwind tables: (\d+) images, (\d+) rows \(([\d.]+) MiB of ([\d.]+) MiB "
-                  r"of maps\), built and loaded in ([\d.]+) ms", err)
+    m = re.search(r"unwind tables: (\d+) images, (\d+) rows and \d+ page index entries "
+                  r"\(([\d.]+) MiB of ([\d.]+) MiB of maps\), built and loaded in ([\d.]+) ms", err)
     c = re.search(r"truncated stacks ([\d.]+)%", err)
     if not m:
         return None

@@ -128,8 +128,9 @@ def tables_figures():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     table("Unwind tables (--call-graph cfi): images, rows, memory and build time, one run each",
-          ["run", "images", "rows", "rows MiB", "maps MiB (allocated)", "build + load ms",
-           "complete stacks %"], rows,
-          "Rows are 8 bytes; the rows' maps grow in chunks of 2 MiB as the images need "
-          "them (up to 64 MiB), the page index is 4 MiB from the start. Build + load: the tables built and written into the maps, and "
+          ["run", "images", "rows", "rows + page index MiB", "maps MiB (allocated)",
+           "build + load ms", "complete stacks %"], rows,
+          "Rows are 8 bytes, and so is a page index entry (one per 256 bytes of text, kept "
+          "after the image's rows); the maps grow in chunks of 2 MiB as the images need them "
+          "(up to 64 MiB). Build + load: the tables built and written into the maps, and "
           "the processes' mapping tables, in the collector's own thread.")

@@ -15,6 +15,9 @@
 #include "symbols/debug_files.h"
 #include "unwind/table_cache.h"
 
+_Static_assert(CFI_PAGE_SHIFT == COLLECTOR_UNWIND_PAGE_SHIFT,
+	       "the BPF program's page index is the one the tables are built with");
+
 /* The table rows are the BPF program's, field for field. */
 _Static_assert(sizeof(struct cfi_row) == sizeof(struct collector_unwind_row), "row layout");
 _Static_assert((int)CFI_ROW_NONE == (int)COLLECTOR_ROW_NONE &&
@@ -80,9 +83,6 @@ static void evict(struct unwind_service *us, struct cfi_image *img)
  * so freeing earlier saves nothing, and a program run again and again (a
  * build's compilers, a shell loop) finds its tables still there.
  */
-_Static_assert(CFI_PAGE_SHIFT == COLLECTOR_UNWIND_PAGE_SHIFT,
-	       "the BPF program's page index is the one the tables are built with");
-
 static int add_table(struct unwind_service *us, struct cfi_image *img, const struct cfi_table *t,
 		     struct unwind_image_space *sp)
 {

@@ -196,6 +196,24 @@ static bool is_padding(const struct elf_file *f, uint64_t lo, uint64_t hi)
 	return true;
 }
 
+/*
+ * The rows of [lo, hi), code no FDE covers: no rule (frame-pointer
+ * steps), but from the image's entry point on the outermost frame.  The
+ * entry is where the kernel starts a process, and ld.so's (RTLD_START:
+ * _start and _dl_start_user, assembly) has no CFI: every stack of a
+ * process's start, in _dl_start and what it calls, ended there
+ * truncated, a process's first samples on a busy machine.
+ */
+static int add_gap(struct cfi_table *t, size_t *cap, const struct elf_file *f, uint64_t lo,
+		   uint64_t hi)
+{
+	int err = add_row(t, cap, lo - t->base, (struct cfi_row){ .kind = CFI_ROW_NONE });
+
+	if (!err && f->entry >= lo && f->entry < hi)
+		err = add_row(t, cap, f->entry - t->base, (struct cfi_row){ .kind = CFI_ROW_END });
+	return err;
+}
+
 /* The FDEs built between two releases of the file's pages (read back
  * from the page cache when needed again): the padding check reads the
  * code between functions, and in address order it came to read every page
@@ -235,7 +253,7 @@ static int build_rows(struct cfi_table *t, const struct elf_file *f, const struc
 		 * so that the rows on either side merge when equal */
 		if (s > pc && !(pc > t->base && !(flags & CFI_TABLE_KEEP_PADDING) &&
 				is_padding(f, pc, s)))
-			err = add_row(t, &cap, pc - t->base, (struct cfi_row){ .kind = CFI_ROW_NONE });
+			err = add_gap(t, &cap, f, pc, s);
 		else if (s > pc)
 			t->n_padding++;
 		if (err)
@@ -260,7 +278,7 @@ static int build_rows(struct cfi_table *t, const struct elf_file *f, const struc
 						  (struct cfi_row){ .kind = CFI_ROW_NONE });
 	}
 	if (!err && pc < end)
-		err = add_row(t, &cap, pc - t->base, (struct cfi_row){ .kind = CFI_ROW_NONE });
+		err = add_gap(t, &cap, f, pc, end);
 	cfi_fdes_free(&fdes);
 	return err;
 }

@@ -39,8 +39,8 @@
 /* Bump when a table built for the same image may differ (a change of the
  * CFI reduction, of the row format): the older files are then rebuilt. */
 /* 2: rows compacted over the padding between functions; 3: pages of 256
- * bytes, not 4 KiB */
-#define TABLE_CACHE_VERSION 3
+ * bytes, not 4 KiB; 4: the entry point without CFI is the outermost frame */
+#define TABLE_CACHE_VERSION 4
 
 #define TABLE_CACHE_MAX_SEGS 4
 #define TABLE_CACHE_KEY_MAX 160

@@ -169,6 +169,9 @@ static uint64_t row_cfa(const struct cfi_row *r, uint64_t rip)
 
 struct tally {
 	uint64_t addrs, none, none_with_cfi, signal, outermost, plt;
+	/* the outermost frame where there is no CFI: the entry point's
+	 * code (ld.so's), addresses lo to hi */
+	uint64_t entry, entry_lo, entry_hi;
 };
 
 static void check_addr(const struct cfi_table *t, Dwarf_CFI *eh, Dwarf_CFI *debug, uint64_t a,
@@ -186,6 +189,12 @@ static void check_addr(const struct cfi_table *t, Dwarf_CFI *eh, Dwarf_CFI *debu
 			fail_msg("0x%lx: libdw has a CFA %#lx rule, the table none", (long)a,
 				 (long)e.cfa);
 		n->none_with_cfi += !e.no_cfi;
+		return;
+	}
+	if (r->kind == CFI_ROW_END && e.no_cfi) {
+		if (!n->entry++)
+			n->entry_lo = a;
+		n->entry_hi = a;
 		return;
 	}
 	assert_false(e.no_cfi);
@@ -249,6 +258,13 @@ static void check_image_with(const char *path, const struct elf_file *df, bool w
 		      path, t.n_rows, (unsigned long)n.addrs, (unsigned long)n.none,
 		      (unsigned long)n.none_with_cfi, (unsigned long)n.signal,
 		      (unsigned long)n.outermost, (unsigned long)n.plt);
+	/* outermost without CFI: only from the entry point on, up to the
+	 * next function (ld.so's RTLD_START is 61 bytes) */
+	if (n.entry) {
+		assert_int_equal(n.entry_lo, f.entry);
+		assert_true(n.entry_hi - n.entry_lo < 256);
+		assert_int_equal(n.entry, n.entry_hi - n.entry_lo + 1);
+	}
 	/* the table must say something: most of the code has rows (the
 	 * padding between a small program's functions is a tenth of it) */
 	assert_true(n.none * 4 < n.addrs);
@@ -369,8 +385,8 @@ static void test_program_split_debug(void **state)
 	elf_file_close(&f);
 }
 
-/* libc's __restore_rt is a signal frame, and _start (of a program) the
- * outermost frame. */
+/* libc's __restore_rt is a signal frame, and _start (of a program, of
+ * ld.so) the outermost frame. */
 static void test_special_rows(void **state)
 {
 	struct elf_file f;
@@ -404,6 +420,16 @@ static void test_special_rows(void **state)
 	}
 	assert_int_equal(cfi_table_lookup(&t, start + 4)->kind, CFI_ROW_END);
 	assert_null(cfi_table_lookup(&t, t.base + t.size));
+	cfi_table_free(&t);
+	elf_file_close(&f);
+
+	/* ld.so's entry (its _start, assembly without CFI), and the return
+	 * address of its call of _dl_start: the outermost frame */
+	assert_int_equal(elf_file_open(&f, "/lib64/ld-linux-x86-64.so.2"), 0);
+	assert_int_equal(cfi_table_build(&t, &f, NULL, NULL), 0);
+	assert_true(f.entry >= t.base && f.entry < t.base + t.size);
+	assert_int_equal(cfi_table_lookup(&t, f.entry)->kind, CFI_ROW_END);
+	assert_int_equal(cfi_table_lookup(&t, f.entry + 8)->kind, CFI_ROW_END);
 	cfi_table_free(&t);
 	elf_file_close(&f);
 }

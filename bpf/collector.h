@@ -386,6 +386,8 @@ enum collector_counter {
 	COLLECTOR_CNT_PY_READ_FAILED,     /* ... stopped: a read failed, or a frame
 					   * without code or looping on itself */
 	COLLECTOR_CNT_PY_TOO_DEEP,        /* ... stopped: no room left in the stack */
+	COLLECTOR_CNT_CFI_LEARNED,        /* cfi: mappings the program found in the
+					   * kernel's VMA tree itself */
 	COLLECTOR_CNT_MAX,
 };
 
@@ -455,6 +457,50 @@ struct collector_unwind_proc {
 	u32 n_maps;
 	u32 pad;
 	struct collector_unwind_map maps[COLLECTOR_UNWIND_MAX_MAPS];
+};
+
+/*
+ * The tables of the images, by file, for the program to find a process's
+ * mappings itself (bpf/unwind_learn.bpf.h) before user space has written
+ * them: the first samples of a new process on a busy machine are walked,
+ * not copied for user space.  The key is the file as the kernel's VMA
+ * holds it: its superblock's device in the kernel's encoding (major << 20
+ * | minor, the numbers /proc/PID/maps prints) and its inode; the vDSO's is
+ * COLLECTOR_UNWIND_VDSO_DEV, inode 0.
+ */
+struct collector_unwind_image_key {
+	u64 dev, ino;
+};
+
+#define COLLECTOR_UNWIND_VDSO_DEV 0xffffffffffffffffULL
+#define COLLECTOR_UNWIND_IMAGE_SEGS 4
+
+/* An executable segment with a table: a mapping at file offset pgoff,
+ * start <= pgoff < end, has its table's pc 0 at runtime address
+ * vm_start - pgoff + delta. */
+struct collector_unwind_image_seg {
+	u64 start, end;
+	__s64 delta;
+	u32 first_page, n_pages;
+};
+
+/* An image with n_segs 0 has no table (frame-pointer steps there). */
+struct collector_unwind_image {
+	u32 n_segs;
+	u32 pad;
+	struct collector_unwind_image_seg segs[COLLECTOR_UNWIND_IMAGE_SEGS];
+};
+
+/* The mappings the program found itself, per process (the mapping
+ * table user space writes comes first); valid while epoch is the
+ * program's unwind_epoch, which the loader moves on when it evicts an
+ * image. */
+#define COLLECTOR_UNWIND_LEARNED 16
+
+struct collector_unwind_learned {
+	u32 epoch;
+	u32 n;
+	struct collector_unwind_map maps[COLLECTOR_UNWIND_LEARNED];
 };
 
 /* A record of the ring unwind_requests: COLLECTOR_EV_UNWIND_MISS, process

@@ -562,9 +562,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		 * mapped the libraries: forcing a wake-up cost 21 us of this
 		 * program's 24 here (the irq_work of a VM), 0.26% of a core
 		 * under a build loop, and the tables written at an exec list
-		 * no libc, which every stack goes through */
-		unwind_request(COLLECTOR_EV_UNWIND_EXEC, tgid, 0, bpf_ktime_get_ns(),
-			       filter_tgids ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+		 * no libc, which every stack goes through.  Where the
+		 * program learns mappings itself (-a), none is written:
+		 * its samples find them in the VMAs */
+		if (filter_tgids || !unwind_learn)
+			unwind_request(COLLECTOR_EV_UNWIND_EXEC, tgid, 0, bpf_ktime_get_ns(),
+				       filter_tgids ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	}
 	send_exec(p, old_pid, bprm);
 	/* Let go only now: a sample can interrupt this program (a perf

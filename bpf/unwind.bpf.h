@@ -8,8 +8,10 @@
  * page index, one entry per 256 bytes of text; in chunks: arrays the
  * loader adds as the run needs them, bpf/collector.h), unwind_procs (per
  * process, its executable mappings sorted by start, each with its image's
- * page index), unwind_asked (when a process last asked for its tables) and
- * unwind_requests (the ring of those requests).  The loader writes the
+ * page index), unwind_asked (when a process last asked for its tables),
+ * unwind_requests (the ring of those requests), and unwind_images and
+ * unwind_learned (each image's table by file, and the mappings the
+ * program found in a process's VMAs itself: unwind_learn.bpf.h).  The loader writes the
  * chunks through mappings of them (BPF_F_MMAPABLE), not a system call per
  * row.
  *
@@ -18,9 +20,10 @@
  * rows of that page (array look-ups, which the verifier inlines), and one
  * or two reads of the stack, from the sample's copy of its top when they
  * fall in it.  A PC with no table (JIT code, an image without CFI) gets a
- * frame-pointer step, counted; a PC outside every known mapping stops the
- * walk, counted, and asks the loader to read the process's mappings again
- * (a library it mapped since, with dlopen).
+ * frame-pointer step, counted; a PC outside every mapping of the
+ * process's table is looked up in its VMAs (unwind_learn.bpf.h), and one
+ * outside those too stops the walk, counted, and asks the loader to read
+ * the process's mappings again.
  *
  * Include after common.bpf.h; the walk itself is in unwind_walk.bpf.h.
  * The walk writes return addresses into a
@@ -72,6 +75,33 @@ struct {
 	__uint(max_entries, 64 << 10);
 } unwind_requests SEC(".maps");
 
+/* The tables of the images, by file (user space writes them), and the
+ * mappings the program found itself: unwind_learn.bpf.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct collector_unwind_image_key);
+	__type(value, struct collector_unwind_image);
+} unwind_images SEC(".maps");
+
+/* The mappings found per process (tgid). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, u32);
+	__type(value, struct collector_unwind_learned);
+} unwind_learned SEC(".maps");
+
+/* Moved on by the loader when it evicts an image: learned mappings of an
+ * older epoch may point at rows given to another image. */
+u32 unwind_epoch = 0;
+
+/* Set by the loader: learn mappings (a system-wide run; a target's tables
+ * are written before it runs). */
+const volatile bool unwind_learn = false;
+
 /* A process asks for its tables at most this often. */
 #define UNWIND_ASK_NS 20000000ULL
 
@@ -113,6 +143,13 @@ struct cfi_walk {
 	u8 pending;       /* ... and stopped at one */
 	u8 fp_stepped;    /* a frame was stepped by frame pointer (no table) */
 	u8 pad[2];
+	/* mappings looked up in the kernel's VMAs (unwind_learn.bpf.h) */
+	u64 mm;           /* the task's struct mm_struct */
+	u64 ask_pc;       /* a PC whose image has no table yet (0: none) */
+	u32 learn_left;   /* look-ups left this walk */
+	u32 pad2;
+	struct collector_unwind_map learned; /* the last one found */
+	u64 node[32];     /* a maple tree node, as read */
 };
 
 /* Return instances of a task looked at per trampoline met: the kernel
@@ -153,6 +190,7 @@ static __always_inline void unwind_ask_tables(u32 tgid, u64 pc)
 static __always_inline void unwind_forget(u32 tgid)
 {
 	bpf_map_delete_elem(&unwind_asked, &tgid);
+	bpf_map_delete_elem(&unwind_learned, &tgid);
 	if (bpf_map_delete_elem(&unwind_procs, &tgid) == 0)
 		unwind_request(COLLECTOR_EV_UNWIND_GONE, tgid, 0, bpf_ktime_get_ns(),
 			       BPF_RB_NO_WAKEUP);
@@ -281,9 +319,9 @@ __noinline int unwind_uretprobes_of(struct cfi_walk *w, u64 utask, u64 mm)
 	return 0;
 }
 
-/* The mapping of p that holds pc, or NULL; the last one found is tried
- * first. */
-static __always_inline struct collector_unwind_map *unwind_find_map(struct cfi_walk *w,
+/* The mapping of p's table that holds pc, or NULL; the last one found is
+ * tried first. */
+static __always_inline struct collector_unwind_map *unwind_find_proc_map(struct cfi_walk *w,
 								    struct collector_unwind_proc *p,
 								    u64 pc)
 {
@@ -312,5 +350,7 @@ static __always_inline struct collector_unwind_row *unwind_find_row(struct colle
 		return NULL;
 	return unwind_row_at(i);
 }
+
+#include "unwind_learn.bpf.h"
 
 #endif /* COLLECTOR_UNWIND_BPF_H */

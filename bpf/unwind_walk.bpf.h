@@ -49,9 +49,11 @@ static __always_inline void unwind_push(struct sample_scratch *sc, u32 k, u64 va
 	w->exact = exact;
 }
 
-/* Frame k (k >= 1) of p's stack from the rules at sc->walk.pc: the
+/* Frame k (k >= 1) of the stack from the rules at sc->walk.pc, its
+ * mapping from p's table or lp's learned ones (either may be NULL): the
  * caller's pc, sp and rbp.  Returns 0 to go on, 1 when the walk ends. */
-__noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_proc *p, u32 k)
+__noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_proc *p,
+			     struct collector_unwind_learned *lp, u32 k)
 {
 	struct cfi_walk *w;
 	u64 lookup, cfa, ra, bp;
@@ -60,12 +62,12 @@ __noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_
 	u32 kind = COLLECTOR_ROW_NONE, cfa_off = 0;
 	s64 rbp_off = 0;
 
-	if (!sc || !p || k >= COLLECTOR_MAX_STACK_DEPTH)
+	if (!sc || k >= COLLECTOR_MAX_STACK_DEPTH)
 		return 1;
 	w = &sc->walk;
 	lookup = w->exact ? w->pc : w->pc - 1;
 	bp = w->bp;
-	m = unwind_find_map(w, p, lookup);
+	m = unwind_find_map(w, p, lp, lookup);
 	if (!m) {
 		w->outside = true;
 		return 1;
@@ -149,6 +151,7 @@ __noinline u32 unwind_fp_walk(struct sample_scratch *sc, u32 first, u64 ip, u64 
 struct cfi_loop {
 	struct sample_scratch *sc;
 	struct collector_unwind_proc *proc;
+	struct collector_unwind_learned *learned;
 };
 
 /* Frame i + 1: each frame before it was written (else the walk ended). */
@@ -158,7 +161,7 @@ static long unwind_step(u32 i, void *data)
 
 	/* a global function's result is unknown to the verifier, which asks
 	 * a callback for 0 or 1 */
-	return unwind_frame(l->sc, l->proc, i + 1) ? 1 : 0;
+	return unwind_frame(l->sc, l->proc, l->learned, i + 1) ? 1 : 0;
 }
 
 /*
@@ -183,6 +186,10 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	if (!ip)
 		return 0;
 	l.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+	l.learned = unwind_learned_of(tgid);
+	w->mm = (u64)BPF_CORE_READ(task, mm);
+	w->ask_pc = 0;
+	w->learn_left = UNWIND_LEARN_PER_WALK;
 	w->pc = ip;
 	w->sp = sp;
 	w->bp = bp;
@@ -195,7 +202,8 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	w->stop_pending = copy_instead;
 	w->pending = false;
 	w->fp_stepped = false;
-	if (!l.proc || !unwind_find_map(w, l.proc, ip)) {
+	/* no mapping, or one whose image has no table yet */
+	if (!unwind_find_map(w, l.proc, l.learned, ip) || w->ask_pc) {
 		count(COLLECTOR_CNT_CFI_NO_TABLES);
 		unwind_ask_tables(tgid, ip);
 		if (copy_instead && (!l.proc || l.proc->n_maps < COLLECTOR_UNWIND_MAX_MAPS))
@@ -204,18 +212,20 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	}
 	w->copy_sp = sp;
 	w->copy_len = copy_stack_top(sc, sp);
-	unwind_uretprobes_of(w, (u64)BPF_CORE_READ(task, utask), (u64)BPF_CORE_READ(task, mm));
+	unwind_uretprobes_of(w, (u64)BPF_CORE_READ(task, utask), w->mm);
 	sc->frames[first & 255] = ip;
 	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, unwind_step, &l, 0);
 	if (w->outside)
 		unwind_ask_tables(tgid, w->pc);
+	else if (w->ask_pc)
+		unwind_ask_tables(tgid, w->ask_pc);
 	/* A return address that the tables found (no frame-pointer step
 	 * before it, which may read garbage) outside every mapping the table
 	 * lists is in one mapped since: libc, when the table was written
 	 * while ld.so was still loading it (20 ms of a program's samples,
 	 * until it may ask again), or a dlopen. */
 	if (copy_instead && (w->pending || (w->outside && !w->fp_stepped &&
-					    l.proc->n_maps < COLLECTOR_UNWIND_MAX_MAPS))) {
+					    (!l.proc || l.proc->n_maps < COLLECTOR_UNWIND_MAX_MAPS)))) {
 		count(COLLECTOR_CNT_CFI_NO_TABLES);
 		return UNWIND_COPY_STACK;
 	}

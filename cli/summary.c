@@ -267,10 +267,12 @@ static uint64_t hist_percentile(const uint64_t *hist, uint64_t calls, double p)
 static void print_cfi(FILE *out, const struct model *m)
 {
 	fprintf(out, "    unwound in BPF: %llu frames by frame pointer (no table), %llu samples "
-		"before their image's table, %llu walks stopped outside every mapping\n",
+		"before their image's table, %llu walks stopped outside every mapping; "
+		"%llu mappings found in the kernel's VMAs before their process's table\n",
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_FP_FRAMES),
 		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_SAMPLES_BEFORE_TABLES),
-		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_STOPPED_OUTSIDE));
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_STOPPED_OUTSIDE),
+		(unsigned long long)model_stat_value(m, MODEL_STAT_CFI_MAPPINGS_LEARNED));
 	fprintf(out, "    %llu samples unwound in user space: no table yet\n",
 		(unsigned long long)model_stat_value(m, MODEL_STAT_UNWOUND_SAMPLES));
 	if (model_stat_value(m, MODEL_STAT_OFFCPU_STACKS_UNWOUND))

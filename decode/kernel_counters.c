@@ -63,6 +63,7 @@ void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX
 	model_stat_add(m, MODEL_STAT_CFI_SAMPLES_BEFORE_TABLES, c[COLLECTOR_CNT_CFI_NO_TABLES]);
 	model_stat_add(m, MODEL_STAT_CFI_STOPPED_OUTSIDE, c[COLLECTOR_CNT_CFI_OUTSIDE]);
 	model_stat_add(m, MODEL_STAT_CFI_COMPLETE, c[COLLECTOR_CNT_CFI_COMPLETE]);
+	model_stat_add(m, MODEL_STAT_CFI_MAPPINGS_LEARNED, c[COLLECTOR_CNT_CFI_LEARNED]);
 }
 
 void decode_cfi_tables(struct model *m, const struct decode_cfi_figures *f)

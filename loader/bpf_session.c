@@ -156,6 +156,10 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	 * short of its deepest) needs; a copy stops at the stack's top */
 	s->skel->rodata->stack_bytes = cfg->cfi ? CFI_FALLBACK_STACK_BYTES : cfg->stack_bytes;
 	s->skel->rodata->cfi_mode = cfg->cfi;
+	/* the program finds the mappings of a process without a table in
+	 * its VMAs (bpf/unwind_learn.bpf.h); off for the tests and
+	 * benchmarks that compare with the copies for user space */
+	s->skel->rodata->unwind_learn = cfg->cfi && !getenv("COLLECTOR_UNWIND_NO_LEARN");
 	/* the kernel's own frame-pointer walker instead of the program's,
 	 * for the tests that compare the two */
 	s->skel->rodata->kernel_fp_walk = getenv("COLLECTOR_KERNEL_FP_WALK") != NULL;
@@ -250,6 +254,11 @@ int bpf_session_map_fd(struct bpf_session *s, const char *name)
 	struct bpf_map *map = bpf_object__find_map_by_name(s->skel->obj, name);
 
 	return map ? bpf_map__fd(map) : -ENOENT;
+}
+
+void bpf_session_next_unwind_epoch(struct bpf_session *s)
+{
+	__atomic_fetch_add(&s->skel->bss->unwind_epoch, 1, __ATOMIC_SEQ_CST);
 }
 
 size_t bpf_session_ring_bytes(struct bpf_session *s)

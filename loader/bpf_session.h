@@ -59,6 +59,9 @@ int bpf_session_remove_target(struct bpf_session *s, pid_t tgid);
 /* The fd of a map of the sampling object ("targets", "events"), to share
  * with the tracing object. */
 int bpf_session_map_fd(struct bpf_session *s, const char *name);
+/* The mappings the program learned (bpf/unwind_learn.bpf.h) are dropped:
+ * an image's rows are about to be given to another. */
+void bpf_session_next_unwind_epoch(struct bpf_session *s);
 size_t bpf_session_ring_bytes(struct bpf_session *s);
 /* Whether this machine can open event e (perf_event_open on the calling
  * thread, disabled, closed at once): 0, or the negative errno (-ENOENT,

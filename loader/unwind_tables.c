@@ -35,6 +35,8 @@ struct unwind_rows {
 struct unwind_tables {
 	struct unwind_rows rows; /* every image's rows, then its page index */
 	int procs_fd;
+	int images_fd;             /* unwind_images */
+	struct bpf_session *session;
 	struct ring_buffer *requests;
 	void (*on_request)(void *ctx, const struct collector_unwind_request *r);
 	void *request_ctx;
@@ -110,6 +112,10 @@ int unwind_tables_open(struct unwind_tables **out, struct bpf_session *s, uint32
 	t->procs_fd = bpf_session_map_fd(s, "unwind_procs");
 	if (!err && t->procs_fd < 0)
 		err = t->procs_fd;
+	t->images_fd = bpf_session_map_fd(s, "unwind_images");
+	if (!err && t->images_fd < 0)
+		err = t->images_fd;
+	t->session = s;
 	if (!err) {
 		t->requests = ring_buffer__new(bpf_session_map_fd(s, "unwind_requests"),
 					       request_callback, t, NULL);
@@ -239,6 +245,26 @@ static void forget_process(void *maps, uint32_t tgid)
 	bpf_map_delete_elem(t->procs_fd, &tgid);
 }
 
+static int set_image(void *maps, const struct collector_unwind_image_key *key,
+		     const struct collector_unwind_image *img)
+{
+	struct unwind_tables *t = maps;
+
+	return bpf_map_update_elem(t->images_fd, key, img, BPF_ANY) ? -errno : 0;
+}
+
+static void forget_image(void *maps, const struct collector_unwind_image_key *key)
+{
+	struct unwind_tables *t = maps;
+
+	bpf_map_delete_elem(t->images_fd, key);
+	/* the program's learned mappings may point at its rows: dropped,
+	 * and a program that read the old epoch has ended (a run takes
+	 * microseconds) before the caller gives its rows to another */
+	bpf_session_next_unwind_epoch(t->session);
+	usleep(1000);
+}
+
 static int requests_fd(void *maps)
 {
 	struct unwind_tables *t = maps;
@@ -289,6 +315,8 @@ static const struct unwind_maps_ops ops = {
 	.remove_image = remove_image,
 	.set_process = set_process,
 	.forget_process = forget_process,
+	.set_image = set_image,
+	.forget_image = forget_image,
 	.requests_fd = requests_fd,
 	.read_requests = read_requests,
 	.usage = usage,

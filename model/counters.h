@@ -67,6 +67,7 @@
 	X(CFI_SAMPLES_BEFORE_TABLES, "cfi_samples_before_tables")                 \
 	X(CFI_STOPPED_OUTSIDE, "cfi_stopped_outside_mappings")                    \
 	X(CFI_COMPLETE, "cfi_complete")                                           \
+	X(CFI_MAPPINGS_LEARNED, "cfi_mappings_learned")                           \
 	X(CFI_TABLE_IMAGES, "cfi_table_images")                                   \
 	X(CFI_TABLE_ROWS, "cfi_table_rows")                                       \
 	X(CFI_TABLE_INDEX_ENTRIES, "cfi_table_index_entries")                     \

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "lib/hashmix.h"
 #include "lib/path.h"
@@ -26,6 +27,45 @@ _Static_assert((int)CFI_ROW_NONE == (int)COLLECTOR_ROW_NONE &&
 	       (int)CFI_ROW_PLT == (int)COLLECTOR_ROW_PLT &&
 	       (int)CFI_ROW_SIGNAL == (int)COLLECTOR_ROW_SIGNAL &&
 	       (int)CFI_ROW_END == (int)COLLECTOR_ROW_END, "row kinds");
+
+_Static_assert(MAX_SEGS == COLLECTOR_UNWIND_IMAGE_SEGS, "an image's segments, here and there");
+_Static_assert(VDSO_DEV == COLLECTOR_UNWIND_VDSO_DEV, "the vDSO's key, here and there");
+
+/* img's key in the program's table of images: its device as the kernel
+ * encodes it (the major and minor numbers of the maps, glibc's encoding
+ * here). */
+static struct collector_unwind_image_key program_key(const struct cfi_image *img)
+{
+	if (img->dev == VDSO_DEV)
+		return (struct collector_unwind_image_key){ COLLECTOR_UNWIND_VDSO_DEV, 0 };
+	return (struct collector_unwind_image_key){
+		((uint64_t)major(img->dev) << 20) | minor(img->dev), img->inode };
+}
+
+/* img's tables (or that it has none), by file, for the program to find
+ * without a process's mapping table (bpf/unwind_learn.bpf.h). */
+static void publish(struct unwind_service *us, struct cfi_image *img)
+{
+	struct collector_unwind_image_key key = program_key(img);
+	struct collector_unwind_image v = { 0 };
+
+	if (!us->maps.ops->set_image)
+		return;
+	for (uint32_t s = 0; s < img->n_segs; s++) {
+		const struct cfi_seg *seg = &img->segs[s];
+
+		if (!seg->n_pages)
+			continue; /* no table: frame-pointer steps there */
+		v.segs[v.n_segs++] = (struct collector_unwind_image_seg){
+			.start = seg->offset & ~4095ull,
+			.end = seg->offset + seg->filesz,
+			.delta = (int64_t)(seg->table_base - seg->vmo),
+			.first_page = seg->first_page,
+			.n_pages = seg->n_pages,
+		};
+	}
+	img->published = us->maps.ops->set_image(us->maps.maps, &key, &v) == 0;
+}
 
 static void close_files(struct cfi_image *img)
 {
@@ -64,6 +104,12 @@ static struct cfi_image *oldest_unused(struct unwind_service *us, const struct c
  * maps it again. */
 static void evict(struct unwind_service *us, struct cfi_image *img)
 {
+	if (img->published && us->maps.ops->forget_image) {
+		struct collector_unwind_image_key key = program_key(img);
+
+		us->maps.ops->forget_image(us->maps.maps, &key);
+		img->published = false;
+	}
 	for (uint32_t s = 0; s < img->n_segs; s++) {
 		if (!img->segs[s].n_pages)
 			continue;
@@ -219,6 +265,7 @@ void images_build(struct unwind_service *us, struct cfi_image *img)
 	}
 	img->state = img->n_segs ? IMAGE_READY : IMAGE_FAILED;
 	us->st.images_failed += img->state == IMAGE_FAILED;
+	publish(us, img);
 	close_files(img);
 	us->n_queued--;
 	us->st.build_ns += monotonic_ns() - t0;
@@ -327,6 +374,7 @@ static void try_cache(struct unwind_service *us, struct cfi_image *img)
 		if (load_cached(us, img, key)) {
 			img->state = img->n_segs ? IMAGE_READY : IMAGE_FAILED;
 			us->st.images_failed += img->state == IMAGE_FAILED;
+			publish(us, img);
 		} else {
 			img->state = IMAGE_UNBUILT;
 		}

@@ -44,6 +44,7 @@ struct cfi_image {
 	bool has_debug;
 	struct cfi_seg segs[MAX_SEGS];
 	uint32_t n_segs;
+	bool published;           /* in the program's table of images (set_image) */
 	uint32_t users;           /* processes whose mapping table lists it */
 	uint64_t unused_since;    /* when users fell to 0 */
 };

@@ -10,9 +10,11 @@
  * An image's table (rows and a page index, unwind/cfi_table.h) is added
  * once and shared by every process that maps it; each process's
  * executable mappings are written as one struct collector_unwind_proc.
- * Rows are never moved while in use (the BPF program reads them without a
- * lock): an image's space is given back only when the caller has
- * rewritten every mapping table that pointed at it.
+ * Each image's table is also written by file (set_image), for the program
+ * to map a process's PCs itself before its table is written.  Rows are
+ * never moved while in use (the BPF program reads them without a lock):
+ * an image's space is given back only when the caller has rewritten every
+ * mapping table that pointed at it, and forgotten the image (forget_image).
  */
 #ifndef COLLECTOR_UNWIND_MAPS_H
 #define COLLECTOR_UNWIND_MAPS_H
@@ -48,6 +50,14 @@ struct unwind_maps_ops {
 	/* Sets (replaces) process tgid's mappings; 0 or a negative errno. */
 	int (*set_process)(void *maps, uint32_t tgid, const struct collector_unwind_proc *p);
 	void (*forget_process)(void *maps, uint32_t tgid);
+	/* Sets (replaces) the table of an image by file, for the program
+	 * to find without a process's table (bpf/unwind_learn.bpf.h); 0 or
+	 * a negative errno.  Optional, as forget_image. */
+	int (*set_image)(void *maps, const struct collector_unwind_image_key *key,
+			 const struct collector_unwind_image *img);
+	/* The image's table is about to be given back: the program no longer
+	 * finds it, nor any mapping it learned before (of any image). */
+	void (*forget_image)(void *maps, const struct collector_unwind_image_key *key);
 	/* The requests for tables and the news of dropped ones: an fd that
 	 * poll reports readable when one comes, and their reading (fn called
 	 * with each); the number read or a negative errno. */

@@ -4,7 +4,8 @@
  * an image met through the /proc path of a process that has exited; the
  * mapping table of a process gone before it was written (its maps from
  * the kernel's records, which outlive it) is taken back, and a full map
- * of tables makes room from the processes gone.
+ * of tables makes room from the processes gone; an image's table is
+ * published by file for the program, and forgotten before it is evicted.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -186,11 +187,140 @@ static void test_gone_process_table(void **state)
 	maps_store_free(s);
 }
 
+/* The BPF maps' side of the images: space handed out in order (up to
+ * room rows), and the program's table of images by file. */
+struct fake_images {
+	uint32_t next, room;
+	int set, forgotten;
+	struct collector_unwind_image_key key, forgotten_key;
+	struct collector_unwind_image value;
+};
+
+static int fake_add(void *maps, const struct collector_unwind_row *rows, uint32_t n_rows,
+		    const uint32_t *pages, uint32_t n_pages, struct unwind_image_space *out)
+{
+	struct fake_images *f = maps;
+
+	(void)rows;
+	(void)pages;
+	if (f->next + n_rows + n_pages > f->room)
+		return -ENOSPC;
+	*out = (struct unwind_image_space){ f->next, n_rows, f->next + n_rows, n_pages };
+	f->next += n_rows + n_pages;
+	return 0;
+}
+
+static void fake_remove(void *maps, const struct unwind_image_space *sp)
+{
+	struct fake_images *f = maps;
+
+	/* the forgetting comes first: the program no longer finds the rows */
+	assert_int_equal(f->forgotten, 1);
+	f->next = sp->first_row; /* the only image: its space is free again */
+}
+
+static int fake_set_image(void *maps, const struct collector_unwind_image_key *key,
+			  const struct collector_unwind_image *img)
+{
+	struct fake_images *f = maps;
+
+	f->set++;
+	f->key = *key;
+	f->value = *img;
+	return 0;
+}
+
+static void fake_forget_image(void *maps, const struct collector_unwind_image_key *key)
+{
+	struct fake_images *f = maps;
+
+	f->forgotten++;
+	f->forgotten_key = *key;
+}
+
+/*
+ * An image built is published by file for the program's own look-ups
+ * (bpf/unwind_learn.bpf.h): under the kernel's encoding of its device,
+ * with each segment's table placed where a process's mapping table would
+ * place it (the same base for every mapping of the segment); evicted, it
+ * is forgotten before its rows are given back.
+ */
+static void test_image_published(void **state)
+{
+	static const struct unwind_maps_ops ops = { .add_image = fake_add,
+						    .remove_image = fake_remove,
+						    .set_image = fake_set_image,
+						    .forget_image = fake_forget_image };
+	struct fake_images f = { .room = 1u << 26 };
+	struct unwind_maps maps = { .ops = &ops, .maps = &f };
+	struct unwind_service *us = unwind_service_new(&maps, NULL);
+	char self[4096];
+	struct cfi_image *img;
+	struct stat st;
+	uint32_t published = 0;
+	ssize_t n;
+	size_t i, k;
+
+	(void)state;
+	assert_non_null(us);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(n > 0);
+	self[n] = '\0';
+	assert_int_equal(stat(self, &st), 0);
+	i = images_get(us, st.st_dev, st.st_ino, self, self, "");
+	assert_int_not_equal(i, SIZE_MAX);
+	img = &us->images[i];
+	assert_int_equal(img->state, IMAGE_QUEUED);
+	images_build(us, img);
+	assert_int_equal(img->state, IMAGE_READY);
+	assert_int_equal(f.set, 1);
+	assert_true(img->published);
+	assert_int_equal(f.key.dev, ((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev));
+	assert_int_equal(f.key.ino, st.st_ino);
+	for (uint32_t s = 0; s < img->n_segs; s++) {
+		const struct cfi_seg *seg = &img->segs[s];
+		const struct collector_unwind_image_seg *v = &f.value.segs[published];
+		/* a mapping of the segment's first page, at any address */
+		uint64_t start = 0x7f0000001000ull, pgoff = seg->offset & ~4095ull;
+
+		if (!seg->n_pages)
+			continue;
+		assert_true(published < f.value.n_segs);
+		assert_int_equal(v->first_page, seg->first_page);
+		assert_int_equal(v->n_pages, seg->n_pages);
+		assert_true(pgoff >= v->start && pgoff < v->end);
+		assert_int_equal(v->end, seg->offset + seg->filesz);
+		/* the program's base: start - pgoff + delta; the one
+		 * table_processes.c writes: start + table_base - (vmo + pgoff) */
+		assert_int_equal(start - pgoff + (uint64_t)v->delta,
+				 start + seg->table_base - (seg->vmo + pgoff));
+		published++;
+	}
+	assert_true(published > 0);
+	assert_int_equal(published, f.value.n_segs);
+	/* no room for another image: this one, unused, is evicted for it,
+	 * and forgotten first (fake_remove checks) */
+	f.room = f.next;
+	k = images_get(us, st.st_dev, st.st_ino + 1, self, self, "");
+	assert_int_not_equal(k, SIZE_MAX);
+	images_build(us, &us->images[k]);
+	img = &us->images[i];
+	assert_int_equal(img->state, IMAGE_EVICTED);
+	assert_false(img->published);
+	assert_int_equal(f.forgotten, 1);
+	assert_int_equal(f.forgotten_key.dev, f.key.dev);
+	assert_int_equal(f.forgotten_key.ino, st.st_ino);
+	assert_int_equal(us->images[k].state, IMAGE_READY);
+	assert_int_equal(f.set, 2);
+	unwind_service_free(us);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gone_process_image),
 		cmocka_unit_test(test_gone_process_table),
+		cmocka_unit_test(test_image_published),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

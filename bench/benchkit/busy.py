@@ -27,9 +27,12 @@ def busy_summary(text):
     if m:
         out["truncated_pct"] = float(m.group(1))
         out["truncated"], out["user_stacks"] = int(m.group(2)), int(m.group(3))
-    m = re.search(r"(\d+) samples before their process's tables", text)
+    m = re.search(r"(\d+) samples before their image's table", text)
     if m:
         out["before_tables"] = int(m.group(1))
+    m = re.search(r"(\d+) mappings found in the kernel's VMAs", text)
+    if m:
+        out["learned"] = int(m.group(1))
     m = re.search(r"unwind tables: (\d+) images, (\d+) rows .*?built and loaded in ([\d.]+) ms",
                   text)
     if m:
@@ -101,7 +104,8 @@ def busy():
 
     rows = [
         ["collector -a -F 499", fmt_spread([x.get("truncated_pct") for x in col], 1),
-         fmt(median([x.get("before_tables") for x in col]), 0),
+         fmt(median([x.get("before_tables") for x in col]), 0) + " (mappings found in the VMAs: "
+         + fmt(median([x.get("learned") for x in col]), 0) + ")",
          fmt_spread([x.get("own_s") for x in col], 2),
          fmt_spread([x["cpu_s"] for x in col], 2),
          fmt_spread([x["bpf_s"] for x in col], 3),
@@ -121,7 +125,7 @@ def busy():
     ]
     table(f"Busy machine: {SECONDS} s system-wide at 499 Hz while `make -j2 collector` rebuilds "
           f"a clone of this project in a loop ({RUNS} runs, median [min–max])",
-          ["profiler", "truncated user stacks %", "samples before their tables",
+          ["profiler", "truncated user stacks %", "samples before their image's table",
            "collector CPU in the run s", "CPU start to exit s", "BPF s",
            "CPU + BPF, % of a core", "peak RSS MiB", "samples", "lost", "unwind tables"], rows,
           "Truncated: user stacks that end before a thread's start (the summary's figure). "

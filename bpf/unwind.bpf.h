@@ -98,8 +98,8 @@ struct {
  * older epoch may point at rows given to another image. */
 u32 unwind_epoch = 0;
 
-/* Set by the loader: learn mappings (a system-wide run; a target's tables
- * are written before it runs). */
+/* Set by the loader: learn mappings (every cfi run, unless
+ * COLLECTOR_UNWIND_NO_LEARN is set). */
 const volatile bool unwind_learn = false;
 
 /* A process asks for its tables at most this often. */

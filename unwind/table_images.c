@@ -56,13 +56,7 @@ static void publish(struct unwind_service *us, struct cfi_image *img)
 
 		if (!seg->n_pages)
 			continue; /* no table: frame-pointer steps there */
-		v.segs[v.n_segs++] = (struct collector_unwind_image_seg){
-			.start = seg->offset & ~4095ull,
-			.end = seg->offset + seg->filesz,
-			.delta = (int64_t)(seg->table_base - seg->vmo),
-			.first_page = seg->first_page,
-			.n_pages = seg->n_pages,
-		};
+		v.segs[v.n_segs++] = seg_placement(seg);
 	}
 	img->published = us->maps.ops->set_image(us->maps.maps, &key, &v) == 0;
 }

@@ -54,15 +54,17 @@ static enum entry map_entry(struct unwind_service *us, pid_t pid, const struct p
 		return ENTRY_WAIT;
 	}
 	for (uint32_t s = 0; s < img->n_segs; s++) {
-		const struct cfi_seg *seg = &img->segs[s];
+		struct collector_unwind_image_seg at;
 
-		if (!seg->n_pages || e->pgoff < (seg->offset & ~4095ull) ||
-		    e->pgoff >= seg->offset + seg->filesz)
+		if (!img->segs[s].n_pages)
 			continue;
-		/* runtime address of link-time address L: start + L - (vmo + pgoff) */
-		m->base = e->start + seg->table_base - (seg->vmo + e->pgoff);
-		m->first_page = seg->first_page;
-		m->n_pages = seg->n_pages;
+		/* the same placement the program makes by file */
+		at = seg_placement(&img->segs[s]);
+		if (e->pgoff < at.start || e->pgoff >= at.end)
+			continue;
+		m->base = e->start - e->pgoff + (uint64_t)at.delta;
+		m->first_page = at.first_page;
+		m->n_pages = at.n_pages;
 		break;
 	}
 	return ENTRY_DONE;

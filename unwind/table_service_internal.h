@@ -35,6 +35,21 @@ struct cfi_seg {
 	struct unwind_image_space space;
 };
 
+/* Where seg's table serves, as the program holds it by file and as a
+ * process's mapping table places it: a mapping at file offset pgoff with
+ * start <= pgoff < end has its table's pc 0 at runtime address
+ * mapping start - pgoff + delta.  For a segment with a table (n_pages). */
+static inline struct collector_unwind_image_seg seg_placement(const struct cfi_seg *seg)
+{
+	return (struct collector_unwind_image_seg){
+		.start = seg->offset & ~4095ull,
+		.end = seg->offset + seg->filesz,
+		.delta = (int64_t)(seg->table_base - seg->vmo),
+		.first_page = seg->first_page,
+		.n_pages = seg->n_pages,
+	};
+}
+
 /* One image (a file, or the vDSO). */
 struct cfi_image {
 	uint64_t dev, inode;

@@ -25,6 +25,16 @@
 /* The BPF maps' side is not reached: nothing is built here. */
 static const struct unwind_maps_ops no_ops;
 
+/* This test's own executable: its path into path[size], its stat. */
+static void own_executable(char *path, size_t size, struct stat *st)
+{
+	ssize_t n = readlink("/proc/self/exe", path, size - 1);
+
+	assert_true(n > 0);
+	path[n] = '\0';
+	assert_int_equal(stat(path, st), 0);
+}
+
 /*
  * A process gone before the service met its image (a build's short step):
  * its /proc path fails, and the image opens from the name its maps gave,
@@ -39,15 +49,11 @@ static void test_gone_process_image(void **state)
 	const char *gone = "/proc/999999999/root/proc/self/exe";
 	char self[4096];
 	struct stat st;
-	ssize_t n;
 	size_t i, k;
 
 	(void)state;
 	assert_non_null(us);
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	assert_true(n > 0);
-	self[n] = '\0';
-	assert_int_equal(stat(self, &st), 0);
+	own_executable(self, sizeof(self), &st);
 	i = images_get(us, st.st_dev, st.st_ino, gone, self, "/proc/999999999/root");
 	assert_int_not_equal(i, SIZE_MAX);
 	assert_int_equal(us->images[i].state, IMAGE_QUEUED);
@@ -145,15 +151,11 @@ static void test_gone_process_table(void **state)
 	char exe[4096];
 	struct stat st;
 	bool complete;
-	ssize_t n;
 
 	(void)state;
 	assert_non_null(us);
 	assert_non_null(s);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	assert_true(n > 0);
-	exe[n] = '\0';
-	assert_int_equal(stat(exe, &st), 0);
+	own_executable(exe, sizeof(exe), &st);
 	maps_store_follow(s, no_drain, NULL);
 	unwind_service_share_maps(us, s);
 	followed(s, gone, exe, &st);
@@ -258,15 +260,11 @@ static void test_image_published(void **state)
 	struct cfi_image *img;
 	struct stat st;
 	uint32_t published = 0;
-	ssize_t n;
 	size_t i, k;
 
 	(void)state;
 	assert_non_null(us);
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	assert_true(n > 0);
-	self[n] = '\0';
-	assert_int_equal(stat(self, &st), 0);
+	own_executable(self, sizeof(self), &st);
 	i = images_get(us, st.st_dev, st.st_ino, self, self, "");
 	assert_int_not_equal(i, SIZE_MAX);
 	img = &us->images[i];

@@ -87,7 +87,12 @@ n=$(node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1]));
 	console.log(d.shared.frames.filter(f => f.name.includes("hotMix")).length)' \
 	"$TMP/out/speedscope.json") || fail "cannot read speedscope.json"
 [ "$n" -eq 1 ] || fail "hotMix is $n frames in speedscope"
-n=$(awk -v fn="$HOT" '/^fn=\([0-9]+\) / { sub(/^fn=\([0-9]+\) /, ""); if ($0 == fn) n++ }
+# a name is given once, with its id, where it first appears: in a fn= line,
+# or in the cfn= line of a caller written before it (then its own fn= line
+# holds the id alone); the functions named hotMix are the ids given that name
+n=$(awk -v fn="$HOT" '/^c?fn=\([0-9]+\) / { id = $0; sub(/^c?fn=\(/, "", id); sub(/\).*/, "", id)
+		name = $0; sub(/^c?fn=\([0-9]+\) /, "", name)
+		if (name == fn && !(FILENAME SUBSEP id in seen)) { seen[FILENAME SUBSEP id] = 1; n++ } }
 	END { print n + 0 }' "$TMP"/out/callgrind.out.*)
 [ "$n" -eq 1 ] || fail "hotMix is $n Callgrind functions"
 # perf over the same window, from the same map

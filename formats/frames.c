@@ -6,6 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint64_t frame_file_offset(const struct model *m, uint32_t image, uint64_t addr)
+{
+	for (size_t p = 0; p < m->processes.len; p++) {
+		const struct model_process *proc = &m->processes.items[p];
+
+		for (size_t i = 0; i < proc->maps.len; i++) {
+			const struct model_mapping *mp = &proc->maps.items[i];
+			uint64_t rel_start = mp->start - mp->bias;
+
+			if (mp->image == image && mp->exec && addr >= rel_start &&
+			    addr < mp->end - mp->bias)
+				return mp->pgoff + (addr - rel_start);
+		}
+	}
+	return 0;
+}
+
 const char *frame_basename(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;

@@ -39,6 +39,24 @@ static inline void frame_function_names(const struct model *m, uint32_t function
 	*linkage = f->linkage_name ? f->linkage_name : f->name;
 }
 
+/* Line k of location l, as pprof and OTLP list a location's lines: k = 0
+ * the innermost inlined function, k = l->n_inlines the out-of-line one,
+ * each with where that function is at the address (the call site of the
+ * next inner one).  For a location with a function only. */
+static inline void frame_location_line(const struct model *m, const struct model_location *l,
+				       uint32_t k, uint32_t *function, uint32_t *line)
+{
+	const struct model_inline *in = model_location_inlines(m, l);
+	uint32_t n = l->n_inlines;
+
+	*function = k < n ? in[n - 1 - k].function : l->function;
+	*line = k == 0 ? l->line : in[n - k].call_line;
+}
+
+/* The file offset of file-relative address addr of an image, from a
+ * process's executable mapping of it; 0 when none says. */
+uint64_t frame_file_offset(const struct model *m, uint32_t image, uint64_t addr);
+
 enum frame_kind_bits {
 	FRAME_KERNEL = 1 << 0,  /* kernel code: "_[k]" in folded names */
 	FRAME_JIT = 1 << 1,     /* anonymous code (JIT, [vdso]): "_[j]" */

@@ -40,6 +40,12 @@ int format_parse_file(const char *path, struct format_error *err,
 				   struct format_error *err),
 		      void *ctx);
 
+/* Inflates a gzip (or zlib) stream data[0..n) into a new buffer *out of
+ * *out_len bytes (to free).  A stream that ends early, has bytes after its
+ * end or inflates past max bytes is -EINVAL with err filled. */
+int format_inflate(const unsigned char *data, size_t n, size_t max, unsigned char **out,
+		   size_t *out_len, struct format_error *err);
+
 /* Maps a whole regular file read-only: 0, -EINVAL when it is not a regular
  * file, or a negative errno.  *data is NULL for an empty file.  Undo with
  * format_unmap_file(). */

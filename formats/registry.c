@@ -15,6 +15,7 @@
 	X(dcpi)        \
 	X(hpctoolkit)  \
 	X(callgrind)   \
+	X(otlp)        /* before pprof: recognized by name, as pprof's .pb */ \
 	X(pprof)       \
 	X(flamegraph)  \
 	X(speedscope)  \

@@ -1,6 +1,10 @@
 # Sources generated at build time into build/gen/ (never committed):
 #
 #   build/gen/formats/pprof/profile.pb-c.[ch]   protoc-c from formats/pprof/profile.proto
+#   build/gen/formats/otlp/proto/opentelemetry/proto/.../*.pb-c.[ch]
+#                                                protoc-c from the vendored OTLP messages
+#                                                (formats/otlp/proto/); they include each
+#                                                other by their own paths, hence the -I
 #   build/gen/formats/flamegraph/assets.h        the flame graph page's JavaScript and CSS
 #                                                (formats/flamegraph/flamegraph.{js,css}),
 #                                                as C arrays by xxd -i
@@ -12,14 +16,23 @@ GEN        := $(BUILD)/gen
 PPROF_PB_C := $(GEN)/formats/pprof/profile.pb-c.c
 PPROF_PB_H := $(GEN)/formats/pprof/profile.pb-c.h
 FG_ASSETS  := $(GEN)/formats/flamegraph/assets.h
-GEN_HEADERS := $(PPROF_PB_H) $(FG_ASSETS)
+OTLP_PROTO_DIR := formats/otlp/proto
+OTLP_PROTOS := $(patsubst $(OTLP_PROTO_DIR)/%,%,$(shell find $(OTLP_PROTO_DIR) -name '*.proto' | sort))
+OTLP_GEN    := $(GEN)/$(OTLP_PROTO_DIR)
+OTLP_PB_C   := $(patsubst %.proto,$(OTLP_GEN)/%.pb-c.c,$(OTLP_PROTOS))
+OTLP_PB_H   := $(OTLP_PB_C:.c=.h)
+GEN_HEADERS := $(PPROF_PB_H) $(FG_ASSETS) $(OTLP_PB_H)
 
-CFLAGS += -I$(GEN)
+CFLAGS += -I$(GEN) -I$(OTLP_GEN)
 LDLIBS += -lprotobuf-c -ljson-c
 
 $(PPROF_PB_C) $(PPROF_PB_H) &: formats/pprof/profile.proto
 	@mkdir -p $(GEN)
 	protoc-c --c_out=$(GEN) $<
+
+$(OTLP_PB_C) $(OTLP_PB_H) &: $(addprefix $(OTLP_PROTO_DIR)/,$(OTLP_PROTOS))
+	@mkdir -p $(OTLP_GEN)
+	protoc-c -I$(OTLP_PROTO_DIR) --c_out=$(OTLP_GEN) $(OTLP_PROTOS)
 
 # xxd -i names the arrays after the file's path; the names are set here so
 # that the C code does not depend on where the tree is.
@@ -44,5 +57,21 @@ $(PPROF_PB_SAN): $(PPROF_PB_C) $(PPROF_PB_H)
 	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
 $(BUILD)/libcollector.a: $(PPROF_PB_OBJ)
 $(BUILD)/libcollector-san.a: $(PPROF_PB_SAN)
+
+# The OTLP messages' objects, named otlp-<message file> (the archive keeps
+# members by base name).
+OTLP_PB_OBJ := $(foreach c,$(OTLP_PB_C),$(BUILD)/obj/gen/otlp-$(notdir $(c:.pb-c.c=)).o)
+OTLP_PB_SAN := $(foreach c,$(OTLP_PB_C),$(BUILD)/san/gen/otlp-$(notdir $(c:.pb-c.c=)).o)
+define otlp_pb_rule
+$(BUILD)/obj/gen/otlp-$(notdir $(1:.pb-c.c=)).o: $(1) $(OTLP_PB_H)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) -c $$< -o $$@
+$(BUILD)/san/gen/otlp-$(notdir $(1:.pb-c.c=)).o: $(1) $(OTLP_PB_H)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $$(SANFLAGS) -c $$< -o $$@
+endef
+$(foreach c,$(OTLP_PB_C),$(eval $(call otlp_pb_rule,$(c))))
+$(BUILD)/libcollector.a: $(OTLP_PB_OBJ)
+$(BUILD)/libcollector-san.a: $(OTLP_PB_SAN)
 
 $(LIB_OBJS) $(SAN_OBJS) $(BUILD)/obj/cli/main.o $(BUILD)/san/cli/main.o: | $(GEN_HEADERS)

@@ -52,58 +52,31 @@
 
 #define PPROF_FILE "profile.pb.gz"
 
-/* ---- strings ------------------------------------------------------------ */
-
-/* Index of s in the string table (0 for "" and NULL). */
-int64_t pprof_str_id(struct pprof_writer *w, const char *s)
-{
-	long id;
-
-	if (!s || !*s)
-		return 0;
-	if (!utf8_valid(s, strlen(s))) {
-		/* protobuf strings are UTF-8; a path or symbol need not be */
-		char *copy = pprof_writer_own(w, strdup(s));
-
-		if (!copy)
-			return 0;
-		utf8_sanitize(copy);
-		s = copy;
-	}
-	id = frame_table_name(&w->strings, s, 0);
-	if (id < 0) {
-		w->err = (int)id;
-		return 0;
-	}
-	return id + 1;
-}
-
-char *pprof_writer_own(struct pprof_writer *w, char *s)
-{
-	char **o;
-
-	if (!s) {
-		w->err = -ENOMEM;
-		return NULL;
-	}
-	o = realloc(w->owned, (w->n_owned + 1) * sizeof(*o));
-	if (!o) {
-		free(s);
-		w->err = -ENOMEM;
-		return NULL;
-	}
-	w->owned = o;
-	w->owned[w->n_owned++] = s;
-	return s;
-}
-
 /* ---- samples -------------------------------------------------------------- */
 
+/* pid, tid, comm, thread_name, then the process's resource attributes as
+ * an OTLP push names them (formats/otlp/otlp.h): service.name,
+ * container.id, host.name and the run's own attributes */
+#define PPROF_MAX_LABELS (7 + 10)
+
 struct thread_labels {
-	Perftools__Profiles__Label label[4];
-	Perftools__Profiles__Label *ptr[4];
+	Perftools__Profiles__Label label[PPROF_MAX_LABELS];
+	Perftools__Profiles__Label *ptr[PPROF_MAX_LABELS];
 	size_t n;
 };
+
+static void add_label(struct pprof_writer *w, struct thread_labels *tl, const char *key,
+		      const char *str)
+{
+	Perftools__Profiles__Label *l = &tl->label[tl->n];
+
+	/* a label with an empty string says nothing: leave it out */
+	if (tl->n == PPROF_MAX_LABELS || !str || !*str)
+		return;
+	l->key = strtab_id(&w->strings, key);
+	l->str = strtab_id(&w->strings, str);
+	tl->ptr[tl->n++] = l;
+}
 
 static Perftools__Profiles__Label **labels_of(struct pprof_writer *w, uint32_t thread,
 					      size_t *n)
@@ -120,24 +93,29 @@ static Perftools__Profiles__Label **labels_of(struct pprof_writer *w, uint32_t t
 	if (!tl->n) {
 		th = &m->threads.items[thread];
 		p = th->process < m->processes.len ? &m->processes.items[th->process] : NULL;
-		for (size_t i = 0; i < 4; i++) {
+		for (size_t i = 0; i < PPROF_MAX_LABELS; i++)
 			perftools__profiles__label__init(&tl->label[i]);
-			tl->ptr[i] = &tl->label[i];
-		}
-		tl->label[0].key = pprof_str_id(w, "pid");
+		tl->label[0].key = strtab_id(&w->strings, "pid");
 		tl->label[0].num = p ? p->pid : 0;
-		tl->label[1].key = pprof_str_id(w, "tid");
+		tl->label[1].key = strtab_id(&w->strings, "tid");
 		tl->label[1].num = th->tid;
-		tl->label[2].key = pprof_str_id(w, "comm");
-		tl->label[2].str = pprof_str_id(w, p ? p->comm : "");
-		tl->label[3].key = pprof_str_id(w, "thread_name");
-		tl->label[3].str = pprof_str_id(w, th->comm);
-		/* a label with an empty string says nothing: leave it out */
+		tl->ptr[0] = &tl->label[0];
+		tl->ptr[1] = &tl->label[1];
 		tl->n = 2;
-		if (tl->label[2].str)
-			tl->ptr[tl->n++] = &tl->label[2];
-		if (tl->label[3].str)
-			tl->ptr[tl->n++] = &tl->label[3];
+		add_label(w, tl, "comm", p ? p->comm : "");
+		add_label(w, tl, "thread_name", th->comm);
+		if (p) {
+			char buf[80];
+
+			/* the string table keeps a copy of what buf says */
+			add_label(w, tl, "service.name",
+				  p->service_name ? p->service_name :
+				  strtab_own(&w->strings, strdup(model_service_name(p, buf, sizeof(buf)))));
+			add_label(w, tl, "container.id", p->container_id);
+		}
+		add_label(w, tl, "host.name", m->run.hostname);
+		for (size_t i = 0; i < m->run.n_attributes; i++)
+			add_label(w, tl, m->run.attributes[i].key, m->run.attributes[i].value);
 	}
 	*n = tl->n;
 	return tl->ptr;
@@ -163,7 +141,7 @@ static void put_sample(struct pprof_writer *w, const uint64_t *locs, size_t n_lo
 
 struct sample_group {
 	uint32_t stack, thread;
-	uint64_t count, weight[MODEL_MAX_EVENTS];
+	int64_t values[SAMPLE_TYPES_MAX];
 };
 
 /* The CPU samples, one per (stack, thread) in order of first occurrence. */
@@ -199,21 +177,14 @@ static int put_cpu_samples(struct pprof_writer *w)
 			g->stack = stack;
 			g->thread = s->thread;
 		}
-		groups.items[id].count++;
-		if (s->event < w->n_events)
-			groups.items[id].weight[s->event] +=
-				s->weight || s->event ? s->weight : m->run.period_ns;
+		sample_types_add(m, &w->types, s, groups.items[id].values);
 	}
 	for (size_t i = 0; i < groups.len && !w->sink.err && !w->err; i++) {
 		const struct sample_group *g = &groups.items[i];
-		int64_t values[PPROF_MAX_VALUES] = { (int64_t)g->count };
+		int64_t values[PPROF_MAX_VALUES] = { 0 };
 		size_t n = 0;
 
-		for (size_t e = 0; e < w->n_events; e++) {
-			values[1 + e] = (int64_t)g->weight[e];
-			if (w->wall && model_wall_event(m, e))
-				values[1 + w->n_events] += (int64_t)g->weight[e];
-		}
+		memcpy(values, g->values, sizeof(g->values));
 		if (g->stack != MODEL_NONE) {
 			const struct model_stack *st = &m->stacks.items[g->stack];
 			const uint32_t *frames = model_stack_frames(m, st);
@@ -241,8 +212,8 @@ static void put_traced_samples(struct pprof_writer *w)
 		int64_t values[PPROF_MAX_VALUES] = { 0 };
 		uint64_t loc;
 
-		values[1 + w->n_events + w->wall] = (int64_t)fs->calls;
-		values[2 + w->n_events + w->wall] = (int64_t)fs->total_ns;
+		values[w->types.n] = (int64_t)fs->calls;
+		values[w->types.n + 1] = (int64_t)fs->total_ns;
 		if (fs->func >= m->traced.len)
 			continue;
 		loc = w->traced_location[fs->func];
@@ -254,10 +225,7 @@ static void put_traced_samples(struct pprof_writer *w)
 
 static void writer_free(struct pprof_writer *w)
 {
-	frame_table_free(&w->strings);
-	for (size_t i = 0; i < w->n_owned; i++)
-		free(w->owned[i]);
-	free(w->owned);
+	strtab_free(&w->strings);
 	free(w->labels);
 	free(w->traced_location);
 	free(w->mapping_of_image);
@@ -269,12 +237,9 @@ int pprof_write(const struct model *m, const struct export_options *opts)
 	struct outfile f;
 	int err;
 
-	w.n_events = model_event_count(m);
-	if (w.n_events > MODEL_MAX_EVENTS)
-		w.n_events = MODEL_MAX_EVENTS;
-	w.wall = model_has_wall(m);
-	w.n_values = 1 + w.n_events + w.wall + (m->func_stats.len ? 2 : 0);
-	err = frame_table_init(&w.strings, m);
+	sample_types_of(m, &w.types);
+	w.n_values = w.types.n + (m->func_stats.len ? 2 : 0);
+	err = strtab_init(&w.strings, m);
 	w.labels = calloc(m->threads.len + 1, sizeof(*w.labels));
 	w.traced_location = calloc(m->traced.len + 1, sizeof(*w.traced_location));
 	w.mapping_of_image = calloc(m->images.len + 1, sizeof(*w.mapping_of_image));
@@ -299,7 +264,7 @@ int pprof_write(const struct model *m, const struct export_options *opts)
 		err = pprof_put_tables(&w);
 	}
 	if (!err)
-		err = w.err;
+		err = w.err ? w.err : w.strings.err;
 	err = pprof_sink_finish(&w.sink, err);
 	writer_free(&w);
 	if (err) {

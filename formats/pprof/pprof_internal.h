@@ -15,6 +15,8 @@
 #include <zlib.h>
 
 #include "formats/frames.h"
+#include "formats/sample_types.h"
+#include "formats/strtab.h"
 #include "formats/pprof/pprof_reader.h"
 #include "formats/pprof/profile.pb-c.h"
 #include "model/model.h"
@@ -40,26 +42,19 @@ struct thread_labels;
 
 struct pprof_writer {
 	const struct model *m;
-	struct frame_table strings;      /* the string table: id + 1 */
-	char **owned;                    /* strings made for the table */
-	size_t n_owned;
+	struct strtab strings;
 	struct thread_labels *labels;    /* per model thread, made when first used */
 	uint64_t *traced_location;       /* per traced function: location id, 0 */
 	uint64_t *mapping_of_image;      /* per image: mapping id, 0 when none */
 	size_t n_extra_locations;        /* traced entries the model has no location for */
-	size_t n_events;                 /* model_event_count(), at most MODEL_MAX_EVENTS */
-	bool wall;                       /* model_has_wall(): wall/nanoseconds after the events */
-	size_t n_values;                 /* samples, an event each, wall, 2 with traced calls */
+	struct sample_types types;       /* the sampled columns */
+	size_t n_values;                 /* types.n, and 2 with traced calls */
 	int err;
 	struct pprof_sink sink;
 };
 
-#define PPROF_MAX_VALUES (1 + MODEL_MAX_EVENTS + 1 + 2)
+#define PPROF_MAX_VALUES (SAMPLE_TYPES_MAX + 2)
 
-/* The string table index of s (0 for NULL and ""); UTF-8 made valid. */
-int64_t pprof_str_id(struct pprof_writer *w, const char *s);
-/* Keeps s (malloc'd) until the writer ends; NULL (and w->err) on ENOMEM. */
-char *pprof_writer_own(struct pprof_writer *w, char *s);
 /* Gives each traced function a location: the model's at its entry, or a
  * new one after the model's. */
 void pprof_plan_traced_locations(struct pprof_writer *w);

@@ -9,72 +9,6 @@
 #include <zlib.h>
 
 
-/* Inflates a gzip (or zlib) stream into a malloc'd buffer. */
-static int inflate_all(const unsigned char *data, size_t n, unsigned char **out,
-		       size_t *out_len, struct format_error *err)
-{
-	size_t cap = n * 4 + 4096, len = 0;
-	unsigned char *buf = malloc(cap);
-	z_stream z = { 0 };
-	int rc, zr;
-
-	if (!buf)
-		return -ENOMEM;
-	/* 15 + 32: gzip or zlib header, detected */
-	if (inflateInit2(&z, 15 + 32) != Z_OK) {
-		free(buf);
-		return -ENOMEM;
-	}
-	z.next_in = (Bytef *)data;
-	do {
-		if (len == cap) {
-			unsigned char *nb;
-
-			if (cap >= PPROF_MAX_INFLATED) {
-				rc = format_fail(err, z.total_in, "inflates to more than %llu bytes",
-					  (unsigned long long)PPROF_MAX_INFLATED);
-				goto out;
-			}
-			cap = cap * 2 > PPROF_MAX_INFLATED ? PPROF_MAX_INFLATED : cap * 2;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-		}
-		/* avail_in and avail_out are 32 bits */
-		z.avail_in = (uInt)((n - z.total_in) > (1u << 30) ? (1u << 30) : n - z.total_in);
-		z.next_in = (Bytef *)data + z.total_in;
-		z.next_out = buf + len;
-		z.avail_out = (uInt)((cap - len) > (1u << 30) ? (1u << 30) : cap - len);
-		zr = inflate(&z, Z_NO_FLUSH);
-		len = z.total_out;
-		if (zr == Z_BUF_ERROR && z.total_in == n) {
-			rc = format_fail(err, n, "the gzip stream ends early (cut short?)");
-			goto out;
-		}
-		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
-			rc = format_fail(err, z.total_in, "not a valid gzip stream: %s",
-				  z.msg ? z.msg : "inflate failed");
-			goto out;
-		}
-	} while (zr != Z_STREAM_END);
-	if (z.total_in != n) {
-		rc = format_fail(err, z.total_in, "%zu bytes after the end of the gzip stream",
-			  (size_t)(n - z.total_in));
-		goto out;
-	}
-	rc = 0;
-	*out = buf;
-	*out_len = len;
-	buf = NULL;
-out:
-	inflateEnd(&z);
-	free(buf);
-	return rc;
-}
-
 static bool str_ok(const Perftools__Profiles__Profile *m, int64_t i)
 {
 	return i >= 0 && (uint64_t)i < m->n_string_table;
@@ -200,7 +134,7 @@ int pprof_parse(const unsigned char *data, size_t n, struct pprof_profile *p,
 
 	memset(p, 0, sizeof(*p));
 	if (n >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
-		rc = inflate_all(data, n, &raw, &raw_len, err);
+		rc = format_inflate(data, n, PPROF_MAX_INFLATED, &raw, &raw_len, err);
 		if (rc)
 			return rc;
 		p->compressed = true;

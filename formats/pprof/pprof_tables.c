@@ -129,25 +129,6 @@ void pprof_plan_traced_locations(struct pprof_writer *w)
 
 /* ---- mappings ------------------------------------------------------------------ */
 
-/* The file offset of file-relative address addr of an image, from a
- * process's executable mapping of it; 0 when none says. */
-static uint64_t file_offset_of(const struct model *m, uint32_t image, uint64_t addr)
-{
-	for (size_t p = 0; p < m->processes.len; p++) {
-		const struct model_process *proc = &m->processes.items[p];
-
-		for (size_t i = 0; i < proc->maps.len; i++) {
-			const struct model_mapping *mp = &proc->maps.items[i];
-			uint64_t rel_start = mp->start - mp->bias;
-
-			if (mp->image == image && mp->exec && addr >= rel_start &&
-			    addr < mp->end - mp->bias)
-				return mp->pgoff + (addr - rel_start);
-		}
-	}
-	return 0;
-}
-
 /* The main executable: the first process's, else the first ELF image. */
 static uint32_t main_image(const struct model *m)
 {
@@ -202,9 +183,9 @@ static int fill_mappings(struct pprof_writer *w, Perftools__Profiles__Mapping *m
 		mp->id = k + 1;
 		mp->memory_start = start;
 		mp->memory_limit = limit > start ? limit : start + 1;
-		mp->file_offset = img->kind == MODEL_IMAGE_ELF ? file_offset_of(m, i, start) : 0;
-		mp->filename = pprof_str_id(w, img->path);
-		mp->build_id = pprof_str_id(w, img->build_id);
+		mp->file_offset = img->kind == MODEL_IMAGE_ELF ? frame_file_offset(m, i, start) : 0;
+		mp->filename = strtab_id(&w->strings, img->path);
+		mp->build_id = strtab_id(&w->strings, img->build_id);
 		/* symbolized here: pprof need not look for the file again */
 		mp->has_functions = mp->has_filenames = mp->has_line_numbers =
 			mp->has_inline_frames = resolved;
@@ -230,9 +211,9 @@ static void fill_functions(struct pprof_writer *w, Perftools__Profiles__Function
 		perftools__profiles__function__init(&fns[i]);
 		ptrs[i] = &fns[i];
 		fns[i].id = i + 1;
-		fns[i].name = pprof_str_id(w, display);
-		fns[i].system_name = pprof_str_id(w, linkage);
-		fns[i].filename = f->file < m->files.len ? pprof_str_id(w, m->files.items[f->file].path) : 0;
+		fns[i].name = strtab_id(&w->strings, display);
+		fns[i].system_name = strtab_id(&w->strings, linkage);
+		fns[i].filename = f->file < m->files.len ? strtab_id(&w->strings, m->files.items[f->file].path) : 0;
 		fns[i].start_line = f->line;
 	}
 }
@@ -243,16 +224,14 @@ static void fill_functions(struct pprof_writer *w, Perftools__Profiles__Function
 static size_t fill_lines(const struct model *m, const struct model_location *l,
 			 Perftools__Profiles__Line *lines, Perftools__Profiles__Line **ptrs)
 {
-	const struct model_inline *in = model_location_inlines(m, l);
 	uint32_t n = l->n_inlines;
 
 	if (l->function >= m->functions.len)
 		return 0;
 	for (uint32_t k = 0; k <= n; k++) {
-		/* k = 0: the innermost; k = n: the out-of-line function */
-		uint32_t fn = k < n ? in[n - 1 - k].function : l->function;
-		uint32_t line = k == 0 ? l->line : in[n - k].call_line;
+		uint32_t fn, line;
 
+		frame_location_line(m, l, k, &fn, &line);
 		perftools__profiles__line__init(&lines[k]);
 		ptrs[k] = &lines[k];
 		lines[k].function_id = fn < m->functions.len ? (uint64_t)fn + 1 : 0;
@@ -323,20 +302,6 @@ static int fill_locations(struct pprof_writer *w, struct tables *t)
 
 /* ---- the rest ------------------------------------------------------------------- */
 
-static int64_t comment(struct pprof_writer *w, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		s = NULL;
-	return pprof_writer_own(w, s) ? pprof_str_id(w, s) : 0;
-}
-
 static void fill_comments(struct pprof_writer *w, int64_t *c, size_t *n)
 {
 	const struct model *m = w->m;
@@ -345,20 +310,20 @@ static void fill_comments(struct pprof_writer *w, int64_t *c, size_t *n)
 
 	*n = 0;
 	model_events_phrase(m, events, sizeof(events));
-	c[(*n)++] = comment(w, "collector %s", COLLECTOR_VERSION);
+	c[(*n)++] = strtab_printf(&w->strings, "collector %s", COLLECTOR_VERSION);
 	if (m->run.command_line)
-		c[(*n)++] = comment(w, "command: %s", m->run.command_line);
-	c[(*n)++] = comment(w, "event%s: %s, call graph %s", model_event_count(m) > 1 ? "s" : "",
+		c[(*n)++] = strtab_printf(&w->strings, "command: %s", m->run.command_line);
+	c[(*n)++] = strtab_printf(&w->strings, "event%s: %s, call graph %s", model_event_count(m) > 1 ? "s" : "",
 			    events, *m->run.call_graph ? m->run.call_graph : "fp");
 	for (size_t i = 0; i < m->samples.len; i++) {
 		uint32_t s = m->samples.items[i].stack;
 
 		truncated += s < m->stacks.len && m->stacks.items[s].truncated;
 	}
-	c[(*n)++] = comment(w, "samples: %zu, truncated user stacks: %" PRIu64, m->samples.len,
+	c[(*n)++] = strtab_printf(&w->strings, "samples: %zu, truncated user stacks: %" PRIu64, m->samples.len,
 			    truncated);
 	if (lost)
-		c[(*n)++] = comment(w, "lost events: %" PRIu64 " (the counts are a lower bound)",
+		c[(*n)++] = strtab_printf(&w->strings, "lost events: %" PRIu64 " (the counts are a lower bound)",
 				    lost);
 }
 
@@ -375,63 +340,39 @@ static void free_tables(struct tables *t)
 	free(t->strings);
 }
 
-/* What one sample of an event stands for, nominally: its period, or for a
- * clock sampled at a frequency 1 s / frequency; 0 when unknown. */
-static uint64_t event_period(const struct model_event *e)
-{
-	if (e->period)
-		return e->period;
-	return e->clock && e->freq_hz ? 1000000000ULL / e->freq_hz : 0;
-}
-
-/* An event's sample type: cpu/nanoseconds for the default cpu-clock (as
- * pprof's own CPU profiles), else its name and nanoseconds or count. */
-static void sample_type_of_event(const struct model *m, size_t ev, const char **type)
-{
-	const struct model_event *e = model_event(m, ev);
-
-	if (ev == 0 && !strcmp(e->name, "cpu-clock"))
-		type[0] = "cpu";
-	else
-		type[0] = e->name;
-	type[1] = e->clock ? "nanoseconds" : "count";
-}
-
 int pprof_put_tables(struct pprof_writer *w)
 {
 	const struct model *m = w->m;
 	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType types[PPROF_MAX_VALUES], *type_ptrs[PPROF_MAX_VALUES];
 	Perftools__Profiles__ValueType period;
-	const char *type_names[PPROF_MAX_VALUES][2] = { { "samples", "count" } };
+	const char *type_names[PPROF_MAX_VALUES][2];
 	struct tables t = { 0 };
 	int64_t comments[8];
 	int err;
 
-	for (size_t e = 0; e < w->n_events; e++)
-		sample_type_of_event(m, e, type_names[1 + e]);
-	if (w->wall) {
-		type_names[1 + w->n_events][0] = "wall";
-		type_names[1 + w->n_events][1] = "nanoseconds";
+	for (size_t i = 0; i < w->types.n; i++) {
+		type_names[i][0] = w->types.type[i];
+		type_names[i][1] = w->types.unit[i];
 	}
-	type_names[1 + w->n_events + w->wall][0] = "traced_calls";
-	type_names[1 + w->n_events + w->wall][1] = "count";
-	type_names[2 + w->n_events + w->wall][0] = "traced_time";
-	type_names[2 + w->n_events + w->wall][1] = "nanoseconds";
+	type_names[w->types.n][0] = "traced_calls";
+	type_names[w->types.n][1] = "count";
+	type_names[w->types.n + 1][0] = "traced_time";
+	type_names[w->types.n + 1][1] = "nanoseconds";
 	for (size_t i = 0; i < w->n_values; i++) {
 		perftools__profiles__value_type__init(&types[i]);
-		types[i].type = pprof_str_id(w, type_names[i][0]);
-		types[i].unit = pprof_str_id(w, type_names[i][1]);
+		types[i].type = strtab_id(&w->strings, type_names[i][0]);
+		types[i].unit = strtab_id(&w->strings, type_names[i][1]);
 		type_ptrs[i] = &types[i];
 	}
 	p.sample_type = type_ptrs;
 	p.n_sample_type = w->n_values;
 	perftools__profiles__value_type__init(&period);
-	period.type = pprof_str_id(w, type_names[1][0]);
-	period.unit = pprof_str_id(w, type_names[1][1]);
+	period.type = strtab_id(&w->strings, type_names[1][0]);
+	period.unit = strtab_id(&w->strings, type_names[1][1]);
 	p.period_type = &period;
-	p.period = (int64_t)event_period(model_event(m, 0));
-	p.default_sample_type = pprof_str_id(w, type_names[1][0]);
+	p.period = (int64_t)sample_types_period(model_event(m, 0));
+	p.default_sample_type = strtab_id(&w->strings, type_names[1][0]);
 	p.time_nanos = (int64_t)m->run.start_ns;
 	p.duration_nanos = m->run.end_ns > m->run.start_ns ?
 			   (int64_t)(m->run.end_ns - m->run.start_ns) : 0;
@@ -450,7 +391,7 @@ int pprof_put_tables(struct pprof_writer *w)
 		err = fill_locations(w, &t);
 	}
 	if (!err)
-		err = w->err;
+		err = w->err ? w->err : w->strings.err;
 	if (!err) {
 		p.mapping = t.map_ptrs;
 		p.n_mapping = m->images.len;
@@ -459,15 +400,12 @@ int pprof_put_tables(struct pprof_writer *w)
 		p.location = t.loc_ptrs;
 		p.n_location = m->locations.len + w->n_extra_locations;
 		/* last: every part above added its strings */
-		t.strings = malloc((w->strings.names.len + 1) * sizeof(*t.strings));
+		t.strings = strtab_array(&w->strings);
 		err = t.strings ? 0 : -ENOMEM;
 	}
 	if (!err) {
-		t.strings[0] = "";
-		for (size_t i = 0; i < w->strings.names.len; i++)
-			t.strings[i + 1] = (char *)w->strings.names.items[i].text;
 		p.string_table = t.strings;
-		p.n_string_table = w->strings.names.len + 1;
+		p.n_string_table = strtab_count(&w->strings);
 		protobuf_c_message_pack_to_buffer(&p.base, &w->sink.base);
 		err = w->sink.err;
 	}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
+#include "lib/kvlist.h"
 #include "lib/proc.h"
 #include "lib/maps_store.h"
 #include "lib/procmaps.h"
@@ -220,6 +221,35 @@ static int shared_maps(struct tracker *t, uint32_t process, uint64_t last_read_k
 	return 0;
 }
 
+/*
+ * Who a process is to a backend (model_set_process_identity()), read once,
+ * with its first maps: the service it was told it is (OTEL_SERVICE_NAME,
+ * else the service.name of its OTEL_RESOURCE_ATTRIBUTES, as its SDK would
+ * say) and its container.  A process gone by then stays unknown.
+ */
+static void identify(struct tracker *t, uint32_t process)
+{
+	static const char *const names[] = { "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES" };
+	pid_t pid = t->m->processes.items[process].pid;
+	const char *service = NULL;
+	char *env[2], container[80], why[160];
+	struct kv *attrs = NULL;
+	size_t n_attrs = 0;
+
+	proc_environ(pid, names, env, 2);
+	if (env[0] && env[0][0])
+		service = env[0];
+	else if (env[1] && !kvlist_parse(env[1], &attrs, &n_attrs, why, sizeof(why)))
+		service = kvlist_get(attrs, n_attrs, "service.name");
+	if (proc_container_id(pid, container, sizeof(container)) <= 0)
+		container[0] = 0;
+	model_set_process_identity(t->m, process, service && *service ? service : NULL,
+				   container[0] ? container : NULL);
+	kvlist_free(attrs, n_attrs);
+	free(env[0]);
+	free(env[1]);
+}
+
 void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 {
 	struct model_process *p = &t->m->processes.items[process];
@@ -229,6 +259,10 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 	int map_files = trk_map_files(t);
 	size_t i;
 
+	if (!p->identified) {
+		identify(t, process);
+		p = &t->m->processes.items[process];
+	}
 	t->procs.items[process].maps_read_ktime = now_ktime;
 	t->procs.items[process].maps_deferred = false;
 	/* the unwind service's reading when it made one since now_ktime (at

@@ -2,6 +2,7 @@
 /* Reading /proc files about processes and the machine. */
 #include "lib/proc.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -261,6 +262,88 @@ int proc_join_args(char *buf, size_t len, size_t size)
 	while (n > 0 && buf[n - 1] == ' ')
 		buf[--n] = 0;
 	return n;
+}
+
+int proc_environ(pid_t pid, const char *const *names, char **values, size_t n)
+{
+	char path[64], *env = NULL;
+	size_t len = 0;
+	int err;
+
+	memset(values, 0, n * sizeof(*values));
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	/* the kernel gives at most the exec's whole environment; 1 MiB is
+	 * more than any process is started with in practice */
+	err = proc_read_all(path, 1 << 20, &env, &len);
+	if (err)
+		return err;
+	for (size_t at = 0; at < len; at += strlen(env + at) + 1) {
+		const char *var = env + at;
+
+		for (size_t i = 0; i < n; i++) {
+			size_t k = strlen(names[i]);
+
+			if (!values[i] && !strncmp(var, names[i], k) && var[k] == '=') {
+				values[i] = strdup(var + k + 1);
+				if (!values[i])
+					err = -ENOMEM;
+			}
+		}
+	}
+	free(env);
+	if (err) {
+		for (size_t i = 0; i < n; i++) {
+			free(values[i]);
+			values[i] = NULL;
+		}
+	}
+	return err;
+}
+
+/* The last run of exactly 64 hex digits in line[0..n), or NULL. */
+static const char *last_hex64(const char *line, size_t n)
+{
+	const char *found = NULL;
+	size_t run = 0;
+
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && isxdigit((unsigned char)line[i])) {
+			run++;
+			continue;
+		}
+		if (run == 64)
+			found = line + i - 64;
+		run = 0;
+	}
+	return found;
+}
+
+int proc_container_id(pid_t pid, char *buf, size_t size)
+{
+	char path[64], text[8192];
+	const char *line, *id = NULL;
+	int len;
+
+	if (size < 65)
+		return -EINVAL;
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	len = proc_read_file(path, text, sizeof(text));
+	if (len < 0)
+		return len;
+	for (line = text; *line;) {
+		size_t n = strcspn(line, "\n");
+		const char *hex = last_hex64(line, n);
+
+		if (hex)
+			id = hex;
+		line += n + (line[n] == '\n');
+	}
+	if (!id)
+		return 0;
+	memcpy(buf, id, 64);
+	buf[64] = 0;
+	return 64;
 }
 
 int proc_exe(pid_t pid, char *buf, size_t size)

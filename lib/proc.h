@@ -71,6 +71,21 @@ int proc_join_args(char *buf, size_t len, size_t size);
  * unknown) or a negative errno. */
 int proc_exe(pid_t pid, char *buf, size_t size);
 
+/* The values of the environment variables names[0..n) that process pid
+ * was started with (its /proc/PID/environ: what its exec was given, not
+ * what it set later), each a new string in values[i] (to free), NULL where
+ * absent.  Returns 0, or a negative errno (-ENOENT: no such process,
+ * -EACCES: not ours to read); values[] are all NULL then. */
+int proc_environ(pid_t pid, const char *const *names, char **values, size_t n);
+
+/* The id of the container process pid runs in: the last run of 64 hex
+ * digits in a path of its /proc/PID/cgroup (docker-ID.scope,
+ * cri-containerd-ID.scope, libpod-ID.scope, /docker/ID, /kubepods/.../ID),
+ * as the OpenTelemetry profilers read it, into buf (65 bytes at least).
+ * Returns its length, 0 when the process is in no container, or a
+ * negative errno. */
+int proc_container_id(pid_t pid, char *buf, size_t size);
+
 /* The first number in a /proc/sys file, or def when it cannot be read. */
 unsigned long proc_sysctl_ulong(const char *path, unsigned long def);
 

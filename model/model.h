@@ -169,6 +169,12 @@ struct model_process {
 	uint64_t start_ns;    /* epoch ns: first seen */
 	uint64_t end_ns;      /* epoch ns: exit or exec, 0 if still running */
 	MODEL_VEC(struct model_mapping) maps;
+	/* who the process is to a backend (model_set_process_identity()):
+	 * the service it says it is (its OTEL_SERVICE_NAME), or NULL; the
+	 * container it runs in (an id from its cgroup), or NULL */
+	char *service_name;
+	char *container_id;
+	bool identified;      /* the two above were looked for */
 };
 
 struct model_thread {
@@ -285,6 +291,12 @@ struct model_run {
 	uint64_t bpf_run_ns;  /* BPF programs' run time (bpf_stats), 0 if off */
 	uint32_t trace_nargs; /* --args */
 	char call_graph[8];   /* how user stacks were walked: "fp", "dwarf" */
+	/* what the collector was told of itself (OTEL_RESOURCE_ATTRIBUTES),
+	 * in the order given: every process's resource carries them */
+	struct model_attribute {
+		char *key, *value;
+	} *attributes;
+	size_t n_attributes;
 };
 
 /*
@@ -471,6 +483,18 @@ void model_events_phrase(const struct model *m, char *buf, size_t size);
 /* Counters: model/counters.h. */
 
 void model_set_command_line(struct model *m, const char *cmdline);
+/* Sets who process is (struct model_process's service_name and
+ * container_id, copied; NULL for none) and marks it identified. */
+void model_set_process_identity(struct model *m, uint32_t process, const char *service_name,
+				const char *container_id);
+/* The service process p is to a backend: its own service_name, else
+ * "unknown_service:" and its executable's base name (its comm when the
+ * path is unknown), as the OpenTelemetry SDKs name a service they were
+ * not told of, made in buf. */
+const char *model_service_name(const struct model_process *p, char *buf, size_t size);
+/* Adds key=value to the run's attributes (a key given again replaces its
+ * value).  0 or -ENOMEM. */
+int model_add_run_attribute(struct model *m, const char *key, const char *value);
 
 /* Accessors. */
 static inline const uint32_t *model_stack_frames(const struct model *m,

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/push.h"
 #include "formats/registry.h"
 
 void continuous_start(struct continuous *c, double interval_s, uint64_t start_ktime_ns)
@@ -71,13 +72,15 @@ int continuous_write(struct continuous *c, struct model *m, unsigned int mask,
 	model_events_tally(m);
 	set_window(m, c->start_ktime_ns, end_ktime_ns);
 	interval_name(name, sizeof(name), m->run.start_ns);
-	err = export_mkdir(eo, name);
-	if (!err) {
+	err = mask ? export_mkdir(eo, name) : 0;
+	if (!err && mask) {
 		snprintf(dir, sizeof(dir), "%s/%s", eo->dir, name);
 		io.dir = dir;
 		io.quiet = true; /* one line per interval, not per file */
 		err = formats_write(m, mask, &io);
 	}
+	if (c->push && model_sample_count(m))
+		push_model(c->push, m); /* a failure is the push's to count and say */
 	if (!eo->quiet)
 		fprintf(stderr, "collector: interval %s: %llu samples%s\n", name,
 			(unsigned long long)model_sample_count(m),

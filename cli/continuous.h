@@ -34,6 +34,7 @@ struct continuous {
 	uint64_t sums;            /* and records that are no samples (off-cpu's
 				   * sums: model_sum_records()) */
 	int first_err;            /* the first write's error, 0 if none */
+	struct push *push;        /* --otlp: each interval pushed too, or NULL */
 };
 
 /* The first interval starts at start_ktime_ns (CLOCK_MONOTONIC). */
@@ -42,9 +43,12 @@ void continuous_start(struct continuous *c, double interval_s, uint64_t start_kt
 bool continuous_due(const struct continuous *c, uint64_t now_ktime_ns);
 /* How long to sleep: max_ms, or less when the interval ends sooner. */
 int continuous_wait_ms(const struct continuous *c, uint64_t now_ktime_ns, int max_ms);
+struct push;
+
 /*
- * Writes the interval [start, end_ktime_ns) with the formats in mask
- * (events sealed and sorted first) under eo->dir/<UTC start>/, says so on
+ * Writes the interval [start, end_ktime_ns) with the formats in mask (none:
+ * no directory either) and pushes it with c->push (events sealed and
+ * sorted first) under eo->dir/<UTC start>/, says so on
  * stderr unless eo->quiet, and starts the next interval at end_ktime_ns.
  * Unless last, the interval's events are then dropped and spilling
  * resumes in spill_dir (see model_drop_events()); the last interval's

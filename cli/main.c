@@ -64,6 +64,9 @@ enum {
 	OPT_OFF_CPU_MIN,
 	OPT_NO_AGGREGATE,
 	OPT_NO_JVM_ATTACH,
+	OPT_OTLP,
+	OPT_OTLP_SPOOL,
+	OPT_OTLP_SPOOL_SIZE,
 };
 
 static const struct argp_option options[] = {
@@ -86,6 +89,17 @@ static const struct argp_option options[] = {
 	{ "interval", OPT_INTERVAL, "SEC", 0,
 	  "Continuous profiling: every SEC seconds (at least 1), write the interval's sampled "
 	  "profiles into DIR/<UTC start of the interval>/", 0 },
+	{ "otlp", OPT_OTLP, "URL", OPTION_ARG_OPTIONAL,
+	  "Push every interval (or the whole run, at its end) as OTLP profiles over HTTP to "
+	  "URL/v1development/profiles (default: OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT, "
+	  "OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318); no file is written unless "
+	  "-f asks", 0 },
+	{ "otlp-spool", OPT_OTLP_SPOOL, "DIR", 0,
+	  "With --otlp: where intervals wait until the endpoint accepts them, also across "
+	  "restarts (default /var/spool/collector/otlp; only root may write it)", 0 },
+	{ "otlp-spool-size", OPT_OTLP_SPOOL_SIZE, "MIB", 0,
+	  "With --otlp: the spool's cap; past it the oldest intervals are dropped (default 256)",
+	  0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More messages, libbpf's included", 0 },
 	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0,
@@ -384,6 +398,29 @@ static error_t parse_output_opt(struct collector_options *o, int key, char *arg)
 		return 0;
 	case 'f':
 		return formats_parse(arg, &o->formats) ? EINVAL : 0;
+	case OPT_OTLP:
+		if (arg && !*arg) {
+			fprintf(stderr, "collector: --otlp=URL needs a URL (or --otlp alone)\n");
+			return EINVAL;
+		}
+		o->otlp = true;
+		o->otlp_url = arg;
+		return 0;
+	case OPT_OTLP_SPOOL:
+		if (arg[0] != '/') {
+			fprintf(stderr, "collector: --otlp-spool '%s' is not an absolute path\n", arg);
+			return EINVAL;
+		}
+		o->otlp_spool = arg;
+		return 0;
+	case OPT_OTLP_SPOOL_SIZE: {
+		unsigned long mib;
+
+		if (parse_uint("--otlp-spool-size (MiB)", arg, 1UL << 20, &mib))
+			return EINVAL;
+		o->otlp_spool_bytes = (uint64_t)mib << 20;
+		return 0;
+	}
 	case OPT_INTERVAL: {
 		char *end;
 
@@ -471,6 +508,15 @@ static error_t check_options(const struct collector_options *o, struct argp_stat
 		fprintf(stderr, "collector: choose one of -p, -a and -- COMMAND\n");
 		return EINVAL;
 	}
+	if ((o->otlp_spool || o->otlp_spool_bytes) && !o->otlp) {
+		fprintf(stderr, "collector: --otlp-spool and --otlp-spool-size go with --otlp\n");
+		return EINVAL;
+	}
+	if (o->otlp && (o->n_trace_specs || o->formats & ~formats_needing(FORMAT_NEEDS_SAMPLES))) {
+		fprintf(stderr, "collector: --otlp pushes sampled profiles; ask for the traced "
+			"calls' formats in a run of their own\n");
+		return EINVAL;
+	}
 	return check_interval(o);
 }
 
@@ -480,6 +526,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		parse_target_opt, parse_sampling_opt, parse_tracing_opt, parse_output_opt,
 	};
 	struct collector_options *o = state->input;
+	error_t err;
 
 	if (key == ARGP_KEY_ARGS) {
 		o->command = state->argv + state->next;
@@ -489,7 +536,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->list_events)
 			return 0; /* -e list: nothing to profile */
 		events_fill_defaults(o);
-		return check_options(o, state);
+		err = check_options(o, state);
+		if (!err && o->otlp && !o->formats) {
+			/* the run is planned for what it pushes (summed in the
+			 * kernel, no switches), and writes no file */
+			o->push_only = true;
+			formats_parse("otlp", &o->formats);
+		}
+		return err;
 	}
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
 		error_t err = groups[i](o, key, arg);

@@ -45,6 +45,12 @@ struct collector_options {
 	double duration;        /* -d seconds, 0: until stopped */
 	double interval;        /* --interval seconds, 0: one set of files at the end */
 	const char *output;     /* -o, NULL: collector-YYYYMMDD-HHMMSS */
+	bool otlp;              /* --otlp: push every interval to an OTLP endpoint */
+	const char *otlp_url;   /* --otlp=URL, NULL: OTEL_EXPORTER_OTLP_* or the default */
+	const char *otlp_spool; /* --otlp-spool DIR, NULL: transport/spool.h's default */
+	uint64_t otlp_spool_bytes; /* --otlp-spool-size, 0: the default */
+	bool push_only;         /* --otlp without -f: no profile file is written (formats
+				 * is then otlp's bit, what the run is planned for) */
 	unsigned int formats;   /* -f, a mask of formats/registry.h; 0: every one that applies */
 	bool quiet;
 	bool verbose;

@@ -26,6 +26,7 @@
 #include "cli/event_options.h"
 #include "cli/outdir.h"
 #include "cli/policy.h"
+#include "cli/push.h"
 #include "cli/python_walk.h"
 #include "cli/record_unwind.h"
 #include "cli/save_records.h"
@@ -86,6 +87,7 @@ struct record {
 	uint64_t cpu0;          /* the collector's own CPU time at start */
 	struct save_records *save;  /* COLLECTOR_SAVE_RECORDS, NULL when unset */
 	struct jvm_perfmaps jvms;   /* -p and -a: JVMs asked for perf maps */
+	struct push *push;          /* --otlp, or NULL */
 };
 
 static void on_signal(int sig)
@@ -160,11 +162,28 @@ static int check_and_prepare_output(struct record *r)
 	rc = targets_check(opts);
 	if (rc)
 		return rc;
+	if (opts->otlp) {
+		struct push_options po = {
+			.url = opts->otlp_url,
+			.spool_dir = opts->otlp_spool,
+			.spool_max_bytes = opts->otlp_spool_bytes,
+			.verbose = opts->verbose,
+			.quiet = opts->quiet,
+		};
+
+		rc = push_open(&r->push, &po);
+		if (rc)
+			return rc;
+	}
 	if (opts->output)
 		snprintf(r->outdir, sizeof(r->outdir), "%s", opts->output);
+	else if (opts->push_only)
+		/* no file to write: the events spill (unnamed files) beside
+		 * the spool, and no directory is left behind */
+		snprintf(r->outdir, sizeof(r->outdir), "%s", push_spool_dir(r->push));
 	else
 		outdir_default_name(r->outdir, sizeof(r->outdir));
-	if (outdir_make(r->outdir) != 0)
+	if ((opts->output || !opts->push_only) && outdir_make(r->outdir) != 0)
 		return EXIT_OUTPUT;
 	if (save_records_open(&r->save) != 0)
 		return EXIT_OUTPUT;
@@ -485,8 +504,10 @@ static int start(struct record *r)
 		return EXIT_FAILURE_RUN; /* the command, if any, is stopped by the caller */
 	}
 	status_init(&r->status, opts->quiet, r->m.run.start_ktime_ns);
-	if (opts->interval > 0)
+	if (opts->interval > 0) {
 		continuous_start(&r->cont, opts->interval, r->m.run.start_ktime_ns);
+		r->cont.push = r->push;
+	}
 	return 0;
 }
 
@@ -536,9 +557,12 @@ static struct export_options export_options_of(const struct record *r)
 	return eo;
 }
 
-/* --interval: what every interval writes, -f or every sampled format. */
+/* --interval: what every interval writes, -f or every sampled format;
+ * none when the run only pushes. */
 static unsigned int interval_formats(const struct record *r)
 {
+	if (r->opts->push_only)
+		return 0;
 	return r->formats ? r->formats : formats_needing(FORMAT_NEEDS_SAMPLES);
 }
 
@@ -708,8 +732,9 @@ static int write_outputs(struct record *r)
 {
 	const struct collector_options *opts = r->opts;
 	struct export_options eo = export_options_of(r);
-	unsigned int formats = r->formats ? r->formats : formats_applicable(&r->m);
-	int rc;
+	unsigned int formats = opts->push_only ? 0 :
+			       r->formats ? r->formats : formats_applicable(&r->m);
+	int rc = EXIT_OK;
 
 	if (r->cont.interval_ns) {
 		/* the last interval, to the end of the run */
@@ -721,11 +746,19 @@ static int write_outputs(struct record *r)
 		 * intervals would show as a difference from the files' sum */
 		r->fig.interval_samples = tracker_sample_count(r->tracker) - r->cont.sums;
 	} else {
-		rc = formats_write(&r->m, formats, &eo) ? EXIT_FAILURE_RUN : EXIT_OK;
+		if (formats)
+			rc = formats_write(&r->m, formats, &eo) ? EXIT_FAILURE_RUN : EXIT_OK;
+		if (r->push && model_sample_count(&r->m))
+			push_model(r->push, &r->m);
 	}
-	if (!opts->quiet)
+	if (r->push)
+		push_finish(r->push);
+	if (!opts->quiet) {
 		summary_print(stderr, &r->m, &r->fig);
-	if (!formats && !opts->quiet)
+		if (r->push)
+			push_print_summary(stderr, r->push);
+	}
+	if (!formats && !r->push && !opts->quiet)
 		fprintf(stderr, "collector: nothing was collected, so no file was written\n");
 	return rc;
 }
@@ -747,6 +780,7 @@ static void cleanup(struct record *r, int rc)
 	if (r->model_ready)
 		model_free(&r->m);
 	save_records_close(r->save);
+	push_free(r->push);
 }
 
 int record_run(const struct collector_options *opts)

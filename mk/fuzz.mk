@@ -24,11 +24,11 @@ FUZZ_SECONDS   ?= 60
 FUZZ_SMOKE_SECONDS ?= 2
 FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 		  -fno-sanitize-recover=undefined -std=gnu11 -Wall -Wextra -D_GNU_SOURCE \
-		  -DCOLLECTOR_VERSION='"$(VERSION)"' -I. -I$(BUILD)/gen -Itests/fuzz
+		  -DCOLLECTOR_VERSION='"$(VERSION)"' -I. -I$(BUILD)/gen -I$(BUILD)/gen/formats/otlp/proto -Itests/fuzz
 FUZZ_LDLIBS    := -lelf -ldw -lz -lprotobuf-c -ljson-c -liberty -ldebuginfod
 
 FUZZ_ALL       := dcpi sampler callgrind xray hpctoolkit-meta hpctoolkit-profile \
-		  hpctoolkit-cct hpctoolkit-trace elf procmaps pprof folded flamegraph speedscope \
+		  hpctoolkit-cct hpctoolkit-trace elf procmaps pprof otlp folded flamegraph speedscope \
 		  python
 FUZZ_HARNESSES ?= $(FUZZ_ALL)
 FUZZ_BINS      := $(patsubst %,$(FUZZ_DIR)/fuzz-%,$(FUZZ_HARNESSES))
@@ -51,6 +51,11 @@ FUZZ_SRCS_python    := runtimes/python/python_code.c runtimes/python/python_layo
 # (the protobuf code protoc-c generates: mk/gen.mk)
 FUZZ_SRCS_pprof     := formats/pprof/pprof_reader.c \
 		       $(BUILD)/gen/formats/pprof/profile.pb-c.c
+FUZZ_OTLP_GEN       := $(BUILD)/gen/formats/otlp/proto/opentelemetry/proto
+FUZZ_SRCS_otlp      := formats/otlp/otlp_reader.c \
+		       $(FUZZ_OTLP_GEN)/collector/profiles/v1development/profiles_service.pb-c.c \
+		       $(FUZZ_OTLP_GEN)/profiles/v1development/profiles.pb-c.c \
+		       $(FUZZ_OTLP_GEN)/resource/v1/resource.pb-c.c $(FUZZ_OTLP_GEN)/common/v1/common.pb-c.c
 FUZZ_SRCS_folded    := formats/folded/folded_reader.c
 FUZZ_SRCS_flamegraph := formats/flamegraph/flamegraph_reader.c formats/jsonin.c
 FUZZ_SRCS_speedscope := formats/speedscope/speedscope_reader.c formats/jsonin.c
@@ -84,11 +89,12 @@ define fuzz_rule
 $(FUZZ_DIR)/fuzz-$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/fuzz_common.h $(call fuzz_objs,$(1))
 	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $$< $(call fuzz_objs,$(1)) $$(FUZZ_LDLIBS)
 endef
-$(foreach h,dcpi sampler callgrind xray elf procmaps pprof folded flamegraph speedscope python,\
+$(foreach h,dcpi sampler callgrind xray elf procmaps pprof otlp folded flamegraph speedscope python,\
 	$(eval $(call fuzz_rule,$(h))))
 
 # the generated protobuf code, before what includes it
 $(call fuzz_objs,pprof): $(BUILD)/gen/formats/pprof/profile.pb-c.h
+$(call fuzz_objs,otlp): $(patsubst %.c,%.h,$(filter $(BUILD)/%,$(FUZZ_SRCS_otlp)))
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -19,7 +19,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 for h in dcpi sampler callgrind xray hpctoolkit-meta hpctoolkit-profile hpctoolkit-cct \
-	 hpctoolkit-trace elf procmaps pprof folded flamegraph speedscope; do
+	 hpctoolkit-trace elf procmaps pprof otlp folded flamegraph speedscope; do
 	rm -rf "${C:?}/$h"
 	mkdir -p "$C/$h"
 done
@@ -46,10 +46,12 @@ cp "$TMP"/x/xray/*.xray "$C/xray/collector-v1.xray"
 # the stack-shaped formats: a short run, the pprof protobuf also unzipped
 # (mutations then reach protobuf-c without inflate), the flame graph page's
 # data element alone (the reader skips the rest), a traced timeline by hand
-./collector -q -F 199 -f pprof,folded,flamegraph,speedscope -o "$TMP/s" -- \
+./collector -q -F 199 -f pprof,otlp,folded,flamegraph,speedscope -o "$TMP/s" -- \
 	build/workloads/split 0.2 2 >/dev/null
 cp "$TMP/s/profile.pb.gz" "$C/pprof/split.pb.gz"
 gzip -dc "$TMP/s/profile.pb.gz" >"$C/pprof/split.pb"
+cp "$TMP/s/profiles.otlp.pb" "$C/otlp/split.otlp.pb"
+gzip -c "$TMP/s/profiles.otlp.pb" >"$C/otlp/split.otlp.pb.gz"
 cp "$TMP/s/collector.folded" "$C/folded/split.folded"
 cp "$TMP/s/speedscope.json" "$C/speedscope/split.json"
 sed -n '/<script type="application\/json" id="flamegraph-data">/,/<\/script>/p' \

@@ -39,6 +39,7 @@
 #include "decode/trace_specs.h"
 #include "decode/tracker.h"
 #include "formats/registry.h"
+#include "lib/kvlist.h"
 #include "lib/path.h"
 #include "lib/powercap.h"
 #include "loader/bpf_session.h"
@@ -190,6 +191,38 @@ static int check_and_prepare_output(struct record *r)
 	return 0;
 }
 
+/*
+ * OTEL_RESOURCE_ATTRIBUTES: what the collector is told of itself (a
+ * deployment, a region, a host's name), for every process's resource (and
+ * pprof's labels).  Malformed: an error for a run that pushes, a warning
+ * otherwise (nothing else reads them).
+ */
+static int read_resource_attributes(struct record *r)
+{
+	const char *text = getenv("OTEL_RESOURCE_ATTRIBUTES");
+	struct kv *attrs = NULL;
+	size_t n = 0;
+	char why[200];
+	int err;
+
+	if (!text || !*text)
+		return 0;
+	err = kvlist_parse(text, &attrs, &n, why, sizeof(why));
+	if (err == -EINVAL) {
+		fprintf(stderr, "collector: OTEL_RESOURCE_ATTRIBUTES: %s%s\n", why,
+			r->push ? "" : "; ignored");
+		return r->push ? EXIT_USAGE : 0;
+	}
+	for (size_t i = 0; !err && i < n; i++)
+		err = model_add_run_attribute(&r->m, attrs[i].key, attrs[i].value);
+	kvlist_free(attrs, n);
+	if (err) {
+		fprintf(stderr, "collector: out of memory\n");
+		return EXIT_FAILURE_RUN;
+	}
+	return 0;
+}
+
 /* The model, with the run's facts, spilling its events to the output
  * directory; and the symbolizer that fills it. */
 static int open_model(struct record *r)
@@ -221,6 +254,9 @@ static int open_model(struct record *r)
 	setup.command_line = cmd;
 	decode_run_setup(&r->m, &setup);
 	free(cmd);
+	err = read_resource_attributes(r);
+	if (err)
+		return err;
 	r->sym = symbolizer_new(&r->m);
 	if (!r->sym) {
 		fprintf(stderr, "collector: out of memory\n");

@@ -514,6 +514,14 @@ int model_add_run_attribute(struct model *m, const char *key, const char *value)
 	return 0;
 }
 
+const char *model_run_attribute(const struct model *m, const char *key)
+{
+	for (size_t i = 0; i < m->run.n_attributes; i++)
+		if (!strcmp(m->run.attributes[i].key, key))
+			return m->run.attributes[i].value;
+	return NULL;
+}
+
 /* ---- images, files, functions ----------------------------------------- */
 
 uint32_t model_add_image(struct model *m, const struct model_image *tmpl)

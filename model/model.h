@@ -495,6 +495,8 @@ const char *model_service_name(const struct model_process *p, char *buf, size_t 
 /* Adds key=value to the run's attributes (a key given again replaces its
  * value).  0 or -ENOMEM. */
 int model_add_run_attribute(struct model *m, const char *key, const char *value);
+/* The value of the run's attribute key, or NULL. */
+const char *model_run_attribute(const struct model *m, const char *key);
 
 /* Accessors. */
 static inline const uint32_t *model_stack_frames(const struct model *m,

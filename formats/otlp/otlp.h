@@ -12,9 +12,10 @@
  *     resource saying service.name (the process's own OTEL_SERVICE_NAME,
  *     else "unknown_service:" and the executable's name, as the SDKs
  *     say), process.pid, process.executable.name and .path,
- *     process.command_line, container.id (from its cgroup) and host.name,
- *     then the collector's own OTEL_RESOURCE_ATTRIBUTES (the run's
- *     attributes), none of which replaces a key set above;
+ *     process.command_line, container.id (from its cgroup), then the
+ *     collector's own OTEL_RESOURCE_ATTRIBUTES (the run's attributes),
+ *     none of which replaces a key set before it, then host.name unless
+ *     they said it;
  *   - one ScopeProfiles (scope "collector" and its version) holding one
  *     Profile per sample type with a value in that process
  *     (formats/sample_types.h: samples, cpu or each event, wall), each

@@ -305,10 +305,10 @@ static void put_resource(struct otlp_enc *e, struct resource_msgs *r, uint32_t p
 		put_kv(r, "process.command_line", p->cmdline, 0);
 	if (p->container_id)
 		put_kv(r, "container.id", p->container_id, 0);
-	if (m->run.hostname[0])
-		put_kv(r, "host.name", m->run.hostname, 0);
 	for (size_t i = 0; i < m->run.n_attributes; i++)
 		put_kv(r, m->run.attributes[i].key, m->run.attributes[i].value, 0);
+	if (m->run.hostname[0]) /* unless the run's attributes said it */
+		put_kv(r, "host.name", m->run.hostname, 0);
 	otlp_resource_init(&r->resource);
 	r->resource.attributes = r->kv_ptrs;
 	r->resource.n_attributes = r->n_kv;

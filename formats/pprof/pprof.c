@@ -113,9 +113,10 @@ static Perftools__Profiles__Label **labels_of(struct pprof_writer *w, uint32_t t
 				  strtab_own(&w->strings, strdup(model_service_name(p, buf, sizeof(buf)))));
 			add_label(w, tl, "container.id", p->container_id);
 		}
-		add_label(w, tl, "host.name", m->run.hostname);
 		for (size_t i = 0; i < m->run.n_attributes; i++)
 			add_label(w, tl, m->run.attributes[i].key, m->run.attributes[i].value);
+		if (!model_run_attribute(m, "host.name"))
+			add_label(w, tl, "host.name", m->run.hostname);
 	}
 	*n = tl->n;
 	return tl->ptr;

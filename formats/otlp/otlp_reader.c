@@ -103,7 +103,7 @@ static int check_profile(const otlp_dictionary_t *d, const otlp_profile_t *p, si
 			return format_fail(err, FORMAT_NO_OFFSET, "profile %zu: sample %zu's stack "
 					   "index %d is outside the table of %zu", at, i,
 					   s->stack_index, d->n_stack_table);
-		if (s->n_values != 1 && s->n_values != s->n_timestamps_unix_nano)
+		if (!s->n_values || (s->n_values != 1 && s->n_values != s->n_timestamps_unix_nano))
 			return format_fail(err, FORMAT_NO_OFFSET, "profile %zu: sample %zu has %zu "
 					   "values (one, or one per timestamp)", at, i, s->n_values);
 		rc = check_indices(s->attribute_indices, s->n_attribute_indices,

@@ -48,7 +48,9 @@ static void expect_sample(const struct pprof_profile *p, size_t i, uint64_t coun
 	assert_int_equal(s->n_location_id, n_locs);
 	for (size_t k = 0; k < n_locs; k++)
 		assert_int_equal(s->location_id[k], (uint64_t)locs[k] + 1);
-	assert_int_equal(s->n_label, 4);
+	/* the process's service as the OTLP push names it; no host.name:
+	 * the hand-made model has no host */
+	assert_int_equal(s->n_label, 5);
 	assert_string_equal(str(p, s->label[0]->key), "pid");
 	assert_int_equal(s->label[0]->num, 100);
 	assert_string_equal(str(p, s->label[1]->key), "tid");
@@ -57,6 +59,8 @@ static void expect_sample(const struct pprof_profile *p, size_t i, uint64_t coun
 	assert_string_equal(str(p, s->label[2]->str), "work");
 	assert_string_equal(str(p, s->label[3]->key), "thread_name");
 	assert_string_equal(str(p, s->label[3]->str), thread);
+	assert_string_equal(str(p, s->label[4]->key), "service.name");
+	assert_string_equal(str(p, s->label[4]->str), "unknown_service:work");
 }
 
 static void test_samples(void **state)

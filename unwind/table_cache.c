@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "lib/fdio.h"
+#include "lib/safedir.h"
 
 _Static_assert(sizeof(struct table_cache_header) % 8 == 0, "header keeps rows aligned");
 _Static_assert(sizeof(struct table_cache_seg_record) % 8 == 0, "records keep rows aligned");
@@ -24,60 +25,6 @@ struct table_cache {
 	char *dir;
 	unsigned int n_temp;      /* temporary names made */
 };
-
-/* Path component st may hold the cache (last: the cache directory itself):
- * NULL, or why not. */
-static const char *unsafe_dir(const struct stat *st, bool last)
-{
-	if (!S_ISDIR(st->st_mode))
-		return "not a directory";
-	if (st->st_uid != 0 && st->st_uid != geteuid())
-		return "owned by another user";
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && (last || !(st->st_mode & S_ISVTX)))
-		return "writable by group or others";
-	return NULL;
-}
-
-/* Opens directory path component by component, without following a
- * symlink, checking each; the last one made when missing. */
-static int open_dir_checked(const char *path, char *why, size_t why_size)
-{
-	char *copy = strdup(path), *save = NULL, *name;
-	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	const char *bad;
-	struct stat st;
-
-	if (!copy || fd < 0) {
-		snprintf(why, why_size, "%s", strerror(copy ? errno : ENOMEM));
-		goto fail;
-	}
-	for (name = strtok_r(copy, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
-		bool last = !save || !*save || strspn(save, "/") == strlen(save);
-		int next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		if (next < 0 && errno == ENOENT && last && mkdirat(fd, name, 0755) == 0)
-			next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0) {
-			snprintf(why, why_size, "%s: %s", name,
-				 errno == ENOTDIR || errno == ELOOP ? "a symlink or not a directory"
-								    : strerror(errno));
-			goto fail;
-		}
-		close(fd);
-		fd = next;
-		if (fstat(fd, &st) != 0 || (bad = unsafe_dir(&st, last))) {
-			snprintf(why, why_size, "%s: %s", name, bad ? bad : strerror(errno));
-			goto fail;
-		}
-	}
-	free(copy);
-	return fd;
-fail:
-	free(copy);
-	if (fd >= 0)
-		close(fd);
-	return -1;
-}
 
 struct table_cache *table_cache_open_dir(const char *dir)
 {
@@ -90,7 +37,7 @@ struct table_cache *table_cache_open_dir(const char *dir)
 			"cached\n", TABLE_CACHE_DIR_ENV, dir);
 		return NULL;
 	}
-	fd = open_dir_checked(dir, why, sizeof(why));
+	fd = safedir_open(dir, why, sizeof(why));
 	if (fd < 0) {
 		fprintf(stderr, "collector: unwind table cache %s refused (%s): tables not cached; "
 			"%s=DIR moves it to a directory only root can write\n", dir, why,

@@ -20,7 +20,7 @@ CFLAGS   ?= -O2 -g
 # folders below it (scripts/check-layering.sh).
 CFLAGS   += -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -DCOLLECTOR_VERSION='"$(VERSION)"' -I. \
 	    -MMD -MP
-LDLIBS   := -lbpf -lelf -ldw -lz -lpthread -lm -liberty -ldebuginfod
+LDLIBS   := -lbpf -lelf -ldw -lz -lpthread -lm -liberty -ldebuginfod -lcurl
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 ARCH     := x86
@@ -31,9 +31,9 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS    := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
-# The layers, lowest first: lib, model, symbols, unwind, formats, runtimes,
-# decode, loader, cli.  Only loader/ sees libbpf and the skeletons.
-LAYERS    := lib model symbols unwind formats runtimes decode loader cli
+# The layers, lowest first: lib, model, symbols, unwind, formats, transport,
+# runtimes, decode, loader, cli.  Only loader/ sees libbpf and the skeletons.
+LAYERS    := lib model symbols unwind formats transport runtimes decode loader cli
 SRCS      := $(foreach d,$(LAYERS),$(wildcard $(d)/*.c $(d)/*/*.c))
 LIB_SRCS  := $(filter-out cli/main.c,$(SRCS))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))

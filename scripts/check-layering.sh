@@ -12,6 +12,8 @@
 #            interface, unwind/unwind_maps.h, that loader/ implements) and
 #            the user-space unwinder (bpf's ABI header, symbols, model, lib)
 #   formats  one folder per format, and their registry (symbols, model, lib)
+#   transport encoded bodies delivered over the network (OTLP/HTTP), spooled
+#            on disk while the backend is down; bytes only (lib)
 #   runtimes one folder per language runtime (bpf's ABI header, symbols, lib);
 #            the BPF map writes behind an interface loader/ implements
 #   decode   ring records into the model (bpf's ABI header, unwind, runtimes,
@@ -32,15 +34,16 @@ allowed() {
 	symbols) echo "lib model symbols" ;;
 	unwind) echo "lib bpf model symbols unwind" ;;
 	formats) echo "lib model symbols formats" ;;
+	transport) echo "lib transport" ;;
 	runtimes) echo "lib bpf symbols runtimes" ;;
 	decode) echo "lib bpf model symbols unwind runtimes decode" ;;
 	loader) echo "lib bpf unwind loader" ;;
-	cli) echo "lib bpf model symbols unwind formats runtimes decode loader cli" ;;
+	cli) echo "lib bpf model symbols unwind formats transport runtimes decode loader cli" ;;
 	esac
 }
 
 bad=0
-for layer in lib model symbols unwind formats runtimes decode loader cli; do
+for layer in lib model symbols unwind formats transport runtimes decode loader cli; do
 	[ -d "$layer" ] || continue
 	ok=$(allowed "$layer")
 	for f in $(find "$layer" -name '*.[ch]' | sort); do
@@ -75,10 +78,10 @@ for layer in lib model symbols unwind formats runtimes decode loader cli; do
 done
 # every object goes into one archive, which keeps members by base name:
 # two sources of one name would replace each other there
-dups=$(find lib model symbols unwind formats runtimes decode loader cli -name '*.c' 2>/dev/null |
+dups=$(find lib model symbols unwind formats transport runtimes decode loader cli -name '*.c' 2>/dev/null |
 	sed 's|.*/||' | sort | uniq -d)
 for d in $dups; do
-	echo "$(find lib model symbols unwind formats runtimes decode loader cli -name "$d" | tr '\n' ' '): one base name for two sources (the archive keeps one)"
+	echo "$(find lib model symbols unwind formats transport runtimes decode loader cli -name "$d" | tr '\n' ' '): one base name for two sources (the archive keeps one)"
 	bad=1
 done
 exit $bad

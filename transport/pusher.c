@@ -312,7 +312,9 @@ struct pusher *pusher_start(const struct pusher_config *cfg, char *err, size_t e
 	}
 	note_spool(p);
 	/* the profiler's signals (SIGINT, SIGCHLD...) stay with its own
-	 * threads: this one blocks them all */
+	 * threads: this one blocks them all; so a SIGPIPE from a TLS write to
+	 * a connection the server closed (OpenSSL writes without
+	 * MSG_NOSIGNAL) only stays pending here, and the write fails */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	ret = pthread_create(&p->thread, NULL, run, p);

@@ -19,13 +19,14 @@ set -eu
 # from debuginfod servers (debuginfod: the server its test starts); xz-utils,
 # python3, g++, nodejs: the real programs the tests profile beside perf;
 # openjdk-17-jdk-headless: the JVM asked for its perf map by attach;
-# libcurl4-openssl-dev: HTTP and TLS for --otlp's pushes (transport/)
+# libcurl4-openssl-dev: HTTP and TLS for --otlp's pushes (transport/);
+# curl, openssl: the OTLP tests' requests and their test CA
 PACKAGES="clang llvm-14 libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 libcmocka-dev pkg-config valgrind gcc make binutils elfutils file linux-perf
 libcap2-bin util-linux passwd
 protobuf-c-compiler libprotobuf-c-dev libjson-c-dev xxd golang-go chromium
 libiberty-dev libdebuginfod-dev debuginfod xz-utils python3 g++ nodejs
-openjdk-17-jdk-headless libcurl4-openssl-dev"
+openjdk-17-jdk-headless libcurl4-openssl-dev curl openssl"
 NPM_DIR=$(cd "$(dirname "$0")/.." && pwd)/tests/js
 if [ $# -gt 0 ]; then
 	PACKAGES="$*"

@@ -387,6 +387,11 @@ void pusher_stop(struct pusher *p, int drain_ms)
 	pthread_mutex_lock(&p->lock);
 	p->stopping = true;
 	p->deadline_ms = now_ms() + (drain_ms > 0 ? drain_ms : 0);
+	/* the last chance of this run: one attempt now, whatever the
+	 * backoff said (the backend may be back), then the backoff again
+	 * within the drain */
+	if (drain_ms > 0)
+		p->next_attempt_ms = 0;
 	pthread_cond_broadcast(&p->wake);
 	while (!p->done && wait_until(&p->finished, &p->lock, p->deadline_ms) != ETIMEDOUT)
 		;

@@ -40,7 +40,7 @@
 #define SPOOL_DEFAULT_DIR "/var/spool/collector/otlp"
 /* An hour of 10-second intervals at 180 KB each (a busy machine's
  * profile, gzipped), in less space than a log file is usually allowed. */
-#define SPOOL_DEFAULT_MAX_BYTES (64ULL << 20)
+#define SPOOL_DEFAULT_MAX_BYTES (256ULL << 20)
 
 struct spool;
 

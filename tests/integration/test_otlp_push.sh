@@ -1,0 +1,96 @@
+# --otlp to a real OpenTelemetry Collector (tests/integration/otelcol.sh):
+# an -a run in 2 s intervals, with split and Debian's python3 running, each
+# told its service by OTEL_SERVICE_NAME.  Every interval arrives once, in
+# order, its samples equal to that interval's local pprof (go tool pprof);
+# native, Python and kernel frames are named, each with its frame type;
+# the services are the targets' own; the collector's own attributes
+# (OTEL_RESOURCE_ATTRIBUTES) are on every resource.  Then the push of a run
+# without --interval: once, at its end.
+. tests/integration/lib.sh
+. tests/integration/otelcol.sh
+need_root
+otelcol_need
+command -v go >/dev/null || fail "go missing (golang-go): go tool pprof reads the local profiles"
+export HOME="$TMP" GOCACHE="$TMP/gocache" GOFLAGS=-mod=mod
+[ -x "$WL/split" ] || fail "build/workloads/split missing"
+
+port=$(otelcol_free_port)
+recv=$TMP/recv.jsonl
+otelcol_start "$port" "$recv"
+
+# pprof_samples PROFILE: the samples/count total of a profile
+pprof_samples() {
+	go tool pprof -raw "$1" 2>/dev/null | awk '
+		/^Samples:/ { on = 1; getline; next }
+		/^Locations/ { on = 0 }
+		on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+:$/ { n += $1 }
+		END { print n + 0 }'
+}
+
+OTEL_SERVICE_NAME=otlp-split "$WL/split" 7 >/dev/null &
+split=$!
+OTEL_SERVICE_NAME=otlp-python /usr/bin/python3 tests/workloads/pyloop.py &
+py=$!
+OTEL_RESOURCE_ATTRIBUTES="deployment.environment=otlp-test,region=here%2Cthere" \
+	"$COLLECTOR" -a -F 499 --interval 2 -d 7 --otlp="http://127.0.0.1:$port" \
+	--otlp-spool "$TMP/spool" -f pprof -o "$TMP/out" >"$TMP/stdout" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "collector -a --otlp exited $?"; }
+wait "$split" "$py"
+cat "$TMP/err"
+
+python3 tests/integration/otlp_json.py requests "$recv" >"$TMP/requests" ||
+	fail "the receiver's file does not read as OTLP/JSON"
+cat "$TMP/requests"
+# one request per interval directory, in the order of the intervals, each
+# interval once, with the samples of its local profile
+ls "$TMP/out" | grep -E '^[0-9]{8}T[0-9]{6}Z$' >"$TMP/intervals"
+n=$(wc -l <"$TMP/intervals")
+[ "$n" -ge 3 ] || fail "$n intervals written, expected 3 or 4"
+awk '{ print $1 }' "$TMP/requests" >"$TMP/pushed"
+cmp -s "$TMP/intervals" "$TMP/pushed" ||
+	fail "the intervals pushed ($(tr '\n' ' ' <"$TMP/pushed")) are not the intervals written ($(tr '\n' ' ' <"$TMP/intervals"))"
+while read -r name resources samples; do
+	local_n=$(pprof_samples "$TMP/out/$name/profile.pb.gz")
+	[ "$samples" -gt 0 ] || fail "interval $name pushed no sample"
+	[ "$samples" = "$local_n" ] ||
+		fail "interval $name: $samples samples pushed, $local_n in its pprof"
+	[ "$resources" -ge 2 ] || fail "interval $name: $resources resources"
+done <"$TMP/requests"
+grep -q "OTLP push       $n of $n intervals accepted" "$TMP/err" ||
+	fail "the summary does not say every interval was accepted"
+
+# the targets' services, their frames named with their types
+python3 tests/integration/otlp_json.py frames "$recv" otlp-split >"$TMP/split-frames"
+grep -Eq '^[0-9]+ hot_function native$' "$TMP/split-frames" ||
+	{ cat "$TMP/split-frames"; fail "split's hot_function is not a native frame of service otlp-split"; }
+grep -Eq '^[0-9]+ main native$' "$TMP/split-frames" || fail "split's main is not named"
+python3 tests/integration/otlp_json.py frames "$recv" otlp-python >"$TMP/py-frames"
+grep -Eq '^[0-9]+ work cpython$' "$TMP/py-frames" ||
+	{ cat "$TMP/py-frames"; fail "pyloop's work() is not a cpython frame of service otlp-python"; }
+grep -Eq '^[0-9]+ <module> cpython$' "$TMP/py-frames" || fail "pyloop's <module> is not named"
+grep -Eq '^[0-9]+ [^ ]+ native$' "$TMP/py-frames" || fail "python3's interpreter frames are missing"
+python3 tests/integration/otlp_json.py resources "$recv" >"$TMP/resources"
+grep "service.name=otlp-split" "$TMP/resources" | head -n 1 >"$TMP/split-res"
+grep -q "process.pid=$split " "$TMP/split-res" || fail "split's resource has not its pid"
+grep -q "process.executable.name=split " "$TMP/split-res" || fail "split's executable name"
+grep -q "host.name=$(hostname) " "$TMP/split-res" || fail "split's resource has not the host's name"
+# every resource carries the collector's own attributes, decoded
+grep -v 'deployment.environment=otlp-test' "$TMP/resources" >"$TMP/lacking"
+[ -s "$TMP/lacking" ] && { head -n 3 "$TMP/lacking"; fail "a resource lacks the collector's OTEL_RESOURCE_ATTRIBUTES"; }
+grep -q 'region=here,there' "$TMP/resources" || fail "region's value was not percent-decoded"
+# a process that was not told its service: unknown_service and its executable
+grep -Eq "service.name=unknown_service:collector( |$)" "$TMP/resources" ||
+	fail "the collector's own process is not unknown_service:collector"
+python3 tests/integration/otlp_json.py frames "$recv" unknown_service:collector |
+	grep -Eq '^[0-9]+ [^ ]+ kernel$' || fail "no kernel frame in the collector's own samples"
+
+# without --interval: the whole run once, at its end; no file written
+: >"$recv"
+OTEL_SERVICE_NAME=otlp-once "$COLLECTOR" --otlp="http://127.0.0.1:$port" \
+	--otlp-spool "$TMP/spool" -- "$WL/split" 1 >/dev/null 2>"$TMP/err1" ||
+	{ cat "$TMP/err1"; fail "collector --otlp -- split exited $?"; }
+[ "$(wc -l <"$recv")" -eq 1 ] || fail "a run without --interval pushed $(wc -l <"$recv") requests"
+python3 tests/integration/otlp_json.py frames "$recv" otlp-once | grep -Eq '^[0-9]+ hot_function native$' ||
+	fail "the command's samples are not in the pushed run"
+! ls -d collector-* 2>/dev/null | grep -q . || fail "a run that only pushes left an output directory"
+echo "OK: $n intervals pushed and received, each once and in order"

@@ -5,7 +5,8 @@ Usage: otlp_fake_receiver.py PORT DIR
 
 Listens on 127.0.0.1:PORT.  Every POST's body (gunzipped when its
 Content-Encoding says gzip) goes to DIR/N.body and its headers to
-DIR/N.headers (N from 1, in the order the requests were read), and is
+DIR/N.headers (N from 1, in the order the requests were read; a test that
+removes the bodies starts the count again), and is
 answered as DIR/mode says, read at each request:
 
   ok          200 with an empty ExportProfilesServiceResponse
@@ -26,7 +27,6 @@ import time
 PORT = int(sys.argv[1])
 DIR = sys.argv[2]
 lock = threading.Lock()
-count = 0
 
 
 def mode():
@@ -44,7 +44,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_POST(self):
-        global count
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         if mode() == "hang":
             # hold the connection until the client closes it or the mode
@@ -56,14 +55,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.headers.get("Content-Encoding", "") == "gzip":
             body = gzip.decompress(body)
         with lock:
-            count += 1
-            n = count
-        with open(os.path.join(DIR, "%d.headers" % n), "w") as f:
-            f.write("POST %s\n" % self.path)
-            for k, v in self.headers.items():
-                f.write("%s: %s\n" % (k.lower(), v))
-        with open(os.path.join(DIR, "%d.body" % n), "wb") as f:
-            f.write(body)
+            n = 1 + sum(1 for f in os.listdir(DIR) if f.endswith(".body"))
+            with open(os.path.join(DIR, "%d.headers" % n), "w") as f:
+                f.write("POST %s\n" % self.path)
+                for k, v in self.headers.items():
+                    f.write("%s: %s\n" % (k.lower(), v))
+            with open(os.path.join(DIR, "%d.body" % n), "wb") as f:
+                f.write(body)
         m = mode()
         status = int(m.split(":", 1)[1]) if m.startswith("status:") else 200
         reply = b"" if status == 200 else ("fake receiver says %d" % status).encode()

@@ -21,7 +21,9 @@ static int hex_digit(char c)
 }
 
 /* s[0..n) without the spaces around it, percent-decoded (decode) into a
- * new string; NULL with *bad set on a bad escape or ENOMEM. */
+ * new string; NULL with *bad set on a bad escape or a control character
+ * (a decoded CR or LF would end an HTTP header line and start another),
+ * or on ENOMEM. */
 static char *take(const char *s, size_t n, bool decode, bool *bad)
 {
 	char *out, *o;
@@ -36,23 +38,27 @@ static char *take(const char *s, size_t n, bool decode, bool *bad)
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (decode && s[i] == '%') {
+		int ch = (unsigned char)s[i];
+
+		if (decode && ch == '%') {
 			int hi = i + 1 < n ? hex_digit(s[i + 1]) : -1;
 			int lo = i + 2 < n ? hex_digit(s[i + 2]) : -1;
 
-			if (hi < 0 || lo < 0) {
-				*bad = true;
-				free(out);
-				return NULL;
-			}
-			*o++ = (char)(hi << 4 | lo);
+			if (hi < 0 || lo < 0)
+				goto bad;
+			ch = hi << 4 | lo;
 			i += 2;
-		} else {
-			*o++ = s[i];
 		}
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+			goto bad;
+		*o++ = (char)ch;
 	}
 	*o = 0;
 	return out;
+bad:
+	*bad = true;
+	free(out);
+	return NULL;
 }
 
 int kvlist_parse(const char *text, struct kv **list, size_t *n, char *err, size_t err_size)
@@ -90,8 +96,9 @@ int kvlist_parse(const char *text, struct kv **list, size_t *n, char *err, size_
 		kv.value = take(eq + 1, len - klen - 1, true, &bad);
 		if (!kv.value) {
 			if (bad)
-				snprintf(err, err_size, "entry %zu (key '%s'): a '%%' not followed by "
-					 "two hex digits (percent-encode the value)", entry, kv.key);
+				snprintf(err, err_size, "entry %zu (key '%s'): a bad %%-escape or a "
+					 "control character in the value; percent-encode it (%%XX, "
+					 "two hex digits)", entry, kv.key);
 			free(kv.key);
 			if (bad)
 				goto invalid;

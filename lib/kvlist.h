@@ -18,9 +18,11 @@ struct kv {
 
 /*
  * Parses text into a new array *list of *n pairs (kvlist_free()); an
- * empty or NULL text is an empty list.  An entry without '=' or with an
- * empty key, or a '%' not followed by two hex digits, is -EINVAL with why
- * it is wrong in err (err_size bytes, no value quoted); -ENOMEM.
+ * empty or NULL text is an empty list, and so is an empty entry ("a=1,,").
+ * An entry without '=' or with an empty key, a '%' not followed by two hex
+ * digits, or a control character in a value (decoded or not: a CR or LF
+ * would let a header value write another header) is -EINVAL with why it
+ * is wrong in err (err_size bytes, no value quoted); -ENOMEM.
  */
 int kvlist_parse(const char *text, struct kv **list, size_t *n, char *err, size_t err_size);
 void kvlist_free(struct kv *list, size_t n);

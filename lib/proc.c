@@ -318,20 +318,14 @@ static const char *last_hex64(const char *line, size_t n)
 	return found;
 }
 
-int proc_container_id(pid_t pid, char *buf, size_t size)
+int proc_container_id_in(const char *cgroup, char *buf, size_t size)
 {
-	char path[64], text[8192];
 	const char *line, *id = NULL;
-	int len;
 
 	if (size < 65)
 		return -EINVAL;
 	buf[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	len = proc_read_file(path, text, sizeof(text));
-	if (len < 0)
-		return len;
-	for (line = text; *line;) {
+	for (line = cgroup; *line;) {
 		size_t n = strcspn(line, "\n");
 		const char *hex = last_hex64(line, n);
 
@@ -344,6 +338,19 @@ int proc_container_id(pid_t pid, char *buf, size_t size)
 	memcpy(buf, id, 64);
 	buf[64] = 0;
 	return 64;
+}
+
+int proc_container_id(pid_t pid, char *buf, size_t size)
+{
+	char path[64], text[8192];
+	int len;
+
+	if (size < 65)
+		return -EINVAL;
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	len = proc_read_file(path, text, sizeof(text));
+	return len < 0 ? len : proc_container_id_in(text, buf, size);
 }
 
 int proc_exe(pid_t pid, char *buf, size_t size)

@@ -85,6 +85,8 @@ int proc_environ(pid_t pid, const char *const *names, char **values, size_t n);
  * Returns its length, 0 when the process is in no container, or a
  * negative errno. */
 int proc_container_id(pid_t pid, char *buf, size_t size);
+/* The same of a cgroup file's text. */
+int proc_container_id_in(const char *cgroup, char *buf, size_t size);
 
 /* The first number in a /proc/sys file, or def when it cannot be read. */
 unsigned long proc_sysctl_ulong(const char *path, unsigned long def);

@@ -12,6 +12,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "lib/kvlist.h"
+
 #define ENV_PREFIX "OTEL_EXPORTER_OTLP_"
 #define ENV_PROFILES_PREFIX "OTEL_EXPORTER_OTLP_PROFILES_"
 #define TIMEOUT_MAX_MS 3600000L
@@ -39,62 +41,6 @@ static bool is_tchar(char ch)
 	       (ch && strchr("!#$%&'*+-.^_`|~", ch));
 }
 
-static int hex_digit(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
-/*
- * Percent-decodes s[0..n) into a new string, or NULL (EINVAL: a bad
- * escape, or a control character that would end the header line).
- * Written here, not curl_easy_unescape(), because that one passes a bad
- * escape through unchanged and lets a decoded CR or LF through, which
- * would let one header value write another header.
- */
-static char *percent_decode(const char *s, size_t n)
-{
-	char *out = malloc(n + 1), *o = out;
-
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		int ch = (unsigned char)s[i];
-
-		if (ch == '%') {
-			int hi = i + 2 < n ? hex_digit(s[i + 1]) : -1;
-			int lo = hi >= 0 ? hex_digit(s[i + 2]) : -1;
-
-			if (hi < 0 || lo < 0)
-				goto bad;
-			ch = hi << 4 | lo;
-			i += 2;
-		}
-		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
-			goto bad;
-		*o++ = (char)ch;
-	}
-	*o = '\0';
-	return out;
-bad:
-	free(out);
-	errno = EINVAL;
-	return NULL;
-}
-
-static void trim(const char **s, size_t *n)
-{
-	while (*n && (**s == ' ' || **s == '\t'))
-		(*s)++, (*n)--;
-	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
-		(*n)--;
-}
-
 /* Headers the exporter sets itself: one given again would contradict the
  * body it describes. */
 static bool reserved_header(const char *name)
@@ -108,81 +54,45 @@ static bool reserved_header(const char *name)
 	return false;
 }
 
-/* One key=value entry (the index-th, from 1) into c->headers. */
-static int add_header(struct otlp_http_config *c, const char *name, int index, const char *s,
-		      size_t n, char *err, size_t err_size)
-{
-	const char *eq = memchr(s, '=', n), *key = s, *val;
-	size_t key_n, val_n;
-	struct otlp_http_header *h, *grown;
-
-	if (!eq) {
-		snprintf(err, err_size, "%s: entry %d has no '=': write key1=value1,key2=value2",
-			 name, index);
-		return -EINVAL;
-	}
-	key_n = eq - s;
-	val = eq + 1;
-	val_n = n - key_n - 1;
-	trim(&key, &key_n);
-	trim(&val, &val_n);
-	for (size_t i = 0; i < key_n; i++)
-		if (!is_tchar(key[i]))
-			key_n = 0;
-	if (!key_n) {
-		snprintf(err, err_size, "%s: entry %d's key is not an HTTP header name "
-			 "(letters, digits and !#$%%&'*+-.^_`|~ only)", name, index);
-		return -EINVAL;
-	}
-	grown = realloc(c->headers, (c->n_headers + 1) * sizeof(*c->headers));
-	if (!grown)
-		return -ENOMEM;
-	c->headers = grown;
-	h = &c->headers[c->n_headers];
-	h->name = strndup(key, key_n);
-	h->value = h->name ? percent_decode(val, val_n) : NULL;
-	if (!h->value) {
-		int e = h->name ? errno : ENOMEM;
-
-		free(h->name);
-		if (e != EINVAL)
-			return -ENOMEM;
-		snprintf(err, err_size, "%s: entry %d (%.*s): the value has a bad %%-escape or a "
-			 "control character; percent-encode it (%%XX, two hex digits)", name, index,
-			 (int)key_n, key);
-		return -EINVAL;
-	}
-	c->n_headers++;
-	if (reserved_header(h->name)) {
-		snprintf(err, err_size, "%s: entry %d sets %s, which the exporter sets itself; "
-			 "remove it", name, index, h->name);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int otlp_http_parse_headers(struct otlp_http_config *c, const char *name, const char *value,
 			    char *err, size_t err_size)
 {
-	const char *s = value;
-	int index = 0, ret;
+	struct otlp_http_header *grown;
+	char why[200];
+	struct kv *list;
+	size_t n;
+	int ret = kvlist_parse(value, &list, &n, why, sizeof(why));
 
-	while (*s) {
-		const char *end = strchrnul(s, ',');
-		const char *item = s;
-		size_t n = end - s;
-
-		index++;
-		trim(&item, &n);
-		/* an empty entry ("a=1,,b=2", a trailing comma) says nothing:
-		 * skipped rather than refused */
-		if (n) {
-			ret = add_header(c, name, index, item, n, err, err_size);
-			if (ret)
-				return ret;
+	if (ret == -EINVAL)
+		snprintf(err, err_size, "%s: %s", name, why);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n && !ret; i++) {
+		for (const char *k = list[i].key; *k && !ret; k++)
+			if (!is_tchar(*k)) {
+				snprintf(err, err_size, "%s: the key '%s' is not an HTTP header name "
+					 "(letters, digits and !#$%%&'*+-.^_`|~ only)", name,
+					 list[i].key);
+				ret = -EINVAL;
+			}
+		if (!ret && reserved_header(list[i].key)) {
+			snprintf(err, err_size, "%s: it sets %s, which the exporter sets itself; "
+				 "remove it", name, list[i].key);
+			ret = -EINVAL;
 		}
-		s = *end ? end + 1 : end;
 	}
+	grown = ret ? NULL : realloc(c->headers, (c->n_headers + n + 1) * sizeof(*c->headers));
+	if (!ret && !grown)
+		ret = -ENOMEM;
+	if (ret) {
+		kvlist_free(list, n);
+		return ret;
+	}
+	/* the strings move into the config */
+	c->headers = grown;
+	for (size_t i = 0; i < n; i++)
+		c->headers[c->n_headers++] = (struct otlp_http_header){ list[i].key, list[i].value };
+	free(list);
 	return 0;
 }
 

@@ -87,10 +87,12 @@ int otlp_http_config_init(struct otlp_http_config *c, const char *url_option,
 void otlp_http_config_free(struct otlp_http_config *c);
 
 /*
- * Parses a headers variable's value (name: the variable, for messages)
- * into c->headers.  0, or -EINVAL with err naming the variable and the
- * entry by its position (never its value).  Used by config_init; here for
- * the tests.
+ * Parses a headers variable's value (name: the variable, for messages;
+ * lib/kvlist.h's form) into c->headers: all of its entries, or none.  0,
+ * or -EINVAL with err naming the variable and the entry by its position or
+ * key (never its value): a malformed entry, a key that is no header name,
+ * a header the exporter sets itself.  Used by config_init; here for the
+ * tests.
  */
 int otlp_http_parse_headers(struct otlp_http_config *c, const char *name, const char *value,
 			    char *err, size_t err_size);

@@ -86,11 +86,12 @@ python3 tests/integration/otlp_json.py frames "$recv" unknown_service:collector 
 
 # without --interval: the whole run once, at its end; no file written
 : >"$recv"
-OTEL_SERVICE_NAME=otlp-once "$COLLECTOR" --otlp="http://127.0.0.1:$port" \
-	--otlp-spool "$TMP/spool" -- "$WL/split" 1 >/dev/null 2>"$TMP/err1" ||
+mkdir "$TMP/cwd"
+(cd "$TMP/cwd" && OTEL_SERVICE_NAME=otlp-once "$COLLECTOR" --otlp="http://127.0.0.1:$port" \
+	--otlp-spool "$TMP/spool" -- "$WL/split" 1 >/dev/null 2>"$TMP/err1") ||
 	{ cat "$TMP/err1"; fail "collector --otlp -- split exited $?"; }
 [ "$(wc -l <"$recv")" -eq 1 ] || fail "a run without --interval pushed $(wc -l <"$recv") requests"
 python3 tests/integration/otlp_json.py frames "$recv" otlp-once | grep -Eq '^[0-9]+ hot_function native$' ||
 	fail "the command's samples are not in the pushed run"
-! ls -d collector-* 2>/dev/null | grep -q . || fail "a run that only pushes left an output directory"
+[ -z "$(ls "$TMP/cwd")" ] || fail "a run that only pushes left an output directory"
 echo "OK: $n intervals pushed and received, each once and in order"

@@ -129,10 +129,12 @@ unit: $(UNIT_BINS) $(UNIT_DEPS)
 integration: collector $(INTEGRATION_DEPS)
 	@$(SUDO) ./tests/run-integration.sh
 
-# The integration suite again, on the ASan+UBSan build of the collector.
+# The integration suite again, on the ASan+UBSan build of the collector,
+# with its leak suppressions (tests/integration/lsan.supp: libdw's own).
 integration-san: $(BUILD)/collector-san $(INTEGRATION_DEPS)
 	@$(SUDO) env COLLECTOR=$(CURDIR)/$(BUILD)/collector-san SUITE=integration-san \
 		ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/integration/lsan.supp \
 		./tests/run-integration.sh
 
 # Every suite runs even when an earlier one fails; the last line adds up.

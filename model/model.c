@@ -429,13 +429,8 @@ void model_free(struct model *m)
 		free(m->images.items[i].path);
 		free(m->images.items[i].debug_path);
 	}
-	for (i = 0; i < m->processes.len; i++) {
-		free(m->processes.items[i].cmdline);
-		free(m->processes.items[i].exe);
-		free(m->processes.items[i].maps.items);
-		free(m->processes.items[i].service_name);
-		free(m->processes.items[i].container_id);
-	}
+	for (i = 0; i < m->processes.len; i++)
+		model_process_clear(&m->processes.items[i]);
 	free(m->images.items);
 	free(m->processes.items);
 	free(m->threads.items);

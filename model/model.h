@@ -375,6 +375,9 @@ int model_seal_events(struct model *m);
  * Returns 0, or the negative errno of model_spill_events() (the events
  * then stay in memory). */
 int model_drop_events(struct model *m, const char *spill_dir);
+/* Frees what a process entry owns (its strings, its mappings): the one
+ * place that knows, for model_free() and model_forget_ended_tasks(). */
+void model_process_clear(struct model_process *p);
 /* Continuous runs, after model_drop_events(): the processes that have
  * ended (end_ns set) and the threads that have ended or whose process has
  * leave the model; the others are renumbered in order.  process_map and

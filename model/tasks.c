@@ -55,6 +55,15 @@ const struct model_mapping *model_find_mapping(const struct model *m, uint32_t p
 	return NULL;
 }
 
+void model_process_clear(struct model_process *p)
+{
+	free(p->cmdline);
+	free(p->exe);
+	free(p->maps.items);
+	free(p->service_name);
+	free(p->container_id);
+}
+
 void model_forget_ended_tasks(struct model *m, uint32_t *process_map, uint32_t *thread_map)
 {
 	size_t np = 0, nt = 0;
@@ -63,9 +72,7 @@ void model_forget_ended_tasks(struct model *m, uint32_t *process_map, uint32_t *
 		struct model_process *p = &m->processes.items[i];
 
 		if (p->end_ns) {
-			free(p->cmdline);
-			free(p->exe);
-			free(p->maps.items);
+			model_process_clear(p);
 			process_map[i] = MODEL_NONE;
 			continue;
 		}

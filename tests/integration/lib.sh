@@ -145,7 +145,7 @@ install_copy() {
 CLEANUP=""
 add_cleanup() {
 	CLEANUP="$1; $CLEANUP"
-	trap 'eval "$CLEANUP"; rm -rf "$TMP"' EXIT
+	trap 'eval "$CLEANUP"; [ -n "$KEEP_TMP" ] || rm -rf "$TMP"' EXIT
 }
 
 # test_user: the unprivileged user collector-test, in group collector,

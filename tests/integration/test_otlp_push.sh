@@ -18,13 +18,11 @@ port=$(otelcol_free_port)
 recv=$TMP/recv.jsonl
 otelcol_start "$port" "$recv"
 
-# pprof_samples PROFILE: the samples/count total of a profile
+# pprof_samples PROFILE: the samples/count total of a profile, as go tool
+# pprof adds it up (its -raw listing wraps long stacks: not summed here)
 pprof_samples() {
-	go tool pprof -raw "$1" 2>/dev/null | awk '
-		/^Samples:/ { on = 1; getline; next }
-		/^Locations/ { on = 0 }
-		on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+:$/ { n += $1 }
-		END { print n + 0 }'
+	go tool pprof -sample_index=samples -top -nodecount=1 "$1" 2>/dev/null |
+		sed -n 's/.*Total samples = \([0-9]*\).*/\1/p'
 }
 
 OTEL_SERVICE_NAME=otlp-split "$WL/split" 7 >/dev/null &

@@ -83,11 +83,20 @@ python3 tests/integration/otlp_json.py frames "$recv" unknown_service:collector 
 	grep -Eq '^[0-9]+ [^ ]+ kernel$' || fail "no kernel frame in the collector's own samples"
 
 # without --interval: the whole run once, at its end; no file written
+# (the command in a cgroup named as Docker names a container's: its id is
+# the resource's container.id)
 : >"$recv"
 mkdir "$TMP/cwd"
+cid=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+cg=/sys/fs/cgroup/pids/docker/$cid
+mkdir -p "$cg" || fail "cannot make the cgroup $cg (cgroup v1's pids hierarchy)"
+add_cleanup "rmdir '$cg' 2>/dev/null; rmdir /sys/fs/cgroup/pids/docker 2>/dev/null"
 (cd "$TMP/cwd" && OTEL_SERVICE_NAME=otlp-once "$COLLECTOR" --otlp="http://127.0.0.1:$port" \
-	--otlp-spool "$TMP/spool" -- "$WL/split" 1 >/dev/null 2>"$TMP/err1") ||
-	{ cat "$TMP/err1"; fail "collector --otlp -- split exited $?"; }
+	--otlp-spool "$TMP/spool" -- sh -c "echo \$\$ >$cg/cgroup.procs && exec $WL/split 1" \
+	>/dev/null 2>"$TMP/err1") || { cat "$TMP/err1"; fail "collector --otlp -- split exited $?"; }
+python3 tests/integration/otlp_json.py resources "$recv" | grep "service.name=otlp-once" |
+	grep -q "container.id=$cid " || fail "the command's resource has not its container's id"
+
 [ "$(wc -l <"$recv")" -eq 1 ] || fail "a run without --interval pushed $(wc -l <"$recv") requests"
 python3 tests/integration/otlp_json.py frames "$recv" otlp-once | grep -Eq '^[0-9]+ hot_function native$' ||
 	fail "the command's samples are not in the pushed run"

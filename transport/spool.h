@@ -38,8 +38,8 @@
 #include <stdint.h>
 
 #define SPOOL_DEFAULT_DIR "/var/spool/collector/otlp"
-/* An hour of 10-second intervals at 180 KB each (a busy machine's
- * profile, gzipped), in less space than a log file is usually allowed. */
+/* About four hours of a busy machine's 10 s intervals at 180 KB each
+ * (gzipped): an outage a site notices and mends before the oldest go. */
 #define SPOOL_DEFAULT_MAX_BYTES (256ULL << 20)
 
 struct spool;

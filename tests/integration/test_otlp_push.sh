@@ -5,7 +5,8 @@
 # native, Python and kernel frames are named, each with its frame type;
 # the services are the targets' own; the collector's own attributes
 # (OTEL_RESOURCE_ATTRIBUTES) are on every resource.  Then the push of a run
-# without --interval: once, at its end.
+# without --interval: once, at its end, with the container.id of the
+# command's cgroup, and no directory left behind.
 . tests/integration/lib.sh
 . tests/integration/otelcol.sh
 need_root

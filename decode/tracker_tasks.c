@@ -223,9 +223,11 @@ static int shared_maps(struct tracker *t, uint32_t process, uint64_t last_read_k
 
 /*
  * Who a process is to a backend (model_set_process_identity()), read once,
- * with its first maps: the service it was told it is (OTEL_SERVICE_NAME,
- * else the service.name of its OTEL_RESOURCE_ATTRIBUTES, as its SDK would
- * say) and its container.  A process gone by then stays unknown.
+ * when its first record is decoded (trk_thread()): the service it was told
+ * it is (OTEL_SERVICE_NAME, else the service.name of its
+ * OTEL_RESOURCE_ATTRIBUTES, as its SDK would say) and its container.  A
+ * forked child is its parent, when the parent is known.  A process gone by
+ * then stays unknown.
  */
 static void identify(struct tracker *t, uint32_t process)
 {
@@ -259,10 +261,6 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 	int map_files = trk_map_files(t);
 	size_t i;
 
-	if (!p->identified) {
-		identify(t, process);
-		p = &t->m->processes.items[process];
-	}
 	t->procs.items[process].maps_read_ktime = now_ktime;
 	t->procs.items[process].maps_deferred = false;
 	/* the unwind service's reading when it made one since now_ktime (at
@@ -399,9 +397,15 @@ uint32_t trk_thread(struct tracker *t, pid_t tgid, pid_t tid, uint64_t ktime)
 	uint32_t id = idmap_get(&t->tid_to_thread, tid), process;
 	char comm[16];
 
-	if (id != UINT32_MAX)
+	if (id != UINT32_MAX) {
+		process = t->m->threads.items[id].process;
+		if (!t->m->processes.items[process].identified)
+			identify(t, process);
 		return id;
+	}
 	process = get_process(t, tgid, ktime);
+	if (!t->m->processes.items[process].identified)
+		identify(t, process);
 	proc_comm(tgid, tid, comm);
 	if (!comm[0])
 		snprintf(comm, sizeof(comm), "%s", t->m->processes.items[process].comm);
@@ -471,6 +475,9 @@ void trk_handle_fork(struct tracker *t, const struct collector_task_event *e)
 		struct model_process *cp = &t->m->processes.items[child];
 
 		cp->exe_image = pp->exe_image;
+		if (pp->identified)
+			model_set_process_identity(t->m, child, pp->service_name,
+						   pp->container_id);
 		for (size_t i = 0; i < pp->maps.len; i++) {
 			struct model_mapping mm = t->m->processes.items[parent].maps.items[i];
 

@@ -2,6 +2,7 @@
 /*
  * A run of three events (cpu-clock, page-faults/1, off-cpu) in every format
  * that carries events side by side (Callgrind columns, pprof sample types,
+ * OTLP profiles,
  * DCPI profiles per event, HPCToolkit metrics in one database), in the
  * one-event formats (a file per event),
  * in the model's view of one event and in the summary.
@@ -25,6 +26,8 @@
 
 #include "cli/summary.h"
 #include "formats/hpctoolkit/hpctoolkit_reader.h"
+#include "formats/otlp/otlp.h"
+#include "formats/otlp/otlp_reader.h"
 #include "formats/registry.h"
 #include "stack_model.h"
 #include "unit_files.h"
@@ -114,6 +117,43 @@ static void test_pprof_a_sample_type_per_event(void **state)
 				    "off-cpu/nanoseconds wall/nanoseconds\n"));
 	assert_non_null(strstr(out, "default_sample_type cpu\n"));
 	free(out);
+	sm_free(sm);
+}
+
+/* OTLP: a Profile per sample type, pprof's, each its own values. */
+static void test_otlp_a_profile_per_event(void **state)
+{
+	static const char *const types[] = { "samples/count", "cpu/nanoseconds",
+					     "page-faults/count", "off-cpu/nanoseconds",
+					     "wall/nanoseconds" };
+	const int64_t totals[] = { 9, 6 * SM_PERIOD, 2, OFF_NS, 6 * SM_PERIOD + OFF_NS };
+	struct stack_model *sm = three_events();
+	const otlp_scope_profiles_t *sp;
+	struct format_error err;
+	struct otlp_request r;
+	char path[128], type[64];
+
+	(void)state;
+	write_formats(sm, "otlp");
+	if (otlp_read_file(sm_path(sm, OTLP_FILE, path, sizeof(path)), &r, &err))
+		fail_msg("%s", err.reason);
+	assert_int_equal(r.msg->n_resource_profiles, 1);
+	sp = r.msg->resource_profiles[0]->scope_profiles[0];
+	assert_int_equal(sp->n_profiles, 5);
+	for (size_t k = 0; k < 5; k++) {
+		const otlp_profile_t *p = sp->profiles[k];
+		int64_t total = 0;
+
+		snprintf(type, sizeof(type), "%s/%s", otlp_string(&r, p->sample_type->type_strindex),
+			 otlp_string(&r, p->sample_type->unit_strindex));
+		assert_string_equal(type, types[k]);
+		for (size_t i = 0; i < p->n_samples; i++)
+			total += p->samples[i]->values[0];
+		assert_int_equal(total, totals[k]);
+		/* the first event's period, as pprof's period type */
+		assert_string_equal(otlp_string(&r, p->period_type->type_strindex), "cpu");
+	}
+	otlp_request_free(&r);
 	sm_free(sm);
 }
 
@@ -313,6 +353,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_callgrind_a_column_per_event_and_wall),
 		cmocka_unit_test(test_pprof_a_sample_type_per_event),
+		cmocka_unit_test(test_otlp_a_profile_per_event),
 		cmocka_unit_test(test_dcpi_a_profile_per_event),
 		cmocka_unit_test(test_hpctoolkit_a_metric_per_event),
 		cmocka_unit_test(test_one_event_formats_a_file_per_event),

@@ -520,6 +520,28 @@ static error_t check_options(const struct collector_options *o, struct argp_stat
 	return check_interval(o);
 }
 
+/*
+ * OTEL_RESOURCE_ATTRIBUTES: what the collector is told of itself (a
+ * deployment, a region, a host's name), for every process's resource and
+ * pprof's labels.  Malformed: an error for a run that pushes, a warning
+ * otherwise (nothing else reads them).
+ */
+static error_t read_resource_attributes(struct collector_options *o)
+{
+	char why[200];
+	int err = kvlist_parse(getenv("OTEL_RESOURCE_ATTRIBUTES"), &o->resource_attrs,
+			       &o->n_resource_attrs, why, sizeof(why));
+
+	if (err == -EINVAL) {
+		fprintf(stderr, "collector: OTEL_RESOURCE_ATTRIBUTES: %s%s\n", why,
+			o->otlp ? "" : "; ignored");
+		return o->otlp ? EINVAL : 0;
+	}
+	if (err)
+		fprintf(stderr, "collector: out of memory\n");
+	return err ? ENOMEM : 0;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	static error_t (*const groups[])(struct collector_options *o, int key, char *arg) = {
@@ -537,6 +559,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return 0; /* -e list: nothing to profile */
 		events_fill_defaults(o);
 		err = check_options(o, state);
+		if (!err)
+			err = read_resource_attributes(o);
 		if (!err && o->otlp && !o->formats) {
 			/* the run is planned for what it pushes (summed in the
 			 * kernel, no switches), and writes no file */
@@ -590,6 +614,7 @@ int main(int argc, char **argv)
 		.off_cpu_min_ns = 1000,
 	};
 	const struct argp argp = { options, parse_opt, args_doc, doc, NULL, help_filter, NULL };
+	int rc;
 
 	if (argc > 1 && strcmp(argv[1], "dump") == 0)
 		return cmd_dump(argc - 1, argv + 1);
@@ -599,5 +624,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (opts.list_events)
 		return events_list(stdout);
-	return record_run(&opts);
+	rc = record_run(&opts);
+	kvlist_free(opts.resource_attrs, opts.n_resource_attrs);
+	return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/kvlist.h"
 #include "lib/perf_events.h"
 
 #define COLLECTOR_MAX_PIDS 256
@@ -49,6 +50,8 @@ struct collector_options {
 	const char *otlp_url;   /* --otlp=URL, NULL: OTEL_EXPORTER_OTLP_* or the default */
 	const char *otlp_spool; /* --otlp-spool DIR, NULL: transport/spool.h's default */
 	uint64_t otlp_spool_bytes; /* --otlp-spool-size, 0: the default */
+	struct kv *resource_attrs; /* OTEL_RESOURCE_ATTRIBUTES, parsed */
+	size_t n_resource_attrs;
 	bool push_only;         /* --otlp without -f: no profile file is written (formats
 				 * is then otlp's bit, what the run is planned for) */
 	unsigned int formats;   /* -f, a mask of formats/registry.h; 0: every one that applies */

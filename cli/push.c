@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/options.h"
 #include "formats/otlp/otlp.h"
 #include "transport/otlp_http.h"
 #include "transport/pusher.h"
@@ -33,13 +32,13 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-int push_open(struct push **out, const struct push_options *o)
+int push_open(struct push **out, const struct collector_options *o)
 {
 	struct push *p = calloc(1, sizeof(*p));
 	struct pusher_config cfg = {
 		.http = &p->http,
-		.spool_dir = o->spool_dir,
-		.spool_max_bytes = o->spool_max_bytes,
+		.spool_dir = o->otlp_spool,
+		.spool_max_bytes = o->otlp_spool_bytes,
 		.verbose = o->verbose,
 	};
 	char err[512] = "";
@@ -51,13 +50,13 @@ int push_open(struct push **out, const struct push_options *o)
 		return EXIT_FAILURE_RUN;
 	}
 	p->quiet = o->quiet;
-	rc = otlp_http_config_init(&p->http, o->url, err, sizeof(err));
+	rc = otlp_http_config_init(&p->http, o->otlp_url, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "collector: --otlp: %s\n", rc == -ENOMEM ? "out of memory" : err);
 		push_free(p);
 		return rc == -ENOMEM ? EXIT_FAILURE_RUN : EXIT_USAGE;
 	}
-	p->spool_dir = strdup(o->spool_dir ? o->spool_dir : SPOOL_DEFAULT_DIR);
+	p->spool_dir = strdup(o->otlp_spool ? o->otlp_spool : SPOOL_DEFAULT_DIR);
 	p->pusher = p->spool_dir ? pusher_start(&cfg, err, sizeof(err)) : NULL;
 	if (!p->pusher) {
 		fprintf(stderr, "collector: --otlp: %s\n", p->spool_dir ? err : "out of memory");

@@ -17,23 +17,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli/options.h"
 #include "model/model.h"
-
-struct push_options {
-	const char *url;           /* --otlp=URL, or NULL: the environment's or the default */
-	const char *spool_dir;     /* --otlp-spool, or NULL: the default */
-	uint64_t spool_max_bytes;  /* --otlp-spool-size, or 0: the default */
-	bool verbose;              /* a line per request */
-	bool quiet;
-};
 
 struct push;
 
-/* The endpoint and its options from o and the OTEL_EXPORTER_OTLP_*
- * variables, the spool opened (what an earlier run left is sent first)
- * and the pusher started.  0, or an exit code (cli/options.h) after a
- * message saying what is wrong and what to do. */
-int push_open(struct push **out, const struct push_options *o);
+/* The endpoint and its options from --otlp, --otlp-spool,
+ * --otlp-spool-size and the OTEL_EXPORTER_OTLP_* variables, the spool
+ * opened (what an earlier run left is sent first) and the pusher started.
+ * 0, or an exit code (cli/options.h) after a message saying what is wrong
+ * and what to do. */
+int push_open(struct push **out, const struct collector_options *o);
 /* Encodes the model's samples (its window: one interval) and hands them
  * over.  0 or a negative errno (counted, said once). */
 int push_model(struct push *p, const struct model *m);

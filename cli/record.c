@@ -39,7 +39,6 @@
 #include "decode/trace_specs.h"
 #include "decode/tracker.h"
 #include "formats/registry.h"
-#include "lib/kvlist.h"
 #include "lib/path.h"
 #include "lib/powercap.h"
 #include "loader/bpf_session.h"
@@ -163,19 +162,8 @@ static int check_and_prepare_output(struct record *r)
 	rc = targets_check(opts);
 	if (rc)
 		return rc;
-	if (opts->otlp) {
-		struct push_options po = {
-			.url = opts->otlp_url,
-			.spool_dir = opts->otlp_spool,
-			.spool_max_bytes = opts->otlp_spool_bytes,
-			.verbose = opts->verbose,
-			.quiet = opts->quiet,
-		};
-
-		rc = push_open(&r->push, &po);
-		if (rc)
-			return rc;
-	}
+	if (opts->otlp && (rc = push_open(&r->push, opts)) != 0)
+		return rc;
 	if (opts->output)
 		snprintf(r->outdir, sizeof(r->outdir), "%s", opts->output);
 	else if (opts->push_only)
@@ -188,38 +176,6 @@ static int check_and_prepare_output(struct record *r)
 		return EXIT_OUTPUT;
 	if (save_records_open(&r->save) != 0)
 		return EXIT_OUTPUT;
-	return 0;
-}
-
-/*
- * OTEL_RESOURCE_ATTRIBUTES: what the collector is told of itself (a
- * deployment, a region, a host's name), for every process's resource (and
- * pprof's labels).  Malformed: an error for a run that pushes, a warning
- * otherwise (nothing else reads them).
- */
-static int read_resource_attributes(struct record *r)
-{
-	const char *text = getenv("OTEL_RESOURCE_ATTRIBUTES");
-	struct kv *attrs = NULL;
-	size_t n = 0;
-	char why[200];
-	int err;
-
-	if (!text || !*text)
-		return 0;
-	err = kvlist_parse(text, &attrs, &n, why, sizeof(why));
-	if (err == -EINVAL) {
-		fprintf(stderr, "collector: OTEL_RESOURCE_ATTRIBUTES: %s%s\n", why,
-			r->push ? "" : "; ignored");
-		return r->push ? EXIT_USAGE : 0;
-	}
-	for (size_t i = 0; !err && i < n; i++)
-		err = model_add_run_attribute(&r->m, attrs[i].key, attrs[i].value);
-	kvlist_free(attrs, n);
-	if (err) {
-		fprintf(stderr, "collector: out of memory\n");
-		return EXIT_FAILURE_RUN;
-	}
 	return 0;
 }
 
@@ -236,6 +192,8 @@ static int open_model(struct record *r)
 		.off_cpu = opts->off_cpu,
 		.off_cpu_min_ns = opts->off_cpu_min_ns,
 		.trace_nargs = opts->trace_args,
+		.attributes = opts->resource_attrs,
+		.n_attributes = opts->n_resource_attrs,
 	};
 	char *cmd = opts->command ? join_argv(opts->command) : NULL;
 	int err;
@@ -254,9 +212,6 @@ static int open_model(struct record *r)
 	setup.command_line = cmd;
 	decode_run_setup(&r->m, &setup);
 	free(cmd);
-	err = read_resource_attributes(r);
-	if (err)
-		return err;
 	r->sym = symbolizer_new(&r->m);
 	if (!r->sym) {
 		fprintf(stderr, "collector: out of memory\n");

@@ -3,6 +3,7 @@
 #include "decode/run.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,6 +75,9 @@ void decode_run_setup(struct model *m, const struct run_setup *s)
 		model_set_command_line(m, s->command_line);
 	if (s->call_graph)
 		decode_run_call_graph(m, s->call_graph);
+	for (size_t i = 0; i < s->n_attributes; i++)
+		if (model_add_run_attribute(m, s->attributes[i].key, s->attributes[i].value))
+			abort(); /* as the model's own allocations do */
 }
 
 void decode_run_call_graph(struct model *m, const char *call_graph)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/kvlist.h"
 #include "lib/perf_events.h"
 #include "lib/powercap.h"
 #include "model/model.h"
@@ -24,14 +25,17 @@ struct run_setup {
 	uint64_t off_cpu_min_ns;    /* --off-cpu-min */
 	unsigned int trace_nargs;   /* --args */
 	const char *call_graph;     /* "fp", "dwarf" */
+	/* what the collector was told of itself (OTEL_RESOURCE_ATTRIBUTES) */
+	const struct kv *attributes;
+	size_t n_attributes;
 };
 
 /* CLOCK_MONOTONIC, as the kernel's ktime, and CLOCK_REALTIME, in ns. */
 uint64_t run_clock_ns(bool monotonic);
 
 /* The machine (host name and id, CPUs, clock rate), the offset from
- * kernel time to the Unix epoch, and what was asked for (the events among
- * it, model_add_event() in order). */
+ * kernel time to the Unix epoch, what was asked for (the events among it,
+ * model_add_event() in order) and the run's attributes. */
 void decode_run_setup(struct model *m, const struct run_setup *s);
 /* The call graph chosen once the targets are known. */
 void decode_run_call_graph(struct model *m, const char *call_graph);

@@ -460,63 +460,6 @@ void model_set_command_line(struct model *m, const char *cmdline)
 	m->run.command_line = model_strdup(cmdline);
 }
 
-void model_set_process_identity(struct model *m, uint32_t process, const char *service_name,
-				const char *container_id)
-{
-	struct model_process *p = &m->processes.items[process];
-
-	free(p->service_name);
-	free(p->container_id);
-	p->service_name = model_strdup(service_name);
-	p->container_id = model_strdup(container_id);
-	p->identified = true;
-}
-
-const char *model_service_name(const struct model_process *p, char *buf, size_t size)
-{
-	const char *base = p->exe ? strrchr(p->exe, '/') : NULL;
-
-	if (p->service_name)
-		return p->service_name;
-	snprintf(buf, size, "unknown_service:%s", base ? base + 1 : p->exe ? p->exe : p->comm);
-	return buf;
-}
-
-int model_add_run_attribute(struct model *m, const char *key, const char *value)
-{
-	struct model_run *r = &m->run;
-	struct model_attribute *a;
-	char *v = strdup(value), *k;
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->n_attributes; i++) {
-		if (!strcmp(r->attributes[i].key, key)) {
-			free(r->attributes[i].value);
-			r->attributes[i].value = v;
-			return 0;
-		}
-	}
-	k = strdup(key);
-	a = k ? realloc(r->attributes, (r->n_attributes + 1) * sizeof(*a)) : NULL;
-	if (!a) {
-		free(k);
-		free(v);
-		return -ENOMEM;
-	}
-	r->attributes = a;
-	a[r->n_attributes++] = (struct model_attribute){ k, v };
-	return 0;
-}
-
-const char *model_run_attribute(const struct model *m, const char *key)
-{
-	for (size_t i = 0; i < m->run.n_attributes; i++)
-		if (!strcmp(m->run.attributes[i].key, key))
-			return m->run.attributes[i].value;
-	return NULL;
-}
-
 /* ---- images, files, functions ----------------------------------------- */
 
 uint32_t model_add_image(struct model *m, const struct model_image *tmpl)

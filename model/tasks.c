@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The model's processes, threads and mappings (model/model.h). */
+/* The model's processes, threads and mappings, and who they are to a
+ * backend: the processes' identities and the run's attributes
+ * (model/model.h). */
 #include "model/model.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 uint32_t model_add_process(struct model *m, pid_t pid, pid_t ppid, uint32_t generation,
 			   const char *comm, const char *cmdline, const char *exe)
@@ -93,4 +97,61 @@ void model_forget_ended_tasks(struct model *m, uint32_t *process_map, uint32_t *
 		m->threads.items[nt++] = *th;
 	}
 	m->threads.len = nt;
+}
+
+void model_set_process_identity(struct model *m, uint32_t process, const char *service_name,
+				const char *container_id)
+{
+	struct model_process *p = &m->processes.items[process];
+
+	free(p->service_name);
+	free(p->container_id);
+	p->service_name = model_strdup(service_name);
+	p->container_id = model_strdup(container_id);
+	p->identified = true;
+}
+
+const char *model_service_name(const struct model_process *p, char *buf, size_t size)
+{
+	const char *base = p->exe ? strrchr(p->exe, '/') : NULL;
+
+	if (p->service_name)
+		return p->service_name;
+	snprintf(buf, size, "unknown_service:%s", base ? base + 1 : p->exe ? p->exe : p->comm);
+	return buf;
+}
+
+int model_add_run_attribute(struct model *m, const char *key, const char *value)
+{
+	struct model_run *r = &m->run;
+	struct model_attribute *a;
+	char *v = strdup(value), *k;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_attributes; i++) {
+		if (!strcmp(r->attributes[i].key, key)) {
+			free(r->attributes[i].value);
+			r->attributes[i].value = v;
+			return 0;
+		}
+	}
+	k = strdup(key);
+	a = k ? realloc(r->attributes, (r->n_attributes + 1) * sizeof(*a)) : NULL;
+	if (!a) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	r->attributes = a;
+	a[r->n_attributes++] = (struct model_attribute){ k, v };
+	return 0;
+}
+
+const char *model_run_attribute(const struct model *m, const char *key)
+{
+	for (size_t i = 0; i < m->run.n_attributes; i++)
+		if (!strcmp(m->run.attributes[i].key, key))
+			return m->run.attributes[i].value;
+	return NULL;
 }

@@ -3,7 +3,7 @@
 """collector's bench: overhead, throughput and memory, side by side with peers.
 
     bench.py SECTION...      SECTION: sampling tracing exporters soak continuous high-rate offcpu
-                                  short busy
+                                  short busy otlp-outage
 
 Prints one Markdown table per measurement on stdout (progress on stderr).
 Run through `make bench` (or bench-sampling, ...), which builds what it
@@ -28,6 +28,7 @@ from benchkit.continuous import continuous  # noqa: E402
 from benchkit.exporters import exporters  # noqa: E402
 from benchkit.high_rate import high_rate  # noqa: E402
 from benchkit.offcpu import offcpu  # noqa: E402
+from benchkit.otlp_outage import otlp_outage  # noqa: E402
 from benchkit.sampling import dwarf, sampling  # noqa: E402
 from benchkit.short_runs import short_runs  # noqa: E402
 from benchkit.busy import busy  # noqa: E402
@@ -40,7 +41,7 @@ def main():
     known = {"sampling": sampling, "dwarf": dwarf, "cfi": cfi, "tracing": tracing,
              "exporters": exporters, "soak": soak, "continuous": continuous,
              "high-rate": high_rate, "offcpu": offcpu,
-             "short": short_runs, "busy": busy}
+             "short": short_runs, "busy": busy, "otlp-outage": otlp_outage}
     for s in sections:
         if s not in known:
             log(f"usage: bench.py [{'|'.join(known)}]...")

@@ -18,6 +18,8 @@
 #   make bench-busy        collector -a -F 499 -d BENCH_BUSY_SECONDS (8) under the
 #                          build loop beside perf record: truncated stacks, CPU, tables
 #   make bench-short       whole cost of 1 s and 10 s collector -p runs beside bpftrace
+#   make bench-otlp-outage the --otlp receiver down BENCH_OUTAGE_SECONDS (600) mid-run
+#                          under the build loop: RSS, spool, every interval delivered
 #
 # BENCH_RUNS=N repeats each measurement N times (default 3); BENCH_SIZES
 # lists the exporter model sizes (default "1000000 10000000").
@@ -38,7 +40,8 @@ BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)
 	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench $(BENCH)/cfi-rows
 
 .PHONY: bench bench-peers bench-sampling bench-dwarf bench-cfi bench-tracing bench-exporters bench-soak bench-python \
-	bench-continuous bench-high-rate bench-bins bench-offcpu bench-busy bench-short
+	bench-continuous bench-high-rate bench-bins bench-offcpu bench-busy bench-short \
+	bench-otlp-outage
 
 bench-peers:
 	@./bench/install-peers.sh
@@ -144,6 +147,10 @@ bench-busy: bench-peers bench-bins
 
 bench-short: bench-peers bench-bins
 	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py short
+
+bench-otlp-outage: bench-peers bench-bins
+	@$(SUDO) env $(BENCH_ENV) BENCH_OUTAGE_SECONDS='$(or $(BENCH_OUTAGE_SECONDS),600)' \
+		python3 bench/bench.py otlp-outage
 
 bench-high-rate: bench-peers collector
 	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py high-rate

@@ -32,15 +32,15 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 
 from benchkit.buildloop import BuildLoop
-from benchkit.common import (COLLECTOR, NCPUS, ROOT, bpf_stats, bpf_stats_enabled, fmt, log,
+from benchkit.common import (COLLECTOR, NCPUS, bpf_stats, bpf_stats_enabled, fmt, log,
                              perf_fds, stop, table, tool_cpu_ns, tool_prog_ids, wait_until)
 from benchkit.measure import collector_summary
+from benchkit.otlp import Receiver, otelcol_path, push_summary, pusher_tid, thread_cpu_ns
 from benchkit.soak import proc_status_kb
 from benchkit.wholecost import bpf_run_ns
 
@@ -61,110 +61,6 @@ def _pprof_top(path):
     if p.returncode != 0:
         return False, (p.stderr.strip().splitlines() or ["?"])[-1]
     return True, next((l.strip() for l in lines if "samples" in l or "Showing" in l), "")
-
-
-# ---------------------------------------------------------------------------
-# The receiver: the OpenTelemetry Collector of the tests (tests/otelcol,
-# built by scripts/build-otelcol.sh), started as tests/integration/otelcol.sh
-# starts it.  The debug exporter at verbosity basic logs one line per request
-# (its resources and samples); jsonfile, when asked, appends each request as
-# one line of OTLP/JSON (read by tests/integration/otlp_json.py).
-
-def otelcol_path():
-    """The binary of the current sources, or (None, why)."""
-    p = subprocess.run([os.path.join(ROOT, "scripts", "build-otelcol.sh"), "--path"],
-                       capture_output=True, text=True)
-    path = p.stdout.strip()
-    if p.returncode == 0 and path and os.access(path, os.X_OK):
-        return path, None
-    return None, (p.stderr.strip() or "no binary")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def _connects(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
-class Receiver:
-    def __init__(self, binary, tmp, jsonfile=None):
-        self.binary, self.port, self.jsonfile = binary, free_port(), jsonfile
-        self.cfg = os.path.join(tmp, "otelcol.yaml")
-        self.log = os.path.join(tmp, "otelcol.log")
-        self.proc = None
-        self.cpu_ns = 0          # CPU of the instances stopped so far
-        exporters = ["debug"] + (["jsonfile"] if jsonfile else [])
-        with open(self.cfg, "w") as f:
-            f.write("receivers:\n  otlp:\n    protocols:\n      http:\n"
-                    f"        endpoint: \"127.0.0.1:{self.port}\"\n"
-                    "exporters:\n  debug:\n    verbosity: basic\n" +
-                    (f"  jsonfile:\n    path: \"{jsonfile}\"\n" if jsonfile else "") +
-                    "service:\n  telemetry:\n    metrics:\n      level: none\n"
-                    # every request's line: no sampling of repeated lines
-                    "    logs:\n      sampling:\n        enabled: false\n"
-                    f"      output_paths: [\"{self.log}\"]\n"
-                    f"      error_output_paths: [\"{self.log}\"]\n"
-                    "  pipelines:\n    profiles:\n      receivers: [otlp]\n"
-                    f"      exporters: [{', '.join(exporters)}]\n")
-        open(self.log, "w").close()
-
-    @property
-    def url(self):
-        return f"http://127.0.0.1:{self.port}"
-
-    def _ready_lines(self):
-        with open(self.log, errors="replace") as f:
-            return f.read().count("Everything is ready")
-
-    def start(self):
-        before = self._ready_lines()
-        with open(self.log, "a") as logf:
-            self.proc = subprocess.Popen([self.binary, f"--config={self.cfg}",
-                                         "--feature-gates=service.profilesSupport"],
-                                        stdout=logf, stderr=logf)
-        ok = wait_until(lambda: self.proc.poll() is not None or
-                        (self._ready_lines() > before and _connects(self.port)), 30,
-                        "the OpenTelemetry Collector to accept connections")
-        if not ok or self.proc.poll() is not None:
-            with open(self.log, errors="replace") as f:
-                tail = f.read()[-1500:]
-            raise RuntimeError(f"the OpenTelemetry Collector did not start on {self.url}: {tail}")
-
-    def cpu(self):
-        """CPU seconds of every instance so far (the running one's included)."""
-        live = tool_cpu_ns(self.proc.pid) if self.proc and self.proc.poll() is None else 0
-        return (self.cpu_ns + live) / 1e9
-
-    def stop(self):
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.cpu_ns += tool_cpu_ns(self.proc.pid)
-            stop(self.proc, signal.SIGTERM, 30)
-        self.proc = None
-
-    def requests(self):
-        """[(resource profiles, sample records)] of every request the debug
-        exporter logged."""
-        out = []
-        with open(self.log, errors="replace") as f:
-            for line in f:
-                if '"otelcol.component.id": "debug"' not in line or "\tProfiles\t" not in line:
-                    continue
-                m = re.search(r'"resource profiles": (\d+), "sample records": (\d+)', line)
-                if m:
-                    out.append((int(m.group(1)), int(m.group(2))))
-        return out
 
 
 # ---------------------------------------------------------------------------
@@ -307,27 +203,6 @@ class Machine:
 # ---------------------------------------------------------------------------
 # One collector of the run, and its readings after each interval.
 
-def pusher_tid(pid):
-    """The push thread: the one that blocks every signal (transport/pusher.c)."""
-    for st in glob.glob(f"/proc/{pid}/task/*/status"):
-        try:
-            with open(st) as f:
-                blk = next((l.split()[1] for l in f if l.startswith("SigBlk:")), "0")
-        except OSError:
-            continue
-        if bin(int(blk, 16)).count("1") >= 32:
-            return int(st.split("/")[4])
-    return None
-
-
-def thread_cpu_ns(pid, tid):
-    try:
-        with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-            return int(f.read().split()[0])
-    except (OSError, ValueError, IndexError, TypeError):
-        return None
-
-
 def dir_bytes(path):
     n = total = 0
     for p in glob.glob(os.path.join(path, "*")):
@@ -458,24 +333,6 @@ class Run:
                 "duration ", "in-kernel sums", "unwind tables built", "unwind tables:")
         return [l.rstrip() for l in self.text.splitlines()
                 if any(k in l for k in keep) and not l.startswith("libbpf")]
-
-
-def push_summary(text):
-    """The summary's two `OTLP push` lines."""
-    out = {}
-    m = re.search(r"OTLP push\s+(\d+) of (\d+) intervals accepted by \S+"
-                  r"(?: \(([\d.]+) MiB of protobuf, ([\d.]+) MiB sent)?", text)
-    if m:
-        out["accepted"], out["encoded"] = int(m.group(1)), int(m.group(2))
-        if m.group(3):
-            out["proto_mib"], out["sent_mib"] = float(m.group(3)), float(m.group(4))
-    m = re.search(r"(\d+) retries, (\d+) refused, (\d+) dropped, (\d+) waiting in \S+ "
-                  r"\(([\d.]+) MiB\).*?encoding took ([\d.]+) s", text)
-    if m:
-        out["retries"], out["refused"], out["dropped"] = (int(m.group(i)) for i in (1, 2, 3))
-        out["waiting"], out["waiting_mib"] = int(m.group(4)), float(m.group(5))
-        out["encode_s"] = float(m.group(6))
-    return out
 
 
 def collector_argv(out, extra):
@@ -654,6 +511,22 @@ def report(runs, recv, perf_rows, files, checks, rcpu, self_res):
     base = runs[-1]
     what = f"`collector -a -F 99 --interval {INTERVAL} -v{'' if push else ' -f pprof'}" \
            f"{' ' if EXTRA else ''}{' '.join(EXTRA)}`"
+    _interval_table(runs, push, perf_rows, what)
+    _run_table(runs, push, base, recv, perf_rows, rcpu)
+    if not push:
+        _checks_note(files, checks)
+        return
+    _push_table(runs, push, recv, files)
+    _bpf_table(push, files)
+    _sampler_fit(push, files)
+    _summary_lines(push)
+    if self_res:
+        _self_profile_table(self_res)
+    _checks_note(files, checks)
+
+
+def _interval_table(runs, push, perf_rows, what):
+    """Per interval: each collector's share and RSS, perf and the machine beside."""
     # 1. per interval: each collector's share and RSS, perf beside
     n = min(len(r.rows) for r in runs)
     rows = []
@@ -687,6 +560,10 @@ def report(runs, recv, perf_rows, files, checks, rcpu, self_res):
           "outside the bench and the build loop alive at the reading (short-lived ones are "
           "missed).")
 
+
+def _run_table(runs, push, base, recv, perf_rows, rcpu):
+    """Over the run: each collector's CPU, BPF and RSS, perf's, the receiver's;
+    the push's cost as the difference of the runs with and without it."""
     # 2. over the run
     orows = []
     for r in runs:
@@ -743,9 +620,9 @@ def report(runs, recv, perf_rows, files, checks, rcpu, self_res):
           "(bpf_stats), both read at each interval's end, from the first to the last interval "
           "read (the last interval, written at exit, is not in the window).")
 
-    if not push:
-        _checks_note(files, checks)
-        return
+
+def _push_table(runs, push, recv, files):
+    """Per interval: the push's bytes and its thread's CPU beside the pprof file."""
     # 3. per interval: the push's bytes beside the pprof file's
     a = push.s
     sizes = {name: os.path.getsize(f) for name, f in files if os.path.exists(f)}
@@ -784,6 +661,9 @@ def report(runs, recv, perf_rows, files, checks, rcpu, self_res):
           f"intervals. The push thread's CPU is read at each interval's end: the interval just "
           f"cut is usually sent by then.")
 
+
+def _bpf_table(push, files):
+    """The push collector's BPF programs one by one, and the frames of a sample."""
     # 4. the BPF programs one by one, and the frames of a sample
     p0, p1 = push.progs0, getattr(push, "progs1", {})
     names = sorted({k[3:] for k in p1 if k.startswith("ns:")},
@@ -817,6 +697,11 @@ def report(runs, recv, perf_rows, files, checks, rcpu, self_res):
           f"lines; on_sample {fmt(per_run / 1e3 if per_run else None, 2)} µs a run, "
           f"{fmt(per_run / fps if per_run and fps else None, 0)} ns a frame if all of it were per "
           f"frame. A run that samples an idle CPU or a kernel thread walks no user stack.")
+
+
+def _sampler_fit(push, files):
+    """The sampler's run time per run against the frames of each interval's samples."""
+    a = push.s
     # the sampler's run time against the frames of the interval's samples:
     # a least-squares line over the intervals (fixed cost + cost per frame)
     byname = dict(files)
@@ -846,27 +731,33 @@ def report(runs, recv, perf_rows, files, checks, rcpu, self_res):
                   f"{fmt(max(y for _, y in pts) / 1e3, 1)} µs a run): least squares "
                   f"{fmt((my - slope * mx) / 1e3, 2)} µs + {fmt(slope, 0)} ns a frame "
                   f"(r² {fmt(r2, 2)}).")
+
+
+def _summary_lines(push):
+    """The push collector's summary lines on the cost."""
     print("\nThe push collector's summary (its lines on the cost):\n\n```")
     for l in push.summary_lines():
         print(l)
     print("```")
-    if self_res:
-        cats, total, fns, leaves, cpu_s, wall = self_res
 
-        def lead(c):
-            top = sorted(leaves.get(c, {}).items(), key=lambda kv: -kv[1])[:3]
-            return ", ".join(f"{f} {100 * v / total:.1f}%" for f, v in top)
-        crow = [[c, fmt(v, 0), fmt(100 * v / total, 1), fmt(1e3 * cpu_s * v / total / wall, 2),
-                 lead(c)] for c, v in sorted(cats.items(), key=lambda kv: -kv[1])]
-        top = sorted(fns.items(), key=lambda kv: -kv[1])[:15]
-        table(f"Where the push collector's own CPU goes ({SELF_PROFILE} s sampled at 2999 Hz "
-              f"by `collector -p PID -f folded`)",
-              ["what", "samples", "%", "ms per second", "leading leaf functions (% of all)"],
-              crow, f"{total} samples; its CPU over the window {fmt(cpu_s, 3)} s in "
-              f"{fmt(wall, 0)} s ({fmt(100 * cpu_s / wall if wall else None, 2)}% of a core, "
-              f"the sampler's own cost in it included). Leaf functions: " +
-              ", ".join(f"{f} {100 * v / total:.1f}%" for f, v in top))
-    _checks_note(files, checks)
+
+def _self_profile_table(self_res):
+    """Where the push collector's own CPU went (BENCH_SELF_PROFILE)."""
+    cats, total, fns, leaves, cpu_s, wall = self_res
+
+    def lead(c):
+        top = sorted(leaves.get(c, {}).items(), key=lambda kv: -kv[1])[:3]
+        return ", ".join(f"{f} {100 * v / total:.1f}%" for f, v in top)
+    crow = [[c, fmt(v, 0), fmt(100 * v / total, 1), fmt(1e3 * cpu_s * v / total / wall, 2),
+             lead(c)] for c, v in sorted(cats.items(), key=lambda kv: -kv[1])]
+    top = sorted(fns.items(), key=lambda kv: -kv[1])[:15]
+    table(f"Where the push collector's own CPU goes ({SELF_PROFILE} s sampled at 2999 Hz "
+          f"by `collector -p PID -f folded`)",
+          ["what", "samples", "%", "ms per second", "leading leaf functions (% of all)"],
+          crow, f"{total} samples; its CPU over the window {fmt(cpu_s, 3)} s in "
+          f"{fmt(wall, 0)} s ({fmt(100 * cpu_s / wall if wall else None, 2)}% of a core, "
+          f"the sampler's own cost in it included). Leaf functions: " +
+          ", ".join(f"{f} {100 * v / total:.1f}%" for f, v in top))
 
 
 def _checks_note(files, checks):

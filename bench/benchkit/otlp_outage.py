@@ -23,7 +23,8 @@ import time
 
 from benchkit.buildloop import BuildLoop
 from benchkit.common import COLLECTOR, ROOT, bpf_stats_enabled, fmt, log, stop, table, wait_until
-from benchkit.continuous import INTERVAL, Machine, Receiver, Run, otelcol_path
+from benchkit.continuous import INTERVAL, Machine, Run
+from benchkit.otlp import Receiver, otelcol_path
 
 BEFORE = int(os.environ.get("BENCH_OUTAGE_BEFORE", "120"))
 OUTAGE = int(os.environ.get("BENCH_OUTAGE_SECONDS", "600"))

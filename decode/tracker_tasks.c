@@ -223,7 +223,8 @@ static int shared_maps(struct tracker *t, uint32_t process, uint64_t last_read_k
 
 /*
  * Who a process is to a backend (model_set_process_identity()), read once,
- * when its first record is decoded (trk_thread()): the service it was told
+ * with its first maps or when its first record is decoded (trk_thread()),
+ * whichever comes first: the service it was told
  * it is (OTEL_SERVICE_NAME, else the service.name of its
  * OTEL_RESOURCE_ATTRIBUTES, as its SDK would say) and its container.  A
  * forked child is its parent, when the parent is known.  A process gone by
@@ -261,6 +262,12 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 	int map_files = trk_map_files(t);
 	size_t i;
 
+	/* read while the process surely lives: an exec'd command's maps
+	 * are read at its exec (a record decoded after its exit could not) */
+	if (!p->identified) {
+		identify(t, process);
+		p = &t->m->processes.items[process];
+	}
 	t->procs.items[process].maps_read_ktime = now_ktime;
 	t->procs.items[process].maps_deferred = false;
 	/* the unwind service's reading when it made one since now_ktime (at

@@ -8,8 +8,9 @@ pdata writes them: keys and values by index or inline).
       one line per request: its interval's UTC start (as collector names
       an interval's directory), its resources, and its samples/count total
   otlp_json.py frames FILE SERVICE
-      the frames of SERVICE's samples, one line each: samples function
-      frame-type (the samples/count of every sample whose stack has it)
+      the frames of SERVICE's samples (every service's with '*'), one line
+      each: samples function frame-type (the samples/count of every sample
+      whose stack has it)
   otlp_json.py resources FILE
       every resource's attributes, one line each: key=value ...
 """
@@ -99,7 +100,7 @@ def cmd_frames(reqs, service):
     seen = collections.Counter()
     for req in reqs:
         for rp in req.get("resourceProfiles", []):
-            if resource_attrs(req, rp).get("service.name") != service:
+            if service != "*" and resource_attrs(req, rp).get("service.name") != service:
                 continue
             for p in profiles(rp):
                 if sample_type(req, p) != "samples/count":

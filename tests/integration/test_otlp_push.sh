@@ -28,7 +28,10 @@ pprof_samples() {
 
 OTEL_SERVICE_NAME=otlp-split "$WL/split" 7 >/dev/null &
 split=$!
-OTEL_SERVICE_NAME=otlp-python /usr/bin/python3 tests/workloads/pyloop.py &
+# (pyloop twice over: 6 s of Python, started after the collector has
+# loaded however slow its start, under ASan)
+OTEL_SERVICE_NAME=otlp-python sh -c "/usr/bin/python3 tests/workloads/pyloop.py &&
+	/usr/bin/python3 tests/workloads/pyloop.py" &
 py=$!
 OTEL_RESOURCE_ATTRIBUTES="deployment.environment=otlp-test,region=here%2Cthere" \
 	"$COLLECTOR" -a -F 499 --interval 2 -d 7 --otlp="http://127.0.0.1:$port" \
@@ -78,9 +81,10 @@ grep -v 'deployment.environment=otlp-test' "$TMP/resources" >"$TMP/lacking"
 [ -s "$TMP/lacking" ] && { head -n 3 "$TMP/lacking"; fail "a resource lacks the collector's OTEL_RESOURCE_ATTRIBUTES"; }
 grep -q 'region=here,there' "$TMP/resources" || fail "region's value was not percent-decoded"
 # a process that was not told its service: unknown_service and its executable
-grep -Eq "service.name=unknown_service:collector( |$)" "$TMP/resources" ||
-	fail "the collector's own process is not unknown_service:collector"
-python3 tests/integration/otlp_json.py frames "$recv" unknown_service:collector |
+self=$(basename "$COLLECTOR")
+grep -Eq "service.name=unknown_service:$self( |$)" "$TMP/resources" ||
+	fail "the collector's own process is not unknown_service:$self"
+python3 tests/integration/otlp_json.py frames "$recv" "unknown_service:$self" |
 	grep -Eq '^[0-9]+ [^ ]+ kernel$' || fail "no kernel frame in the collector's own samples"
 
 # without --interval: the whole run once, at its end; no file written
@@ -93,7 +97,7 @@ cg=/sys/fs/cgroup/pids/docker/$cid
 mkdir -p "$cg" || fail "cannot make the cgroup $cg (cgroup v1's pids hierarchy)"
 add_cleanup "rmdir '$cg' 2>/dev/null; rmdir /sys/fs/cgroup/pids/docker 2>/dev/null"
 (cd "$TMP/cwd" && OTEL_SERVICE_NAME=otlp-once "$COLLECTOR" --otlp="http://127.0.0.1:$port" \
-	--otlp-spool "$TMP/spool" -- sh -c "echo \$\$ >$cg/cgroup.procs && exec $WL/split 1" \
+	--otlp-spool "$TMP/spool" -- sh -c "echo \$\$ >$cg/cgroup.procs && exec $WL/split 2" \
 	>/dev/null 2>"$TMP/err1") || { cat "$TMP/err1"; fail "collector --otlp -- split exited $?"; }
 python3 tests/integration/otlp_json.py resources "$recv" | grep "service.name=otlp-once" |
 	grep -q "container.id=$cid " || fail "the command's resource has not its container's id"

@@ -40,7 +40,6 @@
  */
 #include "formats/format.h"
 #include "formats/frames.h"
-#include "formats/text.h"
 #include "formats/pprof/pprof.h"
 #include "formats/pprof/pprof_internal.h"
 

@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 
 static bool str_ok(const Perftools__Profiles__Profile *m, int64_t i)

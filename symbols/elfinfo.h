@@ -11,6 +11,9 @@
  * hundreds of images open costs address space, not file descriptors, and so
  * that a file opened through /proc/PID/map_files stays readable after the
  * process is gone.
+ *
+ * elfinfo.c opens the file and reads its facts; elf_symbols.c walks its
+ * symbol tables and builds the sorted function table.
  */
 #ifndef COLLECTOR_ELFINFO_H
 #define COLLECTOR_ELFINFO_H

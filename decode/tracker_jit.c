@@ -24,35 +24,58 @@
 #include <unistd.h>
 
 #include "lib/proc.h"
+#include "runtimes/jvm/jvm_attach.h"
 #include "symbols/perfmap.h"
 
 /* A perf map larger than this is left unread (a runtime writes about
  * 100 bytes per compiled function). */
 #define PERFMAP_MAX_BYTES (512u << 20)
 
-/* Opens the process's perf map while it is alive, once it exists. */
-static void open_map(struct jit_state *js, bool alive)
+/* A descriptor of process pid's perf map (through its namespace while it
+ * is alive), or -1 when it has none yet. */
+static int open_perf_map(pid_t pid, bool alive)
 {
 	struct stat st;
 	char path[96];
+	int fd = -1;
 
-	if (js->fd >= 0)
-		return;
 	if (alive) {
-		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)js->pid,
-			 (int)proc_namespace_pid(js->pid));
-		js->fd = open(path, O_RDONLY | O_CLOEXEC);
+		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)pid,
+			 (int)proc_namespace_pid(pid));
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
-	if (js->fd < 0) {
-		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)js->pid);
-		js->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	/* an earlier process's of the same pid names other code: not read
 	 * (until this process writes its own) */
-	if (js->fd >= 0 && alive && fstat(js->fd, &st) == 0 && proc_file_predates(js->pid, &st)) {
-		close(js->fd);
-		js->fd = -1;
+	if (fd >= 0 && alive && fstat(fd, &st) == 0 && proc_file_predates(pid, &st)) {
+		close(fd);
+		fd = -1;
 	}
+	return fd;
+}
+
+/* Opens the process's perf map while it is alive, once it exists. */
+static void open_map(struct jit_state *js, bool alive)
+{
+	if (js->fd < 0)
+		js->fd = open_perf_map(js->pid, alive);
+}
+
+/* The perf map open as fd, read whole and parsed.  0 or a negative errno. */
+static int read_map(int fd, struct perfmap *pm)
+{
+	char path[64], *text;
+	size_t len;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	err = proc_read_all(path, PERFMAP_MAX_BYTES, &text, &len);
+	if (err)
+		return err;
+	return perfmap_parse(pm, text, len);
 }
 
 uint32_t trk_jit_image(struct tracker *t, uint32_t process)
@@ -99,19 +122,14 @@ static bool jit_process_alive(const struct tracker *t, uint32_t jit)
  * by runtimes/jvm/): opened now, through the namespace while alive. */
 static void resolve(struct tracker *t, struct jit_state *js)
 {
-	char path[64], *text;
 	struct perfmap pm;
-	size_t len;
 
 	if (!js->pending.len)
 		return;
 	open_map(js, jit_process_alive(t, (uint32_t)(js - t->jits.items)));
 	if (js->fd < 0)
 		return;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", js->fd);
-	if (proc_read_all(path, PERFMAP_MAX_BYTES, &text, &len) != 0)
-		return;
-	if (perfmap_parse(&pm, text, len) != 0)
+	if (read_map(js->fd, &pm) != 0)
 		return;
 	for (size_t i = 0; i < js->pending.len; i++) {
 		struct model_location *l = &t->m->locations.items[js->pending.items[i]];
@@ -135,15 +153,56 @@ void trk_jit_resolve(struct tracker *t, pid_t pid)
 			resolve(t, &t->jits.items[i]);
 }
 
+/* Whether the process's perf map, as it is now, names every pending
+ * location of js (the map read and let go: resolve() names them). */
+static bool map_names_pending(const struct tracker *t, const struct jit_state *js, bool alive)
+{
+	int fd = js->fd >= 0 ? js->fd : open_perf_map(js->pid, alive);
+	struct perfmap pm;
+	bool all = false;
+
+	if (fd < 0)
+		return false;
+	if (read_map(fd, &pm) == 0) {
+		all = true;
+		for (size_t i = 0; all && i < js->pending.len; i++) {
+			uint64_t addr = t->m->locations.items[js->pending.items[i]].addr;
+
+			all = perfmap_lookup(&pm, addr) != NULL;
+		}
+		perfmap_free(&pm);
+	}
+	if (fd != js->fd)
+		close(fd);
+	return all;
+}
+
+/*
+ * Pending code is not yet looked up in its process's map (that is done
+ * after the JVMs are asked, runtimes/jvm/): a process counts as waiting
+ * when its map, as it is now, leaves some of it unnamed (or it has none).
+ * Else a process whose map names all of it (node --perf-basic-prof) was
+ * taken for one whose JIT code stays unnamed, and the summary said so.
+ * A HotSpot JVM with pending code waits whatever its map names, as it did:
+ * a map it dumped at an earlier request may name code freed since, and is
+ * asked for again.
+ */
 size_t tracker_jit_waiting(const struct tracker *t, pid_t *pids, size_t max)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->procs.len && n < max; i++) {
 		const struct proc_state *ps = &t->procs.items[i];
+		const struct jit_state *js;
 
-		if (ps->alive && ps->jit != UINT32_MAX && t->jits.items[ps->jit].pending.len)
-			pids[n++] = t->jits.items[ps->jit].pid;
+		if (!ps->alive || ps->jit == UINT32_MAX)
+			continue;
+		js = &t->jits.items[ps->jit];
+		if (!js->pending.len)
+			continue;
+		if (map_names_pending(t, js, ps->alive) && !jvm_is_hotspot(js->pid))
+			continue;
+		pids[n++] = js->pid;
 	}
 	return n;
 }

@@ -39,4 +39,30 @@ grep -q '^ob=([0-9]*) \[jit\]$\|^cob=([0-9]*) \[jit\]$' "$TMP"/node.out/callgrin
 "$COLLECTOR" dump "$TMP/pp/profile.pb.gz" >"$TMP/pp.txt" || fail "dump of profile.pb.gz failed"
 grep -q '^mapping .* \[jit\] ' "$TMP/pp.txt" || fail "no [jit] mapping in pprof"
 grep -q 'JS:\*hotLoop' "$TMP/pp.txt" || fail "no JS:*hotLoop in pprof"
+
+# -p on a node that writes its perf map: the map is read at the end of the
+# run, while node still runs, and names its JIT code; the summary must not
+# call that code unnamed ("JIT code unnamed in 1 process that wrote no perf
+# map and is not a JVM" was printed: the processes whose code was not looked
+# up in their maps yet were taken for processes whose code stays unnamed)
+sed 's/Date.now() + 3000/Date.now() + 15000/' "$TMP/hot.js" >"$TMP/long.js"
+node --perf-basic-prof "$TMP/long.js" >/dev/null &
+npid=$!
+# until V8 has compiled hotLoop (its line in the map)
+for _ in $(seq 1 100); do
+	grep -q 'hotLoop' "/tmp/perf-$npid.map" 2>/dev/null && break
+	sleep 0.05
+done
+"$COLLECTOR" -p "$npid" -d 2 -f folded -o "$TMP/p.out" >/dev/null 2>"$TMP/p.summary"
+rc=$?
+kill "$npid" 2>/dev/null
+wait "$npid" 2>/dev/null
+rm -f "/tmp/perf-$npid.map"
+[ "$rc" -eq 0 ] || { cat "$TMP/p.summary"; fail "-p run on node failed ($rc)"; }
+grep -q "^ .*JS:\\*hotLoop $TMP/long.js:1:17 *\\[jit\\]\$" "$TMP/p.summary" ||
+	{ cat "$TMP/p.summary"; fail "-p: hotLoop is not named from the perf map"; }
+if grep -q 'JIT code .*unnamed' "$TMP/p.summary"; then
+	cat "$TMP/p.summary"
+	fail "-p: JIT code reported unnamed although node's perf map named it"
+fi
 echo ok

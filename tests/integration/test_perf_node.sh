@@ -65,4 +65,7 @@ if grep -q 'JIT code .*unnamed' "$TMP/p.summary"; then
 	cat "$TMP/p.summary"
 	fail "-p: JIT code reported unnamed although node's perf map named it"
 fi
+# the perf maps of the nodes the collector launched (named for their pids,
+# which only their content ties to this test)
+grep -l "$TMP/hot.js" /tmp/perf-*.map 2>/dev/null | xargs rm -f
 echo ok

@@ -191,7 +191,17 @@ struct collector_offcpu_done_event {
 	struct collector_event_header hdr;
 	u64 out_ns;       /* time out; 0: shorter than --off-cpu-min, not counted */
 	u32 seq;          /* the OFFCPU_STACK's */
-	u32 pad;
+	u32 more;         /* 1: the time out up to a cut (an interval's end),
+			   * the thread still out: more of it comes */
+};
+
+/* What bpf/offcpu_window.bpf.h's iterator does to each target thread. */
+enum collector_window_op {
+	COLLECTOR_WINDOW_START = 1, /* switched out since before the run: its
+				     * stacks taken, its time counted from the
+				     * run's start */
+	COLLECTOR_WINDOW_CUT = 2,   /* still out: its time up to the cut counted,
+				     * the rest from the cut on */
 };
 
 /* How a sample's user walk ended. */
@@ -388,6 +398,13 @@ enum collector_counter {
 	COLLECTOR_CNT_PY_TOO_DEEP,        /* ... stopped: no room left in the stack */
 	COLLECTOR_CNT_CFI_LEARNED,        /* cfi: mappings the program found in the
 					   * kernel's VMA tree itself */
+	COLLECTOR_CNT_WINDOW_BLOCKED,     /* --off-cpu: threads found out when the run
+					   * started, their stacks taken */
+	COLLECTOR_CNT_WINDOW_NO_USER,     /* ... with their kernel stack only (the ring
+					   * full, or the user stack unreadable) */
+	COLLECTOR_CNT_WINDOW_WOKE,        /* ... that ran while their stacks were taken:
+					   * the time before they woke is not counted */
+	COLLECTOR_CNT_WINDOW_CUT,         /* blocks counted up to a cut or the end */
 	COLLECTOR_CNT_MAX,
 };
 

@@ -11,7 +11,10 @@
  * kept by thread id; at switch-in the time out is added to the
  * sums, or, when shorter than off_cpu_min_ns, only counted
  * (COLLECTOR_CNT_OFFCPU_SHORT).  Only the time after offcpu_since_ns
- * counts; a thread still out when the run ends is not counted.
+ * counts; a thread out when the run starts, and one still out at a cut or
+ * when it ends, are the window's (offcpu_window.bpf.h), which moves a
+ * thread's start_ns to the cut: start_ns is taken at the switch-in and
+ * moved by a cut atomically, so that each ns out is counted once.
  *
  * With cfi, a switch-out before the image's table (the unwinder would copy
  * a sample's stack for user space then) sends the kernel frames and a copy
@@ -34,12 +37,44 @@
 const volatile u64 off_cpu_min_ns = 1000;
 const volatile u32 off_cpu_event = 0;
 /* Set by the loader through skel->bss: time out before it is not counted
- * (a launched command waits for its go before the exec; a -p target may
- * have been out since long before the run). */
+ * (a launched command waits for its go before the exec; a -p target out
+ * since before the run is counted from it, offcpu_window.bpf.h), nor after
+ * offcpu_until_ns when set (the run's end: the blocks still going on are
+ * counted up to it by the window's iterator). */
 u64 offcpu_since_ns = 0;
+u64 offcpu_until_ns = 0;
+
+/*
+ * The scheduler's own functions (the kernel's .sched.text, and its
+ * .spinlock.text of lock slow paths), found by find_sched_text, which the
+ * loader runs once after load, for user space: it starts a switch-out's
+ * kernel stack where the thread chose to wait (hrtimer_nanosleep,
+ * pipe_read, futex_wait_queue) and not in __schedule, schedule and
+ * do_nanosleep, as the stack the kernel gives of a task that is not
+ * running does (bpf_get_task_stack(), offcpu_window.bpf.h): a wait that
+ * began before the run and one that began during it are one stack.  Not
+ * here: the trimmed stack's length, unknown to the verifier, made it walk
+ * the hash loop once per length (over a million instructions).  0: unknown.
+ */
+u64 sched_text_start = 0, sched_text_end = 0, lock_text_start = 0, lock_text_end = 0;
+
+SEC("syscall")
+int find_sched_text(void *ctx)
+{
+	bpf_kallsyms_lookup_name("__sched_text_start", sizeof("__sched_text_start"), 0,
+				 &sched_text_start);
+	bpf_kallsyms_lookup_name("__sched_text_end", sizeof("__sched_text_end"), 0,
+				 &sched_text_end);
+	bpf_kallsyms_lookup_name("__lock_text_start", sizeof("__lock_text_start"), 0,
+				 &lock_text_start);
+	bpf_kallsyms_lookup_name("__lock_text_end", sizeof("__lock_text_end"), 0,
+				 &lock_text_end);
+	return 0;
+}
 
 struct offcpu_state {
-	u64 start_ns;     /* 0: not switched out (as far as we saw) */
+	u64 start_ns;     /* 0: not switched out (as far as we saw); read and
+			   * written atomically, it says who counts the time */
 	u64 kernel_stack;
 	u64 user_stack;
 	u64 user_ip, user_sp, user_bp; /* the registers user_stack was walked from */
@@ -105,7 +140,7 @@ __noinline int offcpu_stack_copy(u32 tgid, u32 tid, u32 nk, u32 seq)
 /* The time out of a thread whose stacks went as OFFCPU_STACK seq. */
 static __always_inline void offcpu_copy_done(u32 tgid, u32 tid, u32 seq, u64 out_ns)
 {
-	struct collector_offcpu_done_event d = { .out_ns = out_ns, .seq = seq };
+	struct collector_offcpu_done_event d = { .out_ns = out_ns, .seq = seq, .more = 0 };
 
 	fill_header(&d.hdr, COLLECTOR_EV_OFFCPU_DONE, tgid, tid, bpf_ktime_get_ns());
 	if (bpf_ringbuf_output(&events, &d, sizeof(d), submit_flags()) != 0)
@@ -202,13 +237,20 @@ static __always_inline void offcpu_switch_in(struct task_struct *next, u32 tgid,
 {
 	struct offcpu_state *st = bpf_map_lookup_elem(&offcpu_states, &tid);
 	struct collector_agg_key key = {};
-	u64 out_ns, start;
+	u64 out_ns, start, now = bpf_ktime_get_ns();
 
 	if (!st || !st->start_ns)
 		return;
-	start = st->start_ns > offcpu_since_ns ? st->start_ns : offcpu_since_ns;
-	out_ns = bpf_ktime_get_ns() - start;
-	st->start_ns = 0;
+	/* taken, not read: a cut on another CPU moves it only while it is
+	 * still the one this switch-out set */
+	start = __sync_lock_test_and_set(&st->start_ns, 0);
+	if (!start)
+		return;
+	if (start < offcpu_since_ns)
+		start = offcpu_since_ns;
+	if (offcpu_until_ns && now > offcpu_until_ns)
+		now = offcpu_until_ns;
+	out_ns = now > start ? now - start : 0;
 	if (out_ns < off_cpu_min_ns)
 		count(COLLECTOR_CNT_OFFCPU_SHORT);
 	if (st->copy_seq) {

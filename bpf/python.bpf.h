@@ -26,6 +26,12 @@
  * first bytes; the instruction offset is the frame's instruction pointer
  * less the code object's first code unit, with no read of the code.
  *
+ * python_frames_of_task() is the same walk of a thread that is not the
+ * current one (offcpu_window.bpf.h: a thread found blocked when the run
+ * starts), its memory read with bpf_copy_from_user_task(): sleepable
+ * programs only.  Each walk's reads are chosen by a constant, so that a
+ * program that is not sleepable never holds that helper.
+ *
  * python_code_notice() sends the frames of a stack the kernel's sums stored
  * for the first time, so that their code objects are named while the
  * process lives (sample_agg.bpf.h).
@@ -50,21 +56,32 @@ struct {
  * in 3.11, 0x46 in 3.14). */
 #define PY_FRAME_BYTES 80
 
+/* A read of the walked thread's memory: the current task's, or (remote, a
+ * constant at every call) task's, which only a sleepable program may do. */
+static __always_inline long py_read(void *dst, u32 size, u64 src, struct task_struct *task,
+				    bool remote)
+{
+	if (remote)
+		return bpf_copy_from_user_task(dst, size, (void *)src, task, 0);
+	return bpf_probe_read_user(dst, size, (void *)src);
+}
+
 struct py_thread_search {
 	const struct collector_python_proc *pp;
+	struct task_struct *task; /* the walked thread */
 	u64 tstate, want;
 	bool found, failed;
 };
 
-static long py_thread_step(u32 i, void *data)
+static __always_inline long py_thread_step_in(void *data, bool remote)
 {
 	struct py_thread_search *s = data;
 	u64 id = 0, next = 0;
 
 	if (!s->tstate)
 		return 1;
-	if (bpf_probe_read_user(&id, sizeof(id), (void *)(s->tstate + s->pp->tstate_thread_id)) ||
-	    bpf_probe_read_user(&next, sizeof(next), (void *)(s->tstate + s->pp->tstate_next))) {
+	if (py_read(&id, sizeof(id), s->tstate + s->pp->tstate_thread_id, s->task, remote) ||
+	    py_read(&next, sizeof(next), s->tstate + s->pp->tstate_next, s->task, remote)) {
 		s->failed = true;
 		return 1;
 	}
@@ -76,8 +93,19 @@ static long py_thread_step(u32 i, void *data)
 	return 0;
 }
 
+static long py_thread_step(u32 i, void *data)
+{
+	return py_thread_step_in(data, false);
+}
+
+static long py_thread_step_task(u32 i, void *data)
+{
+	return py_thread_step_in(data, true);
+}
+
 struct py_frame_walk {
 	const struct collector_python_proc *pp;
+	struct task_struct *task; /* the walked thread */
 	u64 *frames;
 	u64 frame;
 	u32 at, room, n;
@@ -96,7 +124,7 @@ static __always_inline u64 py_field(const u8 *buf, u32 off)
 	return v;
 }
 
-static long py_frame_step(u32 i, void *data)
+static __always_inline long py_frame_step_in(void *data, bool remote)
 {
 	struct py_frame_walk *w = data;
 	const struct collector_python_proc *pp = w->pp;
@@ -111,7 +139,7 @@ static long py_frame_step(u32 i, void *data)
 		count(COLLECTOR_CNT_PY_TOO_DEEP);
 		return 1;
 	}
-	if (bpf_probe_read_user(buf, sizeof(buf), (void *)w->frame)) {
+	if (py_read(buf, sizeof(buf), w->frame, w->task, remote)) {
 		w->failed = true;
 		return 1;
 	}
@@ -159,8 +187,18 @@ static long py_frame_step(u32 i, void *data)
 	return 0;
 }
 
-static __always_inline u32 python_frames(struct sample_scratch *sc, u32 at, u32 room, u32 tgid,
-					 struct task_struct *task)
+static long py_frame_step(u32 i, void *data)
+{
+	return py_frame_step_in(data, false);
+}
+
+static long py_frame_step_task(u32 i, void *data)
+{
+	return py_frame_step_in(data, true);
+}
+
+static __always_inline u32 python_frames_in(struct sample_scratch *sc, u32 at, u32 room, u32 tgid,
+					    struct task_struct *task, bool remote)
 {
 	const struct collector_python_proc *pp = bpf_map_lookup_elem(&python_procs, &tgid);
 	struct py_thread_search s = {};
@@ -171,37 +209,51 @@ static __always_inline u32 python_frames(struct sample_scratch *sc, u32 at, u32 
 		return 0;
 	count(COLLECTOR_CNT_PY_WALKS);
 	s.pp = pp;
+	s.task = task;
 	/* the thread pointer: glibc's struct pthread, pthread_self() */
 	s.want = BPF_CORE_READ(task, thread.fsbase);
-	if (bpf_probe_read_user(&interp, sizeof(interp), (void *)pp->interp_head) || !interp ||
-	    bpf_probe_read_user(&s.tstate, sizeof(s.tstate),
-				(void *)(interp + pp->threads_head))) {
+	if (py_read(&interp, sizeof(interp), pp->interp_head, task, remote) || !interp ||
+	    py_read(&s.tstate, sizeof(s.tstate), interp + pp->threads_head, task, remote)) {
 		count(COLLECTOR_CNT_PY_READ_FAILED);
 		return 0;
 	}
-	bpf_loop(PY_MAX_THREADS, py_thread_step, &s, 0);
+	bpf_loop(PY_MAX_THREADS, remote ? py_thread_step_task : py_thread_step, &s, 0);
 	if (!s.found) {
 		count(s.failed ? COLLECTOR_CNT_PY_READ_FAILED : COLLECTOR_CNT_PY_NO_THREAD);
 		return 0;
 	}
-	if (bpf_probe_read_user(&frame, sizeof(frame), (void *)(s.tstate + pp->tstate_frame))) {
+	if (py_read(&frame, sizeof(frame), s.tstate + pp->tstate_frame, task, remote)) {
 		count(COLLECTOR_CNT_PY_READ_FAILED);
 		return 0;
 	}
 	if (frame && (pp->flags & COLLECTOR_PY_VIA_CFRAME) &&
-	    bpf_probe_read_user(&frame, sizeof(frame), (void *)(frame + pp->cframe_frame))) {
+	    py_read(&frame, sizeof(frame), frame + pp->cframe_frame, task, remote)) {
 		count(COLLECTOR_CNT_PY_READ_FAILED);
 		return 0;
 	}
 	w.pp = pp;
+	w.task = task;
 	w.frames = sc->frames;
 	w.frame = frame;
 	w.at = at;
 	w.room = room;
-	bpf_loop(COLLECTOR_MAX_STACK_DEPTH, py_frame_step, &w, 0);
+	bpf_loop(COLLECTOR_MAX_STACK_DEPTH, remote ? py_frame_step_task : py_frame_step, &w, 0);
 	if (w.failed)
 		count(COLLECTOR_CNT_PY_READ_FAILED);
 	return w.n;
+}
+
+static __always_inline u32 python_frames(struct sample_scratch *sc, u32 at, u32 room, u32 tgid,
+					 struct task_struct *task)
+{
+	return python_frames_in(sc, at, room, tgid, task, false);
+}
+
+/* Sleepable programs only. */
+static __always_inline u32 python_frames_of_task(struct sample_scratch *sc, u32 at, u32 room,
+						 u32 tgid, struct task_struct *task)
+{
+	return python_frames_in(sc, at, room, tgid, task, true);
 }
 
 /* A stack the sums just stored (frames[first..first + n) of sc, thread tid

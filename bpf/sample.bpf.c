@@ -640,3 +640,4 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 }
 
 #include "offcpu.bpf.h"
+#include "offcpu_window.bpf.h"

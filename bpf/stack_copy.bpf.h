@@ -58,11 +58,13 @@ struct {
  */
 struct stack_copy_loop {
 	struct stack_scratch *sc;
+	struct task_struct *task; /* whose stack: another task's (remote) */
 };
 
-static long stack_copy_page(u32 i, void *data)
+static __always_inline long stack_copy_page_in(void *data, bool remote)
 {
-	struct stack_scratch *sc = ((struct stack_copy_loop *)data)->sc;
+	struct stack_copy_loop *l = data;
+	struct stack_scratch *sc = l->sc;
 	struct stack_copy *c = &sc->copy;
 	u64 chunk = 4096 - (c->addr & 4095), len = c->len, at;
 
@@ -74,12 +76,24 @@ static long stack_copy_page(u32 i, void *data)
 		return 1;
 	/* right after the kernel frames */
 	at = (c->nk & 127) * 8 + (len & (COLLECTOR_MAX_STACK_COPY - 1));
-	/* the helper zeroes what it could not read */
-	if (bpf_probe_read_user(&sc->data[at], chunk, (void *)c->addr) == 0)
+	/* the helpers zero what they could not read */
+	if (remote ? bpf_copy_from_user_task(&sc->data[at], chunk, (void *)c->addr, l->task, 0) == 0
+		   : bpf_probe_read_user(&sc->data[at], chunk, (void *)c->addr) == 0)
 		c->read = len + chunk;
 	c->len = len + chunk;
 	c->addr += chunk;
 	return 0;
+}
+
+static long stack_copy_page(u32 i, void *data)
+{
+	return stack_copy_page_in(data, false);
+}
+
+/* Sleepable programs only: another task's stack. */
+static long stack_copy_page_task(u32 i, void *data)
+{
+	return stack_copy_page_in(data, true);
 }
 
 /*
@@ -129,15 +143,19 @@ __noinline int stack_patch_uretprobes(struct stack_scratch *sc, u64 sp)
 
 /*
  * The top of the user stack from the record's sp (sc->e.regs, set), page
- * by page right after its nk kernel frames: a copy that reaches an
+ * by page right after its nk frames (kernel, and any Python frames of an
+ * off-CPU copy): a copy that reaches an
  * unmapped page keeps what it read, with its real length (sc->e.stack_len),
  * the return addresses pending uretprobes replaced put back.  The record's
  * size, or 0 when it does not fit.  For stack_sample() and the off-CPU
- * copies (offcpu.bpf.h).
+ * copies (offcpu.bpf.h); with remote (a constant), the stack of task, not
+ * the current one's (offcpu_window.bpf.h, sleepable), whose uretprobes are
+ * left as they are.
  */
-static __always_inline u64 stack_copy_user(struct stack_scratch *sc, u32 nk)
+static __always_inline u64 stack_copy_in(struct stack_scratch *sc, u32 nk,
+					 struct task_struct *task, bool remote)
 {
-	struct stack_copy_loop copy = { .sc = sc };
+	struct stack_copy_loop copy = { .sc = sc, .task = task };
 	u64 len, size;
 
 	sc->copy.nk = nk;
@@ -145,9 +163,11 @@ static __always_inline u64 stack_copy_user(struct stack_scratch *sc, u32 nk)
 	sc->copy.len = 0;
 	sc->copy.read = 0;
 	if (sc->copy.addr)
-		bpf_loop(COLLECTOR_MAX_STACK_COPY / 4096 + 1, stack_copy_page, &copy, 0);
+		bpf_loop(COLLECTOR_MAX_STACK_COPY / 4096 + 1,
+			 remote ? stack_copy_page_task : stack_copy_page, &copy, 0);
 	len = sc->copy.read;
-	stack_patch_uretprobes(sc, sc->e.regs.sp);
+	if (!remote)
+		stack_patch_uretprobes(sc, sc->e.regs.sp);
 	if (len < stack_bytes && sc->copy.addr)
 		count(COLLECTOR_CNT_STACK_COPY_SHORT);
 	sc->e.stack_len = len;
@@ -155,6 +175,11 @@ static __always_inline u64 stack_copy_user(struct stack_scratch *sc, u32 nk)
 		return 0;
 	size = sizeof(sc->e) + nk * sizeof(u64) + len;
 	return size > sizeof(*sc) ? 0 : size;
+}
+
+static __always_inline u64 stack_copy_user(struct stack_scratch *sc, u32 nk)
+{
+	return stack_copy_in(sc, nk, NULL, false);
 }
 
 /* --call-graph dwarf: user registers and the top of the user stack (and,

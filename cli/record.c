@@ -289,6 +289,7 @@ static int open_sampling(struct record *r)
 {
 	const struct collector_options *opts = r->opts;
 	struct bpf_session_config cfg;
+	uint64_t sched_text[4];
 
 	session_config_of(opts, &cfg);
 	cfg.on_record = on_record;
@@ -301,11 +302,14 @@ static int open_sampling(struct record *r)
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
 	r->python = python_walk_open(r->bpf);
+	/* --off-cpu unwinds the stacks of threads blocked before the run */
 	if (!r->tracker || !r->python || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0) ||
-	    (cfg.cfi && tracker_enable_fallback_unwinding(r->tracker) != 0)) {
+	    ((cfg.cfi || cfg.off_cpu) && tracker_enable_fallback_unwinding(r->tracker) != 0)) {
 		fprintf(stderr, "collector: out of memory\n");
 		return EXIT_FAILURE_RUN;
 	}
+	bpf_session_sched_text(r->bpf, sched_text);
+	tracker_set_sched_text(r->tracker, sched_text);
 	if (cfg.cfi && record_unwind_open(&r->unw, r->bpf, cfg.cfi_rows, r->tracker) != 0)
 		return EXIT_BPF;
 	tracker_set_python(r->tracker, r->python);
@@ -458,6 +462,9 @@ static int start(struct record *r)
 	if (opts->command ? bpf_session_start_sampling(r->bpf, &r->launch.pid, 1)
 			  : bpf_session_start_sampling(r->bpf, opts->pids, opts->n_pids))
 		return EXIT_BPF;
+	/* --off-cpu: the targets' threads blocked since before the run */
+	if (!opts->command && bpf_session_window_start(r->bpf) != 0)
+		return EXIT_BPF;
 	/* -a: the mappings of every process exec'd from now on from the
 	 * kernel's records, not from /proc at each exec (opened once sampling
 	 * runs: a perf event among the collector's files says it does) */
@@ -577,7 +584,9 @@ static void cut_interval(struct record *r, uint64_t now)
 {
 	struct export_options eo = export_options_of(r);
 
-	/* the interval's off-CPU sums, taken out of the kernel's map */
+	/* the interval's off-CPU sums, with the blocks still going on up to
+	 * now, taken out of the kernel's maps */
+	bpf_session_window_cut(r->bpf, now, false);
 	bpf_session_read_aggregates(r->bpf);
 	ask_jvms(r);
 	tracker_name_jit_code(r->tracker);
@@ -668,6 +677,8 @@ static void finish(struct record *r)
 	status_clear(&r->status);
 	decode_window_end(&r->m);
 	bpf_session_stop_sampling(r->bpf);
+	/* the blocks still going on, up to the window's end */
+	bpf_session_window_cut(r->bpf, r->m.run.end_ktime_ns, true);
 	uprobes_stop(r->uprobes);
 	tracker_end_window(r->tracker);
 	if (r->save)

@@ -96,6 +96,11 @@ void tracker_settle_maps(struct tracker *t, uint64_t now_ktime, bool all);
  * outlives the tracker. */
 struct python_runtime;
 void tracker_set_python(struct tracker *t, struct python_runtime *rt);
+/* --off-cpu: the kernel's scheduler text, two [start, end) ranges (0, 0:
+ * none), left out of the top of a switch-out's kernel stack, which then
+ * starts where the thread chose to wait, as the stack of a thread found
+ * blocked does (bpf/offcpu_window.bpf.h). */
+void tracker_set_sched_text(struct tracker *t, const uint64_t ranges[4]);
 
 /* Where a process's maps that can no longer be read (it is gone) are
  * looked for: the unwind service's readings (lib/maps_store.h), or NULL. */

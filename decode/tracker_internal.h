@@ -84,6 +84,7 @@ struct offcpu_pending {
 struct tracker {
 	struct model *m;
 	struct symbolizer *sym;
+	uint64_t sched_text[4];         /* tracker_set_sched_text() */
 	struct maps_store *shared_maps; /* readings of maps by others, or NULL */
 
 	struct idmap pid_to_process;    /* tgid -> current model process */
@@ -201,5 +202,10 @@ uint32_t trk_python_native_frames(struct tracker *t, uint32_t process, const uin
 uint32_t trk_python_splice(struct tracker *t, uint32_t process, const uint64_t *ips,
 			   const uint64_t *py, uint32_t n_py, uint32_t *locs, uint32_t n_native);
 void trk_handle_python_code(struct tracker *t, const struct collector_python_code_event *e);
+/* Whether a kernel address is the scheduler's (tracker_set_sched_text()). */
+bool trk_in_sched_text(const struct tracker *t, uint64_t addr);
+/* Python frames (of any kind among frames[0..n)) of process pid named now,
+ * while it lives: the names are kept for when their stack is decoded. */
+void trk_python_notice(struct tracker *t, pid_t pid, const uint64_t *frames, uint32_t n);
 
 #endif /* COLLECTOR_TRACKER_INTERNAL_H */

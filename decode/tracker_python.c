@@ -205,16 +205,22 @@ uint32_t trk_python_splice(struct tracker *t, uint32_t process, const uint64_t *
 	return n;
 }
 
-void trk_handle_python_code(struct tracker *t, const struct collector_python_code_event *e)
+void trk_python_notice(struct tracker *t, pid_t pid, const uint64_t *frames, uint32_t n)
 {
-	uint32_t thread = trk_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
-	pid_t pid = t->m->processes.items[t->m->threads.items[thread].process].pid;
 	struct python_frame_info info;
 
 	if (!t->python)
 		return;
-	for (uint32_t i = 0; i < e->n && i < COLLECTOR_MAX_STACK_DEPTH; i++)
-		if (COLLECTOR_FRAME_KIND(e->frames[i]) == COLLECTOR_FRAME_PYTHON &&
-		    e->frames[i] != COLLECTOR_PY_EMPTY_CALL)
-			python_runtime_frame(t->python, pid, e->frames[i], &info);
+	for (uint32_t i = 0; i < n && i < COLLECTOR_MAX_STACK_DEPTH; i++)
+		if (COLLECTOR_FRAME_KIND(frames[i]) == COLLECTOR_FRAME_PYTHON &&
+		    frames[i] != COLLECTOR_PY_EMPTY_CALL)
+			python_runtime_frame(t->python, pid, frames[i], &info);
+}
+
+void trk_handle_python_code(struct tracker *t, const struct collector_python_code_event *e)
+{
+	uint32_t thread = trk_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
+	pid_t pid = t->m->processes.items[t->m->threads.items[thread].process].pid;
+
+	trk_python_notice(t, pid, (const uint64_t *)e->frames, e->n);
 }

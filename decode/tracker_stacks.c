@@ -392,10 +392,24 @@ static bool tracing_frame(struct tracker *t, uint32_t kimg, uint64_t addr)
 	return false;
 }
 
+bool trk_in_sched_text(const struct tracker *t, uint64_t addr)
+{
+	for (int i = 0; i < 2; i++)
+		if (addr >= t->sched_text[2 * i] && addr < t->sched_text[2 * i + 1])
+			return true;
+	return false;
+}
+
+void tracker_set_sched_text(struct tracker *t, const uint64_t ranges[4])
+{
+	memcpy(t->sched_text, ranges, sizeof(t->sched_text));
+}
+
 /* A sum aggregated in the kernel.  Of an aggregated event (--off-cpu): a
  * sample whose weight is the sum, and whose event counts the occurrences
  * it holds; its kernel stack was taken inside the sched_switch
- * tracepoint's BPF program: the frames above the scheduler go.  Of a
+ * tracepoint's BPF program: the frames above the scheduler go, and the
+ * scheduler's own.  Of a
  * sampled event (the CPU samples summed in the kernel): the samples it
  * counts, as the stream would have brought them but for their times. */
 void trk_handle_agg_sample(struct tracker *t, const struct collector_agg_sample_event *ae)
@@ -414,6 +428,9 @@ void trk_handle_agg_sample(struct tracker *t, const struct collector_agg_sample_
 	if (e.n_kernel) {
 		kimg = symbolizer_kernel_image(t->sym);
 		while (skip + 1 < e.n_kernel && tracing_frame(t, kimg, frames[skip]))
+			skip++;
+		/* and the scheduler's own frames under them (decode/tracker.h) */
+		while (skip + 1 < e.n_kernel && trk_in_sched_text(t, frames[skip]))
 			skip++;
 	}
 	if (!skip) {
@@ -480,7 +497,8 @@ int trk_unwind_copy(struct tracker *t, uint32_t process,
 		ps = &t->procs.items[process];
 		n = unwinder_unwind(t->unwinder, t->m->processes.items[process].pid,
 				    ps->maps_version, ps->umaps, ps->n_umaps, &regs,
-				    (const uint8_t *)(se + 1) + e->n_kernel * sizeof(uint64_t),
+				    (const uint8_t *)(se + 1) +
+					    (e->n_kernel + e->n_user) * sizeof(uint64_t),
 				    se->stack_len, ips, COLLECTOR_MAX_STACK_DEPTH, complete);
 		/* a caller in no known mapping: one made since (a library
 		 * dlopen'ed, whose function called the one that blocked or

@@ -171,6 +171,8 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	s->skel->rodata->off_cpu_min_ns = cfg->off_cpu_min_ns;
 	s->skel->rodata->off_cpu_event = cfg->off_cpu_event;
 	bpf_program__set_autoload(s->skel->progs.on_switch_offcpu, cfg->off_cpu);
+	bpf_program__set_autoload(s->skel->progs.offcpu_window, cfg->off_cpu);
+	bpf_program__set_autoload(s->skel->progs.find_sched_text, cfg->off_cpu);
 	/* an LRU map is preallocated whatever its flags: 3.9 MiB, 1 ms */
 	if (!cfg->off_cpu)
 		bpf_map__set_max_entries(s->skel->maps.offcpu_states, 1);
@@ -194,6 +196,8 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 			"(run with -v for the verifier's log)\n", strerror(-err));
 		goto fail;
 	}
+	if (cfg->off_cpu)
+		bpf_session_find_sched_text(s);
 	err = sample_bpf__attach(s->skel);
 	if (err) {
 		fprintf(stderr, "collector: cannot attach the task tracepoints "

@@ -76,6 +76,20 @@ int bpf_session_start_sampling(struct bpf_session *s, const pid_t *tgids, int n_
 /* --off-cpu: time switched out before ktime_ns (CLOCK_MONOTONIC) is not
  * counted; start_sampling sets it to its own time. */
 void bpf_session_offcpu_since(struct bpf_session *s, uint64_t ktime_ns);
+/* --off-cpu's window (bpf/offcpu_window.bpf.h; loader/offcpu_window.c).
+ * window_start, once sched_switch is attached and the targets are known:
+ * the target threads out since before the run are counted from its
+ * start, by their stacks where they wait (sent through the ring).
+ * window_cut: every target thread still out has its time up to ktime_ns
+ * counted (in the kernel's sums, or through the ring for a copied stack),
+ * the rest from ktime_ns on; at the run's end, with until set, no switch-in
+ * counts past ktime_ns.  Each returns 0, or a negative errno after saying
+ * what failed; without --off-cpu they do nothing. */
+int bpf_session_window_start(struct bpf_session *s);
+/* --off-cpu: the kernel's scheduler text, [start, end) of .sched.text and
+ * of the lock slow paths' text; zeros when unknown. */
+void bpf_session_sched_text(struct bpf_session *s, uint64_t ranges[4]);
+int bpf_session_window_cut(struct bpf_session *s, uint64_t ktime_ns, bool until);
 /* Detaches the sampler and closes its events; records already in the ring
  * stay there for the final drain. */
 void bpf_session_stop_sampling(struct bpf_session *s);

@@ -38,5 +38,14 @@ void bpf_session_report_aggregates(struct bpf_session *s);
 /* Reads the CPU samples' sums when due: a second since the last read, or
  * a slot's maps half full.  Returns the sums read, or a negative errno. */
 int bpf_session_read_aggregates_if_due(struct bpf_session *s);
+/* The off-CPU time up to the last cut of the threads whose stacks went
+ * through the ring as a copy, each to on_record as an OFFCPU_DONE record
+ * with `more` (loader/offcpu_window.c).  Returns how many, or a negative
+ * errno. */
+int bpf_session_window_pieces(struct bpf_session *s);
+/* --off-cpu: where the scheduler's functions are, for the switch-outs'
+ * kernel stacks (bpf/offcpu.bpf.h); left unknown (stacks whole) when the
+ * kernel does not say. */
+void bpf_session_find_sched_text(struct bpf_session *s);
 
 #endif /* COLLECTOR_BPF_SESSION_INTERNAL_H */

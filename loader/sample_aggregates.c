@@ -454,8 +454,8 @@ int bpf_session_read_aggregates(struct bpf_session *s)
 	if (!buf)
 		return -ENOMEM;
 	/* off-CPU stacks stay: a thread switched out holds their hashes
-	 * until it is back */
-	if (s->cfg.off_cpu)
+	 * until it is back; a copied stack's time up to a cut comes apart */
+	if (s->cfg.off_cpu && (off = bpf_session_window_pieces(s)) >= 0)
 		off = deliver_sums(s, s->skel->maps.agg_counts, s->skel->maps.agg_stacks, now, buf,
 				   &n);
 	if (s->cfg.aggregate_samples && off >= 0)

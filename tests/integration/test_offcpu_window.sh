@@ -9,7 +9,8 @@
 #  1. pyblocked.py (python3.11, and 3.13, 3.14, 3.15 from build/pythons
 #     when there): the main thread in time.sleep(100000) under sleeper();
 #     its off-CPU ns within 2% of the profile's duration, and at least 98%
-#     of the window in stacks do_nanosleep (kernel) .. a native frame ..
+#     of the window in stacks starting at hrtimer_nanosleep (kernel: where the
+#     thread chose to wait, no scheduler frame above it) .. a native frame ..
 #     sleeper at its time.sleep line, <module> at its sleeper() line
 #     right under it;
 #  2. pyqueue_idle.py (python3.11): ten threads worker-0..9 in
@@ -203,7 +204,7 @@ W=$TOP/tests/workloads/pyblocked.py
 sleep_line=$(grep -n 'time\.sleep(100000)' "$W" | cut -d: -f1)
 call_line=$(grep -n '^sleeper()' "$W" | cut -d: -f1)
 { [ -n "$sleep_line" ] && [ -n "$call_line" ]; } || fail "$W: no time.sleep(100000) or sleeper() line"
-SLEEP_RE="(^|;)k:do_nanosleep;(.*;)?n:[^;]*;(.*;)?p:sleeper:$sleep_line;p:<module>:$call_line(;|$)"
+SLEEP_RE="^k:hrtimer_nanosleep;(.*;)?n:[^;]*;(.*;)?p:sleeper:$sleep_line;p:<module>:$call_line(;|$)"
 
 # pyblocked LABEL INTERPRETER_COMMAND...
 pyblocked() {
@@ -217,7 +218,7 @@ pyblocked() {
 	kill -KILL "$pid" 2>/dev/null
 	stacks "$TMP/$label/profile.pb.gz" "$TMP/$label.stacks"
 	window_check "$label" "$TMP/$label.stacks" "$pid" "$(duration_of "$TMP/$label.stacks.dump")" "$SLEEP_RE" \
-		"do_nanosleep .. native .. sleeper:$sleep_line, <module>:$call_line"
+		"hrtimer_nanosleep .. native .. sleeper:$sleep_line, <module>:$call_line"
 }
 
 if [ -x "$PY311" ]; then
@@ -240,7 +241,7 @@ if [ -x "$PY311" ]; then
 	W=$TOP/tests/workloads/pyqueue_idle.py
 	get_line=$(grep -n 'q\.get()' "$W" | cut -d: -f1)
 	[ -n "$get_line" ] || fail "$W: no q.get() line"
-	QUEUE_RE="(^|;)k:[^;]*futex[^;]*;(.*;)?n:[^;]*;(.*;)?p:(Queue[.])?get:[0-9]+;p:worker:$get_line(;|$)"
+	QUEUE_RE="^k:[^;]*futex[^;]*;(.*;)?n:[^;]*;(.*;)?p:(Queue[.])?get:[0-9]+;p:worker:$get_line(;|$)"
 	start_blocked queue "$TMP/queue.ready" "$PY311" "$W" "$TMP/queue.ready"
 	pid=$BG
 	[ "$(wc -l <"$TMP/queue.ready")" -eq 10 ] || { cat "$TMP/queue.ready"; fail "queue: not ten workers ready"; }
@@ -265,7 +266,7 @@ fi
 # --- 3. a C program blocked in read() on a pipe ----------------------------------
 cc -g -O0 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o "$TMP/pipe_block" \
 	"$TOP/tests/workloads/pipe_block.c" || fail "cannot build pipe_block"
-PIPE_RE="(^|;)k:(anon_)?pipe_read;(.*;)?n:[^;]*;(.*;)?n:wait_for_input;n:main(;|$)"
+PIPE_RE="^k:(anon_)?pipe_read;(.*;)?n:[^;]*;(.*;)?n:wait_for_input;n:main(;|$)"
 start_blocked pipe "$TMP/pipe.ready" "$TMP/pipe_block" "$TMP/pipe.ready"
 pid=$BG
 wait_blocked pipe "$pid" "$pid"

@@ -79,9 +79,15 @@ int continuous_write(struct continuous *c, struct model *m, unsigned int mask,
 		io.quiet = true; /* one line per interval, not per file */
 		err = formats_write(m, mask, &io);
 	}
-	if (c->push && model_sample_count(m))
+	/* (an interval of blocked threads only has sums, and no sample) */
+	if (c->push && model_sample_count(m) + model_sum_records(m))
 		push_model(c->push, m); /* a failure is the push's to count and say */
-	if (!eo->quiet)
+	if (!eo->quiet && model_sum_records(m))
+		fprintf(stderr, "collector: interval %s: %llu samples, %llu off-CPU sums%s\n",
+			name, (unsigned long long)model_sample_count(m),
+			(unsigned long long)model_sum_records(m),
+			err ? " (not every file could be written)" : "");
+	else if (!eo->quiet)
 		fprintf(stderr, "collector: interval %s: %llu samples%s\n", name,
 			(unsigned long long)model_sample_count(m),
 			err ? " (not every file could be written)" : "");

@@ -650,18 +650,6 @@ static void save_func_stats(void *ctx, const struct collector_func_key *key,
 	decode_func_stats(&r->m, key, fs);
 }
 
-/* COLLECTOR_SAVE_RECORDS: what the end of the run read from the kernel. */
-static void save_end_of_run(struct record *r, const uint64_t counters[COLLECTOR_CNT_MAX],
-			    uint64_t by_ip, const uint64_t *tcounters)
-{
-	save_records_put(r->save, SAVE_COUNTERS, counters, COLLECTOR_CNT_MAX * sizeof(*counters));
-	save_records_put(r->save, SAVE_KERNEL_SAMPLES, &by_ip, sizeof(by_ip));
-	if (tcounters)
-		save_records_put(r->save, SAVE_TRACE_COUNTERS, tcounters,
-				 COLLECTOR_TCNT_MAX * sizeof(*tcounters));
-	save_records_end(r->save, &r->m, r->fig.cpus);
-}
-
 /*
  * Stop sampling and tracing first, then drain everything that was queued:
  * with the probes still counting, a target that runs on would fill the
@@ -726,7 +714,8 @@ static void finish(struct record *r)
 	r->fig.cpus = bpf_session_online_cpus(r->bpf);
 	r->fig.sampler_runs = bpf_session_sampler_runs(r->bpf);
 	if (r->save)
-		save_end_of_run(r, counters, by_ip, r->uprobes ? tcounters : NULL);
+		save_records_end(r->save, &r->m, r->fig.cpus, counters, by_ip,
+				 r->uprobes ? tcounters : NULL);
 }
 
 /* Every format asked for (or that applies), then the summary. */
@@ -739,8 +728,9 @@ static int write_outputs(struct record *r)
 	int rc = EXIT_OK;
 
 	if (r->cont.interval_ns) {
-		/* the last interval, to the end of the run */
+		/* the last interval, to the end of the run: the summary's */
 		formats = interval_formats(r);
+		r->fig.window_start_ns = r->cont.start_ktime_ns + r->m.run.ktime_to_epoch_ns;
 		continuous_write(&r->cont, &r->m, formats, &eo, r->m.run.end_ktime_ns, NULL, true);
 		rc = r->cont.first_err ? EXIT_FAILURE_RUN : EXIT_OK;
 		r->fig.intervals = r->cont.written;
@@ -750,7 +740,7 @@ static int write_outputs(struct record *r)
 	} else {
 		if (formats)
 			rc = formats_write(&r->m, formats, &eo) ? EXIT_FAILURE_RUN : EXIT_OK;
-		if (r->push && model_sample_count(&r->m))
+		if (r->push && model_sample_count(&r->m) + model_sum_records(&r->m))
 			push_model(r->push, &r->m);
 	}
 	if (r->push)

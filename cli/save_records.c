@@ -2,6 +2,8 @@
 /* COLLECTOR_SAVE_RECORDS=FILE: what the decode stage receives, into FILE. */
 #include "cli/save_records.h"
 
+#include "bpf/collector.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -131,11 +133,18 @@ void save_records_facts(struct save_records *s, const struct model *m, char *con
 	text_put(s, SAVE_FACTS, &t);
 }
 
-void save_records_end(struct save_records *s, const struct model *m, int cpus)
+void save_records_end(struct save_records *s, const struct model *m, int cpus,
+		      const uint64_t *counters, uint64_t by_ip,
+		      const uint64_t *tcounters)
 {
 	const struct model_run *run = &m->run;
 	struct text t = { 0 };
 
+	save_records_put(s, SAVE_COUNTERS, counters, COLLECTOR_CNT_MAX * sizeof(*counters));
+	save_records_put(s, SAVE_KERNEL_SAMPLES, &by_ip, sizeof(by_ip));
+	if (tcounters)
+		save_records_put(s, SAVE_TRACE_COUNTERS, tcounters,
+				 COLLECTOR_TCNT_MAX * sizeof(*tcounters));
 	for (size_t i = 0; i < m->energy.len; i++) {
 		uint64_t e[2] = { m->energy.items[i].time_ns, m->energy.items[i].energy_uj };
 

@@ -86,8 +86,13 @@ void save_records_put(struct save_records *s, enum save_tag tag, const void *dat
  * collector's pid and the --trace specs. */
 void save_records_facts(struct save_records *s, const struct model *m, char *const *trace_specs,
 			int n_trace_specs);
-/* SAVE_ENERGY for each reading, then SAVE_END. */
-void save_records_end(struct save_records *s, const struct model *m, int cpus);
+/* What the end of the run read from the kernel (SAVE_COUNTERS: the
+ * COLLECTOR_CNT_MAX counters,
+ * SAVE_KERNEL_SAMPLES, SAVE_TRACE_COUNTERS unless tcounters is NULL),
+ * SAVE_ENERGY for each reading, then SAVE_END. */
+void save_records_end(struct save_records *s, const struct model *m, int cpus,
+		      const uint64_t *counters, uint64_t by_ip,
+		      const uint64_t *tcounters);
 /* Flushes and closes; NULL is fine. */
 void save_records_close(struct save_records *s);
 

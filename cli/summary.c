@@ -174,30 +174,6 @@ static void print_event_tables(FILE *out, const struct model *m)
 	}
 }
 
-/* The wall-clock view: what on-CPU and off-CPU time add up to, beside the
- * time the threads lived within the run (each from its start, or the
- * run's, to its end, or the run's). */
-static void print_wall(FILE *out, const struct model *m)
-{
-	uint64_t on = 0, off = 0, lived = 0;
-
-	for (uint32_t ev = 0; ev < model_event_count(m); ev++) {
-		const struct model_event *e = model_event(m, ev);
-
-		if (model_wall_event(m, ev))
-			*(e->aggregated ? &off : &on) += e->total;
-	}
-	for (size_t i = 0; i < m->threads.len; i++) {
-		const struct model_thread *t = &m->threads.items[i];
-		uint64_t from = t->start_ns > m->run.start_ns ? t->start_ns : m->run.start_ns;
-		uint64_t to = t->end_ns && t->end_ns < m->run.end_ns ? t->end_ns : m->run.end_ns;
-
-		lived += to > from ? to - from : 0;
-	}
-	fprintf(out, "  wall view       on-CPU %.3f s + off-CPU %.3f s = %.3f s; the threads "
-		"lived %.3f s in the run\n", on / 1e9, off / 1e9, (on + off) / 1e9, lived / 1e9);
-}
-
 /* The samples line, and with several events a line for each. */
 static void print_events(FILE *out, const struct model *m, const struct summary_figures *f,
 			 uint64_t samples)
@@ -231,7 +207,7 @@ static void print_events(FILE *out, const struct model *m, const struct summary_
 				e->unit, (unsigned long long)e->lost);
 	}
 	if (model_has_wall(m))
-		print_wall(out, m);
+		summary_print_wall(out, m, f->window_start_ns);
 }
 
 struct traced_total {

@@ -21,6 +21,8 @@ struct summary_figures {
 	uint64_t sampler_runs;     /* the sampling program's runs, 0 if unknown */
 	bool aggregated;           /* the samples were summed by stack in the kernel */
 	const struct jvm_perfmaps *jvms; /* JVMs asked for perf maps, or NULL */
+	uint64_t window_start_ns;  /* --interval: the last interval's start (epoch
+				    * ns), which the samples are of; else 0 */
 };
 
 /* Per-function sample counts, sorted by self (or total) count. */
@@ -41,6 +43,10 @@ long summary_function_counts(const struct model *m, uint32_t event, bool weighte
 void summary_entry_name(const struct model *m, uint64_t key, char *buf, size_t size);
 
 void summary_print(FILE *out, const struct model *m, const struct summary_figures *f);
+/* The wall view (cli/summary_wall.c): on-CPU and off-CPU time beside the
+ * threads' time from from_ns (epoch; the run's start when earlier) to the
+ * run's end, and the threads whose times do not add up, with why. */
+void summary_print_wall(FILE *out, const struct model *m, uint64_t from_ns);
 
 /* The frames of a stack a summary table looks at, at most. */
 #define COLLECTOR_SUMMARY_MAX_FRAMES 256

@@ -416,7 +416,12 @@ uint32_t trk_thread(struct tracker *t, pid_t tgid, pid_t tid, uint64_t ktime)
 	proc_comm(tgid, tid, comm);
 	if (!comm[0])
 		snprintf(comm, sizeof(comm), "%s", t->m->processes.items[process].comm);
-	/* first met through a record: its CPU time so far is not ours */
+	/* first met through a record, not its fork: there since before the
+	 * window (a -p target's thread, one -a or --off-cpu's window found
+	 * blocked), its time in it from the window's start; its CPU time so
+	 * far is not ours */
+	if (t->m->run.start_ktime_ns && ktime > t->m->run.start_ktime_ns)
+		ktime = t->m->run.start_ktime_ns;
 	return new_thread(t, process, tid, comm, ktime, 0, false);
 }
 

@@ -95,6 +95,10 @@
 	X(OFFCPU_SHORT_SWITCHES, "offcpu_short_switches")                         \
 	X(OFFCPU_MIN_NS, "offcpu_min_ns")                                         \
 	X(OFFCPU_NO_STATE, "offcpu_no_state")                                     \
+	X(OFFCPU_WINDOW_BLOCKED, "offcpu_window_blocked")                         \
+	X(OFFCPU_WINDOW_NO_USER, "offcpu_window_kernel_stack_only")               \
+	X(OFFCPU_WINDOW_WOKE, "offcpu_window_woke")                               \
+	X(OFFCPU_WINDOW_CUT, "offcpu_window_cut")                                 \
 	X(PROBE_OVERHEAD_NS, "probe_overhead_ns")                                 \
 	X(TRACED_FUNCTIONS_SKIPPED, "traced_functions_skipped")                   \
 	X(ATTACH_US, "attach_us")                                                 \

@@ -57,8 +57,10 @@ check_intervals() {
 # intervals once they have ended: their samples must be in their interval)
 "$WL/split" 9 >/dev/null &
 busy=$!
-(while [ ! -e "$TMP/stop" ]; do "$WL/forkexec" "$WL/split" 0.05 >/dev/null; done) &
+# (until the stop file, or $TMP is gone: a failure exits without it)
+(while [ -d "$TMP" ] && [ ! -e "$TMP/stop" ]; do "$WL/forkexec" "$WL/split" 0.05 >/dev/null; done) &
 churn=$!
+add_cleanup "kill $busy $churn 2>/dev/null"
 # (the formats of the whole system at once: those with a file per process
 # would make each cut take seconds under ASan, and the -p run has them)
 "$COLLECTOR" -a -d 7 --interval 2 -f pprof,folded,flamegraph,speedscope -o "$TMP/all" \

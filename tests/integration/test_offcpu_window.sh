@@ -26,7 +26,8 @@
 #     each interval's off-CPU time within 2% (at least 20 ms) of that
 #     interval's duration, the sum over the intervals within 2% of the
 #     run's duration (the summary's), at least three intervals.
-# Every target is still alive and blocked (state S) after its run.  Each
+# The summary of the queue run says its eleven threads add up.  Every
+# target is still alive and blocked (state S) after its run.  Each
 # case's failures are reported and the others still run; the test fails
 # at the end when any did.  A Python version that is not there is
 # skipped, loudly (the log's SKIPPED lines and its last line).
@@ -261,6 +262,10 @@ if [ -x "$PY311" ]; then
 		[ -z "$labels" ] || [ "$labels" = "$name " ] ||
 			bad "queue $name: thread $tid's samples are labelled thread_name '$labels', not $name"
 	done <"$TMP/queue.ready"
+	# the summary's wall view: the ten workers and the main thread (in
+	# join) each add up to their time in the run
+	grep -q "^ *11 of 11 threads add up" "$TMP/queue.sum" ||
+		{ grep -A8 "wall view" "$TMP/queue.sum"; bad "queue: the summary does not say 11 of 11 threads add up"; }
 fi
 
 # --- 3. a C program blocked in read() on a pipe ----------------------------------

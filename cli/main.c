@@ -5,6 +5,7 @@
  * established performance tools.
  *
  *   collector [OPTION...] [-- COMMAND [ARG...]]   profile
+ *   collector stacks -p PID [OPTION...]           every thread's stack now
  *   collector dump [--check] FILE|DIR...          read what it wrote
  */
 #include <argp.h>
@@ -20,6 +21,7 @@
 #include "cli/options.h"
 #include "cli/policy.h"
 #include "cli/record.h"
+#include "cli/stacks.h"
 #include "lib/proc.h"
 
 /* The administrator's policy (cli/policy.h), where the build put it:
@@ -40,6 +42,7 @@ static const char doc[] =
 	"  sudo collector -- ./app arg        profile a command (run as you, not root)\n"
 	"  sudo collector -p 1234 -d 10       sample a running process for 10 s\n"
 	"  sudo collector -a -F 99            sample the whole system until Ctrl-C\n"
+	"  sudo collector stacks -p 1234      print every thread's stack now\n"
 	"  collector dump collector-*/callgrind.out.*   print what was written\n"
 	"\n"
 	"Exit codes: 0 ok, 1 collection or writing failed, 2 bad command line, "
@@ -559,6 +562,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return 0; /* -e list: nothing to profile */
 		events_fill_defaults(o);
 		err = check_options(o, state);
+		if (!err && o->stacks)
+			err = stacks_options(o);
 		if (!err)
 			err = read_resource_attributes(o);
 		if (!err && o->otlp && !o->formats) {
@@ -618,6 +623,13 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "dump") == 0)
 		return cmd_dump(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "stacks") == 0) {
+		/* the options of a run, which stacks_options() completes */
+		opts.stacks = true;
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	/* argp exits with EX_USAGE (64) on a bad option: ours is 2 */
 	argp_err_exit_status = EXIT_USAGE;
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &opts))

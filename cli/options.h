@@ -47,6 +47,7 @@ struct collector_options {
 	double interval;        /* --interval seconds, 0: one set of files at the end */
 	const char *output;     /* -o, NULL: collector-YYYYMMDD-HHMMSS */
 	bool otlp;              /* --otlp: push every interval to an OTLP endpoint */
+	bool stacks;            /* `collector stacks`: each thread's stack now (cli/stacks.h) */
 	const char *otlp_url;   /* --otlp=URL, NULL: OTEL_EXPORTER_OTLP_* or the default */
 	const char *otlp_spool; /* --otlp-spool DIR, NULL: transport/spool.h's default */
 	uint64_t otlp_spool_bytes; /* --otlp-spool-size, 0: the default */

@@ -27,6 +27,7 @@
 #include "cli/outdir.h"
 #include "cli/policy.h"
 #include "cli/push.h"
+#include "cli/stacks.h"
 #include "cli/python_walk.h"
 #include "cli/record_unwind.h"
 #include "cli/save_records.h"
@@ -172,7 +173,9 @@ static int check_and_prepare_output(struct record *r)
 		snprintf(r->outdir, sizeof(r->outdir), "%s", push_spool_dir(r->push));
 	else
 		outdir_default_name(r->outdir, sizeof(r->outdir));
-	if ((opts->output || !opts->push_only) && outdir_make(r->outdir) != 0)
+	/* (stacks print, and write files only with -f) */
+	if ((opts->output || !(opts->push_only || (opts->stacks && !opts->formats))) &&
+	    outdir_make(r->outdir) != 0)
 		return EXIT_OUTPUT;
 	if (save_records_open(&r->save) != 0)
 		return EXIT_OUTPUT;
@@ -727,6 +730,8 @@ static int write_outputs(struct record *r)
 			       r->formats ? r->formats : formats_applicable(&r->m);
 	int rc = EXIT_OK;
 
+	if (opts->stacks)
+		return stacks_output(stdout, &r->m, r->formats, &eo) ? EXIT_FAILURE_RUN : EXIT_OK;
 	if (r->cont.interval_ns) {
 		/* the last interval, to the end of the run: the summary's */
 		formats = interval_formats(r);

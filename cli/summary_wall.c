@@ -55,7 +55,7 @@ static void print_reasons(FILE *out, const struct model *m)
 		lost += model_lost_value(m, (enum model_lost)c);
 	fprintf(out, "                  not attributed: %llu blocks shorter than --off-cpu-min "
 		"(%.3f us); %llu threads that woke while their stacks were taken (their time "
-		"before); %llu off-CPU stacks lost (ring full); %llu events lost\n",
+		"before); %llu off-CPU stacks or times lost; %llu events lost\n",
 		(unsigned long long)model_stat_value(m, MODEL_STAT_OFFCPU_SHORT_SWITCHES),
 		model_stat_value(m, MODEL_STAT_OFFCPU_MIN_NS) / 1e3,
 		(unsigned long long)model_stat_value(m, MODEL_STAT_OFFCPU_WINDOW_WOKE),

@@ -90,9 +90,13 @@ void trk_handle_offcpu_done(struct tracker *t, const struct collector_offcpu_don
 	}
 	sum = p->sum;
 	seq = p->seq;
-	if (d->more && seq == d->seq) {
-		/* up to a cut: the thread is still out, its stacks kept */
-		if (d->out_ns)
+	if (d->more) {
+		/* up to a cut: the thread is still out, its stacks kept; a
+		 * piece of an earlier block (read after the thread was back
+		 * and out again) is lost, the stacks kept are the new one's */
+		if (seq != d->seq)
+			model_stat_add(t->m, MODEL_STAT_OFFCPU_STACKS_DROPPED, 1);
+		else if (d->out_ns)
 			done_sum(t, sum, d);
 		return;
 	}

@@ -25,6 +25,7 @@ static int run_window(struct bpf_session *s, uint32_t op, uint64_t at_ns)
 	char buf[64];
 	ssize_t n;
 	int fd, err = 0;
+	uint64_t t0 = bpf_session_monotonic_ns();
 
 	if (!s->cfg.off_cpu || !link)
 		return 0;
@@ -48,6 +49,10 @@ static int run_window(struct bpf_session *s, uint32_t op, uint64_t at_ns)
 	}
 	close(fd);
 	s->skel->bss->window_op = 0;
+	if (s->cfg.verbose)
+		fprintf(stderr, "collector: off-CPU window %s: the threads visited in %.2f ms\n",
+			op == COLLECTOR_WINDOW_START ? "start" : "cut",
+			(bpf_session_monotonic_ns() - t0) / 1e6);
 	return err;
 }
 

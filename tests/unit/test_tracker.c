@@ -405,7 +405,7 @@ static void feed_offcpu_stack(struct fixture *f, uint64_t ip, uint32_t seq)
 	assert_int_equal(tracker_handle_record(f->t, &se, sizeof(se)), 0);
 }
 
-static void feed_offcpu_done(struct fixture *f, uint32_t seq, uint64_t out_ns)
+static void feed_offcpu_piece(struct fixture *f, uint32_t seq, uint64_t out_ns, uint32_t more)
 {
 	struct collector_offcpu_done_event d;
 
@@ -416,7 +416,89 @@ static void feed_offcpu_done(struct fixture *f, uint32_t seq, uint64_t out_ns)
 	d.hdr.tid = gettid();
 	d.out_ns = out_ns;
 	d.seq = seq;
+	d.more = more;
 	assert_int_equal(tracker_handle_record(f->t, &d, sizeof(d)), 0);
+}
+
+static void feed_offcpu_done(struct fixture *f, uint32_t seq, uint64_t out_ns)
+{
+	feed_offcpu_piece(f, seq, out_ns, 0);
+}
+
+/* A copied stack's block across cuts (bpf/offcpu_window.bpf.h): a piece
+ * up to each cut, the stacks kept, then the rest at the switch-in; the
+ * pieces sum to the block.  A piece of another number is the end of
+ * neither. */
+static void test_offcpu_pieces(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t sum = 0;
+
+	feed_offcpu_stack(f, (uint64_t)tt_leaf + 4, 21);
+	feed_offcpu_piece(f, 21, 1000, 1);
+	feed_offcpu_piece(f, 21, 2000, 1);
+	assert_int_equal(f->m.samples.len, 2);
+	feed_offcpu_piece(f, 23, 5, 1); /* not this block's: dropped, the block kept */
+	assert_int_equal(f->m.samples.len, 2);
+	feed_offcpu_done(f, 21, 300);
+	assert_int_equal(f->m.samples.len, 3);
+	for (size_t i = 0; i < f->m.samples.len; i++) {
+		sum += f->m.samples.items[i].weight;
+		assert_int_equal(f->m.samples.items[i].stack, f->m.samples.items[0].stack);
+	}
+	assert_true(sum == 3300);
+	assert_string_equal(frame_name(f, last_stack(f), 0), "tt_leaf");
+	/* the block ended: a piece after it finds nothing */
+	feed_offcpu_piece(f, 21, 7, 1);
+	assert_int_equal(f->m.samples.len, 3);
+}
+
+/* The scheduler's own frames under the tracing ones leave a switch-out's
+ * kernel stack (tracker_set_sched_text()): it starts at the waiting
+ * function, as a blocked thread's taken from outside does. */
+static void test_offcpu_sched_frames(void **state)
+{
+	struct fixture *f = *state;
+	const uint64_t ranges[4] = { 0xffffffff81100000ULL, 0xffffffff81100100ULL, 0, 0 };
+	const char text[] = "ffffffff81000000 T _stext\n"
+			    "ffffffff81000100 T bpf_trace_run4\n"
+			    "ffffffff81100000 T __schedule\n"
+			    "ffffffff81100080 T schedule\n"
+			    "ffffffff81200000 T hrtimer_nanosleep\n"
+			    "ffffffff81300000 T do_syscall_64\n"
+			    "ffffffff81400000 T _etext\n";
+	char path[] = "/tmp/kallsyms-XXXXXX";
+	uint8_t buf[sizeof(struct collector_agg_sample_event) + 8 * sizeof(uint64_t)];
+	struct collector_agg_sample_event *ae = (struct collector_agg_sample_event *)buf;
+	uint64_t *frames = (uint64_t *)(ae + 1);
+	const struct model_stack *s;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	symbolizer_set_kallsyms_path(f->sym, path);
+	tracker_set_sched_text(f->t, ranges);
+	memset(buf, 0, sizeof(buf));
+	ae->sample.hdr.kind = COLLECTOR_EV_AGG_SAMPLE;
+	ae->sample.hdr.ktime_ns = ktime_now();
+	ae->sample.hdr.tgid = getpid();
+	ae->sample.hdr.tid = gettid();
+	ae->sample.period = 1000;
+	ae->sample.n_kernel = 5;
+	ae->sample.kernel_mode = 1;
+	ae->count = 1;
+	frames[0] = 0xffffffff81000110ULL; /* the tracepoint's glue */
+	frames[1] = 0xffffffff81100010ULL; /* __schedule */
+	frames[2] = 0xffffffff81100090ULL; /* schedule */
+	frames[3] = 0xffffffff81200010ULL; /* where the thread waits */
+	frames[4] = 0xffffffff81300010ULL;
+	assert_int_equal(tracker_handle_record(f->t, buf, sizeof(*ae) + 5 * sizeof(uint64_t)), 0);
+	unlink(path);
+	s = last_stack(f);
+	assert_int_equal(s->n_kernel, 2);
+	assert_string_equal(frame_name(f, s, 0), "hrtimer_nanosleep");
+	assert_string_equal(frame_name(f, s, 1), "do_syscall_64");
 }
 
 static void test_offcpu_copy_then_time(void **state)
@@ -580,6 +662,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unmapped_leaf_read_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sum_becomes_samples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offcpu_copy_then_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_offcpu_pieces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_offcpu_sched_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_args, setup, teardown),
 	};
 

@@ -707,7 +707,7 @@ static void finish(struct record *r)
 		decode_trace_counters(&r->m, tcounters);
 	}
 	ask_jvms(r);
-	tracker_finish(r->tracker, r->m.run.end_ktime_ns);
+	tracker_finish(r->tracker);
 	decode_run_costs(&r->m, own_cpu_ns() - r->cpu0, bpf_session_run_time_ns(r->bpf));
 	model_seal_events(&r->m); /* an I/O error there is counted as lost events */
 	model_sort_by_time(&r->m);

@@ -172,7 +172,7 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 	return 0;
 }
 
-void tracker_finish(struct tracker *t, uint64_t end_ktime)
+void tracker_finish(struct tracker *t)
 {
 	if (t->unwinder) {
 		struct unwinder_stats us;
@@ -191,7 +191,6 @@ void tracker_finish(struct tracker *t, uint64_t end_ktime)
 	tracker_end_window(t);
 	/* JIT code of the processes still running, or sampled after exit */
 	trk_jit_resolve(t, -1);
-	(void)end_ktime;
 }
 
 int tracker_enable_unwinding(struct tracker *t)

@@ -54,9 +54,10 @@ void tracker_begin_window(struct tracker *t);
 /* The window ends (sampling stopped): reads the CPU time of the threads
  * still alive, which run on while the last records are drained. */
 void tracker_end_window(struct tracker *t);
-/* Closes the run at ktime `end`: reads the final CPU time of threads that
- * are still alive and were not read by tracker_end_window(). */
-void tracker_finish(struct tracker *t, uint64_t end_ktime);
+/* Closes the run: the unwinder's figures into the model, the final CPU
+ * time of threads first seen in the last drain (tracker_end_window()),
+ * the JIT code still unnamed. */
+void tracker_finish(struct tracker *t);
 
 /* When a target process last forked or exec'd, or the command was let go
  * (ktime ns); 0 before any of that. */

@@ -610,7 +610,7 @@ static void replay_finish(struct replay *r)
 		memcpy(tcounters, it->data, it->len < sizeof(tcounters) ? it->len : sizeof(tcounters));
 		trace_counters(&r->m, tcounters);
 	}
-	tracker_finish(r->tracker, r->m.run.end_ktime_ns);
+	tracker_finish(r->tracker);
 	r->m.run.collector_cpu_ns = fact_u64(&r->s, SAVE_END, "collector_cpu_ns");
 	r->m.run.bpf_run_ns = fact_u64(&r->s, SAVE_END, "bpf_run_ns");
 	model_seal_events(&r->m);

@@ -495,7 +495,8 @@ static error_t check_options(const struct collector_options *o, struct argp_stat
 	int kinds = !!o->n_pids + o->all_cpus + !!o->command;
 
 	if (kinds == 0) {
-		fprintf(stderr, "collector: say what to profile: -p PID, -a, or -- COMMAND\n");
+		fprintf(stderr, o->stacks ? "collector stacks: say whose threads: -p PID or -a\n"
+					  : "collector: say what to profile: -p PID, -a, or -- COMMAND\n");
 		argp_usage(state);
 	}
 	if (o->off_cpu && o->n_events >= PERF_EVENTS_MAX) {

@@ -465,7 +465,10 @@ static int start(struct record *r)
 	if (opts->command ? bpf_session_start_sampling(r->bpf, &r->launch.pid, 1)
 			  : bpf_session_start_sampling(r->bpf, opts->pids, opts->n_pids))
 		return EXIT_BPF;
-	/* --off-cpu: the targets' threads blocked since before the run */
+	/* --off-cpu: the targets' threads blocked since before the run,
+	 * counted from the window's start (not from the attach after it) */
+	if (!opts->command)
+		bpf_session_offcpu_since(r->bpf, r->m.run.start_ktime_ns);
 	if (!opts->command && bpf_session_window_start(r->bpf) != 0)
 		return EXIT_BPF;
 	/* -a: the mappings of every process exec'd from now on from the
@@ -529,19 +532,6 @@ static int drain_interval_ms(const struct record *r)
 	    run_clock_ns(true) < tracker_last_task_ktime(r->tracker) + 1000000000ULL)
 		return 100;
 	return 500;
-}
-
-static void show_status(struct record *r)
-{
-	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 };
-
-	if (!r->status.enabled)
-		return;
-	bpf_session_counters(r->bpf, counters);
-	status_update(&r->status, tracker_sample_count(r->tracker),
-		      counters[COLLECTOR_CNT_RB_FULL_SAMPLE] + counters[COLLECTOR_CNT_RB_FULL_TASK] +
-		      counters[COLLECTOR_CNT_RB_FULL_SWITCH],
-		      model_trace_event_count(&r->m));
 }
 
 /* How the formats are to write: under sudo, files go to the invoking user. */
@@ -636,7 +626,8 @@ static void drain_until_stopped(struct record *r)
 			break;
 		if (!opts->command && waiter_targets_gone(&r->waiter))
 			break;
-		show_status(r);
+		status_show(&r->status, r->bpf, tracker_sample_count(r->tracker),
+			    model_trace_event_count(&r->m));
 	}
 }
 

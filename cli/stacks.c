@@ -143,19 +143,35 @@ static void print_thread(FILE *out, const struct model *m, uint32_t thread,
 		fprintf(out, "    ... (the stack goes on: the unwinder stopped here)\n");
 }
 
-/* The samples kept: each thread's pick, in thread order. */
-static void keep_picks(struct model *m, const struct thread_look *looks)
+static int by_index(const void *a, const void *b)
 {
-	size_t n = 0;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 
+	return x < y ? -1 : x > y;
+}
+
+/* The samples kept: each thread's pick, in the samples' order (picks
+ * sorted first, so that the compaction never reads a slot it wrote: a
+ * thread's pick may come before another's). */
+static int keep_picks(struct model *m, const struct thread_look *looks)
+{
+	size_t *picks = calloc(m->threads.len + 1, sizeof(*picks)), n = 0;
+
+	if (!picks)
+		return -ENOMEM;
 	for (size_t t = 0; t < m->threads.len; t++) {
 		size_t pick = looks[t].waiting ? looks[t].longest_wait : looks[t].running;
 
 		if (pick != SIZE_MAX)
-			m->samples.items[n++] = m->samples.items[pick];
+			picks[n++] = pick;
 	}
+	qsort(picks, n, sizeof(*picks), by_index);
+	for (size_t i = 0; i < n; i++)
+		m->samples.items[i] = m->samples.items[picks[i]];
 	m->samples.len = n;
 	model_events_tally(m);
+	free(picks);
+	return 0;
 }
 
 int stacks_output(FILE *out, struct model *m, unsigned int formats,
@@ -192,7 +208,11 @@ int stacks_output(FILE *out, struct model *m, unsigned int formats,
 	fprintf(stderr, "collector: %zu threads looked at for %.3f s, none stopped: the waiting "
 		"ones' stacks read where they wait, the running ones sampled\n", shown_threads,
 		look_s);
-	keep_picks(m, looks);
+	if (keep_picks(m, looks) != 0) {
+		free(looks);
+		fprintf(stderr, "collector: out of memory\n");
+		return -1;
+	}
 	free(looks);
 	return formats && formats_write(m, formats, eo) ? -1 : 0;
 }

@@ -14,6 +14,7 @@
  */
 #include "formats/xray/xray.h"
 #include "formats/xray/xray_format.h"
+#include "formats/text.h"
 #include "lib/bytes.h"
 #include "symbols/elfinfo.h"
 
@@ -437,7 +438,15 @@ static void yaml_comment_lines(FILE *fp, const char *text)
 		const char *nl = strchr(text, '\n');
 		int len = nl ? (int)(nl - text) : (int)strlen(text);
 
-		fprintf(fp, "# %.*s\n", len, text);
+		char *line = strndup(text, (size_t)len);
+
+		/* YAML is UTF-8: a path's or a cut name's stray byte made
+		 * llvm-xray refuse the whole map */
+		if (line) {
+			utf8_sanitize(line);
+			fprintf(fp, "# %s\n", line);
+			free(line);
+		}
 		text += len + (nl ? 1 : 0);
 	}
 }
@@ -445,8 +454,13 @@ static void yaml_comment_lines(FILE *fp, const char *text)
 static int write_yaml(struct outfile *f, const struct xray_map_function *fns, size_t n,
 		      const struct xray_map_info *info, const char *elf_note, const char *comments)
 {
+	char comm[64];
+
+	/* the kernel's 15-byte name may end in half a character */
+	snprintf(comm, sizeof(comm), "%s", info->comm);
+	utf8_sanitize(comm);
 	fprintf(f->fp, "# XRay instrumentation map of %s (pid %d), written by collector.\n",
-		info->comm, (int)info->pid);
+		comm, (int)info->pid);
 	fprintf(f->fp, "# Function ids are numbered in the order of this list.\n");
 	yaml_comment_lines(f->fp, elf_note);
 	yaml_comment_lines(f->fp, comments);

@@ -253,6 +253,10 @@ int model_drop_events(struct model *m, const char *spill_dir)
 	DROP(m, switches);
 	DROP(m, trace);
 	DROP(m, trace_args);
+	/* an aggregated event's occurrences are the dropped samples' */
+	for (size_t i = 0; i < m->events.len; i++)
+		if (m->events.items[i].aggregated)
+			m->events.items[i].occurrences = 0;
 	if (m->energy.len > 1) {
 		m->energy.items[0] = m->energy.items[m->energy.len - 1];
 		m->energy.len = 1;

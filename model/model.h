@@ -367,8 +367,9 @@ int model_spill_events(struct model *m, const char *dir);
  * back: the events in it are lost, and counted among the lost events. */
 int model_seal_events(struct model *m);
 /* Continuous runs: after a sealed interval was written, its samples,
- * switches and trace events are dropped (their files and memory freed),
- * the last energy reading kept as the next interval's baseline, and the
+ * switches and trace events are dropped (their files and memory freed,
+ * an aggregated event's occurrences with its samples), the last energy
+ * reading kept as the next interval's baseline, and the
  * spilling starts again in spill_dir (NULL: the events stay in memory).
  * Everything interned (processes, threads, images, functions, stacks)
  * stays (model_forget_ended_tasks() and model_forget_code() let it go).

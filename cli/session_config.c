@@ -7,7 +7,7 @@
 
 #include "cli/targets.h"
 #include "formats/registry.h"
-#include "loader/unwind_tables.h"
+#include "loader/knobs.h"
 
 /*
  * The ring holds what streams between two drains (100 to 500 ms; the
@@ -73,7 +73,11 @@ void session_config_of(const struct collector_options *opts, struct bpf_session_
 		.verbose = opts->verbose,
 	};
 
-	unwind_tables_size(&cfg->cfi_rows);
+	/* what the tests override (COLLECTOR_CFI_TABLE_ROWS and the others:
+	 * loader/knobs.h), read once */
+	bpf_knobs_from_env(&cfg->knobs);
+	if (cfg->knobs.unwind_rows)
+		cfg->cfi_rows = cfg->knobs.unwind_rows;
 	/* the kernel sums the samples by stack when nothing needs each one:
 	 * no format wants them in time order, no dwarf unwinding of each in
 	 * user space, no --trace (its calls interleave with the samples) */

@@ -52,10 +52,9 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
  * (kernel.perf_cpu_time_max_percent, 25 by default; 0 or 100: no limit;
  * COLLECTOR_SAMPLER_SHARE, a percentage, overrides it for this run): after
  * t ns of sampling, t * (100 - share) / share ns without. */
-static uint32_t idle_per_busy(void)
+static uint32_t idle_per_busy(const struct bpf_knobs *k)
 {
-	const char *env = getenv("COLLECTOR_SAMPLER_SHARE");
-	double share = env && *env ? strtod(env, NULL)
+	double share = k->sampler_share > 0 ? k->sampler_share
 		: proc_sysctl_ulong("/proc/sys/kernel/perf_cpu_time_max_percent", 25);
 
 	if (!(share > 0 && share < 100))
@@ -84,12 +83,12 @@ static int ring_callback(void *ctx, void *data, size_t size)
 #define VERIFIER_LOG_BYTES 4096
 static char (*verifier_logs)[VERIFIER_LOG_BYTES];
 
-static void verifier_stats_begin(struct bpf_object *obj)
+static void verifier_stats_begin(struct bpf_object *obj, bool on)
 {
 	struct bpf_program *prog;
 	int n = 0, i = 0;
 
-	if (!getenv("COLLECTOR_VERIFIER_STATS"))
+	if (!on)
 		return;
 	bpf_object__for_each_program(prog, obj)
 		n++;
@@ -159,11 +158,11 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	/* the program finds the mappings of a process without a table in
 	 * its VMAs (bpf/unwind_learn.bpf.h); off for the tests and
 	 * benchmarks that compare with the copies for user space */
-	s->skel->rodata->unwind_learn = cfg->cfi && !getenv("COLLECTOR_UNWIND_NO_LEARN");
+	s->skel->rodata->unwind_learn = cfg->cfi && !cfg->knobs.unwind_no_learn;
 	/* the kernel's own frame-pointer walker instead of the program's,
 	 * for the tests that compare the two */
-	s->skel->rodata->kernel_fp_walk = getenv("COLLECTOR_KERNEL_FP_WALK") != NULL;
-	s->skel->rodata->idle_per_busy = idle_per_busy();
+	s->skel->rodata->kernel_fp_walk = cfg->knobs.kernel_fp_walk;
+	s->skel->rodata->idle_per_busy = idle_per_busy(&cfg->knobs);
 	for (int i = 0; i < cfg->n_events && i < 32; i++)
 		if (cfg->events[i].clock)
 			s->skel->rodata->budgeted_events |= 1u << i;
@@ -188,7 +187,7 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	/* dwarf mode builds records in a slot per CPU, and so does cfi for
 	 * samples before their image's table; 1 entry when unused */
 	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf || cfg->cfi ? s->n_cpus : 1);
-	verifier_stats_begin(s->skel->obj);
+	verifier_stats_begin(s->skel->obj, cfg->knobs.verifier_stats);
 	err = sample_bpf__load(s->skel);
 	verifier_stats_end(s->skel->obj);
 	if (err) {
@@ -263,6 +262,11 @@ int bpf_session_map_fd(struct bpf_session *s, const char *name)
 void bpf_session_next_unwind_epoch(struct bpf_session *s)
 {
 	__atomic_fetch_add(&s->skel->bss->unwind_epoch, 1, __ATOMIC_SEQ_CST);
+}
+
+const struct bpf_knobs *bpf_session_knobs(const struct bpf_session *s)
+{
+	return &s->cfg.knobs;
 }
 
 size_t bpf_session_ring_bytes(struct bpf_session *s)

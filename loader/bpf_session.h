@@ -13,6 +13,7 @@
 
 #include "bpf/collector.h"
 #include "lib/perf_events.h"
+#include "loader/knobs.h"
 
 struct bpf_session;
 
@@ -41,6 +42,7 @@ struct bpf_session_config {
 	 * bpf_session_drain(), and by bpf_session_read_aggregates() */
 	bool aggregate_samples;
 	bool verbose;
+	struct bpf_knobs knobs;    /* the tests' overrides (loader/knobs.h) */
 	bpf_record_fn on_record;
 	void *ctx;
 };
@@ -63,6 +65,8 @@ int bpf_session_map_fd(struct bpf_session *s, const char *name);
  * an image's rows are about to be given to another. */
 void bpf_session_next_unwind_epoch(struct bpf_session *s);
 size_t bpf_session_ring_bytes(struct bpf_session *s);
+/* The knobs the session was opened with (loader/knobs.h), for the tracer. */
+const struct bpf_knobs *bpf_session_knobs(const struct bpf_session *s);
 /* Whether this machine can open event e (perf_event_open on the calling
  * thread, disabled, closed at once): 0, or the negative errno (-ENOENT,
  * -EOPNOTSUPP: no such event here, as for a hardware event without a PMU).

@@ -45,16 +45,6 @@ static uint32_t pow2_at_least(uint64_t n)
 	return p;
 }
 
-/* An override for the tests (a full map on purpose): the env variable's
- * value when set, else def. */
-static uint32_t env_entries(const char *name, uint32_t def)
-{
-	const char *v = getenv(name);
-	long n = v && *v ? strtol(v, NULL, 10) : 0;
-
-	return n > 0 ? (uint32_t)n : def;
-}
-
 /*
  * Each sample adds at most one sum, so a slot's sums map needs at most as
  * many entries as samples come between two reads: the events' rates (-F,
@@ -79,10 +69,15 @@ void bpf_session_size_aggregates(struct bpf_session *s)
 	for (int i = 0; i < cfg->n_events; i++)
 		rate += cfg->events[i].use_freq ? cfg->events[i].freq : AGG_COUNT_EVENT_HZ;
 	per_read = rate * (uint64_t)s->n_cpus * AGG_READ_NS / 1000000000ULL;
-	s->agg_keys = on ? env_entries("COLLECTOR_AGG_KEYS", per_read < AGG_MAX_KEYS ?
-				       pow2_at_least(per_read) : AGG_MAX_KEYS) : 1;
-	s->agg_stacks = on ? env_entries("COLLECTOR_AGG_STACKS", per_read < AGG_MAX_STACKS ?
-					 pow2_at_least(per_read) : AGG_MAX_STACKS) : 1;
+	s->agg_keys = per_read < AGG_MAX_KEYS ? pow2_at_least(per_read) : AGG_MAX_KEYS;
+	s->agg_stacks = per_read < AGG_MAX_STACKS ? pow2_at_least(per_read) : AGG_MAX_STACKS;
+	/* the tests' overrides (a full map on purpose) */
+	if (cfg->knobs.agg_keys)
+		s->agg_keys = cfg->knobs.agg_keys;
+	if (cfg->knobs.agg_stacks)
+		s->agg_stacks = cfg->knobs.agg_stacks;
+	if (!on)
+		s->agg_keys = s->agg_stacks = 1;
 	bpf_map__set_max_entries(s->skel->maps.sample_counts0, s->agg_keys);
 	bpf_map__set_max_entries(s->skel->maps.sample_counts1, s->agg_keys);
 	bpf_map__set_max_entries(s->skel->maps.sample_stacks0, s->agg_stacks);
@@ -91,11 +86,11 @@ void bpf_session_size_aggregates(struct bpf_session *s)
 	/* the per-instruction map costs a hash update per sample and 16 MiB
 	 * of buckets (14 ms to create and free): a counter tells the samples
 	 * the kernel took (COLLECTOR_CNT_AGG_SAMPLES), summed or streamed */
-	s->skel->rodata->count_by_ip = getenv("COLLECTOR_COUNT_BY_IP") != NULL;
+	s->skel->rodata->count_by_ip = cfg->knobs.count_by_ip;
 	if (!s->skel->rodata->count_by_ip)
 		bpf_map__set_max_entries(s->skel->maps.ip_counts, 1);
 	/* the key-by-key read (kernels without batch operations), for the tests */
-	s->no_batch = getenv("COLLECTOR_AGG_NO_BATCH") != NULL;
+	s->no_batch = cfg->knobs.agg_no_batch;
 	s->agg_read_ns = bpf_session_monotonic_ns();
 }
 

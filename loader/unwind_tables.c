@@ -284,23 +284,6 @@ static int read_requests(void *maps, unwind_request_fn *fn, void *ctx)
 	return n;
 }
 
-void unwind_tables_size(unsigned int *rows)
-{
-	const char *env = getenv(UNWIND_TABLES_ROWS_ENV);
-	char *end;
-	unsigned long n;
-
-	if (!env || !env[0])
-		return;
-	n = strtoul(env, &end, 10);
-	if (*end || n < 16 || n > (1ul << 26)) {
-		fprintf(stderr, "collector: %s=%s ignored: a number of rows from 16 to %lu\n",
-			UNWIND_TABLES_ROWS_ENV, env, 1ul << 26);
-		return;
-	}
-	*rows = n;
-}
-
 static void usage(const void *maps, struct unwind_maps_usage *u)
 {
 	const struct unwind_tables *t = maps;

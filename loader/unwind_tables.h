@@ -31,13 +31,6 @@ struct unwind_tables;
 int unwind_tables_open(struct unwind_tables **out, struct bpf_session *s, uint32_t max_rows);
 void unwind_tables_close(struct unwind_tables *t);
 
-/* The environment variable that sets the entries the tables may grow to
- * (rows and page index entries), for tests of a full table space. */
-#define UNWIND_TABLES_ROWS_ENV "COLLECTOR_CFI_TABLE_ROWS"
-
-/* *rows (the cap a session is opened with: rows and page indexes) as the
- * environment sets it, else left alone. */
-void unwind_tables_size(unsigned int *rows);
 
 /* The maps behind the unwind service's interface (unwind/unwind_maps.h):
  * out->maps is t. */

@@ -76,17 +76,14 @@ static int own_offset(uint64_t *offset);
 
 /* ---- loading and attaching --------------------------------------------- */
 
-/* COLLECTOR_TRACE_SLOTS=N (a power of two, at most COLLECTOR_TRACE_SLOTS)
- * makes threads keep fewer functions in their own storage, so that the
- * tests reach the func_stats path with a couple of functions. */
-static uint32_t thread_slots(void)
+/* The functions a thread keeps in its own storage: fewer with
+ * COLLECTOR_TRACE_SLOTS (loader/knobs.h), so that the tests reach the
+ * func_stats path with a couple of functions. */
+static uint32_t thread_slots(const struct uprobes *u)
 {
-	const char *env = getenv("COLLECTOR_TRACE_SLOTS");
-	unsigned long n = env ? strtoul(env, NULL, 10) : 0;
+	uint32_t n = bpf_session_knobs(u->session)->trace_slots;
 
-	if (n && n <= COLLECTOR_TRACE_SLOTS && !(n & (n - 1)))
-		return n;
-	return COLLECTOR_TRACE_SLOTS;
+	return n ? n : COLLECTOR_TRACE_SLOTS;
 }
 
 static int load(struct uprobes *u, bool multi, struct trace_bpf **out)
@@ -102,7 +99,7 @@ static int load(struct uprobes *u, bool multi, struct trace_bpf **out)
 	skel->rodata->stream_events = u->cfg.stream_events;
 	skel->rodata->n_args = u->cfg.n_args;
 	skel->rodata->wakeup_bytes = bpf_session_ring_bytes(u->session) / 4;
-	skel->rodata->slot_mask = thread_slots() - 1;
+	skel->rodata->slot_mask = thread_slots(u) - 1;
 	if (u->cfg.py_name_glob) {
 		const char *fg = u->cfg.py_file_glob ? u->cfg.py_file_glob : "";
 
@@ -150,7 +147,7 @@ int uprobes_open(struct uprobes **out, struct bpf_session *session,
 	u->cfg = *cfg;
 	/* COLLECTOR_SINGLE_UPROBES=1 takes the path of kernels without the
 	 * multi-uprobe link (before 6.6), so that it stays tested. */
-	u->multi = !getenv("COLLECTOR_SINGLE_UPROBES");
+	u->multi = !bpf_session_knobs(session)->single_uprobes;
 	err = load(u, u->multi, &u->skel);
 	if (err) {
 		fprintf(stderr, "collector: cannot load the tracing BPF programs: %s "

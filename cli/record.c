@@ -18,13 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/continuous.h"
 #include "cli/event_options.h"
 #include "cli/outdir.h"
+#include "cli/phases.h"
 #include "cli/policy.h"
 #include "cli/push.h"
 #include "cli/stacks.h"
@@ -89,6 +89,7 @@ struct record {
 	struct save_records *save;  /* COLLECTOR_SAVE_RECORDS, NULL when unset */
 	struct jvm_perfmaps jvms;   /* -p and -a: JVMs asked for perf maps */
 	struct push *push;          /* --otlp, or NULL */
+	struct phases phases;       /* -v: the steps' times */
 };
 
 static void on_signal(int sig)
@@ -113,33 +114,6 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-}
-
-static uint64_t own_cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
-}
-
-static char *join_argv(char *const argv[])
-{
-	size_t n = 1;
-	char *s;
-
-	for (int i = 0; argv[i]; i++)
-		n += strlen(argv[i]) + 1;
-	s = calloc(1, n);
-	if (!s)
-		return NULL;
-	for (int i = 0; argv[i]; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
 }
 
 /* Privileges, targets and the output directory, before anything is loaded.
@@ -198,7 +172,7 @@ static int open_model(struct record *r)
 		.attributes = opts->resource_attrs,
 		.n_attributes = opts->n_resource_attrs,
 	};
-	char *cmd = opts->command ? join_argv(opts->command) : NULL;
+	char *cmd = targets_command_line(opts);
 	int err;
 
 	model_init(&r->m);
@@ -699,7 +673,7 @@ static void finish(struct record *r)
 	}
 	ask_jvms(r);
 	tracker_finish(r->tracker);
-	decode_run_costs(&r->m, own_cpu_ns() - r->cpu0, bpf_session_run_time_ns(r->bpf));
+	decode_run_costs(&r->m, phases_cpu_ns() - r->cpu0, bpf_session_run_time_ns(r->bpf));
 	model_seal_events(&r->m); /* an I/O error there is counted as lost events */
 	model_sort_by_time(&r->m);
 	model_events_tally(&r->m);
@@ -778,20 +752,41 @@ int record_run(const struct collector_options *opts)
 		.formats = opts->formats,
 		.launch = { .pid = -1, .go_fd = -1, .err_fd = -1 },
 		.waiter = { .epfd = -1 },
-		.cpu0 = own_cpu_ns(),
+		.cpu0 = phases_cpu_ns(),
+	};
+	static const struct {
+		int (*run)(struct record *r);
+		const char *name;
+	} steps[] = {
+		{ open_model, "start: model, symbolizer" },
+		{ resolve_tracing, "start: --trace's functions" },
+		{ open_sampling, "start: BPF load and attach" },
+		{ add_targets, "start: targets" },
+		{ attach_tracing, "start: uprobes" },
+		{ start, "start: sampling" },
 	};
 	int rc;
 
+	phases_start(&r.phases, opts->verbose);
 	rc = check_and_prepare_output(&r);
 	if (rc)
 		return rc;
+	phases_mark(&r.phases, "start: checks, output");
 	/* from here on every exit goes through cleanup */
-	if (!(rc = open_model(&r)) && !(rc = resolve_tracing(&r)) && !(rc = open_sampling(&r)) &&
-	    !(rc = add_targets(&r)) && !(rc = attach_tracing(&r)) && !(rc = start(&r))) {
+	for (size_t i = 0; !rc && i < sizeof(steps) / sizeof(steps[0]); i++) {
+		rc = steps[i].run(&r);
+		phases_mark(&r.phases, steps[i].name);
+	}
+	if (!rc) {
 		drain_until_stopped(&r);
+		phases_mark(&r.phases, "the run");
 		finish(&r);
+		phases_mark(&r.phases, "end: stop, drain, sums");
 		rc = write_outputs(&r);
+		phases_mark(&r.phases, "end: files, summary");
 	}
 	cleanup(&r, rc);
+	phases_mark(&r.phases, "end: cleanup");
+	phases_print(&r.phases, stderr);
 	return rc;
 }

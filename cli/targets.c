@@ -78,3 +78,23 @@ bool targets_want_dwarf(const struct collector_options *opts)
 	}
 	return false;
 }
+
+char *targets_command_line(const struct collector_options *opts)
+{
+	size_t n = 1;
+	char *s;
+
+	if (!opts->command)
+		return NULL;
+	for (int i = 0; opts->command[i]; i++)
+		n += strlen(opts->command[i]) + 1;
+	s = calloc(1, n);
+	if (!s)
+		return NULL;
+	for (int i = 0; opts->command[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, opts->command[i]);
+	}
+	return s;
+}

@@ -19,4 +19,8 @@ int targets_check(const struct collector_options *opts);
  * every process's stack costs too much to be a default. */
 bool targets_want_dwarf(const struct collector_options *opts);
 
+/* The command, its arguments joined by spaces (the caller frees), or NULL
+ * without a command or memory. */
+char *targets_command_line(const struct collector_options *opts);
+
 #endif /* COLLECTOR_TARGETS_H */

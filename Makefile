@@ -32,8 +32,9 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS    := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
 # The layers, lowest first: lib, model, symbols, unwind, formats, transport,
-# runtimes, decode, loader, cli.  Only loader/ sees libbpf and the skeletons.
-LAYERS    := lib model symbols unwind formats transport runtimes decode loader cli
+# runtimes, decode, loader, session, cli.  Only loader/ sees libbpf and the
+# skeletons.
+LAYERS    := lib model symbols unwind formats transport runtimes decode loader session cli
 SRCS      := $(foreach d,$(LAYERS),$(wildcard $(d)/*.c $(d)/*/*.c))
 LIB_SRCS  := $(filter-out cli/main.c,$(SRCS))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))

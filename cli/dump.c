@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "formats/registry.h"
-#include "cli/options.h"
+#include "session/options.h"
 #include "loader/privileges.h"
 
 struct dump_args {

@@ -16,15 +16,16 @@
 #include <string.h>
 
 #include "cli/dump.h"
-#include "cli/event_options.h"
+#include "cli/front.h"
+#include "session/event_options.h"
 #include "formats/registry.h"
-#include "cli/options.h"
-#include "cli/policy.h"
-#include "cli/record.h"
+#include "session/options.h"
+#include "session/policy.h"
+#include "session/session.h"
 #include "cli/stacks.h"
 #include "lib/proc.h"
 
-/* The administrator's policy (cli/policy.h), where the build put it:
+/* The administrator's policy (session/policy.h), where the build put it:
  * `make install SYSCONFDIR=DIR` compiles this file with another DIR. */
 #ifndef COLLECTOR_SYSCONFDIR
 #define COLLECTOR_SYSCONFDIR "/etc"
@@ -620,6 +621,7 @@ int main(int argc, char **argv)
 		.off_cpu_min_ns = 1000,
 	};
 	const struct argp argp = { options, parse_opt, args_doc, doc, NULL, help_filter, NULL };
+	struct front front;
 	int rc;
 
 	if (argc > 1 && strcmp(argv[1], "dump") == 0)
@@ -637,7 +639,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (opts.list_events)
 		return events_list(stdout);
-	rc = record_run(&opts);
+	front_init(&front, &opts);
+	rc = run_session(&opts, &front.hooks);
 	kvlist_free(opts.resource_attrs, opts.n_resource_attrs);
 	return rc;
 }

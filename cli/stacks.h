@@ -17,7 +17,7 @@
 
 #include <stdio.h>
 
-#include "cli/options.h"
+#include "session/options.h"
 #include "formats/format.h"
 #include "model/model.h"
 

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
-#include "loader/bpf_session.h"
 
 void status_init(struct status *st, bool quiet, uint64_t start_ns)
 {
@@ -36,18 +35,4 @@ void status_clear(struct status *st)
 {
 	if (st->enabled)
 		fprintf(stderr, "\r\033[K");
-}
-
-void status_show(struct status *st, struct bpf_session *bpf, uint64_t samples,
-		 uint64_t traced_events)
-{
-	uint64_t counters[COLLECTOR_CNT_MAX] = { 0 };
-
-	if (!st->enabled)
-		return;
-	bpf_session_counters(bpf, counters);
-	status_update(st, samples,
-		      counters[COLLECTOR_CNT_RB_FULL_SAMPLE] + counters[COLLECTOR_CNT_RB_FULL_TASK] +
-			      counters[COLLECTOR_CNT_RB_FULL_SWITCH],
-		      traced_events);
 }

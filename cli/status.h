@@ -15,10 +15,6 @@ struct status {
 void status_init(struct status *st, bool quiet, uint64_t start_ns);
 /* Redraws the line at most once a second. */
 void status_update(struct status *st, uint64_t samples, uint64_t lost, uint64_t traced_events);
-struct bpf_session;
-/* status_update() with the ring's lost records as the session counts them. */
-void status_show(struct status *st, struct bpf_session *bpf, uint64_t samples,
-		 uint64_t traced_events);
 /* Clears the line for good. */
 void status_clear(struct status *st);
 

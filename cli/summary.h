@@ -8,22 +8,7 @@
 #include <stdio.h>
 
 #include "model/model.h"
-#include "runtimes/jvm/jvm_attach.h"
-
-struct summary_figures {
-	double duration_s;
-	uint64_t kernel_samples;   /* samples the BPF program counted */
-	uint64_t target_cpu_ns;    /* CPU time the targets used, 0 if unknown */
-	int cpus;                  /* CPUs sampled */
-	unsigned int intervals;    /* --interval: sets of files written, 0 otherwise */
-	uint64_t interval_samples; /* --interval: samples decoded over the run
-				    * (not off-cpu's sums) */
-	uint64_t sampler_runs;     /* the sampling program's runs, 0 if unknown */
-	bool aggregated;           /* the samples were summed by stack in the kernel */
-	const struct jvm_perfmaps *jvms; /* JVMs asked for perf maps, or NULL */
-	uint64_t window_start_ns;  /* --interval: the last interval's start (epoch
-				    * ns), which the samples are of; else 0 */
-};
+#include "session/session.h"
 
 /* Per-function sample counts, sorted by self (or total) count. */
 struct summary_entry {

@@ -4,7 +4,7 @@
 #       installs the collector into $(DESTDIR)$(PREFIX)/bin, mode 0755, as
 #       packaging expects (no root needed; DESTDIR is the staging root).
 #       SYSCONFDIR is where it reads the administrator's policy,
-#       SYSCONFDIR/collector.conf (cli/policy.h): compiled in, so that no
+#       SYSCONFDIR/collector.conf (session/policy.h): compiled in, so that no
 #       user can point it elsewhere.
 #   make install-caps [same variables] [CAPS_GROUP=collector]
 #       (root) then makes the installed copy root:CAPS_GROUP, mode 0750,

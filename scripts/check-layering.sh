@@ -20,7 +20,10 @@
 #            symbols, model, lib)
 #   loader   the only libbpf user (bpf's ABI header, the unwind maps'
 #            interface it implements, lib)
-#   cli      main, options, record, dump, summary (everything)
+#   session  one run: its checks, its steps in order, its intervals and push
+#            (everything below)
+#   cli      main, the options' parsing, the status line, the summary,
+#            collector stacks' listing, dump (everything)
 #
 # Usage: check-layering.sh [DIR]   (default: the tree this script is in)
 # Prints each violation as FILE:LINE: what is wrong; exit 1 if any.
@@ -38,12 +41,13 @@ allowed() {
 	runtimes) echo "lib bpf symbols runtimes" ;;
 	decode) echo "lib bpf model symbols unwind runtimes decode" ;;
 	loader) echo "lib bpf unwind loader" ;;
-	cli) echo "lib bpf model symbols unwind formats transport runtimes decode loader cli" ;;
+	session) echo "lib bpf model symbols unwind formats transport runtimes decode loader session" ;;
+	cli) echo "lib bpf model symbols unwind formats transport runtimes decode loader session cli" ;;
 	esac
 }
 
 bad=0
-for layer in lib model symbols unwind formats transport runtimes decode loader cli; do
+for layer in lib model symbols unwind formats transport runtimes decode loader session cli; do
 	[ -d "$layer" ] || continue
 	ok=$(allowed "$layer")
 	for f in $(find "$layer" -name '*.[ch]' | sort); do
@@ -78,10 +82,10 @@ for layer in lib model symbols unwind formats transport runtimes decode loader c
 done
 # every object goes into one archive, which keeps members by base name:
 # two sources of one name would replace each other there
-dups=$(find lib model symbols unwind formats transport runtimes decode loader cli -name '*.c' 2>/dev/null |
+dups=$(find lib model symbols unwind formats transport runtimes decode loader session cli -name '*.c' 2>/dev/null |
 	sed 's|.*/||' | sort | uniq -d)
 for d in $dups; do
-	echo "$(find lib model symbols unwind formats transport runtimes decode loader cli -name "$d" | tr '\n' ' '): one base name for two sources (the archive keeps one)"
+	echo "$(find lib model symbols unwind formats transport runtimes decode loader session cli -name "$d" | tr '\n' ' '): one base name for two sources (the archive keeps one)"
 	bad=1
 done
 exit $bad

@@ -24,7 +24,7 @@ check() { # NAME WANT(pass|fail) DIR
 plant() {
 	rm -rf "$tmp/tree"
 	mkdir -p "$tmp/tree"
-	cp -r lib model symbols formats transport decode loader cli "$tmp/tree/"
+	cp -r lib model symbols unwind formats transport runtimes decode loader session cli "$tmp/tree/"
 	printf '%s\n' "$3" >>"$tmp/tree/$2"
 	check "$1" fail "$tmp/tree"
 }
@@ -34,12 +34,13 @@ plant "model including symbols fails" model/model.c '#include "symbols/symbolize
 plant "loader including the model fails" loader/waiter.c '#include "model/model.h"'
 plant "formats including decode fails" formats/registry.c '#include "decode/tracker.h"'
 plant "libbpf outside loader fails" decode/tracker.c '#include <bpf/libbpf.h>'
-plant "a skeleton outside loader fails" cli/record.c '#include "sample.skel.h"'
+plant "a skeleton outside loader fails" session/session.c '#include "sample.skel.h"'
+plant "the session including the front end fails" session/session.c '#include "cli/summary.h"'
 plant "an include without its folder fails" lib/proc.c '#include "proc.h"'
 plant "transport including the model fails" transport/spool.c '#include "model/model.h"'
 rm -rf "$tmp/tree"
 mkdir -p "$tmp/tree"
-cp -r lib model symbols formats transport decode loader cli "$tmp/tree/"
+cp -r lib model symbols unwind formats transport runtimes decode loader session cli "$tmp/tree/"
 cp lib/proc.c "$tmp/tree/cli/proc.c"
 check "two sources with one base name fail" fail "$tmp/tree"
 

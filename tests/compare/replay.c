@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * replay FILE OUTDIR: rebuilds the model of a run from what
- * COLLECTOR_SAVE_RECORDS=FILE saved (cli/save_records.h) and writes every
+ * COLLECTOR_SAVE_RECORDS=FILE saved (session/save_records.h) and writes every
  * format that applies into OUTDIR, and the end-of-run summary into
  * OUTDIR/summary.txt.  REPLAY_KALLSYMS=PATH: the kernel's symbols from
  * PATH (a copy of /proc/kallsyms) rather than /proc/kallsyms.
@@ -43,7 +43,7 @@
 #else
 #include "bpf/collector.h"
 #include "cli/summary.h"
-#include "cli/targets.h"
+#include "session/targets.h"
 #include "decode/kernel_counters.h"
 #include "decode/run.h"
 #include "decode/trace_specs.h"
@@ -53,8 +53,8 @@
 #include "symbols/symbolize.h"
 #endif
 
-/* relative: the old tree has no cli/ folder to find it in */
-#include "../../cli/save_records.h"
+/* relative: an old tree has no session/ folder to find it in */
+#include "../../session/save_records.h"
 
 #define MAX_SPECS 64
 
@@ -433,7 +433,7 @@ static void trace_attach(struct model *m, const struct save_trace_attach *ta)
 	decode_trace_attach(m, ta->skipped, ta->attach_seconds, ta->probe_overhead_ns);
 }
 
-/* the run reads nothing ahead any more (cli/record.c's start()) */
+/* the run reads nothing ahead any more (session/session.c's start()) */
 static void warm(struct symbolizer *sym, struct model *m)
 {
 	(void)sym;

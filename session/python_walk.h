@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The run's CPython support: runtimes/python/ with its BPF map writes
- * done by loader/python_procs.h, wired together (only cli/ sees both).
+ * done by loader/python_procs.h, wired together (only session/ sees both).
  */
 #ifndef COLLECTOR_CLI_PYTHON_WALK_H
 #define COLLECTOR_CLI_PYTHON_WALK_H

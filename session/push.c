@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --otlp: the run's push to an OpenTelemetry backend (push.h). */
-#include "cli/push.h"
+#include "session/push.h"
 
 #include <errno.h>
 #include <inttypes.h>

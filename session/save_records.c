@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* COLLECTOR_SAVE_RECORDS=FILE: what the decode stage receives, into FILE. */
-#include "cli/save_records.h"
+#include "session/save_records.h"
 
 #include "bpf/collector.h"
 
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decode/kernel_counters.h"
 #include "lib/userfs.h"
 #include "model/model.h"
 
@@ -171,4 +172,16 @@ void save_records_close(struct save_records *s)
 			s->path, strerror(s->err));
 	free(s->path);
 	free(s);
+}
+
+void save_records_func_stats(void *ctx, const struct collector_func_key *key,
+			     const struct collector_func_stats *fs)
+{
+	struct save_func_stats *sf = ctx;
+	unsigned char item[sizeof(*key) + sizeof(*fs)];
+
+	memcpy(item, key, sizeof(*key));
+	memcpy(item + sizeof(*key), fs, sizeof(*fs));
+	save_records_put(sf->save, SAVE_FUNC_STATS, item, sizeof(item));
+	decode_func_stats(sf->m, key, fs);
 }

@@ -1,16 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `collector [OPTION...] [-- COMMAND]`: one profiling run.
- *
- * Check everything that can be checked before loading BPF (privileges,
- * targets, output directory), load and attach, start or find the targets,
- * drain the ring buffer until told to stop, then drain what is left, read
- * the kernel's counters, write every output and print the summary.
+ * One profiling run (session/session.h).
  *
  * This file only orders the steps: the loader talks to the kernel, decode
- * writes what comes back into the model, the formats write the model out.
+ * writes what comes back into the model, the formats write the model out,
+ * the push sends it, and the front end (cli/) shows what it says.
  */
-#include "cli/record.h"
+#include "session/session.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -21,20 +17,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/continuous.h"
-#include "cli/event_options.h"
-#include "cli/outdir.h"
-#include "cli/phases.h"
-#include "cli/policy.h"
-#include "cli/push.h"
-#include "cli/stacks.h"
-#include "cli/python_walk.h"
-#include "cli/record_unwind.h"
-#include "cli/save_records.h"
-#include "cli/session_config.h"
-#include "cli/status.h"
-#include "cli/summary.h"
-#include "cli/targets.h"
+#include "session/continuous.h"
+#include "session/event_options.h"
+#include "session/outdir.h"
+#include "session/phases.h"
+#include "session/policy.h"
+#include "session/push.h"
+#include "session/python_walk.h"
+#include "session/record_unwind.h"
+#include "session/save_records.h"
+#include "session/session_config.h"
+#include "session/targets.h"
 #include "decode/kernel_counters.h"
 #include "decode/run.h"
 #include "decode/trace_specs.h"
@@ -82,7 +75,7 @@ struct record {
 	struct launch launch;
 	struct waiter waiter;
 	struct powercap powercap;
-	struct status status;
+	const struct run_front *front; /* never NULL */
 	struct summary_figures fig;
 	unsigned int formats;   /* what -f asked for, 0: every one that applies */
 	uint64_t cpu0;          /* the collector's own CPU time at start */
@@ -481,7 +474,8 @@ static int start(struct record *r)
 		fprintf(stderr, "collector: cannot wait for the ring buffer: %s\n", strerror(-err));
 		return EXIT_FAILURE_RUN; /* the command, if any, is stopped by the caller */
 	}
-	status_init(&r->status, opts->quiet, r->m.run.start_ktime_ns);
+	if (r->front->started)
+		r->front->started(r->front->ctx, r->m.run.start_ktime_ns);
 	if (opts->interval > 0) {
 		continuous_start(&r->cont, opts->interval, r->m.run.start_ktime_ns);
 		r->cont.push = r->push;
@@ -568,6 +562,20 @@ static void cut_interval(struct record *r, uint64_t now)
 	malloc_trim(0);
 }
 
+/* The front end's status line, after a drain. */
+static void show_progress(struct record *r)
+{
+	uint64_t c[COLLECTOR_CNT_MAX] = { 0 };
+
+	if (!r->front->progress)
+		return;
+	bpf_session_counters(r->bpf, c);
+	r->front->progress(r->front->ctx, tracker_sample_count(r->tracker),
+			   c[COLLECTOR_CNT_RB_FULL_SAMPLE] + c[COLLECTOR_CNT_RB_FULL_TASK] +
+				   c[COLLECTOR_CNT_RB_FULL_SWITCH],
+			   model_trace_event_count(&r->m));
+}
+
 /* Drains the ring until a signal, the duration, or the targets' exit. */
 static void drain_until_stopped(struct record *r)
 {
@@ -600,22 +608,8 @@ static void drain_until_stopped(struct record *r)
 			break;
 		if (!opts->command && waiter_targets_gone(&r->waiter))
 			break;
-		status_show(&r->status, r->bpf, tracker_sample_count(r->tracker),
-			    model_trace_event_count(&r->m));
+		show_progress(r);
 	}
-}
-
-/* COLLECTOR_SAVE_RECORDS: an aggregate is saved as it goes to the model. */
-static void save_func_stats(void *ctx, const struct collector_func_key *key,
-			    const struct collector_func_stats *fs)
-{
-	struct record *r = ctx;
-	unsigned char item[sizeof(*key) + sizeof(*fs)];
-
-	memcpy(item, key, sizeof(*key));
-	memcpy(item + sizeof(*key), fs, sizeof(*fs));
-	save_records_put(r->save, SAVE_FUNC_STATS, item, sizeof(item));
-	decode_func_stats(&r->m, key, fs);
 }
 
 /*
@@ -630,7 +624,8 @@ static void finish(struct record *r)
 	uint64_t tcounters[COLLECTOR_TCNT_MAX] = { 0 };
 
 	writing = 1;
-	status_clear(&r->status);
+	if (r->front->stopping)
+		r->front->stopping(r->front->ctx);
 	decode_window_end(&r->m);
 	bpf_session_stop_sampling(r->bpf);
 	/* the blocks still going on, up to the window's end */
@@ -664,8 +659,10 @@ static void finish(struct record *r)
 		/* the Python functions met, as traced functions, before their
 		 * aggregates are read */
 		uprobes_python_functions(r->uprobes, add_python_function, r);
+		struct save_func_stats saved = { r->save, &r->m };
+
 		if (r->save)
-			uprobes_read_stats(r->uprobes, save_func_stats, r);
+			uprobes_read_stats(r->uprobes, save_records_func_stats, &saved);
 		else
 			uprobes_read_stats(r->uprobes, decode_func_stats, &r->m);
 		uprobes_counters(r->uprobes, tcounters);
@@ -686,17 +683,25 @@ static void finish(struct record *r)
 				 r->uprobes ? tcounters : NULL);
 }
 
-/* Every format asked for (or that applies), then the summary. */
+/* What the run says, by the front end: 0 or an exit code. */
+static int report(struct record *r, const struct export_options *eo)
+{
+	if (!r->front->report)
+		return 0;
+	return r->front->report(r->front->ctx, &r->m, &r->fig, r->push, eo);
+}
+
+/* Every format asked for (or that applies), the push, then the summary. */
 static int write_outputs(struct record *r)
 {
 	const struct collector_options *opts = r->opts;
 	struct export_options eo = export_options_of(r);
 	unsigned int formats = opts->push_only ? 0 :
 			       r->formats ? r->formats : formats_applicable(&r->m);
-	int rc = EXIT_OK;
+	int rc = EXIT_OK, said;
 
-	if (opts->stacks)
-		return stacks_output(stdout, &r->m, r->formats, &eo) ? EXIT_FAILURE_RUN : EXIT_OK;
+	if (opts->stacks) /* its listing and -f files are the front end's */
+		return report(r, &eo);
 	if (r->cont.interval_ns) {
 		/* the last interval, to the end of the run: the summary's */
 		formats = interval_formats(r);
@@ -715,14 +720,10 @@ static int write_outputs(struct record *r)
 	}
 	if (r->push)
 		push_finish(r->push);
-	if (!opts->quiet) {
-		summary_print(stderr, &r->m, &r->fig);
-		if (r->push)
-			push_print_summary(stderr, r->push);
-	}
+	said = report(r, &eo);
 	if (!formats && !r->push && !opts->quiet)
 		fprintf(stderr, "collector: nothing was collected, so no file was written\n");
-	return rc;
+	return rc ? rc : said;
 }
 
 static void cleanup(struct record *r, int rc)
@@ -745,10 +746,12 @@ static void cleanup(struct record *r, int rc)
 	push_free(r->push);
 }
 
-int record_run(const struct collector_options *opts)
+int run_session(const struct collector_options *opts, const struct run_front *front)
 {
+	static const struct run_front none = { 0 };
 	struct record r = {
 		.opts = opts,
+		.front = front ? front : &none,
 		.formats = opts->formats,
 		.launch = { .pid = -1, .go_fd = -1, .err_fd = -1 },
 		.waiter = { .epfd = -1 },

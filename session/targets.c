@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Checking the targets and preparing for them. */
-#include "cli/targets.h"
+#include "session/targets.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
 #ifndef COLLECTOR_CLI_SESSION_CONFIG_H
 #define COLLECTOR_CLI_SESSION_CONFIG_H
 
-#include "cli/options.h"
+#include "session/options.h"
 #include "loader/bpf_session.h"
 
 void session_config_of(const struct collector_options *opts, struct bpf_session_config *cfg);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* -e on the command line's side: defaults, -e list, the check before load. */
-#include "cli/event_options.h"
+#include "session/event_options.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "cli/options.h"
+#include "session/options.h"
 
 /* No -e: cpu-clock at -F.  An event without /PERIOD or @FREQ: at -F. */
 void events_fill_defaults(struct collector_options *o);

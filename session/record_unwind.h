@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --call-graph cfi's part of a run (cli/record.c): the unwind tables' maps
+ * --call-graph cfi's part of a run (session/session.c): the unwind tables' maps
  * and their service (unwind/table_service.h), the store of maps readings
  * that the service and the decoder share (lib/maps_store.h), with -a the
  * kernel's mmap records that keep those readings current

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "cli/options.h"
+#include "session/options.h"
 #include "model/model.h"
 #include "symbols/symbolize.h"
 

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "cli/options.h"
+#include "session/options.h"
 
 /* SYSCONFDIR "/collector.conf", compiled into cli/main.c. */
 extern const char collector_conf_path[];

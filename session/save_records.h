@@ -69,7 +69,7 @@ struct save_trace_attach {
 };
 
 /*
- * The writer, used by cli/record.c only when the variable is set: each call
+ * The writer, used by session/session.c only when the variable is set: each call
  * below is one branch in the run when it is not.  Write errors do not stop
  * the run; they are reported once, at the close.
  */
@@ -93,6 +93,18 @@ void save_records_facts(struct save_records *s, const struct model *m, char *con
 void save_records_end(struct save_records *s, const struct model *m, int cpus,
 		      const uint64_t *counters, uint64_t by_ip,
 		      const uint64_t *tcounters);
+/* COLLECTOR_SAVE_RECORDS with --trace: each traced function's aggregate
+ * saved (SAVE_FUNC_STATS) as it goes to the model (decode_func_stats()):
+ * uprobes_read_stats()'s callback, its ctx a struct save_func_stats. */
+struct collector_func_key;
+struct collector_func_stats;
+struct model;
+struct save_func_stats {
+	struct save_records *save;
+	struct model *m;
+};
+void save_records_func_stats(void *ctx, const struct collector_func_key *key,
+			     const struct collector_func_stats *fs);
 /* Flushes and closes; NULL is fine. */
 void save_records_close(struct save_records *s);
 

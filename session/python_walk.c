@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* CPython support wired to the sampling session (cli/python_walk.h). */
-#include "cli/python_walk.h"
+/* CPython support wired to the sampling session (session/python_walk.h). */
+#include "session/python_walk.h"
 
 #include <stdlib.h>
 

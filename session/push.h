@@ -8,7 +8,7 @@
  * waits on disk, also for the next run.
  *
  * A unit of its own with the model as its only input, so that the run's
- * session (today cli/record.c) calls it at each cut wherever it lives.
+ * session (session/session.c) calls it at each cut.
  */
 #ifndef COLLECTOR_PUSH_H
 #define COLLECTOR_PUSH_H
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/options.h"
+#include "session/options.h"
 #include "model/model.h"
 
 struct push;
@@ -25,7 +25,7 @@ struct push;
 /* The endpoint and its options from --otlp, --otlp-spool,
  * --otlp-spool-size and the OTEL_EXPORTER_OTLP_* variables, the spool
  * opened (what an earlier run left is sent first) and the pusher started.
- * 0, or an exit code (cli/options.h) after a message saying what is wrong
+ * 0, or an exit code (session/options.h) after a message saying what is wrong
  * and what to do. */
 int push_open(struct push **out, const struct collector_options *o);
 /* Encodes the model's samples (its window: one interval) and hands them

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The output directory of a run. */
-#include "cli/outdir.h"
+#include "session/outdir.h"
 #include "lib/userfs.h"
 
 #include <dirent.h>

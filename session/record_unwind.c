@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* --call-graph cfi's part of a run (cli/record_unwind.h). */
-#include "cli/record_unwind.h"
+/* --call-graph cfi's part of a run (session/record_unwind.h). */
+#include "session/record_unwind.h"
 
 #include <errno.h>
 #include <stdio.h>

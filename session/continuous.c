@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Continuous runs: a complete set of files per interval (continuous.h). */
-#include "cli/continuous.h"
+#include "session/continuous.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/push.h"
+#include "session/push.h"
 #include "formats/registry.h"
 
 void continuous_start(struct continuous *c, double interval_s, uint64_t start_ktime_ns)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The sampling session's configuration, from the options. */
-#include "cli/session_config.h"
+#include "session/session_config.h"
 
 #include <stdint.h>
 #include <unistd.h>
 
-#include "cli/targets.h"
+#include "session/targets.h"
 #include "formats/registry.h"
 #include "loader/knobs.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The administrator's policy, /etc/collector.conf. */
-#include "cli/policy.h"
+#include "session/policy.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A run's steps, timed (cli/phases.h). */
-#include "cli/phases.h"
+/* A run's steps, timed (session/phases.h). */
+#include "session/phases.h"
 
 #include <time.h>
 

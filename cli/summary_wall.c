@@ -102,6 +102,13 @@ void summary_print_wall(FILE *out, const struct model *m, uint64_t from_ns)
 		from_ns > m->run.start_ns ? "last interval" : "run");
 	fprintf(out, "                  %zu of %zu threads add up (on + off within 2%% of their "
 		"time, or two sampling periods)\n", n_ok, m->threads.len);
+	if (model_stat_value(m, MODEL_STAT_OFFCPU_WINDOW_BLOCKED))
+		fprintf(out, "                  %llu threads found blocked when the run started "
+			"(%llu with their kernel stack only), %llu blocks counted up to a cut or "
+			"the end\n",
+			(unsigned long long)model_stat_value(m, MODEL_STAT_OFFCPU_WINDOW_BLOCKED),
+			(unsigned long long)model_stat_value(m, MODEL_STAT_OFFCPU_WINDOW_NO_USER),
+			(unsigned long long)model_stat_value(m, MODEL_STAT_OFFCPU_WINDOW_CUT));
 	qsort(w, m->threads.len, sizeof(*w), by_gap);
 	for (size_t i = 0; i < m->threads.len && shown < WALL_SHOWN; i++) {
 		const struct model_thread *t = &m->threads.items[w[i].thread];

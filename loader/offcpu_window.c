@@ -100,9 +100,23 @@ void bpf_session_sched_text(struct bpf_session *s, uint64_t ranges[4])
 	ranges[3] = s->skel->bss->lock_text_end;
 }
 
+/* Passes at most: each takes at least half a ring of stacks. */
+#define WINDOW_PASSES 64
+
 int bpf_session_window_start(struct bpf_session *s)
 {
-	return run_window(s, COLLECTOR_WINDOW_START, 0);
+	int err = 0;
+
+	/* a pass that left threads for want of room in the ring: the ring
+	 * drained (their stacks unwound), and another */
+	for (int pass = 0; pass < WINDOW_PASSES && !err; pass++) {
+		s->skel->bss->window_deferred = 0;
+		err = run_window(s, COLLECTOR_WINDOW_START, 0);
+		if (err || !s->skel->bss->window_deferred)
+			break;
+		err = bpf_session_drain(s, 0) < 0 ? -EIO : 0;
+	}
+	return err;
 }
 
 int bpf_session_window_cut(struct bpf_session *s, uint64_t ktime_ns, bool until)

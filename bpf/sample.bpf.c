@@ -266,6 +266,29 @@ static __always_inline u32 user_frames_fp(struct sample_scratch *sc, u32 first, 
 
 #include "unwind_walk.bpf.h"
 
+/*
+ * The current task's user stack from its registers (ip, sp, bp), into
+ * sc->frames from nk on: with cfi the unwind tables (UNWIND_COPY_STACK
+ * before the image's table: the caller copies the stack for user space),
+ * else frame pointers.  The one walk of the sampler and of the off-CPU
+ * switch-out (the switched-out task is the current one there).  A global
+ * function: each program verifies it once, not once per state of its
+ * callers (on_switch_offcpu 131 641 instructions with it inlined).
+ * Returns the frames, or UNWIND_COPY_STACK; the caller bounds it.
+ */
+__noinline u32 user_stack_walk(struct sample_scratch *sc, u32 nk, u64 ip, u64 sp, u64 bp)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!sc)
+		return 0;
+	nk &= 127;
+	if (cfi_mode)
+		return user_frames_cfi(sc, nk, tgid, task, ip, sp, bp, true);
+	return user_frames_fp(sc, nk, ip, sp, bp, -1);
+}
+
 /* The user registers a frame-pointer walk starts from: the sample's own in
  * user mode, those saved at kernel entry in kernel mode (none for a kernel
  * thread). */
@@ -365,10 +388,18 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 	/* no user registers: a kernel thread, no user stack */
 	if (user_walk_regs(ctx, task, kernel_mode, &uip, &usp, &ubp)) {
 		sc->e.user_ip = uip;
-		if (cfi_mode && !kernel_fp_walk) {
-			/* the walk puts back the return addresses of calls
-			 * under a uretprobe (--trace) itself */
-			nu = user_frames_cfi(sc, nk, tgid, task, uip, usp, ubp, true);
+		if (kernel_fp_walk ||
+		    (!cfi_mode && BPF_CORE_READ(task, utask, return_instances))) {
+			/* Calls under a uretprobe (--trace) return through the
+			 * kernel's trampoline: the kernel's walker puts the
+			 * real return addresses back, the frame-pointer walk
+			 * could not (the cfi walk does it itself). */
+			long r = bpf_get_stack(ctx, &sc->frames[nk],
+					       COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), BPF_F_USER_STACK);
+
+			nu = r > 0 ? r / sizeof(u64) : 0;
+		} else {
+			nu = user_stack_walk(sc, nk, uip, usp, ubp);
 			if (nu == UNWIND_COPY_STACK) {
 				/* before its image's table: a stack copy for
 				 * user space, through the ring even when the
@@ -377,16 +408,6 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 					count(COLLECTOR_CNT_AGG_SAMPLES);
 				return stack_sample(ctx, tgid, tid, ip, kernel_mode);
 			}
-		} else if (kernel_fp_walk || BPF_CORE_READ(task, utask, return_instances)) {
-			/* Calls under a uretprobe (--trace) return through the
-			 * kernel's trampoline: the kernel's walker puts the
-			 * real return addresses back, this one could not. */
-			long r = bpf_get_stack(ctx, &sc->frames[nk],
-					       COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), BPF_F_USER_STACK);
-
-			nu = r > 0 ? r / sizeof(u64) : 0;
-		} else {
-			nu = user_frames_fp(sc, nk, uip, usp, ubp, -1);
 		}
 	}
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)

@@ -9,7 +9,7 @@
  * they stay blocked: the process is not stopped at all), and the threads
  * on a CPU are sampled.  Each thread is then shown once, by the stack that
  * says what it is doing: the one it waited in when it waited through most
- * of the look, else its most frequent stack on the CPU.  -f writes that,
+ * of the look, else its fullest stack on the CPU.  -f writes that,
  * a sample per thread, in any format.
  */
 #ifndef COLLECTOR_CLI_STACKS_H

@@ -199,3 +199,42 @@ sudo_user() {
 as_sudo() {
 	env SUDO_UID="$uid" SUDO_GID="$gid" SUDO_USER="$user" "$@"
 }
+
+# A test of several cases that goes on after a failure: bad MSG counts a
+# failed check, skipped MSG says a part not run (loudly, as its log's last
+# line); checks_done ends the test, failed when any check did.
+failures=0
+skipped=""
+bad() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+skipped() {
+	echo "SKIPPED: $*"
+	skipped="$skipped${skipped:+; }$*"
+}
+checks_done() {
+	[ -z "$skipped" ] || echo "SKIPPED parts: $skipped"
+	[ "$failures" -eq 0 ] || fail "$failures checks failed"
+	if [ -n "$skipped" ]; then echo "PASS, with parts SKIPPED: $skipped"; else echo PASS; fi
+}
+
+# for_each_python FN: FN LABEL PYTHON [VERSION] for Debian's python3.11 and
+# for 3.13, 3.14 and 3.15 through build/pythons/run.sh (VERSION its first
+# argument), those missing skipped (scripts/install-deps.sh unpacks them).
+for_each_python() {
+	if [ -x /usr/bin/python3.11 ]; then
+		"$1" python3.11 /usr/bin/python3.11
+	else
+		skipped "python3.11: no /usr/bin/python3.11"
+	fi
+	for v in 3.13 3.14 3.15; do
+		if [ ! -x "$TOP/build/pythons/run.sh" ]; then
+			skipped "python$v: no $TOP/build/pythons/run.sh (scripts/install-deps.sh unpacks Debian's CPython 3.13+ there)"
+		elif ! "$TOP/build/pythons/run.sh" "$v" -c pass 2>/dev/null; then
+			skipped "python$v: not under build/pythons, or it does not run (scripts/install-deps.sh)"
+		else
+			"$1" "python$v" "$TOP/build/pythons/run.sh" "$v"
+		fi
+	done
+}

@@ -36,17 +36,6 @@ need_root
 command -v cc >/dev/null || fail "no cc: the pipe reader is built at test time"
 
 PY311=/usr/bin/python3.11
-RUN=$TOP/build/pythons/run.sh
-failures=0
-skipped=""
-bad() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-skipped() {
-	echo "SKIPPED: $*"
-	skipped="$skipped${skipped:+; }$*"
-}
 
 # near VALUE WANT PERCENT [FLOOR]: |VALUE - WANT| <= max(PERCENT% of WANT, FLOOR)
 near() {
@@ -222,20 +211,7 @@ pyblocked() {
 		"hrtimer_nanosleep .. native .. sleeper:$sleep_line, <module>:$call_line"
 }
 
-if [ -x "$PY311" ]; then
-	pyblocked python3.11 "$PY311"
-else
-	skipped "python3.11: no $PY311 (cases 1 and 2 on python3.11 not run)"
-fi
-for v in 3.13 3.14 3.15; do
-	if [ ! -x "$RUN" ]; then
-		skipped "python$v: no $RUN (scripts/install-deps.sh unpacks Debian's CPython 3.13+ there)"
-	elif ! "$RUN" "$v" -c pass 2>/dev/null; then
-		skipped "python$v: not under build/pythons, or it does not run (scripts/install-deps.sh)"
-	else
-		pyblocked "python$v" "$RUN" "$v"
-	fi
-done
+for_each_python pyblocked
 
 # --- 2. ten Python threads idle on queue.Queue().get() ---------------------------
 if [ -x "$PY311" ]; then
@@ -315,6 +291,4 @@ echo "interval: $n intervals, off-CPU $sum ns over them ($(pct "$sum" "$run") of
 near "$sum" "$run" 2 || bad "interval: the intervals' off-CPU time adds up to $sum ns, not within 2% of the run's $run ns"
 kill -KILL "$pid" 2>/dev/null
 
-[ -z "$skipped" ] || echo "SKIPPED parts: $skipped"
-[ "$failures" -eq 0 ] || fail "$failures checks failed"
-if [ -n "$skipped" ]; then echo "PASS, with parts SKIPPED: $skipped"; else echo PASS; fi
+checks_done

@@ -47,19 +47,8 @@ need_root
 command -v cc >/dev/null || fail "no cc: stacks_block.c is built at test time"
 
 PY311=/usr/bin/python3.11
-RUN=$TOP/build/pythons/run.sh
 W=$TOP/tests/workloads/pystates.py
 SRC=$TOP/tests/workloads/stacks_block.c
-failures=0
-skipped=""
-bad() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-skipped() {
-	echo "SKIPPED: $*"
-	skipped="$skipped${skipped:+; }$*"
-}
 
 case $(uname -m) in
 x86_64) NR_READ=0 NR_FUTEX=202 NR_NANOSLEEP=230 ;;
@@ -346,20 +335,7 @@ pystates() {
 	kill -KILL "$pid" 2>/dev/null
 }
 
-if [ -x "$PY311" ]; then
-	pystates python3.11 "$PY311"
-else
-	skipped "python3.11: no $PY311"
-fi
-for v in 3.13 3.14 3.15; do
-	if [ ! -x "$RUN" ]; then
-		skipped "python$v: no $RUN (scripts/install-deps.sh unpacks Debian's CPython 3.13+ there)"
-	elif ! "$RUN" "$v" -c pass 2>/dev/null; then
-		skipped "python$v: not under build/pythons, or it does not run (scripts/install-deps.sh)"
-	else
-		pystates "python$v" "$RUN" "$v"
-	fi
-done
+for_each_python pystates
 
 # --- 3. a C reader blocked in read(), main in pthread_join() ----------------------
 if cc -g -O0 -fno-omit-frame-pointer -pthread -o "$TMP/stacks_block" "$SRC" 2>"$TMP/cc.err"; then
@@ -445,6 +421,4 @@ echo "stacks -- true: exit $rc, stderr: $(head -n 1 "$TMP/cmd.err")"
 [ -s "$TMP/cmd.err" ] || bad "collector stacks -- true said nothing on stderr"
 crashed "$rc" "$TMP/cmd.err" && bad "collector stacks -- true crashed"
 
-[ -z "$skipped" ] || echo "SKIPPED parts: $skipped"
-[ "$failures" -eq 0 ] || fail "$failures checks failed"
-if [ -n "$skipped" ]; then echo "PASS, with parts SKIPPED: $skipped"; else echo PASS; fi
+checks_done

@@ -177,6 +177,7 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	struct sample_scratch *sc;
 	u32 slot = OFFCPU_SCRATCH, nk = 0, nu = 0, tgid = BPF_CORE_READ(prev, tgid);
 	struct pt_regs *regs;
+	long r;
 
 	sc = bpf_map_lookup_elem(&sample_scratch, &slot);
 	if (!sc) {
@@ -184,8 +185,13 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 		return;
 	}
 	/* prev is the current task here: the stack where it calls schedule() */
-	nk = kernel_stack_frames(
-		bpf_get_stack(ctx, sc->frames, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), 0));
+	r = bpf_get_stack(ctx, sc->frames, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), 0);
+	if (r > 0)
+		nk = r / sizeof(u64);
+	else
+		count(COLLECTOR_CNT_KSTACK_FAIL);
+	if (nk > COLLECTOR_MAX_STACK_DEPTH)
+		nk = COLLECTOR_MAX_STACK_DEPTH;
 	regs = task_user_regs(prev);
 	st.user_ip = st.user_sp = st.user_bp = 0;
 	if (regs) {

@@ -122,6 +122,7 @@ static __always_inline void window_start(struct task_struct *task, u32 tgid, u32
 	struct pt_regs *regs;
 	u32 zero = 0, nk = 0, np = 0;
 	u64 switches, size = 0;
+	long r;
 
 	if (BPF_CORE_READ(task, on_cpu) || bpf_map_lookup_elem(&offcpu_states, &tid))
 		return;
@@ -134,8 +135,13 @@ static __always_inline void window_start(struct task_struct *task, u32 tgid, u32
 	if (!ws)
 		return;
 	switches = task_switches(task);
-	nk = kernel_stack_frames(bpf_get_task_stack(task, ws->walk.frames,
-						    COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), 0));
+	r = bpf_get_task_stack(task, ws->walk.frames, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), 0);
+	if (r > 0)
+		nk = r / sizeof(u64);
+	else
+		count(COLLECTOR_CNT_KSTACK_FAIL);
+	if (nk > COLLECTOR_MAX_STACK_DEPTH)
+		nk = COLLECTOR_MAX_STACK_DEPTH;
 	regs = task_user_regs(task);
 	if (regs) {
 		/* the record holds 127 frames before its copy */

@@ -315,10 +315,9 @@ static __always_inline bool user_walk_regs(struct bpf_perf_event_data *ctx,
 
 /* Walks the kernel stack of a kernel-mode sample into frames (room for
  * COLLECTOR_MAX_STACK_DEPTH); returns how many frames it wrote. */
-/* The frames a kernel stack walk wrote, from bpf_get_stack()'s or
- * bpf_get_task_stack()'s answer r (bytes, or a failure, counted). */
-static __always_inline u32 kernel_stack_frames(long r)
+static __always_inline u32 kernel_frames(struct bpf_perf_event_data *ctx, u64 *frames)
 {
+	long r = bpf_get_stack(ctx, frames, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), 0);
 	u32 n;
 
 	if (r < 0) {
@@ -328,12 +327,6 @@ static __always_inline u32 kernel_stack_frames(long r)
 	n = r / sizeof(u64);
 	/* never more than asked for: the bound is for the verifier */
 	return n > COLLECTOR_MAX_STACK_DEPTH ? COLLECTOR_MAX_STACK_DEPTH : n;
-}
-
-static __always_inline u32 kernel_frames(struct bpf_perf_event_data *ctx, u64 *frames)
-{
-	return kernel_stack_frames(
-		bpf_get_stack(ctx, frames, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), 0));
 }
 
 static __always_inline void fill_sample(struct collector_sample_event *e,

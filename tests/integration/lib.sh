@@ -238,3 +238,19 @@ for_each_python() {
 		fi
 	done
 }
+
+# start_blocked NAME READY CMD...: runs CMD in the background (killed at the
+# test's exit), waits until it created READY (10 s at most); sets BG
+start_blocked() {
+	sb_name=$1 sb_ready=$2
+	shift 2
+	"$@" 2>"$TMP/$sb_name.stderr" &
+	BG=$!
+	add_cleanup "kill -KILL $BG 2>/dev/null"
+	for _ in $(seq 1 100); do
+		[ -e "$sb_ready" ] && return 0
+		kill -0 "$BG" 2>/dev/null || { cat "$TMP/$sb_name.stderr"; fail "$sb_name: $* exited before it was ready"; }
+		sleep 0.1
+	done
+	fail "$sb_name: $* did not create $sb_ready in 10 s"
+}

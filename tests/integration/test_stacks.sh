@@ -90,16 +90,7 @@ switches() {
 # lines, main first); sets PID (READY's main, the process)
 start_ready() {
 	sr_name=$1 sr_ready=$2
-	shift 2
-	"$@" 2>"$TMP/$sr_name.stderr" &
-	sr_bg=$!
-	add_cleanup "kill -KILL $sr_bg 2>/dev/null"
-	for _ in $(seq 1 100); do
-		[ -e "$sr_ready" ] && break
-		kill -0 "$sr_bg" 2>/dev/null || { cat "$TMP/$sr_name.stderr"; fail "$sr_name: $* exited before it was ready"; }
-		sleep 0.1
-	done
-	[ -e "$sr_ready" ] || fail "$sr_name: $* did not write $sr_ready in 10 s"
+	start_blocked "$@"
 	PID=$(awk '$1 == "main" { print $2 }' "$sr_ready")
 	[ -n "$PID" ] && [ -d "/proc/$PID" ] || fail "$sr_name: no live main pid in $sr_ready"
 	add_cleanup "kill -KILL $PID 2>/dev/null"

@@ -49,7 +49,7 @@ static int read_str(pid_t pid, const struct python_layout *l, uint64_t addr, cha
 
 	if (!addr)
 		return -EINVAL;
-	err = python_read(pid, addr, head, l->str_compact_data);
+	err = proc_mem_read(pid, addr, head, l->str_compact_data);
 	if (err)
 		return err;
 	memcpy(&state, head + l->str_state, sizeof(state));
@@ -60,7 +60,7 @@ static int read_str(pid_t pid, const struct python_layout *l, uint64_t addr, cha
 		return -EINVAL; /* not compact, or not a str at all */
 	if (len > PYTHON_MAX_STRING)
 		len = PYTHON_MAX_STRING;
-	err = python_read(pid, addr + (ascii ? l->str_ascii_data : l->str_compact_data), raw,
+	err = proc_mem_read(pid, addr + (ascii ? l->str_ascii_data : l->str_compact_data), raw,
 			  len * kind);
 	if (err)
 		return err;
@@ -87,7 +87,7 @@ static int read_bytes(pid_t pid, const struct python_layout *l, uint64_t addr, u
 
 	if (!addr)
 		return -EINVAL;
-	err = python_read(pid, addr + l->bytes_size, &size, sizeof(size));
+	err = proc_mem_read(pid, addr + l->bytes_size, &size, sizeof(size));
 	if (err)
 		return err;
 	if (size > PYTHON_MAX_LINETABLE)
@@ -95,7 +95,7 @@ static int read_bytes(pid_t pid, const struct python_layout *l, uint64_t addr, u
 	*out = malloc(size ? size : 1);
 	if (!*out)
 		return -ENOMEM;
-	err = python_read(pid, addr + l->bytes_data, *out, size);
+	err = proc_mem_read(pid, addr + l->bytes_data, *out, size);
 	if (err) {
 		free(*out);
 		*out = NULL;
@@ -116,7 +116,7 @@ int python_code_read(pid_t pid, const struct python_layout *l, uint64_t addr,
 	memset(out, 0, sizeof(*out));
 	if (need > sizeof(buf) || !addr)
 		return -EINVAL;
-	err = python_read(pid, addr, buf, need);
+	err = proc_mem_read(pid, addr, buf, need);
 	if (err)
 		return err;
 	memcpy(&first_line, buf + l->co_firstlineno, sizeof(first_line));

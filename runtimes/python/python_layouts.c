@@ -25,11 +25,12 @@
  */
 #include "runtimes/python/python_layouts.h"
 
+#include "lib/procmem.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
-#include <sys/uio.h>
 
 static const struct python_layout layouts[] = {
 	{
@@ -92,18 +93,6 @@ const struct python_layout *python_layout_of(uint32_t minor)
 	return NULL;
 }
 
-int python_read(pid_t pid, uint64_t addr, void *buf, size_t size)
-{
-	struct iovec local = { buf, size }, remote = { (void *)(uintptr_t)addr, size };
-	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-
-	if (n == (ssize_t)size)
-		return 0;
-	if (n < 0 && errno == ESRCH)
-		return -ESRCH;
-	return -EFAULT;
-}
-
 /*
  * _Py_DebugOffsets (3.13 on) is a cookie, the version, then sections of
  * u64 offsets, each section starting with the size of its struct.  The
@@ -149,7 +138,7 @@ int python_layout_from_debug_offsets(pid_t pid, uint64_t runtime, uint32_t minor
 			d = &debug_words[i];
 	if (!d)
 		return -ENOTSUP;
-	err = python_read(pid, runtime, w, sizeof(w));
+	err = proc_mem_read(pid, runtime, w, sizeof(w));
 	if (err)
 		return err;
 	if (memcmp(w, "xdebugpy", 8) != 0)

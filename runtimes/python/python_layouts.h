@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "bpf/collector.h"
+#include "lib/procmem.h"
 #include "symbols/elfinfo.h"
 
 struct python_layout {
@@ -43,8 +44,5 @@ int python_layout_from_debug_offsets(pid_t pid, uint64_t runtime, uint32_t minor
 #define PYTHON_EVAL_RANGES 2
 int python_evaluator_ranges(const struct elf_file *f, uint64_t eval, uint64_t eval_size,
 			    uint64_t ranges[][2], int max);
-
-/* Reads size bytes at addr of process pid.  0, -ESRCH (gone), -EFAULT. */
-int python_read(pid_t pid, uint64_t addr, void *buf, size_t size);
 
 #endif /* COLLECTOR_PYTHON_LAYOUTS_H */

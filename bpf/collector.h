@@ -36,8 +36,9 @@ enum collector_event_kind {
 	COLLECTOR_EV_UNWIND_MISS = 9,  /* --call-graph cfi: a process needs its tables */
 	COLLECTOR_EV_UNWIND_GONE = 10, /* --call-graph cfi: its tables were dropped */
 	COLLECTOR_EV_UNWIND_EXEC = 11, /* --call-graph cfi: a process exec'd */
-	COLLECTOR_EV_PYTHON_CODE = 12, /* Python frames of a new summed stack, to be
-					* named while their process lives */
+	COLLECTOR_EV_RUNTIME_FRAMES = 12, /* a runtime's frames of a new summed
+					   * stack, to be named while their
+					   * process lives */
 	COLLECTOR_EV_OFFCPU_STACK = 13, /* --off-cpu with cfi: a thread switched out
 					 * before its image's table, its user stack
 					 * copied (collector_stack_sample_event) */
@@ -89,9 +90,22 @@ enum collector_frame_kind {
 	COLLECTOR_FRAME_KERNEL = 0xf,
 };
 
+/*
+ * A language runtime's frames (one kind each, runtimes/runtime.h): bits
+ * 0-58 are the runtime's own.  A runtime whose walk appends its frames
+ * after the native ones (CPython) marks with RUN_END the last frame of
+ * each run that goes in place of one native frame (the outermost frame
+ * of one C call of its evaluator), and a run of no frame is
+ * EMPTY_RUN(kind) alone; the other runtimes' frames stand where the walk
+ * met them.
+ */
+#define COLLECTOR_FRAME_RUN_END (1ULL << 59)
+#define COLLECTOR_FRAME_EMPTY_RUN(kind) \
+	(((u64)(kind) << COLLECTOR_FRAME_KIND_SHIFT) | COLLECTOR_FRAME_RUN_END)
+
 #define COLLECTOR_FRAME_KIND_SHIFT 60
 #define COLLECTOR_FRAME_KIND(f) ((u32)((u64)(f) >> COLLECTOR_FRAME_KIND_SHIFT))
-#define COLLECTOR_PY_ENTRY (1ULL << 59)
+#define COLLECTOR_PY_ENTRY COLLECTOR_FRAME_RUN_END
 #define COLLECTOR_PY_OFFSET_SHIFT 44
 #define COLLECTOR_PY_OFFSET_MAX 0x7fffULL
 #define COLLECTOR_PY_FRAME(code, units, entry)                                          \
@@ -104,7 +118,7 @@ enum collector_frame_kind {
 #define COLLECTOR_PY_UNITS(f) \
 	(((u64)(f) >> COLLECTOR_PY_OFFSET_SHIFT) & COLLECTOR_PY_OFFSET_MAX)
 #define COLLECTOR_PY_IS_ENTRY(f) (((u64)(f) & COLLECTOR_PY_ENTRY) != 0)
-#define COLLECTOR_PY_EMPTY_CALL COLLECTOR_PY_FRAME(0, 0, 1)
+#define COLLECTOR_PY_EMPTY_CALL COLLECTOR_FRAME_EMPTY_RUN(COLLECTOR_FRAME_PYTHON)
 
 /*
  * A sample.  Its call stacks travel with it: n_kernel kernel addresses, then
@@ -569,11 +583,12 @@ struct collector_python_proc {
 	u16 pad[3];
 };
 
-/* COLLECTOR_EV_PYTHON_CODE: the user frames of a stack just summed in the
- * kernel for the first time, whose last frames are Python frames: user
- * space names their code objects while the process lives (the sums are
- * read later, maybe after it exited). */
-struct collector_python_code_event {
+/* COLLECTOR_EV_RUNTIME_FRAMES: the user frames of a stack just summed in
+ * the kernel for the first time, with frames of a language runtime (its
+ * last ones, Python's): user space reads what they name (a code object)
+ * while the process lives (the sums are read later, maybe after it
+ * exited). */
+struct collector_runtime_frames_event {
 	struct collector_event_header hdr;
 	u32 n;            /* frames that follow, native then Python */
 	u32 pad;

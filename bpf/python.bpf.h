@@ -263,7 +263,7 @@ static __always_inline u32 python_frames_of_task(struct sample_scratch *sc, u32 
 static __always_inline void python_code_notice(struct sample_scratch *sc, u32 first, u32 n,
 					       u32 tgid, u32 tid)
 {
-	struct collector_python_code_event *e;
+	struct collector_runtime_frames_event *e;
 
 	n &= 127;
 	first &= 255;
@@ -274,7 +274,7 @@ static __always_inline void python_code_notice(struct sample_scratch *sc, u32 fi
 		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
 		return;
 	}
-	fill_header(&e->hdr, COLLECTOR_EV_PYTHON_CODE, tgid, tid, bpf_ktime_get_ns());
+	fill_header(&e->hdr, COLLECTOR_EV_RUNTIME_FRAMES, tgid, tid, bpf_ktime_get_ns());
 	e->n = n;
 	e->pad = 0;
 	bpf_probe_read_kernel(e->frames, n * sizeof(u64), &sc->frames[first]);

@@ -334,17 +334,7 @@ static void print_traced(FILE *out, const struct model *m)
 			(unsigned long long)hist_percentile(t[i].hist, t[i].calls, 0.5),
 			(unsigned long long)hist_percentile(t[i].hist, t[i].calls, 0.99));
 	}
-	for (i = 0; i < m->traced.len; i++) {
-		const struct model_traced_function *tf = &m->traced.items[i];
-
-		if (tf->image < m->images.len && m->images.items[tf->image].path &&
-		    !strcmp(m->images.items[tf->image].path, "[python]")) {
-			fprintf(out, "  Python calls: exact counts; CPython 3.11's probes give no entry "
-				"for a call the interpreter runs inline (Python calling Python), so "
-				"those calls have no time\n");
-			break;
-		}
-	}
+	runtimes_summary(out, m, RUNTIME_SUMMARY_TRACE, NULL);
 	if (overhead)
 		fprintf(out, "  measured probe cost: about %llu ns per call (entry + return), "
 			"included in the times above\n", (unsigned long long)overhead);
@@ -448,8 +438,7 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 			(unsigned long long)f->sampler_runs,
 			m->run.bpf_run_ns / 1e3 / f->sampler_runs,
 			(unsigned long long)model_stat_value(m, MODEL_STAT_RING_WAKEUPS));
-	summary_print_python(out, m, false);
-	jvm_perfmaps_print(out, f->jvms);
+	runtimes_summary(out, m, RUNTIME_SUMMARY_WALKS, f->runtimes);
 	if (m->traced.len)
 		print_traced(out, m);
 	if (!samples && !model_sum_records(m)) {
@@ -457,5 +446,5 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 		return;
 	}
 	print_event_tables(out, m);
-	summary_print_python(out, m, true);
+	runtimes_summary(out, m, RUNTIME_SUMMARY_TABLES, f->runtimes);
 }

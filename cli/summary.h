@@ -33,11 +33,4 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
  * run's end, and the threads whose times do not add up, with why. */
 void summary_print_wall(FILE *out, const struct model *m, uint64_t from_ns);
 
-/* The frames of a stack a summary table looks at, at most. */
-#define COLLECTOR_SUMMARY_MAX_FRAMES 256
-/* CPython (cli/summary_python.c): with tables false, the line on the
- * Python walks (and on an interpreter of an unknown version); with tables
- * true, the table of Python functions. */
-void summary_print_python(FILE *out, const struct model *m, bool tables);
-
 #endif /* COLLECTOR_SUMMARY_H */

@@ -42,7 +42,8 @@ static const struct {
 	{ COLLECTOR_CNT_AGG_KEYS_FULL, MODEL_LOST_AGG_KEYS_FULL },
 };
 
-void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX])
+void decode_sampler_counters(struct model *m, const struct runtimes *rs,
+			     const uint64_t c[COLLECTOR_CNT_MAX])
 {
 	for (size_t i = 0; i < sizeof(sampler_lost) / sizeof(sampler_lost[0]); i++)
 		model_lost_add(m, sampler_lost[i].cause, c[sampler_lost[i].counter]);
@@ -55,12 +56,7 @@ void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX
 	model_stat_add(m, MODEL_STAT_OFFCPU_WINDOW_NO_USER, c[COLLECTOR_CNT_WINDOW_NO_USER]);
 	model_stat_add(m, MODEL_STAT_OFFCPU_WINDOW_WOKE, c[COLLECTOR_CNT_WINDOW_WOKE]);
 	model_stat_add(m, MODEL_STAT_OFFCPU_WINDOW_CUT, c[COLLECTOR_CNT_WINDOW_CUT]);
-	if (c[COLLECTOR_CNT_PY_WALKS]) {
-		model_stat_add(m, MODEL_STAT_PYTHON_WALKS, c[COLLECTOR_CNT_PY_WALKS]);
-		model_stat_add(m, MODEL_STAT_PYTHON_NO_THREAD, c[COLLECTOR_CNT_PY_NO_THREAD]);
-		model_stat_add(m, MODEL_STAT_PYTHON_READ_FAILED, c[COLLECTOR_CNT_PY_READ_FAILED]);
-		model_stat_add(m, MODEL_STAT_PYTHON_TOO_DEEP, c[COLLECTOR_CNT_PY_TOO_DEEP]);
-	}
+	runtimes_counters(rs, m, c);
 	if (strcmp(m->run.call_graph, "cfi") != 0)
 		return;
 	model_stat_add(m, MODEL_STAT_CFI_FP_FRAMES, c[COLLECTOR_CNT_CFI_FP_FRAMES]);

@@ -12,9 +12,12 @@
 
 #include "bpf/collector.h"
 #include "model/model.h"
+#include "runtimes/runtime.h"
 
-/* The sampler's counters (enum collector_counter), summed over CPUs. */
-void decode_sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX]);
+/* The sampler's counters (enum collector_counter), summed over CPUs; the
+ * runtimes' by each of rs (NULL: every registered one). */
+void decode_sampler_counters(struct model *m, const struct runtimes *rs,
+			     const uint64_t c[COLLECTOR_CNT_MAX]);
 /* --call-graph cfi: the tables' figures, for the summary with -v. */
 struct decode_cfi_figures {
 	uint64_t images, rows;   /* tables built and loaded */

@@ -155,9 +155,9 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 			return 0;
 		}
 		break;
-	case COLLECTOR_EV_PYTHON_CODE:
-		if (size >= sizeof(struct collector_python_code_event)) {
-			trk_handle_python_code(t, data);
+	case COLLECTOR_EV_RUNTIME_FRAMES:
+		if (size >= sizeof(struct collector_runtime_frames_event)) {
+			trk_handle_runtime_frames(t, data);
 			return 0;
 		}
 		break;
@@ -246,7 +246,8 @@ struct tracker *tracker_new(struct model *m, struct symbolizer *sym)
 	t->sym = sym;
 	t->unknown_image = MODEL_NONE;
 	t->empty_part = UINT32_MAX;
-	t->python_image = MODEL_NONE;
+	for (size_t i = 0; i < sizeof(t->runtime_image) / sizeof(t->runtime_image[0]); i++)
+		t->runtime_image[i] = MODEL_NONE;
 	return t;
 }
 
@@ -267,7 +268,7 @@ void tracker_free(struct tracker *t)
 	free(t->early_maps.items);
 	trk_offcpu_free(t);
 	trk_jit_free(t);
-	free(t->python_pending.items);
+	free(t->runtime_pending.items);
 	unwinder_free(t->unwinder);
 	free(t);
 }

@@ -91,12 +91,12 @@ size_t tracker_jit_waiting(const struct tracker *t, pid_t *pids, size_t max);
  * with all before the kernel's sums are read at the end. */
 void tracker_settle_maps(struct tracker *t, uint64_t now_ktime, bool all);
 
-/* CPython: the processes whose mappings show an interpreter are given to
- * rt (runtimes/python/python.h), which has their Python frames walked, and
- * their Python frames are named by it.  Call before any record; rt
- * outlives the tracker. */
-struct python_runtime;
-void tracker_set_python(struct tracker *t, struct python_runtime *rt);
+/* The language runtimes (runtimes/runtime.h): each is told of the images
+ * every process maps, walks the processes it finds its own, and names
+ * their frames of its kind.  Call before any record; rs outlives the
+ * tracker. */
+struct runtimes;
+void tracker_set_runtimes(struct tracker *t, const struct runtimes *rs);
 /* --off-cpu: the kernel's scheduler text, two [start, end) ranges (0, 0:
  * none), left out of the top of a switch-out's kernel stack, which then
  * starts where the thread chose to wait, as the stack of a thread found
@@ -113,11 +113,11 @@ void tracker_share_maps(struct tracker *t, struct maps_store *store);
  * machine's processes are never sampled); an interpreter's still at its
  * exec. */
 void tracker_defer_maps(struct tracker *t);
-/* Processes whose executable links libpython are read again (every 10 ms,
- * for 2 s at most) until their interpreter is mapped: call at each
- * drain.  tracker_python_pending() tells whether any is waiting. */
-void tracker_python_poll(struct tracker *t, uint64_t now_ktime);
-bool tracker_python_pending(const struct tracker *t);
+/* Processes whose executable maps a runtime later (links libpython) are
+ * read again (every 10 ms, for 2 s at most) until it is mapped: call at
+ * each drain.  tracker_runtimes_pending() tells whether any is waiting. */
+void tracker_runtimes_poll(struct tracker *t, uint64_t now_ktime);
+bool tracker_runtimes_pending(const struct tracker *t);
 
 void tracker_free(struct tracker *t);
 

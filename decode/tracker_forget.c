@@ -48,15 +48,15 @@ static int renumber(struct tracker *t, const uint32_t *process_map, size_t n_pro
 	/* the processes whose interpreter is awaited, renumbered too */
 	size_t kept = 0;
 
-	for (size_t i = 0; i < t->python_pending.len; i++) {
-		uint32_t p = t->python_pending.items[i].process;
+	for (size_t i = 0; i < t->runtime_pending.len; i++) {
+		uint32_t p = t->runtime_pending.items[i].process;
 
 		if (p < n_processes && process_map[p] != MODEL_NONE) {
-			t->python_pending.items[kept] = t->python_pending.items[i];
-			t->python_pending.items[kept++].process = process_map[p];
+			t->runtime_pending.items[kept] = t->runtime_pending.items[i];
+			t->runtime_pending.items[kept++].process = process_map[p];
 		}
 	}
-	t->python_pending.len = kept;
+	t->runtime_pending.len = kept;
 	for (size_t i = 0; i < n_threads; i++)
 		if (thread_map[i] != MODEL_NONE)
 			t->threads.items[thread_map[i]] = t->threads.items[i];

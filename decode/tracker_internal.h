@@ -13,8 +13,9 @@
  *   tracker_forget.c   continuous runs: forgetting what has ended
  *   tracker_jit.c      JIT code: per-process "[jit]" images named from
  *                      the processes' perf maps
- *   tracker_python.c   CPython processes found, their Python frames named
- *                      and spliced into the native stacks
+ *   tracker_runtimes.c the language runtimes' processes found, their
+ *                      frames named (and CPython's spliced into the
+ *                      native stacks), through runtimes/runtime.h
  *
  * Every record carries its own stacks; nothing here knows libbpf.
  */
@@ -25,6 +26,7 @@
 #include "decode/tracker.h"
 #include "lib/idmap.h"
 #include "lib/stackcache.h"
+#include "runtimes/runtime.h"
 #include "unwind/unwind.h"
 
 /* A resolved part of a stack (user or kernel), shared through the caches. */
@@ -56,9 +58,9 @@ struct jit_state {
 	MODEL_VEC(uint32_t) pending;
 };
 
-/* A process whose executable links libpython, its interpreter not yet
- * mapped (tracker_python.c): since when. */
-struct python_pending {
+/* A process whose executable maps a runtime later (links libpython), the
+ * runtime not yet mapped (tracker_runtimes.c): since when. */
+struct runtime_pending {
 	uint32_t process;
 	uint64_t since;
 };
@@ -105,9 +107,9 @@ struct tracker {
 	bool unwind_lazy;               /* cfi: images opened at a first stack copy */
 	bool map_files_usable;          /* /proc/PID/map_files opened once: trk_map_files() */
 	bool maps_lazy;                 /* an exec's maps read at its first sample */
-	struct python_runtime *python;  /* the caller's, or NULL: no Python frames */
-	uint32_t python_image;          /* "[python]", MODEL_NONE until needed */
-	MODEL_VEC(struct python_pending) python_pending;
+	const struct runtimes *runtimes; /* the caller's, or NULL: no runtime's frames */
+	uint32_t runtime_image[16];     /* per frame kind: "[python]", MODEL_NONE until needed */
+	MODEL_VEC(struct runtime_pending) runtime_pending;
 	uint64_t maps_version;          /* bumped whenever mappings change */
 	uint64_t unwind_ns, unwinds;    /* time spent unwinding */
 	uint64_t stack_record_bytes;    /* ring bytes of stack-copy samples */
@@ -187,25 +189,34 @@ void trk_jit_resolve(struct tracker *t, pid_t pid);
 void trk_jit_forget(struct tracker *t, uint32_t jit);
 void trk_jit_free(struct tracker *t);
 
-/* tracker_python.c */
-/* The process's mappings were read: is one of its images an interpreter? */
-void trk_python_maps_loaded(struct tracker *t, uint32_t process);
-/* Process pid exec'd or exited: its interpreter is no longer walked. */
-void trk_python_gone(struct tracker *t, pid_t pid);
-/* The native frames of a user stack of process: those before its first
- * Python one (all of them, unless the process was walked as Python). */
-uint32_t trk_python_native_frames(struct tracker *t, uint32_t process, const uint64_t *frames,
-				  uint32_t n);
+/* tracker_runtimes.c */
+/* The process's mappings were read: is one of its images a runtime's? */
+void trk_runtimes_maps_loaded(struct tracker *t, uint32_t process);
+/* Process pid exec'd or exited: no runtime walks it any more. */
+void trk_runtimes_gone(struct tracker *t, pid_t pid);
+/* The native frames of a user stack of process: those before the first
+ * frame of a runtime whose frames follow the native ones (*spliced: that
+ * runtime, else NULL and all n). */
+uint32_t trk_runtimes_native_frames(struct tracker *t, uint32_t process, const uint64_t *frames,
+				    uint32_t n, const struct runtime **spliced);
+/* Whether frame is a runtime's that walks process (else native, or
+ * data a frame-pointer walk took for a return address). */
+bool trk_runtime_frame(const struct tracker *t, uint32_t process, uint64_t frame);
+/* The location of such a frame, named by its runtime. */
+uint32_t trk_runtime_location(struct tracker *t, uint32_t process, uint64_t frame);
 /* locs[0..n_native) the locations of native frames ips[0..n_native)
- * (room for COLLECTOR_MAX_STACK_DEPTH): py[0..n_py) spliced in; returns
- * how many locations locs holds then. */
-uint32_t trk_python_splice(struct tracker *t, uint32_t process, const uint64_t *ips,
-			   const uint64_t *py, uint32_t n_py, uint32_t *locs, uint32_t n_native);
-void trk_handle_python_code(struct tracker *t, const struct collector_python_code_event *e);
+ * (room for COLLECTOR_MAX_STACK_DEPTH): runtime r's frames rf[0..n_rf)
+ * spliced in; returns how many locations locs holds then. */
+uint32_t trk_runtimes_splice(struct tracker *t, uint32_t process, const struct runtime *r,
+			     const uint64_t *ips, const uint64_t *rf, uint32_t n_rf,
+			     uint32_t *locs, uint32_t n_native);
+void trk_handle_runtime_frames(struct tracker *t, const struct collector_runtime_frames_event *e);
+/* Runtimes' frames (of any kind among frames[0..n)) of process pid read
+ * now, while it lives: the names are kept for when their stack is
+ * decoded. */
+void trk_runtimes_notice(struct tracker *t, pid_t pid, const uint64_t *frames, uint32_t n);
+
 /* Whether a kernel address is the scheduler's (tracker_set_sched_text()). */
 bool trk_in_sched_text(const struct tracker *t, uint64_t addr);
-/* Python frames (of any kind among frames[0..n)) of process pid named now,
- * while it lives: the names are kept for when their stack is decoded. */
-void trk_python_notice(struct tracker *t, pid_t pid, const uint64_t *frames, uint32_t n);
 
 #endif /* COLLECTOR_TRACKER_INTERNAL_H */

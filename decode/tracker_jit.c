@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "lib/proc.h"
-#include "runtimes/jvm/jvm_attach.h"
 #include "symbols/perfmap.h"
 
 /* A perf map larger than this is left unread (a runtime writes about
@@ -200,7 +199,7 @@ size_t tracker_jit_waiting(const struct tracker *t, pid_t *pids, size_t max)
 		js = &t->jits.items[ps->jit];
 		if (!js->pending.len)
 			continue;
-		if (map_names_pending(t, js, ps->alive) && !jvm_is_hotspot(js->pid))
+		if (map_names_pending(t, js, ps->alive) && !runtimes_own_jit(t->runtimes, js->pid))
 			continue;
 		pids[n++] = js->pid;
 	}

@@ -185,6 +185,7 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 {
 	uint32_t locs[COLLECTOR_MAX_STACK_DEPTH];
 	struct stackcache_key key;
+	const struct runtime *spliced;
 	uint32_t part, n_all, n_native;
 	bool truncated, unmapped = false, leaf_unmapped = false;
 
@@ -206,12 +207,19 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	if (part != UINT32_MAX)
 		return part;
 	truncated = end == WALK_END_TRUNCATED;
-	/* the native frames, then Python frames (tracker_python.c) */
+	/* the native frames (with the runtimes' frames the walk put among
+	 * them), then a splicing runtime's (tracker_runtimes.c) */
 	n_all = n;
-	n = n_native = trk_python_native_frames(t, process, ips, n);
+	n = n_native = trk_runtimes_native_frames(t, process, ips, n, &spliced);
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t addr = i ? ips[i] - 1 : ips[i];
-		const struct model_mapping *mp = user_mapping(t, process, addr, ktime);
+		const struct model_mapping *mp;
+
+		if (trk_runtime_frame(t, process, ips[i])) {
+			locs[i] = trk_runtime_location(t, process, ips[i]);
+			continue;
+		}
+		mp = user_mapping(t, process, addr, ktime);
 
 		/* A caller outside every executable mapping is no return
 		 * address: a frame-pointer walk through code that keeps no
@@ -232,8 +240,9 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 	if (end == WALK_END_TRUNCATED && !unmapped && n && n < COLLECTOR_MAX_STACK_DEPTH &&
 	    (is_runtime_entry(t->m, locs[n - 1]) || is_entry_function(t->m, locs[n - 1])))
 		truncated = false;
-	if (n_all > n_native)
-		n = trk_python_splice(t, process, ips, ips + n_native, n_all - n_native, locs, n);
+	if (spliced)
+		n = trk_runtimes_splice(t, process, spliced, ips, ips + n_native, n_all - n_native,
+					locs, n);
 	part = add_part(t, locs, n, truncated);
 	/* not remembered when a frame had no mapping yet: the process's maps
 	 * may have been read before it mapped that library (the maps are

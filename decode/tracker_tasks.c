@@ -17,7 +17,6 @@
 #include "lib/proc.h"
 #include "lib/maps_store.h"
 #include "lib/procmaps.h"
-#include "runtimes/python/python.h"
 
 /* The parent of a process, 0 when unknown. */
 static pid_t read_ppid(pid_t pid)
@@ -195,7 +194,7 @@ static bool defers_maps(struct tracker *t, uint32_t process)
 	const char *exe = t->m->processes.items[process].exe;
 
 	return t->maps_lazy && exe && exe[0] == '/' &&
-	       !(t->python && python_runtime_may_be(t->python, exe));
+	       !runtimes_may_be(t->runtimes, exe);
 }
 
 /*
@@ -336,7 +335,7 @@ void trk_load_maps(struct tracker *t, uint32_t process, uint64_t now_ktime)
 		set_unwind_maps(t, process, &maps, &map_files);
 	trk_map_files_seen(t, map_files);
 	procmaps_free(&maps);
-	trk_python_maps_loaded(t, process);
+	trk_runtimes_maps_loaded(t, process);
 }
 
 /* ---- processes and threads ---------------------------------------------- */
@@ -551,7 +550,7 @@ void trk_handle_exec(struct tracker *t, const struct collector_task_event *e, si
 
 	t->last_task_ktime = kt;
 
-	trk_python_gone(t, e->hdr.tgid); /* a new image */
+	trk_runtimes_gone(t, e->hdr.tgid); /* a new image */
 	if (old != UINT32_MAX) {
 		gen = t->m->processes.items[old].generation + 1;
 		ppid = t->m->processes.items[old].ppid;
@@ -630,7 +629,7 @@ void trk_handle_exit(struct tracker *t, const struct collector_task_event *e)
 		trk_jit_resolve(t, e->hdr.tgid);
 		if (t->unwinder)
 			unwinder_forget(t->unwinder, e->hdr.tgid);
-		trk_python_gone(t, e->hdr.tgid);
+		trk_runtimes_gone(t, e->hdr.tgid);
 		/* a later process may reuse the pid */
 		idmap_put(&t->pid_to_process, e->hdr.tgid, UINT32_MAX);
 	}

@@ -102,8 +102,8 @@ static uint8_t image_kind(const struct model *m, uint32_t image)
 	switch (m->images.items[image].kind) {
 	case MODEL_IMAGE_KERNEL:
 		return FRAME_KERNEL;
-	case MODEL_IMAGE_PYTHON:
-		return FRAME_PYTHON;
+	case MODEL_IMAGE_RUNTIME:
+		return FRAME_RUNTIME;
 	case MODEL_IMAGE_ANON:
 		/* anonymous executable memory ("[jit]", "[anon:NAME]") is
 		 * generated code; "[vdso]" is compiled, "[unknown]" is outside

@@ -62,7 +62,7 @@ enum frame_kind_bits {
 	FRAME_JIT = 1 << 1,     /* anonymous code (JIT, [vdso]): "_[j]" */
 	FRAME_UNKNOWN = 1 << 2, /* no symbol covers the address */
 	FRAME_PROCESS = 1 << 3, /* not code: a process name as the root frame */
-	FRAME_PYTHON = 1 << 4,  /* interpreted Python code ([python] image) */
+	FRAME_RUNTIME = 1 << 4, /* a language runtime's frame ("[python]" image) */
 };
 
 struct frame {

@@ -48,7 +48,7 @@ FUZZ_SRCS_elf       := symbols/symbolize.c symbols/debug_files.c symbols/dwarf_l
 		       symbols/location_cache.c lib/fdio.c lib/procmaps.c lib/proc.c lib/userfs.c model/model.c model/tasks.c model/counters.c \
 		       model/events.c decode/trace_python.c lib/path.c
 FUZZ_SRCS_procmaps  := lib/procmaps.c lib/proc.c
-FUZZ_SRCS_python    := runtimes/python/python_code.c runtimes/python/python_layouts.c
+FUZZ_SRCS_python    := runtimes/python/python_code.c runtimes/python/python_layouts.c lib/procmem.c
 # (the protobuf code protoc-c generates: mk/gen.mk)
 FUZZ_SRCS_pprof     := formats/pprof/pprof_reader.c \
 		       $(BUILD)/gen/formats/pprof/profile.pb-c.c

@@ -103,3 +103,13 @@ void model_count_lost(struct model *m, const char *cause, uint64_t value)
 {
 	count(&m->lost.items, &m->lost.len, &m->lost.cap, cause, value);
 }
+
+void model_named_stat_add(struct model *m, const char *name, uint64_t n)
+{
+	count(&m->stats.items, &m->stats.len, &m->stats.cap, name, n);
+}
+
+uint64_t model_named_stat_value(const struct model *m, const char *name)
+{
+	return value_of(m->stats.items, m->stats.len, 0, name);
+}

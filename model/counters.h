@@ -11,7 +11,8 @@
  * Storage stays what the formats read: m->lost and m->stats are vectors of
  * struct model_counter {name, value} in the order the counters were first
  * counted (with 0 too: a counter counted 0 is listed), and a counter never
- * counted is absent.
+ * counted is absent.  A language runtime's statistics are named by the
+ * runtime (model_named_stat_add()), kept in the same vector.
  */
 #ifndef COLLECTOR_MODEL_COUNTERS_H
 #define COLLECTOR_MODEL_COUNTERS_H
@@ -107,15 +108,6 @@
 	X(TRACE_RING_WAKEUPS, "trace_ring_wakeups")                               \
 	X(TRACED_CALLS_PAST_THREAD_SLOTS, "traced_calls_past_thread_slots")       \
 	X(TRACED_STATS_UNKNOWN_THREAD, "traced_stats_unknown_thread")             \
-	/* decode/: Python frames (bpf/python.bpf.h, runtimes/python/) */         \
-	X(PYTHON_WALKS, "python_walks")                                           \
-	X(PYTHON_NO_THREAD, "python_walks_no_thread_state")                       \
-	X(PYTHON_READ_FAILED, "python_walks_stopped_read_failed")                 \
-	X(PYTHON_TOO_DEEP, "python_walks_stopped_too_deep")                       \
-	X(PYTHON_FRAMES_UNNAMED, "python_frames_unnamed")                         \
-	X(PYTHON_UNSUPPORTED, "python_interpreters_unsupported")                  \
-	X(PYTHON_UNSUPPORTED_VERSION, "python_unsupported_version")               \
-	X(PYTHON_INTERPRETERS, "python_interpreters")                             \
 	/* symbols/ */                                                            \
 	X(SYMBOLIZE_UNREADABLE_IMAGES, "symbolize_unreadable_images")             \
 	X(SYMBOLIZE_IDENTITY_MISMATCH, "symbolize_identity_mismatch")             \
@@ -164,5 +156,12 @@ uint64_t model_total_lost(const struct model *m);
 /* A lost-event cause by any name, for models built by hand (the formats'
  * tests); what the collector counts goes through model_lost_add(). */
 void model_count_lost(struct model *m, const char *cause, uint64_t value);
+
+/* A statistic named by its owner rather than listed above: a language
+ * runtime's (runtimes/runtime.h), whose names start with the runtime's
+ * name ("python_walks"), so that model/ names no runtime.  Stored and
+ * printed as the listed ones; a name is compared as a string. */
+void model_named_stat_add(struct model *m, const char *name, uint64_t n);
+uint64_t model_named_stat_value(const struct model *m, const char *name);
 
 #endif /* COLLECTOR_MODEL_COUNTERS_H */

@@ -432,6 +432,7 @@ void model_free(struct model *m)
 	for (i = 0; i < m->images.len; i++) {
 		free(m->images.items[i].path);
 		free(m->images.items[i].debug_path);
+		free(m->images.items[i].frame_type);
 	}
 	for (i = 0; i < m->processes.len; i++)
 		model_process_clear(&m->processes.items[i]);
@@ -473,6 +474,7 @@ uint32_t model_add_image(struct model *m, const struct model_image *tmpl)
 	*img = *tmpl;
 	img->path = model_strdup(tmpl->path ? tmpl->path : "[unknown]");
 	img->debug_path = model_strdup(tmpl->debug_path);
+	img->frame_type = model_strdup(tmpl->frame_type);
 	return m->images.len - 1;
 }
 

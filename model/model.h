@@ -70,15 +70,18 @@ enum model_image_kind {
 	MODEL_IMAGE_ELF = 0,     /* a regular ELF file on disk */
 	MODEL_IMAGE_KERNEL = 1,  /* [kernel.kallsyms] */
 	MODEL_IMAGE_ANON = 2,    /* anonymous or special mapping ([vdso], JIT) */
-	MODEL_IMAGE_PYTHON = 3,  /* "[python]": interpreted Python code, whose
-				  * functions have a .py file and lines; its
-				  * addresses are no code addresses but keys
-				  * (decode/tracker_python.c) */
+	MODEL_IMAGE_RUNTIME = 3, /* a language runtime's frames ("[python]"),
+				  * whose functions have a source file and
+				  * lines; its addresses are no code
+				  * addresses but keys (runtimes/runtime.h,
+				  * decode/tracker_runtimes.c) */
 };
 
 struct model_image {
 	char *path;           /* as the process maps it; "[kernel.kallsyms]" */
 	char *debug_path;     /* separate debug file used, or NULL */
+	char *frame_type;     /* MODEL_IMAGE_RUNTIME: OTLP's profile.frame.type
+			       * of its frames ("cpython"), else NULL */
 	enum model_image_kind kind;
 	bool is_et_exec;      /* ET_EXEC: load bias is 0 (non-PIE) */
 	bool has_symbols;     /* any .symtab/.dynsym/kallsyms entry found */

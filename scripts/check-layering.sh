@@ -14,8 +14,10 @@
 #   formats  one folder per format, and their registry (symbols, model, lib)
 #   transport encoded bodies delivered over the network (OTLP/HTTP), spooled
 #            on disk while the backend is down; bytes only (lib)
-#   runtimes one folder per language runtime (bpf's ABI header, symbols, lib);
-#            the BPF map writes behind an interface loader/ implements
+#   runtimes one folder per language runtime behind one interface and its
+#            registry (runtimes/runtime.h); the BPF map writes behind an
+#            interface loader/ implements; their statistics and summary from
+#            the model (bpf's ABI header, symbols, model, lib)
 #   decode   ring records into the model (bpf's ABI header, unwind, runtimes,
 #            symbols, model, lib)
 #   loader   the only libbpf user (bpf's ABI header, the unwind maps'
@@ -38,7 +40,7 @@ allowed() {
 	unwind) echo "lib bpf model symbols unwind" ;;
 	formats) echo "lib model symbols formats" ;;
 	transport) echo "lib transport" ;;
-	runtimes) echo "lib bpf symbols runtimes" ;;
+	runtimes) echo "lib bpf model symbols runtimes" ;;
 	decode) echo "lib bpf model symbols unwind runtimes decode" ;;
 	loader) echo "lib bpf unwind loader" ;;
 	session) echo "lib bpf model symbols unwind formats transport runtimes decode loader session" ;;

@@ -23,7 +23,7 @@
 #include "session/phases.h"
 #include "session/policy.h"
 #include "session/push.h"
-#include "session/python_walk.h"
+#include "session/runtimes_wiring.h"
 #include "session/record_unwind.h"
 #include "session/save_records.h"
 #include "session/session_config.h"
@@ -42,7 +42,6 @@
 #include "loader/uprobes.h"
 #include "loader/waiter.h"
 #include "model/model.h"
-#include "runtimes/jvm/jvm_attach.h"
 #include "symbols/symbolize.h"
 #include "unwind/table_service.h"
 
@@ -69,7 +68,7 @@ struct record {
 	struct tracker *tracker;
 	struct bpf_session *bpf;
 	struct record_unwind unw;   /* --call-graph cfi's tables, maps and records */
-	struct python_runtime *python; /* CPython processes walked */
+	struct runtimes runtimes;   /* the language runtimes (runtimes/runtime.h) */
 	struct uprobes *uprobes;
 	struct trace_files trace_files;
 	struct launch launch;
@@ -80,7 +79,6 @@ struct record {
 	unsigned int formats;   /* what -f asked for, 0: every one that applies */
 	uint64_t cpu0;          /* the collector's own CPU time at start */
 	struct save_records *save;  /* COLLECTOR_SAVE_RECORDS, NULL when unset */
-	struct jvm_perfmaps jvms;   /* -p and -a: JVMs asked for perf maps */
 	struct push *push;          /* --otlp, or NULL */
 	struct phases phases;       /* -v: the steps' times */
 };
@@ -260,6 +258,7 @@ static int open_sampling(struct record *r)
 	const struct collector_options *opts = r->opts;
 	struct bpf_session_config cfg;
 	uint64_t sched_text[4];
+	int err;
 
 	session_config_of(opts, &cfg);
 	cfg.on_record = on_record;
@@ -271,9 +270,12 @@ static int open_sampling(struct record *r)
 	if (bpf_session_open(&r->bpf, &cfg))
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
-	r->python = python_walk_open(r->bpf);
+	/* the JVMs' attach asks for perf maps with -p and -a only */
+	err = session_runtimes_open(&r->runtimes, r->bpf, &r->m,
+				    opts->command || opts->no_jvm_attach);
+	r->fig.runtimes = &r->runtimes;
 	/* --off-cpu unwinds the stacks of threads blocked before the run */
-	if (!r->tracker || !r->python || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0) ||
+	if (!r->tracker || err || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0) ||
 	    ((cfg.cfi || cfg.off_cpu) && tracker_enable_fallback_unwinding(r->tracker) != 0)) {
 		fprintf(stderr, "collector: out of memory\n");
 		return EXIT_FAILURE_RUN;
@@ -282,7 +284,7 @@ static int open_sampling(struct record *r)
 	tracker_set_sched_text(r->tracker, sched_text);
 	if (cfg.cfi && record_unwind_open(&r->unw, r->bpf, cfg.cfi_rows, r->tracker) != 0)
 		return EXIT_BPF;
-	tracker_set_python(r->tracker, r->python);
+	tracker_set_runtimes(r->tracker, &r->runtimes);
 	if (!opts->all_cpus)
 		tracker_ignore_process(r->tracker, getpid());
 	/* the ring callback needs the tracker: set it before any record */
@@ -494,7 +496,7 @@ static int drain_interval_ms(const struct record *r)
 {
 	/* a Python process's code objects are named while it lives: its
 	 * samples are read soon, a 0.3 s script's too */
-	if (r->python && (python_runtime_live(r->python) || tracker_python_pending(r->tracker)))
+	if (runtimes_live(&r->runtimes) || tracker_runtimes_pending(r->tracker))
 		return 30;
 	if (r->opts->all_cpus ||
 	    run_clock_ns(true) < tracker_last_task_ktime(r->tracker) + 1000000000ULL)
@@ -525,19 +527,16 @@ static unsigned int interval_formats(const struct record *r)
 	return r->formats ? r->formats : formats_needing(FORMAT_NEEDS_SAMPLES);
 }
 
-/* -p and -a: the JVMs whose JIT code is still unnamed asked for their perf
- * maps (runtimes/jvm/jvm_attach.h), before the maps are read. */
-static void ask_jvms(struct record *r)
+/* The processes whose JIT code is still unnamed given to the runtimes
+ * that ask them for names (the JVMs' attach, for their perf maps), before
+ * the maps are read. */
+static void ask_names(struct record *r)
 {
 	pid_t pids[COLLECTOR_MAX_PIDS];
 	size_t n;
 
-	if (r->opts->command || r->opts->no_jvm_attach)
-		return;
 	n = tracker_jit_waiting(r->tracker, pids, COLLECTOR_MAX_PIDS);
-	if (n && jvm_perfmaps_refresh(&r->jvms, pids, n) != 0)
-		fprintf(stderr, "collector: asking JVMs for perf maps: out of memory\n");
-	r->fig.jvms = &r->jvms;
+	runtimes_ask_names(&r->runtimes, pids, n);
 }
 
 /* --interval: the interval just ended, written and dropped. */
@@ -549,7 +548,7 @@ static void cut_interval(struct record *r, uint64_t now)
 	 * now, taken out of the kernel's maps */
 	bpf_session_window_cut(r->bpf, now, false);
 	bpf_session_read_aggregates(r->bpf);
-	ask_jvms(r);
+	ask_names(r);
 	tracker_name_jit_code(r->tracker);
 	continuous_write(&r->cont, &r->m, interval_formats(r), &eo, now,
 			 r->spilling ? r->outdir : NULL, false);
@@ -597,7 +596,7 @@ static void drain_until_stopped(struct record *r)
 		record_unwind_refresh(&r->unw);
 		now = run_clock_ns(true);
 		tracker_settle_maps(r->tracker, now, false);
-		tracker_python_poll(r->tracker, now);
+		tracker_runtimes_poll(r->tracker, now);
 		if (opts->duration > 0 && now - r->m.run.start_ktime_ns >= opts->duration * 1e9)
 			break;
 		/* (the last interval is written once the run has ended; with
@@ -643,7 +642,7 @@ static void finish(struct record *r)
 	if (bpf_session_read_aggregates(r->bpf) < 0)
 		fprintf(stderr, "collector: cannot read the off-CPU sums: out of memory\n");
 	bpf_session_counters(r->bpf, counters);
-	decode_sampler_counters(&r->m, counters);
+	decode_sampler_counters(&r->m, &r->runtimes, counters);
 	if (bpf_session_lost_by_event(r->bpf, lost_by_event) == 0)
 		decode_events_lost(&r->m, lost_by_event, COLLECTOR_MAX_EVENTS);
 	record_unwind_finish(&r->unw, &r->m, r->opts->verbose);
@@ -668,7 +667,7 @@ static void finish(struct record *r)
 		uprobes_counters(r->uprobes, tcounters);
 		decode_trace_counters(&r->m, tcounters);
 	}
-	ask_jvms(r);
+	ask_names(r);
 	tracker_finish(r->tracker);
 	decode_run_costs(&r->m, phases_cpu_ns() - r->cpu0, bpf_session_run_time_ns(r->bpf));
 	model_seal_events(&r->m); /* an I/O error there is counted as lost events */
@@ -734,9 +733,8 @@ static void cleanup(struct record *r, int rc)
 	uprobes_close(r->uprobes);
 	trace_files_free(&r->trace_files);
 	tracker_free(r->tracker);
-	jvm_perfmaps_free(&r->jvms);
 	record_unwind_close(&r->unw);
-	python_runtime_free(r->python);
+	runtimes_close(&r->runtimes);
 	bpf_session_close(r->bpf);
 	symbolizer_free(r->sym);
 	kernel_names_free(r->knames);

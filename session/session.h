@@ -20,7 +20,7 @@
 
 #include "formats/format.h"
 #include "model/model.h"
-#include "runtimes/jvm/jvm_attach.h"
+#include "runtimes/runtime.h"
 #include "session/options.h"
 
 struct push;
@@ -36,7 +36,7 @@ struct summary_figures {
 				    * (not off-cpu's sums) */
 	uint64_t sampler_runs;     /* the sampling program's runs, 0 if unknown */
 	bool aggregated;           /* the samples were summed by stack in the kernel */
-	const struct jvm_perfmaps *jvms; /* JVMs asked for perf maps, or NULL */
+	const struct runtimes *runtimes; /* the run's runtimes, for their summary */
 	uint64_t window_start_ns;  /* --interval: the last interval's start (epoch
 				    * ns), which the samples are of; else 0 */
 };

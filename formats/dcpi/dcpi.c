@@ -278,7 +278,7 @@ static int cmp_entry(const void *a, const void *b)
 static bool profiled_image(const struct model *m, uint32_t image)
 {
 	return image < m->images.len && m->images.items[image].kind != MODEL_IMAGE_ANON &&
-	       m->images.items[image].kind != MODEL_IMAGE_PYTHON;
+	       m->images.items[image].kind != MODEL_IMAGE_RUNTIME;
 }
 
 /*
@@ -301,8 +301,8 @@ static int count_sample(const struct model *m, const struct model_sample *s,
 			(*unplaced)++;
 			return 0;
 		}
-		/* a Python frame in place of the evaluator's: the native PC */
-		if (m->images.items[m->locations.items[loc].image].kind != MODEL_IMAGE_PYTHON) {
+		/* a runtime's frame (Python's in place of the evaluator's): the native PC */
+		if (m->images.items[m->locations.items[loc].image].kind != MODEL_IMAGE_RUNTIME) {
 			loc_count[loc]++;
 			return 0;
 		}

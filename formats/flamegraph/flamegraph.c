@@ -24,7 +24,7 @@
  * (an index of names, -1 for the root), the samples through it, and how
  * many children follow; children come sorted by name.  The kind bits are
  * formats/frames.h's (1 kernel, 2 JIT, 4 unknown, 8 a process name, 16
- * Python).  Nothing is pruned: the page draws only frames at least 0.1 px
+ * a language runtime's frame: Python's).  Nothing is pruned: the page draws only frames at least 0.1 px
  * wide, so zooming shows the rest.
  */
 #include "formats/format.h"

@@ -8,7 +8,7 @@
  */
 'use strict';
 (function () {
-	const KERNEL = 1, JIT = 2, UNKNOWN = 4, PROCESS = 8, PYTHON = 16;
+	const KERNEL = 1, JIT = 2, UNKNOWN = 4, PROCESS = 8, RUNTIME = 16;
 	const FRAME_H = 16, PAD = 4, MIN_WIDTH = 0.1;
 	const SVGNS = 'http://www.w3.org/2000/svg';
 	const data = JSON.parse(document.getElementById('flamegraph-data').textContent);
@@ -66,8 +66,8 @@
 			return ' [kernel]';
 		if (node.kind & JIT)
 			return ' [JIT]';
-		if (node.kind & PYTHON)
-			return ' [Python]';
+		if (node.kind & RUNTIME)
+			return ' [runtime]';
 		return '';
 	}
 
@@ -91,7 +91,7 @@
 		jit: (a, b, c) => rgb(50 + 60 * a, 190 + 55 * b, 50 + 60 * c),
 		unknown: (a) => rgb(165 + 40 * a, 165 + 40 * a, 165 + 40 * a),
 		process: (a, b) => rgb(175 + 30 * a, 160 + 30 * b, 235),
-		python: (a, b) => rgb(55 + 50 * a, 110 + 50 * b, 215 + 40 * a), /* blue */
+		runtime: (a, b) => rgb(55 + 50 * a, 110 + 50 * b, 215 + 40 * a), /* blue */
 	};
 	const MATCH = 'rgb(230,60,230)';
 
@@ -104,8 +104,8 @@
 			return 'kernel';
 		if (node.kind & JIT)
 			return 'jit';
-		if (node.kind & PYTHON)
-			return 'python';
+		if (node.kind & RUNTIME)
+			return 'runtime';
 		return 'user';
 	}
 

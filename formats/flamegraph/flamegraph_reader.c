@@ -239,6 +239,6 @@ void flamegraph_print(const struct flamegraph_page *p, FILE *out)
 			(unsigned long long)n->total, (unsigned long long)n->self,
 			n->name >= 0 ? p->names[n->name] : "all",
 			kind & 8 ? " [process]" : kind & 4 ? " [unknown]" : kind & 1 ? " [kernel]" :
-			kind & 2 ? " [jit]" : kind & 16 ? " [python]" : "");
+			kind & 2 ? " [jit]" : kind & 16 ? " [runtime]" : "");
 	}
 }

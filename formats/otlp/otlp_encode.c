@@ -143,8 +143,9 @@ static const char *frame_type(const struct model *m, uint32_t image, uint32_t pr
 	switch (m->images.items[image].kind) {
 	case MODEL_IMAGE_KERNEL:
 		return "kernel";
-	case MODEL_IMAGE_PYTHON:
-		return "cpython";
+	case MODEL_IMAGE_RUNTIME:
+		return m->images.items[image].frame_type ? m->images.items[image].frame_type
+							 : "native";
 	case MODEL_IMAGE_ANON:
 		exe = frame_basename(p->exe ? p->exe : p->comm);
 		if (!strcmp(m->images.items[image].path, "[jit]")) {

@@ -48,7 +48,7 @@ struct py_proc {
 };
 
 struct python_runtime {
-	struct python_maps maps;
+	struct runtime_bpf maps;
 	bool has_maps;
 	struct idmap image_index; /* hash of the path -> images index */
 	struct py_image *images;
@@ -76,7 +76,7 @@ static int grow(void **items, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-struct python_runtime *python_runtime_new(const struct python_maps *maps)
+struct python_runtime *python_runtime_new(const struct runtime_bpf *maps)
 {
 	struct python_runtime *rt = calloc(1, sizeof(*rt));
 
@@ -288,7 +288,8 @@ int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path,
 	}
 	p->layout.walk.version = im->version;
 	if (rt->has_maps) {
-		err = rt->maps.set(rt->maps.ctx, (uint32_t)pid, &p->layout.walk);
+		err = rt->maps.set(rt->maps.ctx, COLLECTOR_FRAME_PYTHON, (uint32_t)pid,
+				   &p->layout.walk, sizeof(p->layout.walk));
 		if (err)
 			return err;
 	}
@@ -358,7 +359,7 @@ void python_runtime_forget(struct python_runtime *rt, pid_t pid)
 	if (!p || !p->walked)
 		return;
 	if (rt->has_maps)
-		rt->maps.forget(rt->maps.ctx, (uint32_t)pid);
+		rt->maps.forget(rt->maps.ctx, COLLECTOR_FRAME_PYTHON, (uint32_t)pid);
 	/* the names stay: sums read at the end of the run name its frames */
 	p->walked = false;
 	rt->live--;

@@ -8,8 +8,10 @@
  *   python3.X mapped by another loader), not /proc/PID/exe.  Its
  *   Py_Version picks the layouts (runtimes/python/python_layouts.c) and
  *   the process's entry for the BPF walker (bpf/python.bpf.h) goes out
- *   through struct python_maps, which loader/ implements: this folder
+ *   through struct runtime_bpf, which loader/ implements: this folder
  *   writes no map itself.
+ * - The engine reaches all of it through python_runtime, the table of
+ *   runtimes/runtime.h (runtimes/python/python_ops.c).
  * - Naming frames: python_runtime_frame() reads a PYTHON frame's code
  *   object from the live process (process_vm_readv): co_qualname,
  *   co_filename, co_firstlineno and the line of the instruction from
@@ -27,18 +29,14 @@
 #include <sys/types.h>
 
 #include "bpf/collector.h"
-
-/* Where the BPF walker's per-process entries go (loader/python_procs.h). */
-struct python_maps {
-	void *ctx;
-	int (*set)(void *ctx, uint32_t tgid, const struct collector_python_proc *p);
-	void (*forget)(void *ctx, uint32_t tgid);
-};
+#include "runtimes/runtime.h"
 
 struct python_runtime;
 
-/* maps may be NULL (a replay: frames are named, nothing is walked). */
-struct python_runtime *python_runtime_new(const struct python_maps *maps);
+/* bpf (the BPF walker's per-process entries, struct
+ * collector_python_proc of frame kind COLLECTOR_FRAME_PYTHON) may be NULL:
+ * a replay, where frames are named and nothing is walked. */
+struct python_runtime *python_runtime_new(const struct runtime_bpf *bpf);
 void python_runtime_free(struct python_runtime *rt);
 
 /* Image `path`, mapped by process pid with load bias `bias` (runtime -

@@ -447,7 +447,7 @@ static uint64_t kernel_samples(struct model *m, uint64_t by_ip, uint64_t not_cou
 
 static void sampler_counters(struct model *m, const uint64_t c[COLLECTOR_CNT_MAX])
 {
-	decode_sampler_counters(m, c);
+	decode_sampler_counters(m, NULL, c); /* every registered runtime's */
 }
 
 static void trace_counters(struct model *m, const uint64_t c[COLLECTOR_TCNT_MAX])

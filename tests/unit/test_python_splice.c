@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * decode/tracker_python.c: a sample's Python frames spliced into its
- * native stack, one run (innermost first, up to an ENTRY frame) in place
+ * decode/tracker_runtimes.c, through the runtimes' interface
+ * (python_runtime, runtimes/runtime.h): a sample's Python frames spliced
+ * into its native stack, one run (innermost first, up to an ENTRY frame) in place
  * of each C call of the evaluator, and COLLECTOR_PY_EMPTY_CALL, a run of
  * no Python frame (an evaluator call sampled in its entry or exit: 3.12+
  * with a shim frame current), keeping that call's native frame while the
@@ -26,6 +27,7 @@
 #include "decode/tracker.h"
 #include "tracker_unit.h"
 #include "runtimes/python/python.h"
+#include "runtimes/python/python_report.h"
 #include "runtimes/python/python_layouts.h"
 
 /* What the tracker looks for in an interpreter's image. */
@@ -89,7 +91,7 @@ struct fixture {
 	struct model m;
 	struct symbolizer *sym;
 	struct tracker *t;
-	struct python_runtime *rt;
+	struct runtimes rs;
 	struct fake_code gen, drive, module;
 };
 
@@ -100,10 +102,16 @@ static int setup(void **state)
 	if (!f)
 		return -1;
 	f->t = tracker_unit_new(&f->m, &f->sym);
-	f->rt = python_runtime_new(NULL);
-	if (!f->t || !f->rt)
+	if (!f->t)
 		return -1;
-	tracker_set_python(f->t, f->rt);
+	{
+		static const struct runtime_ops *const list[] = { &python_runtime, NULL };
+		struct runtime_env env = { .m = &f->m };
+
+		if (runtimes_open(&f->rs, list, &env) != 0)
+			return -1;
+	}
+	tracker_set_runtimes(f->t, &f->rs);
 	if (tracker_add_process(f->t, getpid(), ktime_now()) != 0)
 		return -1;
 	make_code(&f->gen, "gen");
@@ -118,7 +126,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	tracker_free(f->t);
-	python_runtime_free(f->rt);
+	runtimes_close(&f->rs);
 	symbolizer_free(f->sym);
 	model_free(&f->m);
 	free(f);
@@ -209,7 +217,7 @@ static void test_empty_call_keeps_native(void **state)
 	feed(f, cut, 5);
 	assert_string_equal(last_names(f, names, sizeof(names)),
 			    "_PyEval_EvalFrameDefault;sp_sort;gen;drive");
-	assert_int_equal(model_stat_value(&f->m, MODEL_STAT_PYTHON_FRAMES_UNNAMED), 0);
+	assert_int_equal(model_named_stat_value(&f->m, PYTHON_STAT_FRAMES_UNNAMED), 0);
 }
 
 int main(void)

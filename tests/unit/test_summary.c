@@ -15,6 +15,7 @@
 
 #include "cli/summary.h"
 #include "model/model.h"
+#include "runtimes/python/python_report.h"
 
 /* The summary of `samples` samples over 1 CPU-second of the targets at
  * freq_hz, into buf. */
@@ -58,7 +59,7 @@ static void test_python_table(void **state)
 {
 	struct summary_figures fig = { .duration_s = 1, .cpus = 1 };
 	struct model_image native = { .path = "/usr/bin/python3.11" };
-	struct model_image py = { .path = "[python]", .kind = MODEL_IMAGE_PYTHON };
+	struct model_image py = { .path = "[python]", .kind = MODEL_IMAGE_RUNTIME };
 	uint32_t ni, pi, file, f_leaf, f_caller, f_main, f_helper, l[4], st[3];
 	struct model m;
 	char buf[8192];
@@ -85,15 +86,17 @@ static void test_python_table(void **state)
 	st[2] = model_intern_stack(&m, (uint32_t[]){ l[3], l[2] }, 2, 0, false);
 	for (int i = 0; i < 5; i++)
 		model_add_sample(&m)->stack = st[i < 3 ? 0 : i - 2];
-	model_stat_add(&m, MODEL_STAT_PYTHON_INTERPRETERS, 1);
-	model_stat_add(&m, MODEL_STAT_PYTHON_WALKS, 5);
-	model_stat_add(&m, MODEL_STAT_PYTHON_UNSUPPORTED, 1);
-	model_stat_add(&m, MODEL_STAT_PYTHON_UNSUPPORTED_VERSION, 0x030c04f0);
+	model_named_stat_add(&m, PYTHON_STAT_INTERPRETERS, 1);
+	model_named_stat_add(&m, PYTHON_STAT_WALKS, 5);
+	model_named_stat_add(&m, PYTHON_STAT_UNSUPPORTED, 1);
+	model_named_stat_add(&m, PYTHON_STAT_UNSUPPORTED_VERSION, 0x030c04f0);
 	summary_print(f, &m, &fig);
 	fclose(f);
 	model_free(&m);
 	assert_non_null(strstr(buf, "4 of 5 samples (80.0%) with Python frames"));
 	assert_non_null(strstr(buf, "the last CPython 3.12.4: their frames stay native"));
+	/* said once, with the walks, not again with the tables */
+	assert_null(strstr(strstr(buf, "the last CPython 3.12.4") + 1, "the last CPython 3.12.4"));
 	assert_non_null(strstr(buf, "Top Python functions"));
 	/* self 4 (80%), total 80%; caller: self 0, total 80% */
 	assert_non_null(strstr(buf, "   80.0%          4   80.0%  Kestrel.leaf"));

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The summary's Python part: how the walks of the CPython processes
- * fared, a version met that has no layouts, and the Python functions by
- * self samples (those whose innermost Python frame is the function,
- * whatever interpreter code runs under it) and total samples.
+ * The summary's Python part (python_report.h): how the walks of the
+ * CPython processes fared, a version met that has no layouts, and the
+ * Python functions by self samples (those whose innermost Python frame is
+ * the function, whatever interpreter code runs under it) and total
+ * samples.
  */
-#include "cli/summary.h"
+#include "runtimes/python/python_report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +14,29 @@
 #include "lib/idmap.h"
 
 #define TOP_PYTHON 20
+/* Frames of a stack looked at for its functions' totals. */
+#define MAX_FRAMES 256
 
+/* Per function (key: its id, or 1 << 32 | the location of a frame not
+ * named), the samples it is the innermost Python frame of (self) and
+ * those it is in (total). */
+struct py_entry {
+	uint64_t key;
+	uint64_t self;
+	uint64_t total;
+};
+
+/* The frames of "[python]": the image python_runtime makes. */
 static bool is_python(const struct model *m, uint32_t loc)
 {
-	return m->images.items[m->locations.items[loc].image].kind == MODEL_IMAGE_PYTHON;
+	const struct model_image *img = &m->images.items[m->locations.items[loc].image];
+
+	return img->kind == MODEL_IMAGE_RUNTIME && !strcmp(img->path, python_runtime.image);
 }
 
 static int by_self(const void *a, const void *b)
 {
-	const struct summary_entry *x = a, *y = b;
+	const struct py_entry *x = a, *y = b;
 
 	if (x->self != y->self)
 		return x->self < y->self ? 1 : -1;
@@ -30,13 +45,13 @@ static int by_self(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* Per Python function (key as summary_function_counts()): self and total
- * samples of the sampling events; *with_python the samples with any. */
-static long python_counts(const struct model *m, struct summary_entry **out,
+/* Per Python function: self and total samples of the sampling events;
+ * *with_python the samples with any. */
+static long python_counts(const struct model *m, struct py_entry **out,
 			  uint64_t *with_python, uint64_t *samples)
 {
 	uint64_t *per_stack = calloc(m->stacks.len ? m->stacks.len : 1, sizeof(*per_stack));
-	MODEL_VEC(struct summary_entry) entries = { 0 };
+	MODEL_VEC(struct py_entry) entries = { 0 };
 	struct idmap index = { 0 };
 
 	*with_python = *samples = 0;
@@ -53,7 +68,7 @@ static long python_counts(const struct model *m, struct summary_entry **out,
 	for (size_t i = 0; i < m->stacks.len; i++) {
 		const struct model_stack *s = &m->stacks.items[i];
 		const uint32_t *frames = model_stack_frames(m, s);
-		uint64_t seen[COLLECTOR_SUMMARY_MAX_FRAMES];
+		uint64_t seen[MAX_FRAMES];
 		size_t n_seen = 0;
 		bool inner = true;
 
@@ -68,7 +83,7 @@ static long python_counts(const struct model *m, struct summary_entry **out,
 				continue;
 			e = idmap_get(&index, key);
 			if (e == UINT32_MAX) {
-				struct summary_entry *ne = MODEL_VEC_PUSH(entries);
+				struct py_entry *ne = MODEL_VEC_PUSH(entries);
 
 				ne->key = key;
 				e = entries.len - 1;
@@ -83,7 +98,7 @@ static long python_counts(const struct model *m, struct summary_entry **out,
 				dup |= seen[k] == key;
 			if (!dup) {
 				entries.items[e].total += per_stack[i];
-				if (n_seen < COLLECTOR_SUMMARY_MAX_FRAMES)
+				if (n_seen < MAX_FRAMES)
 					seen[n_seen++] = key;
 			}
 		}
@@ -96,27 +111,27 @@ static long python_counts(const struct model *m, struct summary_entry **out,
 
 static void print_walks(FILE *out, const struct model *m, uint64_t with_python, uint64_t samples)
 {
-	uint64_t walks = model_stat_value(m, MODEL_STAT_PYTHON_WALKS);
-	uint64_t no_thread = model_stat_value(m, MODEL_STAT_PYTHON_NO_THREAD);
-	uint64_t failed = model_stat_value(m, MODEL_STAT_PYTHON_READ_FAILED);
-	uint64_t deep = model_stat_value(m, MODEL_STAT_PYTHON_TOO_DEEP);
+	uint64_t walks = model_named_stat_value(m, PYTHON_STAT_WALKS);
+	uint64_t no_thread = model_named_stat_value(m, PYTHON_STAT_NO_THREAD);
+	uint64_t failed = model_named_stat_value(m, PYTHON_STAT_READ_FAILED);
+	uint64_t deep = model_named_stat_value(m, PYTHON_STAT_TOO_DEEP);
 
 	fprintf(out, "  python          %llu interpreters walked; %llu of %llu samples (%.1f%%) "
 		"with Python frames; %llu walks, %llu stopped early (%llu no thread state, "
 		"%llu a read failed or a broken chain, %llu no room left); %llu frames unnamed (code object "
 		"gone before it was read)\n",
-		(unsigned long long)model_stat_value(m, MODEL_STAT_PYTHON_INTERPRETERS),
+		(unsigned long long)model_named_stat_value(m, PYTHON_STAT_INTERPRETERS),
 		(unsigned long long)with_python, (unsigned long long)samples,
 		samples ? 100.0 * with_python / samples : 0.0, (unsigned long long)walks,
 		(unsigned long long)(no_thread + failed + deep), (unsigned long long)no_thread,
 		(unsigned long long)failed, (unsigned long long)deep,
-		(unsigned long long)model_stat_value(m, MODEL_STAT_PYTHON_FRAMES_UNNAMED));
+		(unsigned long long)model_named_stat_value(m, PYTHON_STAT_FRAMES_UNNAMED));
 }
 
 static void print_unsupported(FILE *out, const struct model *m)
 {
-	uint64_t n = model_stat_value(m, MODEL_STAT_PYTHON_UNSUPPORTED);
-	uint64_t v = model_stat_value(m, MODEL_STAT_PYTHON_UNSUPPORTED_VERSION);
+	uint64_t n = model_named_stat_value(m, PYTHON_STAT_UNSUPPORTED);
+	uint64_t v = model_named_stat_value(m, PYTHON_STAT_UNSUPPORTED_VERSION);
 
 	if (!n)
 		return;
@@ -131,15 +146,49 @@ static void print_unsupported(FILE *out, const struct model *m)
 			"their frames stay native\n", (unsigned long long)n);
 }
 
-void summary_print_python(FILE *out, const struct model *m, bool tables)
+/* The name of an entry: its function, or "[unknown]" and the frame's key. */
+static void entry_name(const struct model *m, uint64_t key, char *buf, size_t size)
 {
-	struct summary_entry *e = NULL;
+	if (key >> 32)
+		snprintf(buf, size, "[unknown] [python]+0x%llx",
+			 (unsigned long long)m->locations.items[(uint32_t)key].addr);
+	else
+		snprintf(buf, size, "%s", m->functions.items[key].name);
+}
+
+/* Under the traced functions: what CPython 3.11's probes cannot see. */
+static void print_trace_note(FILE *out, const struct model *m)
+{
+	for (size_t i = 0; i < m->traced.len; i++) {
+		const struct model_traced_function *tf = &m->traced.items[i];
+
+		if (tf->image < m->images.len && m->images.items[tf->image].path &&
+		    !strcmp(m->images.items[tf->image].path, python_runtime.image)) {
+			fprintf(out, "  Python calls: exact counts; CPython 3.11's probes give no entry "
+				"for a call the interpreter runs inline (Python calling Python), so "
+				"those calls have no time\n");
+			return;
+		}
+	}
+}
+
+void python_summary(FILE *out, const struct model *m, enum runtime_summary_part part,
+		    const void *rt)
+{
+	bool tables = part == RUNTIME_SUMMARY_TABLES;
+	struct py_entry *e = NULL;
 	uint64_t with_python, samples;
 	char name[256];
 	long n;
 
-	print_unsupported(out, m);
-	if (!model_stat_value(m, MODEL_STAT_PYTHON_INTERPRETERS))
+	(void)rt;
+	if (part == RUNTIME_SUMMARY_TRACE) {
+		print_trace_note(out, m);
+		return;
+	}
+	if (!tables)
+		print_unsupported(out, m);
+	if (!model_named_stat_value(m, PYTHON_STAT_INTERPRETERS))
 		return;
 	n = python_counts(m, &e, &with_python, &samples);
 	if (!tables) {
@@ -158,7 +207,7 @@ void summary_print_python(FILE *out, const struct model *m, bool tables)
 			const char *file = fn && fn->file != MODEL_NONE ? m->files.items[fn->file].path
 								       : "?";
 
-			summary_entry_name(m, e[i].key, name, sizeof(name));
+			entry_name(m, e[i].key, name, sizeof(name));
 			fprintf(out, "  %5.1f%% %10llu %6.1f%%  %-40s %s:%u\n", 100.0 * e[i].self / samples,
 				(unsigned long long)e[i].self, 100.0 * e[i].total / samples, name, file,
 				fn ? fn->line : 0);

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The language runtimes' per-process entries for the sampling program:
+ * each runtime's map, by tgid, found by the runtime's frame kind
+ * (COLLECTOR_FRAME_PYTHON: python_procs, struct collector_python_proc,
+ * bpf/python.bpf.h).  runtimes/ decides what an entry holds; session/
+ * hands these calls to the runtimes as struct runtime_bpf, their map
+ * writes behind one interface.
+ */
+#ifndef COLLECTOR_RUNTIME_PROCS_H
+#define COLLECTOR_RUNTIME_PROCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "loader/bpf_session.h"
+
+/* Sets (replaces) process tgid's entry in the map of frame_kind; size
+ * must be that map's value size.  0, -EINVAL (no such map, a wrong size)
+ * or a negative errno of the update. */
+int runtime_procs_set(struct bpf_session *s, unsigned int frame_kind, uint32_t tgid,
+		      const void *entry, size_t size);
+/* Drops process tgid's entry, if any. */
+void runtime_procs_forget(struct bpf_session *s, unsigned int frame_kind, uint32_t tgid);
+
+#endif /* COLLECTOR_RUNTIME_PROCS_H */

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A language runtime (CPython, HotSpot, ...): what the engine asks of one,
+ * through one table of operations per runtime, listed in
+ * runtimes/runtime_registry.c as formats/registry.c lists the formats.  decode/,
+ * model/, formats/ and cli/ name no runtime: they reach each through this
+ * interface, and a runtime is a folder under runtimes/, a BPF file, a
+ * line in the registry, a frame kind in bpf/collector.h and its tests.
+ *
+ * What a runtime does:
+ * - Recognise its processes: mapped() is told each image a process maps
+ *   (when its mappings are read) and says whether it is the runtime's;
+ *   maps_later() and may_be() say, from an executable's path alone,
+ *   whether its process maps the runtime later (a libpython linked,
+ *   ld.so run as a command) or may map it, so that the engine reads
+ *   such a process's mappings at once and again until the runtime shows.
+ * - Give the BPF side what it needs for a process: through the writer in
+ *   struct runtime_env (loader/ implements it), never a map of its own.
+ * - Name its frames: a frame of its kind (bpf/collector.h, "Frames") is
+ *   named by frame_name(), from the live process, cached while it lives;
+ *   notice() reads what a frame names while its process lives, for a
+ *   stack decoded later.  A frame it cannot name keeps a location of its
+ *   own, keyed by unnamed_key(), and is counted under unnamed_stat.
+ * - Place its frames: a runtime whose frames the BPF side puts in place
+ *   during the native walk needs nothing more; one whose walk appends
+ *   them after the native frames (splices: CPython) has each run of them,
+ *   innermost first up to a frame with COLLECTOR_FRAME_RUN_END, put in
+ *   place of the native frame replaces() names (its interpreter's
+ *   evaluator), and an empty run (COLLECTOR_FRAME_EMPTY_RUN) keeps that
+ *   native frame.
+ * - Make JIT code nameable: ask_names() is given the processes whose JIT
+ *   code is still unnamed before their perf maps are read (the JVM's
+ *   attach), and owns_jit() says which of them it would ask.
+ * - Report: its kernel-side counters copied into the model's statistics
+ *   by counters(), and its part of the summary printed by summary().
+ *
+ * Every operation but open and close may be NULL: the runtime has no
+ * such part.  The model's statistics of a runtime are named counters
+ * (model_named_stat_add()) whose names start with the runtime's name.
+ */
+#ifndef COLLECTOR_RUNTIMES_RUNTIME_H
+#define COLLECTOR_RUNTIMES_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "bpf/collector.h"
+#include "model/model.h"
+
+/* Where a runtime's per-process entries for the BPF side go: the loader's
+ * map of the runtime's frame kind, by tgid. */
+struct runtime_bpf {
+	void *ctx;
+	int (*set)(void *ctx, unsigned int frame_kind, uint32_t tgid, const void *entry,
+		   size_t size);
+	void (*forget)(void *ctx, unsigned int frame_kind, uint32_t tgid);
+};
+
+/* What a runtime is opened with. */
+struct runtime_env {
+	/* NULL: nothing is walked (a replay, or the walks turned off): the
+	 * runtime still names frames */
+	const struct runtime_bpf *bpf;
+	struct model *m;          /* the run's statistics go here */
+	bool no_ask;              /* ask_names() asks nothing (--no-jvm-attach) */
+};
+
+/* A named frame.  The strings live as long as the runtime instance. */
+struct runtime_frame {
+	const char *function;     /* "Kestrel.grind", "long Kestrel.hotMix(long[], int)" */
+	const char *file;         /* its source file, or NULL */
+	uint32_t first_line;      /* of the function; 0: unknown */
+	uint32_t line;            /* of the frame's instruction; 0: unknown */
+};
+
+/* What summary() prints. */
+enum runtime_summary_part {
+	RUNTIME_SUMMARY_WALKS,    /* a line or two on how the walks fared */
+	RUNTIME_SUMMARY_TABLES,   /* its functions by samples */
+	RUNTIME_SUMMARY_TRACE,    /* a note under traced functions of its image */
+};
+
+struct runtime_ops {
+	const char *name;         /* "python": its statistics' prefix */
+	const char *image;        /* the model image its frames go in: "[python]" */
+	const char *frame_type;   /* OTLP's profile.frame.type of them: "cpython" */
+	unsigned int frame_kind;  /* COLLECTOR_FRAME_*, 0 for none (JIT code
+				   * named by perf map only) */
+	bool splices;             /* frames follow the native ones (see above) */
+	const char *unnamed_stat; /* counter of frames that could not be named */
+
+	void *(*open)(const struct runtime_env *env);
+	void (*close)(void *rt);
+
+	/* 1: image path, mapped by pid at load bias bias, is the runtime's
+	 * and the process is walked; 0: not (or it has one already); a
+	 * negative errno: it is, but cannot be walked (-ENOTSUP: a version
+	 * without layouts, counted for the summary) */
+	int (*mapped)(void *rt, pid_t pid, const char *path, uint64_t bias);
+	bool (*maps_later)(void *rt, const char *exe);
+	bool (*may_be)(void *rt, const char *exe);
+	bool (*known)(const void *rt, pid_t pid);  /* has had frames walked */
+	bool (*has)(const void *rt, pid_t pid);    /* is being walked */
+	size_t (*live)(const void *rt);            /* processes being walked */
+	void (*forget)(void *rt, pid_t pid);       /* exited or exec'd */
+
+	int (*frame_name)(void *rt, pid_t pid, uint64_t frame, struct runtime_frame *out);
+	void (*notice)(void *rt, pid_t pid, uint64_t frame);
+	uint64_t (*unnamed_key)(uint64_t frame);
+	/* whether native frame at addr (named name, or NULL) of process pid
+	 * is one activation of the interpreter its runs go in place of */
+	bool (*replaces)(const void *rt, pid_t pid, uint64_t addr, const char *name);
+
+	bool (*owns_jit)(const void *rt, pid_t pid);
+	void (*ask_names)(void *rt, const pid_t *pids, size_t n);
+
+	void (*counters)(struct model *m, const uint64_t *kernel_counters);
+	void (*summary)(FILE *out, const struct model *m, enum runtime_summary_part part,
+			const void *rt);
+};
+
+/* The runtimes of a run: each registered runtime opened, and the frame
+ * kinds' owners. */
+#define RUNTIMES_MAX 8
+struct runtime {
+	const struct runtime_ops *ops;
+	void *rt;
+};
+struct runtimes {
+	struct runtime items[RUNTIMES_MAX];
+	size_t n;
+	struct runtime *by_kind[16];  /* frame kind -> its runtime, or NULL */
+};
+
+/* The registered runtimes (runtimes/runtime_registry.c), NULL-terminated. */
+extern const struct runtime_ops *const runtime_registry[];
+
+/* Opens each runtime of list (NULL-terminated; runtime_registry for a
+ * run).  0, or -ENOMEM (nothing left open). */
+int runtimes_open(struct runtimes *rs, const struct runtime_ops *const *list,
+		  const struct runtime_env *env);
+void runtimes_close(struct runtimes *rs);
+
+/* The runtime whose frames are of kind (a frame's top bits), or NULL. */
+static inline const struct runtime *runtimes_of_kind(const struct runtimes *rs,
+						     unsigned int kind)
+{
+	return rs && kind < 16 ? rs->by_kind[kind] : NULL;
+}
+
+/* Whether any runtime may be (or map) the runtime of an executable. */
+bool runtimes_may_be(const struct runtimes *rs, const char *exe);
+/* Processes being walked by any runtime. */
+size_t runtimes_live(const struct runtimes *rs);
+/* Process pid exited or exec'd: every runtime forgets it. */
+void runtimes_forget(const struct runtimes *rs, pid_t pid);
+/* Whether some runtime asks process pid for its JIT code's names. */
+bool runtimes_own_jit(const struct runtimes *rs, pid_t pid);
+/* The processes with unnamed JIT code, given to each runtime that asks. */
+void runtimes_ask_names(const struct runtimes *rs, const pid_t *pids, size_t n);
+/* Each runtime's kernel-side counters (COLLECTOR_CNT_*) into the model.
+ * rs NULL: every registered runtime's (a replay). */
+void runtimes_counters(const struct runtimes *rs, struct model *m,
+		       const uint64_t *kernel_counters);
+/* Each runtime's part of the summary.  rs NULL: every registered
+ * runtime's, from the model alone (a summary of a saved run). */
+void runtimes_summary(FILE *out, const struct model *m, enum runtime_summary_part part,
+		      const struct runtimes *rs);
+
+#endif /* COLLECTOR_RUNTIMES_RUNTIME_H */

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The list of language runtimes, and a run's set of them (runtime.h). */
+#include "runtimes/runtime.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* One line per runtime: its folder defines NAME_runtime (struct runtime_ops). */
+#define RUNTIMES(X) \
+	X(python)   \
+	X(jvm)
+
+#define DECLARE(name) extern const struct runtime_ops name##_runtime;
+RUNTIMES(DECLARE)
+#define ENTRY(name) &name##_runtime,
+const struct runtime_ops *const runtime_registry[] = { RUNTIMES(ENTRY) NULL };
+
+int runtimes_open(struct runtimes *rs, const struct runtime_ops *const *list,
+		  const struct runtime_env *env)
+{
+	memset(rs, 0, sizeof(*rs));
+	for (size_t i = 0; list[i] && rs->n < RUNTIMES_MAX; i++) {
+		struct runtime *r = &rs->items[rs->n];
+
+		r->ops = list[i];
+		r->rt = r->ops->open(env);
+		if (!r->rt) {
+			runtimes_close(rs);
+			return -ENOMEM;
+		}
+		if (r->ops->frame_kind && r->ops->frame_kind < 16)
+			rs->by_kind[r->ops->frame_kind] = r;
+		rs->n++;
+	}
+	return 0;
+}
+
+void runtimes_close(struct runtimes *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		rs->items[i].ops->close(rs->items[i].rt);
+	memset(rs, 0, sizeof(*rs));
+}
+
+bool runtimes_may_be(const struct runtimes *rs, const char *exe)
+{
+	for (size_t i = 0; rs && i < rs->n; i++)
+		if (rs->items[i].ops->may_be && rs->items[i].ops->may_be(rs->items[i].rt, exe))
+			return true;
+	return false;
+}
+
+size_t runtimes_live(const struct runtimes *rs)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; rs && i < rs->n; i++)
+		if (rs->items[i].ops->live)
+			n += rs->items[i].ops->live(rs->items[i].rt);
+	return n;
+}
+
+void runtimes_forget(const struct runtimes *rs, pid_t pid)
+{
+	for (size_t i = 0; rs && i < rs->n; i++)
+		if (rs->items[i].ops->forget)
+			rs->items[i].ops->forget(rs->items[i].rt, pid);
+}
+
+bool runtimes_own_jit(const struct runtimes *rs, pid_t pid)
+{
+	for (size_t i = 0; rs && i < rs->n; i++)
+		if (rs->items[i].ops->owns_jit && rs->items[i].ops->owns_jit(rs->items[i].rt, pid))
+			return true;
+	return false;
+}
+
+void runtimes_ask_names(const struct runtimes *rs, const pid_t *pids, size_t n)
+{
+	for (size_t i = 0; rs && i < rs->n; i++)
+		if (rs->items[i].ops->ask_names)
+			rs->items[i].ops->ask_names(rs->items[i].rt, pids, n);
+}
+
+/* The runtimes of rs, or every registered one when rs is NULL (a summary
+ * printed from a model alone, a replay). */
+static size_t ops_list(const struct runtimes *rs, const struct runtime_ops **ops,
+		       const void **inst)
+{
+	size_t n = 0;
+
+	if (rs) {
+		for (size_t i = 0; i < rs->n; i++, n++) {
+			ops[n] = rs->items[i].ops;
+			inst[n] = rs->items[i].rt;
+		}
+		return n;
+	}
+	for (; runtime_registry[n] && n < RUNTIMES_MAX; n++) {
+		ops[n] = runtime_registry[n];
+		inst[n] = NULL;
+	}
+	return n;
+}
+
+void runtimes_counters(const struct runtimes *rs, struct model *m, const uint64_t *kernel_counters)
+{
+	const struct runtime_ops *ops[RUNTIMES_MAX];
+	const void *inst[RUNTIMES_MAX];
+	size_t n = ops_list(rs, ops, inst);
+
+	for (size_t i = 0; i < n; i++)
+		if (ops[i]->counters)
+			ops[i]->counters(m, kernel_counters);
+}
+
+void runtimes_summary(FILE *out, const struct model *m, enum runtime_summary_part part,
+		      const struct runtimes *rs)
+{
+	const struct runtime_ops *ops[RUNTIMES_MAX];
+	const void *inst[RUNTIMES_MAX];
+	size_t n = ops_list(rs, ops, inst);
+
+	for (size_t i = 0; i < n; i++)
+		if (ops[i]->summary)
+			ops[i]->summary(out, m, part, inst[i]);
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * "Fake": a language runtime that exists only for the tests, added through
+ * the runtimes' interface alone (runtimes/runtime.h): this folder is all
+ * of it, and no file of the engine names it.  It takes the test program
+ * itself for its interpreter (the image whose path is /proc/self/exe's),
+ * and its frames, of a kind no other runtime uses, stand where a walk put
+ * them among the native frames, as a JIT runtime's would:
+ *
+ *   bits 60-63  FAKE_FRAME_KIND
+ *   bits 32-47  the line
+ *   bits 0-31   the function: an index of fake_functions[], or past it
+ *               for a function whose name cannot be read (gone)
+ */
+#ifndef COLLECTOR_TEST_FAKE_RUNTIME_H
+#define COLLECTOR_TEST_FAKE_RUNTIME_H
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtimes/runtime.h"
+
+#define FAKE_FRAME_KIND 0x7u
+#define FAKE_FRAME(fn, line) \
+	((uint64_t)FAKE_FRAME_KIND << COLLECTOR_FRAME_KIND_SHIFT | (uint64_t)(line) << 32 | (fn))
+#define FAKE_STAT_UNNAMED "fake_frames_unnamed"
+
+static const struct {
+	const char *name, *file;
+	uint32_t first_line;
+} fake_functions[] = {
+	{ "Spin.turn", "/srv/fake/spin.fk", 10 },
+	{ "Spin.loop", "/srv/fake/spin.fk", 20 },
+	{ "main", "/srv/fake/main.fk", 1 },
+};
+
+struct fake_instance {
+	char exe[4096];
+	pid_t walked;             /* the one process found, or 0 */
+	unsigned int named;       /* frames named */
+};
+
+static void *fake_open(const struct runtime_env *env)
+{
+	struct fake_instance *fi = calloc(1, sizeof(*fi));
+	ssize_t n;
+
+	(void)env;
+	if (!fi)
+		return NULL;
+	n = readlink("/proc/self/exe", fi->exe, sizeof(fi->exe) - 1);
+	fi->exe[n > 0 ? n : 0] = 0;
+	return fi;
+}
+
+static void fake_close(void *inst)
+{
+	free(inst);
+}
+
+static int fake_mapped(void *inst, pid_t pid, const char *path, uint64_t bias)
+{
+	struct fake_instance *fi = inst;
+
+	(void)bias;
+	if (fi->walked || strcmp(path, fi->exe) != 0)
+		return 0;
+	fi->walked = pid;
+	return 1;
+}
+
+static bool fake_known(const void *inst, pid_t pid)
+{
+	return ((const struct fake_instance *)inst)->walked == pid;
+}
+
+static int fake_frame_name(void *inst, pid_t pid, uint64_t frame, struct runtime_frame *out)
+{
+	struct fake_instance *fi = inst;
+	uint32_t fn = (uint32_t)frame;
+
+	if (pid != fi->walked || fn >= sizeof(fake_functions) / sizeof(fake_functions[0]))
+		return -EFAULT;
+	fi->named++;
+	out->function = fake_functions[fn].name;
+	out->file = fake_functions[fn].file;
+	out->first_line = fake_functions[fn].first_line;
+	out->line = (uint32_t)(frame >> 32) & 0xffff;
+	return 0;
+}
+
+static uint64_t fake_unnamed_key(uint64_t frame)
+{
+	return (uint32_t)frame;
+}
+
+static const struct runtime_ops fake_runtime = {
+	.name = "fake",
+	.image = "[fake]",
+	.frame_type = "fake",
+	.frame_kind = FAKE_FRAME_KIND,
+	.unnamed_stat = FAKE_STAT_UNNAMED,
+	.open = fake_open,
+	.close = fake_close,
+	.mapped = fake_mapped,
+	.known = fake_known,
+	.has = fake_known,
+	.frame_name = fake_frame_name,
+	.unnamed_key = fake_unnamed_key,
+};
+
+#endif /* COLLECTOR_TEST_FAKE_RUNTIME_H */

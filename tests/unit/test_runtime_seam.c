@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A runtime added through the runtimes' interface alone (runtimes/runtime.h):
+ * "Fake" (tests/unit/fake_runtime/, no other file names it) finds this
+ * program as its interpreter when the tracker reads its mappings, and its
+ * frames, which stand among the native frames of a sample, come out named
+ * with their files and lines in the model, in every format that names
+ * frames (read back through each format's own reader, `collector dump`'s),
+ * and as the OTLP frame type the runtime gives; a frame it cannot name
+ * keeps a location of its own, counted under the runtime's statistic.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "decode/tracker.h"
+#include "fake_runtime/fake_runtime.h"
+#include "formats/format.h"
+#include "formats/registry.h"
+#include "tracker_unit.h"
+#include "unit_files.h"
+
+/* Native code around the fake frames: the thread's entry below them, a
+ * native function they call on top. */
+__attribute__((noinline, noipa)) int seam_native_leaf(int x)
+{
+	return x * 3 + 1;
+}
+
+__attribute__((noinline, noipa)) int seam_native_main(int x)
+{
+	return seam_native_leaf(x) * 2;
+}
+
+struct fixture {
+	struct model m;
+	struct symbolizer *sym;
+	struct tracker *t;
+	struct runtimes rs;
+};
+
+static int setup(void **state)
+{
+	static const struct runtime_ops *const list[] = { &fake_runtime, NULL };
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct model_event cpu = { .name = "cpu-clock", .unit = "ns", .clock = true,
+				   .freq_hz = 1000 };
+	struct runtime_env env;
+
+	if (!f)
+		return -1;
+	f->t = tracker_unit_new(&f->m, &f->sym);
+	env = (struct runtime_env){ .m = &f->m };
+	if (!f->t || runtimes_open(&f->rs, list, &env) != 0)
+		return -1;
+	tracker_set_runtimes(f->t, &f->rs);
+	model_add_event(&f->m, &cpu);
+	f->m.run.freq_hz = 1000;
+	f->m.run.period_ns = 1000000;
+	if (tracker_add_process(f->t, getpid(), ktime_now()) != 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	tracker_free(f->t);
+	runtimes_close(&f->rs);
+	symbolizer_free(f->sym);
+	model_free(&f->m);
+	free(f);
+	return 0;
+}
+
+static void feed(struct fixture *f, const uint64_t *user, uint16_t n_user)
+{
+	uint64_t buf[(sizeof(struct collector_sample_event) + 8 * COLLECTOR_MAX_STACK_DEPTH) / 8];
+	struct collector_sample_event *e = (struct collector_sample_event *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	e->hdr.kind = COLLECTOR_EV_SAMPLE;
+	e->hdr.ktime_ns = ktime_now();
+	e->hdr.tgid = getpid();
+	e->hdr.tid = gettid();
+	e->ip = user[0];
+	e->user_ip = user[0];
+	e->period = 1000000;
+	e->cputime_ns = 1000;
+	e->n_user = n_user;
+	memcpy(e + 1, user, n_user * sizeof(uint64_t));
+	assert_int_equal(tracker_handle_record(f->t, buf, sizeof(*e) + n_user * 8), 0);
+}
+
+/* The last sample's stack as "name@file:line" (file and line of runtime
+ * frames only), innermost first, ";" between. */
+static const char *last_stack(const struct fixture *f, char *out, size_t size)
+{
+	const struct model_sample *s = &f->m.samples.items[f->m.samples.len - 1];
+	const struct model_stack *st = &f->m.stacks.items[s->stack];
+	size_t at = 0;
+
+	out[0] = 0;
+	for (uint32_t i = 0; i < st->n_frames && at < size; i++) {
+		uint32_t loc = model_stack_frames(&f->m, st)[i];
+		const struct model_location *l = &f->m.locations.items[loc];
+		const char *name = model_location_name(&f->m, loc);
+
+		at += (size_t)snprintf(out + at, size - at, "%s%s", i ? ";" : "", name ? name : "?");
+		if (f->m.images.items[l->image].kind == MODEL_IMAGE_RUNTIME && l->file != MODEL_NONE)
+			at += (size_t)snprintf(out + at, size - at, "@%s:%u",
+					       f->m.files.items[l->file].path, l->line);
+	}
+	return out;
+}
+
+static void test_frames_named_in_place(void **state)
+{
+	struct fixture *f = *state;
+	char names[512];
+	uint64_t user[4] = {
+		(uint64_t)seam_native_leaf + 4, FAKE_FRAME(0, 11), FAKE_FRAME(1, 23),
+		(uint64_t)seam_native_main + 1,
+	};
+
+	feed(f, user, 4);
+	assert_string_equal(last_stack(f, names, sizeof(names)),
+			    "seam_native_leaf;Spin.turn@/srv/fake/spin.fk:11;"
+			    "Spin.loop@/srv/fake/spin.fk:23;seam_native_main");
+	/* the runtime's image, of the runtime's frame type */
+	{
+		const struct model_sample *s = &f->m.samples.items[0];
+		const struct model_stack *st = &f->m.stacks.items[s->stack];
+		uint32_t loc = model_stack_frames(&f->m, st)[1];
+		const struct model_image *img =
+			&f->m.images.items[f->m.locations.items[loc].image];
+
+		assert_string_equal(img->path, "[fake]");
+		assert_string_equal(img->frame_type, "fake");
+	}
+	/* a function whose name is gone: a location of its own, counted */
+	user[2] = FAKE_FRAME(99, 5);
+	feed(f, user, 4);
+	assert_int_equal(model_named_stat_value(&f->m, FAKE_STAT_UNNAMED), 1);
+	assert_null(strstr(last_stack(f, names, sizeof(names)), "Spin.loop"));
+}
+
+/* A frame of the fake kind in a process the runtime does not walk is no
+ * frame of it: data a frame-pointer walk took for a return address, cut
+ * off as any address outside the mappings. */
+static void test_frames_of_other_processes_cut(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_instance *fi = f->rs.by_kind[FAKE_FRAME_KIND]->rt;
+	char names[512];
+	uint64_t user[3] = { (uint64_t)seam_native_leaf + 4, FAKE_FRAME(0, 11),
+			     (uint64_t)seam_native_main + 1 };
+
+	fi->walked = 1; /* another process's */
+	feed(f, user, 3);
+	assert_string_equal(last_stack(f, names, sizeof(names)), "seam_native_leaf");
+	assert_int_equal(fi->named, 0);
+}
+
+/* What the formats wrote, each file dumped by the reader of the format
+ * that recognizes it, appended to that format's text. */
+#define N_NAMING 7
+static const char *const naming[N_NAMING] = {
+	"callgrind", "hpctoolkit", "pprof", "otlp", "flamegraph", "speedscope", "folded",
+};
+static char *dumped[N_NAMING];
+static size_t dumped_len[N_NAMING];
+
+static int dump_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	const struct format *fmt;
+	unsigned char *head;
+	size_t n;
+
+	(void)st;
+	(void)ftw;
+	if (type != FTW_F)
+		return 0;
+	head = unit_slurp(path, &n);
+	fmt = head ? formats_recognize(path, head, n) : NULL;
+	for (size_t i = 0; fmt && i < N_NAMING; i++) {
+		FILE *out;
+		char *text = NULL;
+		size_t len = 0;
+
+		if (strcmp(fmt->name, naming[i]) != 0)
+			continue;
+		/* valid (check), then its text */
+		out = open_memstream(&text, &len);
+		assert_non_null(out);
+		assert_int_equal(fmt->dump(path, out, true), 0);
+		fclose(out);
+		free(text);
+		text = NULL;
+		out = open_memstream(&text, &len);
+		assert_non_null(out);
+		assert_int_equal(fmt->dump(path, out, false), 0);
+		fclose(out);
+		dumped[i] = realloc(dumped[i], dumped_len[i] + len + 1);
+		assert_non_null(dumped[i]);
+		memcpy(dumped[i] + dumped_len[i], text, len + 1);
+		dumped_len[i] += len;
+		free(text);
+		/* speedscope's dump sums the profiles up: its frames are in the
+		 * JSON itself, which the dump has just found valid */
+		if (!strcmp(naming[i], "speedscope")) {
+			dumped[i] = realloc(dumped[i], dumped_len[i] + n + 1);
+			assert_non_null(dumped[i]);
+			memcpy(dumped[i] + dumped_len[i], head, n);
+			dumped_len[i] += n;
+			dumped[i][dumped_len[i]] = 0;
+		}
+	}
+	free(head);
+	return 0;
+}
+
+/* Every format that names frames: the dump of what it wrote names the
+ * fake functions (the sampled-instruction formats, DCPI and the sampler,
+ * count native PCs by image: a runtime's frame has no PC; XRay holds
+ * traced calls, not samples). */
+static void test_every_format_names_them(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t user[4] = {
+		(uint64_t)seam_native_leaf + 4, FAKE_FRAME(0, 11), FAKE_FRAME(1, 23),
+		(uint64_t)seam_native_main + 1,
+	};
+	struct export_options opts = { .quiet = true };
+	char *dir = unit_tmpdir("seam");
+	unsigned int mask = 0;
+
+	for (int i = 0; i < 5; i++)
+		feed(f, user, 4);
+	tracker_finish(f->t);
+	model_events_tally(&f->m);
+	opts.dir = dir;
+	for (size_t i = 0; i < N_NAMING; i++) {
+		const struct format *fmt = formats_by_name(naming[i]);
+
+		assert_non_null(fmt);
+		for (size_t k = 0; k < formats_count(); k++)
+			if (formats_get(k) == fmt)
+				mask |= 1u << k;
+	}
+	assert_int_equal(formats_write(&f->m, mask, &opts), 0);
+	assert_int_equal(nftw(dir, dump_file, 8, FTW_PHYS), 0);
+	for (size_t i = 0; i < N_NAMING; i++) {
+		if (!dumped[i] || !strstr(dumped[i], "Spin.turn") || !strstr(dumped[i], "Spin.loop"))
+			fail_msg("%s: the fake frames are not named in its dump:\n%s", naming[i],
+				 dumped[i] ? dumped[i] : "(no file of it)");
+		free(dumped[i]);
+		dumped[i] = NULL;
+		dumped_len[i] = 0;
+	}
+	unit_rm_rf(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_frames_named_in_place, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frames_of_other_processes_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_every_format_names_them, setup, teardown),
+	};
+
+	(void)seam_native_main(1);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

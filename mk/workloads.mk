@@ -62,3 +62,18 @@ WORKLOADS := $(WL)/cfi_chains $(WL)/split $(WL)/split-nofp $(WL)/demo $(WL)/fork
 INTEGRATION_DEPS += $(WORKLOADS)
 DEMO_DEPS += $(WL)/demo
 UNIT_DEPS += $(WL)/split $(WL)/split-nofp $(WL)/bigframes
+
+# The Java workloads (tests/workloads/*.java: JavaShares and the Shares it
+# measures), for the JVM walker's tests: Java 17 class files (--release 17),
+# which OpenJDK 17, 21 and 25 all run (build/jdks/run.sh N java), made by
+# Debian 12's javac (any JDK's on the PATH otherwise).  Without a javac
+# they are not built and the Java tests skip.
+JAVAC ?= $(firstword $(wildcard /usr/lib/jvm/java-17-openjdk-amd64/bin/javac) \
+	$(shell command -v javac 2>/dev/null))
+JAVA_SRCS := $(wildcard tests/workloads/*.java)
+$(WL)/java/JavaShares.class: $(JAVA_SRCS)
+	@mkdir -p $(dir $@)
+	$(JAVAC) --release 17 -Xlint:all -d $(dir $@) $(JAVA_SRCS)
+ifneq ($(JAVAC),)
+WORKLOADS += $(WL)/java/JavaShares.class
+endif

@@ -83,10 +83,12 @@ install_debian() {
 install_debian $PACKAGES
 install_npm
 # CPython 3.13, 3.14 and 3.15 for the Python tests, unpacked under build/
-# (scripts/fetch-pythons.sh; without them those tests skip), and an
+# (scripts/fetch-pythons.sh; without them those tests skip), OpenJDK 21
+# and 25 for the Java tests, likewise (scripts/fetch-jdks.sh), and an
 # OpenTelemetry Collector built from Debian sid's Go packages, for the OTLP
 # tests (scripts/build-otelcol.sh; without it those tests skip)
 if [ $# -eq 0 ]; then
 	"$(dirname "$0")/fetch-pythons.sh" || echo "install-deps: CPython 3.13+ not fetched" >&2
+	"$(dirname "$0")/fetch-jdks.sh" || echo "install-deps: OpenJDK 21/25 not fetched" >&2
 	"$(dirname "$0")/build-otelcol.sh" || echo "install-deps: OpenTelemetry Collector not built" >&2
 fi

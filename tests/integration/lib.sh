@@ -239,6 +239,24 @@ for_each_python() {
 	done
 }
 
+# for_each_java FN: FN N JAVA... for OpenJDK 17 (Debian 12's own), 21 and
+# 25 (Debian 13's and unstable's, unpacked under build/jdks), JAVA... the
+# command that runs java N: build/jdks/run.sh N java (its other tools:
+# build/jdks/run.sh N jcmd...); those missing or not running skipped
+# (scripts/install-deps.sh, through scripts/fetch-jdks.sh, writes run.sh
+# and unpacks 21 and 25).
+for_each_java() {
+	for v in 17 21 25; do
+		if [ ! -x "$TOP/build/jdks/run.sh" ]; then
+			skipped "java$v: no $TOP/build/jdks/run.sh (scripts/install-deps.sh writes it and unpacks OpenJDK 21 and 25 there)"
+		elif ! "$TOP/build/jdks/run.sh" "$v" java -version >/dev/null 2>&1; then
+			skipped "java$v: not installed or not under build/jdks, or it does not run (scripts/install-deps.sh)"
+		else
+			"$1" "$v" "$TOP/build/jdks/run.sh" "$v" java
+		fi
+	done
+}
+
 # start_blocked NAME READY CMD...: runs CMD in the background (killed at the
 # test's exit), waits until it created READY (10 s at most); sets BG
 start_blocked() {

@@ -2,9 +2,11 @@
 """Short runs (`make bench-short`): the whole cost, start to exit, of a 1 s
 and a 10 s `collector -p PID` with the default formats beside bpftrace's
 `profile:hz:999 /pid == PID/ { @[ustack] = count(); }` on the same running
-`deep` (a CPU-bound loop under 43 frames).  What a short run costs is
-mostly its fixed start and exit work (loading, reading symbols, writing),
-which the sampling section's window leaves out."""
+`deep` (a CPU-bound loop under 43 frames) and on the same loop under 5
+frames (`deep N 0`: main, run, level, spin), where bpftrace's own cost,
+which grows with depth, is smallest.  What a short run costs is mostly
+its fixed start and exit work (loading, reading symbols, writing), which
+the sampling section's window leaves out."""
 import os
 import shutil
 import signal
@@ -17,6 +19,8 @@ from benchkit.common import (COLLECTOR, RUNS, bin_, bpf_stats_enabled, fmt, fmt_
 from benchkit.wholecost import BpfWatch, wait_cost
 
 SECONDS = [int(s) for s in os.environ.get("BENCH_SHORT_SECONDS", "1 10").split()]
+# (label, depth argument of deep)
+WORKLOADS = [("deep", 40), ("5 frames", 0)]
 
 
 def _collector(pid, secs, tmp):
@@ -63,10 +67,8 @@ def _run(name, argv, secs, tmp):
     return res
 
 
-def short_runs():
-    old_stats = bpf_stats_enabled(True)
-    tmp = tempfile.mkdtemp(prefix="bench-short-")
-    wl = subprocess.Popen([bin_("deep"), str(10 ** 14)], stdin=subprocess.PIPE,
+def _workload_runs(depth, tmp):
+    wl = subprocess.Popen([bin_("deep"), str(10 ** 14), str(depth)], stdin=subprocess.PIPE,
                           stdout=subprocess.DEVNULL, text=True)
     wl.stdin.write("g")
     wl.stdin.flush()
@@ -76,7 +78,7 @@ def short_runs():
             for r in range(RUNS):
                 for name, argv in (("collector", _collector(wl.pid, secs, tmp)),
                                    ("bpftrace", _bpftrace(wl.pid))):
-                    log(f"bench: short runs, {secs} s, run {r + 1}/{RUNS}: {name}")
+                    log(f"bench: short runs, depth {depth}, {secs} s, run {r + 1}/{RUNS}: {name}")
                     res = _run(name, argv, secs, tmp)
                     results.setdefault((secs, name), []).append(res)
                     shutil.rmtree(os.path.join(tmp, "out"), ignore_errors=True)
@@ -85,26 +87,40 @@ def short_runs():
     finally:
         wl.kill()
         wl.wait()
+    return results
+
+
+def short_runs():
+    old_stats = bpf_stats_enabled(True)
+    tmp = tempfile.mkdtemp(prefix="bench-short-")
+    by_workload = {}
+    try:
+        for label, depth in WORKLOADS:
+            by_workload[label] = _workload_runs(depth, tmp)
+    finally:
         bpf_stats_enabled(old_stats == "1")
         shutil.rmtree(tmp, ignore_errors=True)
     rows = []
-    for secs in SECONDS:
-        for name in ("collector", "bpftrace"):
-            rs = results[(secs, name)]
-            rows.append([f"{secs} s", name,
-                         fmt_spread([(x["cpu_s"] + x["bpf_s"]) * 1e3 for x in rs], 0),
-                         fmt_spread([x["user_s"] * 1e3 for x in rs], 0),
-                         fmt_spread([x["sys_s"] * 1e3 for x in rs], 0),
-                         fmt_spread([x["bpf_s"] * 1e3 for x in rs], 1),
-                         fmt_spread([x["wall_s"] for x in rs], 2),
-                         fmt(median([x["rss_mib"] for x in rs]), 1),
-                         fmt(median([x["samples"] for x in rs]), 0),
-                         fmt_spread([x.get("ratio") for x in rs], 2) if name == "collector"
-                         else "1"])
+    for label, _ in WORKLOADS:
+        results = by_workload[label]
+        for secs in SECONDS:
+            for name in ("collector", "bpftrace"):
+                rs = results[(secs, name)]
+                rows.append([label, f"{secs} s", name,
+                             fmt_spread([(x["cpu_s"] + x["bpf_s"]) * 1e3 for x in rs], 0),
+                             fmt_spread([x["user_s"] * 1e3 for x in rs], 0),
+                             fmt_spread([x["sys_s"] * 1e3 for x in rs], 0),
+                             fmt_spread([x["bpf_s"] * 1e3 for x in rs], 1),
+                             fmt_spread([x["wall_s"] for x in rs], 2),
+                             fmt(median([x["rss_mib"] for x in rs]), 1),
+                             fmt(median([x["samples"] for x in rs]), 0),
+                             fmt_spread([x.get("ratio") for x in rs], 2) if name == "collector"
+                             else "1"])
     table(f"Short runs: whole cost of `collector -p PID -F 999 -d N` (default formats) and "
           f"`bpftrace -e 'profile:hz:999 /pid == PID/ {{ @[ustack] = count(); }}'` "
-          f"(SIGINT N s after it attached) on `deep` ({RUNS} runs, median [min–max])",
-          ["run", "tool", "CPU + BPF ms", "user ms", "system ms", "BPF ms", "wall s",
+          f"(SIGINT N s after it attached) on `deep` (43 frames) and `deep N 0` (5 frames) "
+          f"({RUNS} runs, median [min–max])",
+          ["workload", "run", "tool", "CPU + BPF ms", "user ms", "system ms", "BPF ms", "wall s",
            "peak RSS MiB", "samples", "÷ bpftrace (same round)"], rows,
           "CPU is the tool's whole rusage, start to exit (loading, symbols, writing every file); "
           "BPF the run time of its programs (fdinfo run_time_ns, bpf_stats_enabled on).")

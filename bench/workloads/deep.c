@@ -7,7 +7,10 @@
  * no constprop clones): `push %rbp; mov %rsp,%rbp` starts every function,
  * so every profiler walks the same 43 frames per sample.
  *
- *   deep [ITERATIONS]
+ *   deep [ITERATIONS [DEPTH]]
+ *
+ * DEPTH (40 by default) is the chain's levels: 0 leaves main -> run ->
+ * level -> spin, the small loop short runs weigh a start against.
  *
  * Waits for one byte on stdin before it starts (the bench attaches the
  * profiler first).  Halfway through it prints a line starting with "half"
@@ -67,19 +70,20 @@ __attribute__((noipa)) static uint64_t level(int depth, uint64_t n, uint64_t see
 	return r ^ (uint64_t)depth;
 }
 
-__attribute__((noipa)) static uint64_t run(uint64_t iterations)
+__attribute__((noipa)) static uint64_t run(uint64_t iterations, int depth)
 {
 	uint64_t acc = 0;
 
 	/* many short descents: the sampled frames spread over the chain */
 	for (uint64_t i = 0; i < iterations / 4096; i++)
-		acc += level(DEPTH, 4096, i + 1);
+		acc += level(depth, 4096, i + 1);
 	return acc;
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t iterations = argc > 1 ? strtoull(argv[1], NULL, 10) : 400000000ull;
+	int depth = argc > 2 ? atoi(argv[2]) : DEPTH;
 	uint64_t w0, c0, w1, c1;
 	char go;
 
@@ -87,10 +91,10 @@ int main(int argc, char **argv)
 		return 1;
 	w0 = now_ns(CLOCK_MONOTONIC);
 	c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-	sink += run(iterations / 2);
+	sink += run(iterations / 2, depth);
 	printf("half\n");
 	fflush(stdout);
-	sink += run(iterations / 2);
+	sink += run(iterations / 2, depth);
 	w1 = now_ns(CLOCK_MONOTONIC);
 	c1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	printf("wall_ns=%llu cpu_ns=%llu iterations=%llu\n", (unsigned long long)(w1 - w0),

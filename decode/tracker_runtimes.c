@@ -19,7 +19,10 @@
  */
 #include "decode/tracker_internal.h"
 
+#include <errno.h>
 #include <string.h>
+
+#include "lib/hashmix.h"
 
 /* Addresses of unnamed frames: the runtime's key, with this bit. */
 #define UNNAMED_BIT (1ULL << 63)
@@ -166,32 +169,70 @@ bool trk_runtime_frame(const struct tracker *t, uint32_t process, uint64_t frame
 	return runtime_of(t, t->m->processes.items[process].pid, frame) != NULL;
 }
 
+/* A runtime's function: one per (name, file, first line): "main" of a
+ * script and of <frozen site> are two, which an entry of 0 made one
+ * (named by whichever file came first). */
+static uint32_t runtime_function(struct tracker *t, uint32_t image, const struct runtime_frame *f,
+				 uint32_t *file)
+{
+	*file = f->file ? model_intern_file(t->m, f->file) : MODEL_NONE;
+	return model_intern_function(t->m, image, f->function,
+				     (uint64_t)(*file == MODEL_NONE ? 0 : *file + 1) << 32 |
+					     f->first_line,
+				     0, *file, f->first_line);
+}
+
+/* A frame of n functions (innermost first: inlined ones, then the one
+ * compiled): the outermost is the location's function, the others its
+ * inlined calls, each called at its caller's line, and the location's
+ * line the innermost's.  Its key: (function, line) for one function, a
+ * hash of the whole chain (top bit clear of UNNAMED_BIT) for more. */
+static uint32_t named_location(struct tracker *t, uint32_t image, const struct runtime_frame *f,
+			       uint32_t n)
+{
+	struct model_inline inl[RUNTIME_FRAME_MAX_INLINED];
+	uint32_t fn, file, inner_fn, inner_file;
+	uint64_t addr;
+
+	fn = runtime_function(t, image, &f[n - 1], &file);
+	if (n == 1) {
+		addr = (uint64_t)fn << 32 | f[0].line;
+		return model_intern_location(t->m, image, addr, fn, file, f[0].line, NULL, 0);
+	}
+	addr = hash_word(fn, f[n - 1].line);
+	inner_file = file;
+	for (uint32_t k = 0; k + 1 < n; k++) {
+		const struct runtime_frame *callee = &f[n - 2 - k], *caller = &f[n - 1 - k];
+
+		inl[k].call_file = inner_file;
+		inl[k].call_line = caller->line;
+		inl[k].function = inner_fn = runtime_function(t, image, callee, &inner_file);
+		addr = hash_word(hash_word(addr, inner_fn), callee->line);
+	}
+	addr = hash_finish(addr) & ~UNNAMED_BIT;
+	return model_intern_location(t->m, image, addr, fn, inner_file, f[0].line, inl, n - 1);
+}
+
 uint32_t trk_runtime_location(struct tracker *t, uint32_t process, uint64_t frame)
 {
 	pid_t pid = t->m->processes.items[process].pid;
 	const struct runtime *r = runtimes_of_kind(t->runtimes, COLLECTOR_FRAME_KIND(frame));
-	struct runtime_frame info;
-	uint32_t image = runtime_image(t, r), fn, file;
+	struct runtime_frame f[RUNTIME_FRAME_MAX_INLINED];
+	uint32_t image = runtime_image(t, r), loc;
 	uint64_t addr;
+	int n = r->ops->frame_name ? r->ops->frame_name(r->rt, pid, frame, f,
+							  RUNTIME_FRAME_MAX_INLINED)
+				   : -ENOTSUP;
 
-	if (!r->ops->frame_name || r->ops->frame_name(r->rt, pid, frame, &info) != 0) {
-		if (r->ops->unnamed_stat)
-			model_named_stat_add(t->m, r->ops->unnamed_stat, 1);
-		addr = UNNAMED_BIT | (r->ops->unnamed_key ? r->ops->unnamed_key(frame) : frame);
-		fn = model_find_location(t->m, image, addr);
-		return fn != MODEL_NONE ? fn
-					: model_intern_location(t->m, image, addr, MODEL_NONE,
-								MODEL_NONE, 0, NULL, 0);
-	}
-	/* one function per (name, file, first line): "main" of a script and
-	 * of <frozen site> are two, which an entry of 0 made one (named by
-	 * whichever file came first) */
-	file = info.file ? model_intern_file(t->m, info.file) : MODEL_NONE;
-	fn = model_intern_function(t->m, image, info.function,
-				   (uint64_t)(file == MODEL_NONE ? 0 : file + 1) << 32 | info.first_line,
-				   0, file, info.first_line);
-	addr = (uint64_t)fn << 32 | info.line;
-	return model_intern_location(t->m, image, addr, fn, file, info.line, NULL, 0);
+	if (n > 0)
+		return named_location(t, image, f, (uint32_t)n);
+	if (r->ops->unnamed_stat)
+		model_named_stat_add(t->m, r->ops->unnamed_stat, 1);
+	addr = UNNAMED_BIT | (r->ops->unnamed_key ? r->ops->unnamed_key(frame) : frame);
+	loc = model_find_location(t->m, image, addr);
+	return loc != MODEL_NONE ? loc
+				 : model_intern_location(t->m, image, addr, MODEL_NONE, MODEL_NONE, 0,
+							 NULL, 0);
 }
 
 /* Whether native frame i (at ips[i]: the PC, then return addresses) is

@@ -17,7 +17,10 @@
  * - Give the BPF side what it needs for a process: through the writer in
  *   struct runtime_env (loader/ implements it), never a map of its own.
  * - Name its frames: a frame of its kind (bpf/collector.h, "Frames") is
- *   named by frame_name(), from the live process, cached while it lives;
+ *   named by frame_name(), from the live process, cached while it lives,
+ *   as one function or as a compiled method with the methods inlined
+ *   into it at that point (a location with inlined calls, as DWARF gives
+ *   native code's);
  *   notice() reads what a frame names while its process lives, for a
  *   stack decoded later.  A frame it cannot name keeps a location of its
  *   own, keyed by unnamed_key(), and is counted under unnamed_stat.
@@ -68,6 +71,10 @@ struct runtime_env {
 	bool no_ask;              /* ask_names() asks nothing (--no-jvm-attach) */
 };
 
+/* Functions a frame may stand for (one compiled method and those inlined
+ * into it), at most. */
+#define RUNTIME_FRAME_MAX_INLINED 16
+
 /* A named frame.  The strings live as long as the runtime instance. */
 struct runtime_frame {
 	const char *function;     /* "Kestrel.grind", "long Kestrel.hotMix(long[], int)" */
@@ -107,7 +114,12 @@ struct runtime_ops {
 	size_t (*live)(const void *rt);            /* processes being walked */
 	void (*forget)(void *rt, pid_t pid);       /* exited or exec'd */
 
-	int (*frame_name)(void *rt, pid_t pid, uint64_t frame, struct runtime_frame *out);
+	/* out[0..max) the frame's functions, innermost first: one, or a
+	 * compiled frame's inlined methods then the method compiled
+	 * (out[n - 1]); returns n >= 1, or a negative errno when the frame
+	 * cannot be named (its code freed, its process gone) */
+	int (*frame_name)(void *rt, pid_t pid, uint64_t frame, struct runtime_frame *out,
+			  uint32_t max);
 	void (*notice)(void *rt, pid_t pid, uint64_t frame);
 	uint64_t (*unnamed_key)(uint64_t frame);
 	/* whether native frame at addr (named name, or NULL) of process pid

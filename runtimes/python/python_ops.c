@@ -96,18 +96,21 @@ static void py_forget(void *inst, pid_t pid)
 	python_runtime_forget(((struct python_instance *)inst)->rt, pid);
 }
 
-static int py_name(void *inst, pid_t pid, uint64_t frame, struct runtime_frame *out)
+static int py_name(void *inst, pid_t pid, uint64_t frame, struct runtime_frame *out,
+		   uint32_t max)
 {
 	struct python_frame_info info;
 	int err = python_runtime_frame(((struct python_instance *)inst)->rt, pid, frame, &info);
 
 	if (err)
 		return err;
+	if (!max)
+		return -EINVAL;
 	out->function = info.qualname;
 	out->file = info.filename;
 	out->first_line = info.first_line;
 	out->line = info.line;
-	return 0;
+	return 1;
 }
 
 static void py_notice(void *inst, pid_t pid, uint64_t frame)
@@ -115,7 +118,7 @@ static void py_notice(void *inst, pid_t pid, uint64_t frame)
 	struct runtime_frame f;
 
 	if (frame != COLLECTOR_PY_EMPTY_CALL)
-		py_name(inst, pid, frame, &f);
+		py_name(inst, pid, frame, &f, 1);
 }
 
 /* An unnamed frame is kept by its code object's address. */

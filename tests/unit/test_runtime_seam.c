@@ -148,6 +148,24 @@ static void test_frames_named_in_place(void **state)
 		assert_string_equal(img->path, "[fake]");
 		assert_string_equal(img->frame_type, "fake");
 	}
+	/* a compiled frame with a method inlined at its point: one location
+	 * whose function is the compiled method, with the inlined call */
+	user[2] = FAKE_FRAME(1, 24);
+	feed(f, user, 4);
+	{
+		const struct model_sample *s = &f->m.samples.items[f->m.samples.len - 1];
+		const struct model_stack *st = &f->m.stacks.items[s->stack];
+		const struct model_location *l =
+			&f->m.locations.items[model_stack_frames(&f->m, st)[2]];
+
+		assert_int_equal(st->n_frames, 4);
+		assert_string_equal(f->m.functions.items[l->function].name, "Spin.loop");
+		assert_int_equal(l->n_inlines, 1);
+		assert_string_equal(f->m.functions.items[model_location_inlines(&f->m, l)[0].function].name,
+				    "Spin.turn");
+		assert_int_equal(model_location_inlines(&f->m, l)[0].call_line, 24);
+		assert_int_equal(l->line, 12);
+	}
 	/* a function whose name is gone: a location of its own, counted */
 	user[2] = FAKE_FRAME(99, 5);
 	feed(f, user, 4);

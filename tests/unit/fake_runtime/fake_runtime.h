@@ -11,6 +11,9 @@
  *   bits 32-47  the line
  *   bits 0-31   the function: an index of fake_functions[], or past it
  *               for a function whose name cannot be read (gone)
+ *
+ * Spin.loop at line 24 is a compiled frame with Spin.turn inlined at that
+ * call (at Spin.turn's line 12).
  */
 #ifndef COLLECTOR_TEST_FAKE_RUNTIME_H
 #define COLLECTOR_TEST_FAKE_RUNTIME_H
@@ -76,19 +79,30 @@ static bool fake_known(const void *inst, pid_t pid)
 	return ((const struct fake_instance *)inst)->walked == pid;
 }
 
-static int fake_frame_name(void *inst, pid_t pid, uint64_t frame, struct runtime_frame *out)
+static int fake_frame_name(void *inst, pid_t pid, uint64_t frame, struct runtime_frame *out,
+			   uint32_t max)
 {
 	struct fake_instance *fi = inst;
 	uint32_t fn = (uint32_t)frame;
 
-	if (pid != fi->walked || fn >= sizeof(fake_functions) / sizeof(fake_functions[0]))
+	if (pid != fi->walked || fn >= sizeof(fake_functions) / sizeof(fake_functions[0]) || !max)
 		return -EFAULT;
 	fi->named++;
 	out->function = fake_functions[fn].name;
 	out->file = fake_functions[fn].file;
 	out->first_line = fake_functions[fn].first_line;
 	out->line = (uint32_t)(frame >> 32) & 0xffff;
-	return 0;
+	/* Spin.loop compiled, at its line 24 a call of Spin.turn inlined,
+	 * whose line 12 the frame is in: two functions, innermost first */
+	if (fn == 1 && out->line == 24 && max >= 2) {
+		out[1] = out[0];
+		out[0].function = fake_functions[0].name;
+		out[0].file = fake_functions[0].file;
+		out[0].first_line = fake_functions[0].first_line;
+		out[0].line = 12;
+		return 2;
+	}
+	return 1;
 }
 
 static uint64_t fake_unnamed_key(uint64_t frame)

@@ -23,9 +23,12 @@
  *     b == 0xff: stop (free segment); b == 0: found; else seg -= b.  Not
  *     found within the bound: stop.  blob = low + (seg << segment_shift) +
  *     heapblock_size (the HeapBlock header precedes the CodeBlob).
- *  3. Read the blob's head (blob_read bytes, one read): name pointer at
+ *  3. Read the blob's head (COLLECTOR_HOTSPOT_BLOB_READ bytes, one read
+ *     into a per-CPU scratch buffer: more than the BPF stack holds; on a
+ *     failed read, half as much, down to 128): name pointer at
  *     blob_name; frame_size (int, words) at blob_frame_size;
- *     frame_complete_offset (int) at blob_frame_complete; code begin at
+ *     frame_complete_offset (int, or int16_t when
+ *     blob_frame_complete_width is 2: JDK 25) at blob_frame_complete; code begin at
  *     blob_code_begin (a pointer, or with COLLECTOR_HS_BLOB_OFFSETS an int
  *     offset from the blob), code end likewise; compile id (int) at
  *     nm_compile_id; deopt handler at nm_deopt_handler (pointer, or int
@@ -46,33 +49,35 @@
  *     - NMETHOD (name "nmethod"): a compiled Java method (C1 or C2).
  *       If pc == deopt handler: pc = *(sp + orig_pc_offset) (the frame was
  *       deoptimized; its true pc saved in the frame).  Emit
- *       COLLECTOR_HS_COMPILED(pc, compile id, top) - top when this is the
- *       first frame (pc is not a return address).  Frame: frame_size words
- *       from sp, return address at the top, saved rbp below it:
- *         first frame only, prologue (pc < code_begin +
- *         frame_complete_offset): frame not built; byte at pc... only the
- *         return address is known to be at sp when pc is before the push of
- *         rbp: csp = sp + 8 when the code byte at pc is not past "push rbp"
- *         (0x55 at or after pc within the first 16 bytes), else sp + 16;
- *         first frame only, epilogue: the byte at pc is 0xc3 (ret), or pc
- *         is after "pop rbp" (the return's safepoint poll: cmp rsp,[r15+d]
- *         49 3b 67 / 49 3b a7, or jcc 0f 87): csp = sp + 8; pc at 0x5d
- *         (pop rbp): csp = sp + 16;
+ *       COLLECTOR_HS_COMPILED(pc, compile id, top): top when this is the
+ *       first frame (pc is not a return address).  A compiled frame is
+ *       frame_size words from sp: the return address at the top, the
+ *       caller's rbp pushed below it (C1 and C2 keep no frame pointer in
+ *       rbp; it is a general register).  The first frame may be partial,
+ *       told by the code bytes at pc (8 bytes read):
+ *         prologue (pc < code_begin + frame_complete_offset): "push rbp"
+ *           (55) at pc, or after the stack bang at pc (89 84 24 d32, 55):
+ *           nothing pushed, csp = sp + 8; the byte before pc is 55: rbp
+ *           pushed, csp = sp + 16; else the frame is whole;
+ *         epilogue: "pop rbp" (5d) at pc: csp = sp + 16; "ret" (c3) or the
+ *           return's safepoint poll after pop rbp (cmp rsp,[r15+d]: 49 3b
+ *           67 / 49 3b a7; ja: 0f 87): csp = sp + 8;
  *         else csp = sp + 8 * frame_size.
- *       Next: pc = *(csp - 8), fp = *(csp - 16) (the prologue pushed the
- *       caller's rbp there; compiled code keeps no frame pointer in rbp),
- *       except when the frame was not yet or no more built (then fp stays,
- *       it is still the caller's), sp = csp.
- *     - NATIVE_NMETHOD (name "native nmethod": a JNI method's wrapper):
- *       emit COLLECTOR_HS_COMPILED like an nmethod; it keeps an rbp frame
- *       (after frame_complete): pc = fp[1], sp = fp + 16, fp = fp[0].
+ *       Next: pc = *(csp - 8), sp = csp, fp = *(csp - 16), but for csp =
+ *       sp + 8 (rbp not pushed yet, or popped already: it is the caller's).
+ *     - NATIVE_NMETHOD (name "native nmethod": a native Java method's
+ *       wrapper, which calls the C function): the same as an nmethod (its
+ *       frame_size is right; user space names it by its method, bci -1).
  *     - any other blob (stubs, adapters, runtime stubs, "StubRoutines",
  *       "vtable chunks", method handle adapters): emit the pc as a NATIVE
  *       frame (user space names it by its blob name, as the perf map does).
- *       frame_size > 0: csp = sp + 8 * frame_size, pc = *(csp - 8), fp =
- *       *(csp - 16), sp = csp.  frame_size 0 (StubRoutines, adapters):
- *       rbp frame when sp <= fp < sp + 64 KiB (pc = fp[1], sp = fp + 16,
- *       fp = fp[0]), else the return address at sp (pc = *sp, sp += 8).
+ *       frame_size > 0 (runtime stubs, safepoint/deopt blobs): as a
+ *       compiled frame.  frame_size 0: an rbp frame (pc = fp[1], sp = fp +
+ *       16, fp = fp[0]) when sp <= fp < sp + 64 KiB and the frame is not
+ *       the first or the blob is "StubRoutines..." (call_stub, arraycopy:
+ *       enter()/leave()); a first frame in another (adapters, vtable
+ *       stubs, which push nothing): the return address at sp (pc = *sp,
+ *       sp += 8, fp stays); else stop.
  *  5. Sanity before the next step: the new sp > old sp (stacks grow down;
  *     equal or lower: stop, a loop), pc != 0.
  *

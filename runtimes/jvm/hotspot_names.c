@@ -456,7 +456,7 @@ int hotspot_blob_read(struct hotspot_names *n, uint64_t blob, char *name, size_t
 	while (at && i + 1 < size && !proc_mem_read(n->pid, at + i, name + i, 1) && name[i])
 		i++;
 	name[i] = 0;
-	if (strcmp(name, "nmethod"))
+	if (strcmp(name, "nmethod") && strcmp(name, "native nmethod"))
 		return 0;
 	memset(nm, 0, sizeof(*nm));
 	nm->blob = blob;
@@ -596,6 +596,10 @@ int hotspot_nmethod_scopes(struct hotspot_names *n, uint64_t blob, uint64_t pc, 
 		e->err = nm_regions(n, blob, &r);
 		if (!e->err)
 			e->err = find_pcdesc(n, &r, pc, &decode);
+		if (e->err == -ENOENT) { /* a native method's wrapper: no scopes */
+			e->err = 0;
+			decode = 0;
+		}
 		if (!e->err)
 			e->err = decode_scopes(n, &r, decode, e);
 		if (idmap_put(&n->scope_index, key, (uint32_t)n->n_scopes))

@@ -111,14 +111,15 @@ int hotspot_method_get(struct hotspot_names *n, uint64_t m, const struct hotspot
 uint32_t hotspot_method_line(const struct hotspot_method *m, int32_t bci);
 
 /* The blob's head: its name (copied into name[size]), and its nmethod
- * facts when it is one (returns 1), else 0; a negative errno when it does
- * not read. */
+ * facts when it is one ("nmethod", or "native nmethod": a native method's
+ * wrapper) (returns 1), else 0; a negative errno when it does not read. */
 int hotspot_blob_read(struct hotspot_names *n, uint64_t blob, char *name, size_t size,
 		      struct hotspot_nmethod *nm);
 
 /* The scopes of nmethod blob at pc, innermost first, into out[max]; top:
- * pc was interrupted there (not a return address).  0 and *count, or a
- * negative errno (-ENOENT: no PcDesc covers pc). */
+ * pc was interrupted there (not a return address).  No PcDesc at or after
+ * pc (a native method's wrapper has none): the nmethod's method at bci -1.
+ * 0 and *count, or a negative errno. */
 int hotspot_nmethod_scopes(struct hotspot_names *n, uint64_t blob, uint64_t pc, bool top,
 			   struct hotspot_scope *out, size_t max, size_t *count);
 

@@ -246,9 +246,7 @@ static int step(const struct collector_hotspot_proc *p, struct hotspot_regs *r, 
 		if (pc == h.deopt && !rd(ctx, r->sp + (uint64_t)h.orig_pc_offset, &orig, 8) &&
 		    orig >= h.code_begin && orig < h.code_end)
 			pc = orig; /* deoptimized: its pc was saved in the frame */
-		f->frame = h.name8 == COLLECTOR_HS_NAME_NMETHOD
-				   ? COLLECTOR_HS_COMPILED(pc, h.compile_id, first)
-				   : pc;
+		f->frame = COLLECTOR_HS_COMPILED(pc, h.compile_id, first);
 		return step_sized(&h, r, first, rd, ctx);
 	}
 	f->frame = r->pc; /* a stub: a native frame in the code cache */

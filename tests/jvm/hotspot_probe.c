@@ -435,6 +435,8 @@ static int cmd_names(struct probe *pr, const char *map_path, bool verbose)
 	       "map lines %zu\n",
 	       t.nmethods, t.unnamed, t.in_map, t.agree, t.in_map ? 100.0 * t.agree / t.in_map : 0.0,
 	       t.stubs, nm);
+	printf("summary in_map=%u agree_pct=%.1f\n", t.in_map,
+	       t.in_map ? 100.0 * t.agree / t.in_map : 0.0);
 	for (size_t i = 0; i < nm; i++)
 		free(m[i].name);
 	free(m);

@@ -25,13 +25,20 @@
  * - ConstMethod's flag "has line number table": bit 0 in 17 (ConstMethod::
  *   _has_linenumber_table) and in 21+ (ConstMethodFlags' first flag);
  *   taken from the int constants when they name it, else 1;
- * - the compressed streams' encoding (UNSIGNED5 of Pack200): JDK 20 and
- *   later exclude the byte 0 from it (JDK-8298073, stream_exclude 1), 17
- *   does not (0): by the JVM's major version;
+ * - the compressed streams' encoding (UNSIGNED5 of Pack200, the line
+ *   number tables and the nmethods' debug info): JDK 20 and later exclude
+ *   the byte 0 from it (stream_exclude 1: every byte is the digit + 1),
+ *   17 does not (0): by the JVM's major version (the tables say nothing);
  * - the nmethod's inner layout changed in 23 (scopes in a separate
  *   "immutable data" block, CodeBlob's pointers became int offsets from the
  *   blob) and 25 (metadata in the blob's "mutable data"): told apart by
- *   which fields exist (nmethod::_immutable_data, CodeBlob::_mutable_data).
+ *   which fields exist (nmethod::_immutable_data, CodeBlob::_mutable_data);
+ *   other moves are absorbed by looking a field up under its old and new
+ *   names: ConstMethod::_flags (17) / _flags._flags (21+),
+ *   CompiledMethod (17, 21) / nmethod (25) for _method and the rest,
+ *   JavaThread (17, 21) / Thread (25) for _osthread, CodeBlob::_code_begin
+ *   (17, 21) / _code_offset (25), CodeBlob::_frame_complete_offset int
+ *   (17, 21) / int16_t (25), HeapBlock 16 bytes (17, 21) / 8 (25).
  *
  * Errors are negative errnos with a reason in hotspot_layout_error: -ENOENT
  * when libjvm.so does not export the tables, -EPROTO when a needed field is

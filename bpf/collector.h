@@ -87,17 +87,18 @@ enum collector_frame_kind {
 	COLLECTOR_FRAME_NATIVE = 0x0,
 	COLLECTOR_FRAME_PYTHON = 0x1,
 	COLLECTOR_FRAME_JIT = 0x2,
+	COLLECTOR_FRAME_JAVA = 0x3,     /* HotSpot's (bpf/hotspot.h) */
 	COLLECTOR_FRAME_KERNEL = 0xf,
 };
 
 /*
  * A language runtime's frames (one kind each, runtimes/runtime.h): bits
  * 0-58 are the runtime's own.  A runtime whose walk appends its frames
- * after the native ones (CPython) marks with RUN_END the last frame of
- * each run that goes in place of one native frame (the outermost frame
- * of one C call of its evaluator), and a run of no frame is
- * EMPTY_RUN(kind) alone; the other runtimes' frames stand where the walk
- * met them.
+ * after the native ones (CPython) marks with RUN_END (bit 59) the last
+ * frame of each run that goes in place of one native frame (the
+ * outermost frame of one C call of its evaluator), and a run of no frame
+ * is EMPTY_RUN(kind) alone; the other runtimes' frames stand where the
+ * walk met them, and bit 59 is theirs too (HotSpot's: bpf/hotspot.h).
  */
 #define COLLECTOR_FRAME_RUN_END (1ULL << 59)
 #define COLLECTOR_FRAME_EMPTY_RUN(kind) \
@@ -419,6 +420,13 @@ enum collector_counter {
 	COLLECTOR_CNT_WINDOW_WOKE,        /* ... that ran while their stacks were taken:
 					   * the time before they woke is not counted */
 	COLLECTOR_CNT_WINDOW_CUT,         /* blocks counted up to a cut or the end */
+	COLLECTOR_CNT_HS_WALKS,           /* HotSpot: hand-overs to the Java walker
+					   * (bpf/hotspot.bpf.h) */
+	COLLECTOR_CNT_HS_FRAMES,          /* ... Java frames (and stubs) it stepped */
+	COLLECTOR_CNT_HS_NO_BLOB,         /* ... stopped: no code blob holds the pc */
+	COLLECTOR_CNT_HS_BAD_FRAME,       /* ... stopped: a read failed, or the stack
+					   * did not grow */
+	COLLECTOR_CNT_HS_LIMIT,           /* ... stopped: COLLECTOR_HOTSPOT_MAX_FRAMES */
 	COLLECTOR_CNT_MAX,
 };
 

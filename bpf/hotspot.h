@@ -105,9 +105,7 @@
 #ifndef COLLECTOR_BPF_HOTSPOT_H
 #define COLLECTOR_BPF_HOTSPOT_H
 
-#ifndef __VMLINUX_H__
-#include <linux/types.h>
-#endif
+#include "collector.h"
 
 #define COLLECTOR_HOTSPOT_MAX_HEAPS 4
 #define COLLECTOR_HOTSPOT_SEGMAP_HOPS 32
@@ -115,7 +113,6 @@
 /* bytes of a blob's head the walker reads at once (every offset below it) */
 #define COLLECTOR_HOTSPOT_BLOB_READ 384
 
-#define COLLECTOR_FRAME_JAVA 0x3
 #define COLLECTOR_HS_INTERP_BIT (1ULL << 59)
 #define COLLECTOR_HS_TOP_BIT (1ULL << 58)
 #define COLLECTOR_HS_BCI_SHIFT 44

@@ -117,6 +117,8 @@ const volatile bool unwind_learn = false;
 /* Highest user address + 1 (x86-64, 4-level page tables) */
 #define USER_TOP 0x00007ffffffff000ULL
 
+#include "hotspot.bpf.h"
+
 /*
  * A walk's state, in the sample's scratch (map memory), not on the BPF
  * stack: the verifier does not follow values in map memory from one frame
@@ -150,6 +152,7 @@ struct cfi_walk {
 	u32 pad2;
 	struct collector_unwind_map learned; /* the last one found */
 	u64 node[32];     /* a maple tree node, as read */
+	struct hotspot_scratch hs; /* a JVM's Java frames (hotspot_walk.bpf.h) */
 };
 
 /* Return instances of a task looked at per trampoline met: the kernel

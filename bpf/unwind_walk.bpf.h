@@ -49,11 +49,15 @@ static __always_inline void unwind_push(struct sample_scratch *sc, u32 k, u64 va
 	w->exact = exact;
 }
 
+#include "hotspot_walk.bpf.h"
+
 /* Frame k (k >= 1) of the stack from the rules at sc->walk.pc, its
  * mapping from p's table or lp's learned ones (either may be NULL): the
- * caller's pc, sp and rbp.  Returns 0 to go on, 1 when the walk ends. */
+ * caller's pc, sp and rbp; by the JVM's walk (hp, or NULL) when sc->walk.pc
+ * is in its code cache.  Returns 0 to go on, 1 when the walk ends. */
 __noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_proc *p,
-			     struct collector_unwind_learned *lp, u32 k)
+			     struct collector_unwind_learned *lp,
+			     struct collector_hotspot_proc *hp, u32 k)
 {
 	struct cfi_walk *w;
 	u64 lookup, cfa, ra, bp;
@@ -65,6 +69,8 @@ __noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_
 	if (!sc || k >= COLLECTOR_MAX_STACK_DEPTH)
 		return 1;
 	w = &sc->walk;
+	if (hp && hs_in_code_cache(hp, w->pc))
+		return hotspot_frame(sc, hp, k);
 	lookup = w->exact ? w->pc : w->pc - 1;
 	bp = w->bp;
 	m = unwind_find_map(w, p, lp, lookup);
@@ -152,6 +158,7 @@ struct cfi_loop {
 	struct sample_scratch *sc;
 	struct collector_unwind_proc *proc;
 	struct collector_unwind_learned *learned;
+	struct collector_hotspot_proc *hotspot; /* the process's JVM, or NULL */
 };
 
 /* Frame i + 1: each frame before it was written (else the walk ended). */
@@ -161,7 +168,7 @@ static long unwind_step(u32 i, void *data)
 
 	/* a global function's result is unknown to the verifier, which asks
 	 * a callback for 0 or 1 */
-	return unwind_frame(l->sc, l->proc, l->learned, i + 1) ? 1 : 0;
+	return unwind_frame(l->sc, l->proc, l->learned, l->hotspot, i + 1) ? 1 : 0;
 }
 
 /*
@@ -187,6 +194,8 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 		return 0;
 	l.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	l.learned = unwind_learned_of(tgid);
+	l.hotspot = bpf_map_lookup_elem(&hotspot_procs, &tgid);
+	w->hs.in_java = 0;
 	w->mm = (u64)BPF_CORE_READ(task, mm);
 	w->ask_pc = 0;
 	w->learn_left = UNWIND_LEARN_PER_WALK;
@@ -202,8 +211,10 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	w->stop_pending = copy_instead;
 	w->pending = false;
 	w->fp_stepped = false;
-	/* no mapping, or one whose image has no table yet */
-	if (!unwind_find_map(w, l.proc, l.learned, ip) || w->ask_pc) {
+	/* no mapping, or one whose image has no table yet (a JVM's code
+	 * cache has none: its frames are the JVM walk's) */
+	if (!(l.hotspot && hs_in_code_cache(l.hotspot, ip)) &&
+	    (!unwind_find_map(w, l.proc, l.learned, ip) || w->ask_pc)) {
 		count(COLLECTOR_CNT_CFI_NO_TABLES);
 		unwind_ask_tables(tgid, ip);
 		if (copy_instead && (!l.proc || l.proc->n_maps < COLLECTOR_UNWIND_MAX_MAPS))

@@ -18,6 +18,8 @@ static struct bpf_map *map_of(struct bpf_session *s, unsigned int frame_kind)
 	switch (frame_kind) {
 	case COLLECTOR_FRAME_PYTHON:
 		return s->skel->maps.python_procs;
+	case COLLECTOR_FRAME_JAVA:
+		return s->skel->maps.hotspot_procs;
 	default:
 		return NULL;
 	}

@@ -471,8 +471,69 @@ static bool reread_for_caller(struct tracker *t, uint32_t process, const uint64_
 	return false;
 }
 
+/* Hand-overs between the native unwinder and a runtime's walk in one
+ * stack, at most: a JVM's Java frames under native ones under Java ones
+ * (a JNI call back into Java, reflection). */
+#define COPY_RUNTIME_ROUNDS 4
+
+/*
+ * A copy's native unwinding stopped (n frames in ips) at a pc a runtime
+ * owns (a JVM's code cache, which has no CFI): the runtime walks its
+ * frames from the registers of that frame, in place of it, and the native
+ * unwinder goes on where they end, from the caller's registers and the
+ * rest of the copy.  Returns the frames in ips then.
+ */
+static int unwind_through_runtimes(struct tracker *t, uint32_t process, const struct unwind_regs *regs,
+				   const uint8_t *stack, size_t stack_len, uint64_t *ips, int n,
+				   bool *complete)
+{
+	pid_t pid = t->m->processes.items[process].pid;
+	struct proc_state *ps = &t->procs.items[process];
+
+	for (int round = 0; round < COPY_RUNTIME_ROUNDS && !*complete && n > 0 &&
+			    n < COLLECTOR_MAX_STACK_DEPTH; round++) {
+		struct unwind_regs last, next = { 0 };
+		struct runtime_regs rr;
+		const struct runtime *r;
+		uint64_t skip;
+		bool left = false;
+		int m;
+
+		if (!unwinder_last_frame(t->unwinder, pid, &last) ||
+		    last.ip != (n == 1 ? ips[0] : ips[n - 1]))
+			break;
+		r = runtimes_owning_pc(t->runtimes, pid, last.ip);
+		if (!r)
+			break;
+		rr = (struct runtime_regs){ last.ip, last.sp, last.bp };
+		m = r->ops->walk_copy(r->rt, pid, &rr, n == 1 && round == 0, stack, regs->sp,
+				      stack_len, ips + n - 1, COLLECTOR_MAX_STACK_DEPTH - (n - 1),
+				      &left);
+		if (m <= 0)
+			break;
+		n += m - 1;
+		/* the native walk again, from the caller, on what the copy
+		 * holds above its sp */
+		if (!left || n >= COLLECTOR_MAX_STACK_DEPTH || rr.sp < regs->sp ||
+		    rr.sp - regs->sp >= stack_len)
+			break;
+		skip = rr.sp - regs->sp;
+		next.ip = rr.ip;
+		next.sp = rr.sp;
+		next.bp = rr.bp;
+		m = unwinder_unwind(t->unwinder, pid, ps->maps_version, ps->umaps, ps->n_umaps, &next,
+				    stack + skip, stack_len - skip, ips + n,
+				    COLLECTOR_MAX_STACK_DEPTH - n, complete);
+		if (m <= 0)
+			break;
+		n += m;
+	}
+	return n;
+}
+
 /* --call-graph dwarf: unwind the user stack from the registers and the
- * stack copy with the CFI of the mapped images. */
+ * stack copy with the CFI of the mapped images (and the runtimes' walks
+ * through code that has none). */
 int trk_unwind_copy(struct tracker *t, uint32_t process,
 		    const struct collector_stack_sample_event *se, uint64_t *ips, bool *complete)
 {
@@ -517,6 +578,11 @@ int trk_unwind_copy(struct tracker *t, uint32_t process,
 		if (pass || n <= 1 || !reread_for_caller(t, process, ips, n, e->hdr.ktime_ns))
 			break;
 	}
+	if (n > 0 && t->runtimes)
+		n = unwind_through_runtimes(t, process, &regs,
+					    (const uint8_t *)(se + 1) +
+						    (e->n_kernel + e->n_user) * sizeof(uint64_t),
+					    se->stack_len, ips, n, complete);
 	if (sample) {
 		t->unwind_ns += monotonic_ns() - t0;
 		t->unwinds++;

@@ -83,6 +83,11 @@ struct runtime_frame {
 	uint32_t line;            /* of the frame's instruction; 0: unknown */
 };
 
+/* The registers a runtime's walk in user space starts from and ends at. */
+struct runtime_regs {
+	uint64_t ip, sp, bp;
+};
+
 /* What summary() prints. */
 enum runtime_summary_part {
 	RUNTIME_SUMMARY_WALKS,    /* a line or two on how the walks fared */
@@ -125,6 +130,22 @@ struct runtime_ops {
 	/* whether native frame at addr (named name, or NULL) of process pid
 	 * is one activation of the interpreter its runs go in place of */
 	bool (*replaces)(const void *rt, pid_t pid, uint64_t addr, const char *name);
+
+	/* A stack unwound in user space from a copy (a sample before its
+	 * image's unwind table, a thread found blocked when the run began):
+	 * owns_pc() says whether pc of process pid is in the runtime's own
+	 * code (a JVM's code cache), where the native unwinder stops; then
+	 * walk_copy() walks its frames from regs (first: regs are the
+	 * interrupted ones, not a caller's), reading stack[0..stack_len),
+	 * the copy from stack_sp, or else the live process, into
+	 * frames[0..max) (the frame at regs->ip first, frames of its kind
+	 * or native pcs of its stubs), and leaves regs at the first frame
+	 * outside its code, *left true, for the native walk to go on from
+	 * (false: it stopped).  Returns the frames written. */
+	bool (*owns_pc)(const void *rt, pid_t pid, uint64_t pc);
+	int (*walk_copy)(void *rt, pid_t pid, struct runtime_regs *regs, bool first,
+			 const uint8_t *stack, uint64_t stack_sp, size_t stack_len,
+			 uint64_t *frames, uint32_t max, bool *left);
 
 	bool (*owns_jit)(const void *rt, pid_t pid);
 	void (*ask_names)(void *rt, const pid_t *pids, size_t n);
@@ -169,6 +190,8 @@ bool runtimes_may_be(const struct runtimes *rs, const char *exe);
 size_t runtimes_live(const struct runtimes *rs);
 /* Process pid exited or exec'd: every runtime forgets it. */
 void runtimes_forget(const struct runtimes *rs, pid_t pid);
+/* The runtime whose own code pc of process pid is in (owns_pc()), or NULL. */
+const struct runtime *runtimes_owning_pc(const struct runtimes *rs, pid_t pid, uint64_t pc);
 /* Whether some runtime asks process pid for its JIT code's names. */
 bool runtimes_own_jit(const struct runtimes *rs, pid_t pid);
 /* The processes with unnamed JIT code, given to each runtime that asks. */

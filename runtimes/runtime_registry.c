@@ -67,6 +67,15 @@ void runtimes_forget(const struct runtimes *rs, pid_t pid)
 			rs->items[i].ops->forget(rs->items[i].rt, pid);
 }
 
+const struct runtime *runtimes_owning_pc(const struct runtimes *rs, pid_t pid, uint64_t pc)
+{
+	for (size_t i = 0; rs && i < rs->n; i++)
+		if (rs->items[i].ops->owns_pc && rs->items[i].ops->walk_copy &&
+		    rs->items[i].ops->owns_pc(rs->items[i].rt, pid, pc))
+			return &rs->items[i];
+	return NULL;
+}
+
 bool runtimes_own_jit(const struct runtimes *rs, pid_t pid)
 {
 	for (size_t i = 0; rs && i < rs->n; i++)

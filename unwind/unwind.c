@@ -104,6 +104,7 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
 {
 	struct unwind_proc *p = arg;
 	Dwarf_Addr pc;
+	Dwarf_Word reg;
 	bool activation;
 
 	if (!dwfl_frame_pc(state, &pc, &activation))
@@ -115,6 +116,13 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
 	/* libdw looks the caller's CFI up at pc - 1 for a return address (the
 	 * call may be a function's last instruction), at pc for an exact one */
 	p->last_lookup_pc = activation ? pc : pc - 1;
+	p->last_pc = pc;
+	if (dwfl_frame_reg(state, CFI_REG_RSP, &reg) != 0)
+		reg = 0;
+	p->last_sp = reg;
+	if (dwfl_frame_reg(state, CFI_REG_RBP, &reg) != 0)
+		reg = 0;
+	p->last_bp = reg;
 	if (p->n > 0 && activation)
 		pc++; /* exact PC after a signal frame: keep "return address" */
 	p->ips[p->n++] = pc;
@@ -220,6 +228,7 @@ int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
 	p->max_ips = max_ips;
 	p->n = 0;
 	p->full = false;
+	p->last_pc = p->last_sp = p->last_bp = 0;
 	/* the cached rules first: the files' rules, shared by every process
 	 * of a program, so that a short-lived process (a build's compilers)
 	 * is unwound without a Dwfl of its own (building and ending one was
@@ -260,6 +269,23 @@ out:
 		p->n = 1; /* even the initial frame failed: still report the PC */
 	u->stats.frames += p->n;
 	return (int)p->n;
+}
+
+bool unwinder_last_frame(const struct unwinder *u, pid_t pid, struct unwind_regs *out)
+{
+	uint32_t i = u ? idmap_get(&u->by_pid, (uint64_t)pid) : UINT32_MAX;
+	const struct unwind_proc *p;
+
+	memset(out, 0, sizeof(*out));
+	if (i == UINT32_MAX)
+		return false;
+	p = u->procs[i];
+	if (!p->last_sp)
+		return false;
+	out->ip = p->last_pc;
+	out->sp = p->last_sp;
+	out->bp = p->last_bp;
+	return true;
 }
 
 /* ---- lifetime ----------------------------------------------------------- */

@@ -95,6 +95,14 @@ int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
 		    uint64_t *ips, size_t max_ips, bool *complete);
 
 /*
+ * The last frame of process pid's last unwinder_unwind(): its pc (exact,
+ * not + 1) and its sp and rbp as the CFI recovered them (rbp 0 when it
+ * did not), so that another walker can go on where this one stopped (a
+ * JVM's Java frames, which have no CFI).  false when they are not known.
+ */
+bool unwinder_last_frame(const struct unwinder *u, pid_t pid, struct unwind_regs *out);
+
+/*
  * Builds (or keeps) the process's Dwfl for these mappings now, without a
  * sample.  Every image is opened at once and stays open, so call this when
  * the mappings are read, while /proc/PID/map_files still exists: samples

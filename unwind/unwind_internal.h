@@ -144,6 +144,9 @@ struct unwind_proc {
 	size_t max_ips, n;
 	bool full;
 	uint64_t last_lookup_pc; /* PC whose CFI gives the last frame's caller */
+	/* the last frame's pc, sp and rbp (0: not known), for
+	 * unwinder_last_frame() */
+	uint64_t last_pc, last_sp, last_bp;
 
 	/* the mappings of the sample being unwound, and the file number of
 	 * each (FILE_NUMBER_UNKNOWN until a frame needs it), valid for

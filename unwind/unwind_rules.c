@@ -272,6 +272,9 @@ size_t unw_walk_rules(struct unwinder *u, struct unwind_proc *p, bool *complete)
 	valid = 1u << CFI_REG_RBX | 1u << CFI_REG_RBP | 1u << CFI_REG_RSP | 1u << CFI_REG_R12 |
 		1u << CFI_REG_R13 | 1u << CFI_REG_R14 | 1u << CFI_REG_R15;
 	p->ips[n++] = in->ip;
+	p->last_pc = in->ip;
+	p->last_sp = in->sp;
+	p->last_bp = in->bp;
 	for (;;) {
 		const struct frame_rule *r = get_rule(u, p, lookup);
 		bool cfa_ok;
@@ -310,6 +313,9 @@ size_t unw_walk_rules(struct unwinder *u, struct unwind_proc *p, bool *complete)
 		if (n >= p->max_ips)
 			break;
 		p->ips[n++] = reg[r->ra];
+		p->last_pc = reg[r->ra];
+		p->last_sp = valid & 1u << CFI_REG_RSP ? reg[CFI_REG_RSP] : cfa;
+		p->last_bp = valid & 1u << CFI_REG_RBP ? reg[CFI_REG_RBP] : 0;
 		/* a return address: the call may be its function's last
 		 * instruction, so its CFI is the one at pc - 1 */
 		lookup = reg[r->ra] - 1;

@@ -2,7 +2,7 @@
 // JVM walker's tests), and the code its threads block or churn in.  Each
 // hot line ends in a marker a test finds the line number by:
 //   grep -n '// LINE:alpha$' tests/workloads/Shares.java | cut -d: -f1
-// Markers: alpha mix beta gamma delta square circle omega wait sleep
+// Markers: alpha mixrow mix beta gamma delta square circle omega wait sleep
 // ephemeral here; call-alpha call-beta call-gamma call-delta on the calls
 // in JavaShares.main.  Keep each hot loop on its one line: a walker
 // reports the line of the bytecode it stopped at, and the loop's header,
@@ -11,10 +11,11 @@
 // alpha, beta and gamma do the same work per element (one multiply, one
 // shift, one xor, one add carried from element to element: nothing the JIT
 // can vectorize or skip) over the same array, 5, 3 and 2 times: their
-// shares are 50, 30 and 20% by construction.  alpha does it in mix, a
-// callee so small and hot that C1 and C2 inline it: in compiled code mix is
-// an inlined frame under alpha, on alpha's line; interpreted (-Xint, or
-// before the JIT), a real call, which makes alpha's share only larger.
+// shares are 50, 30 and 20% by construction.  alpha does it a row at a
+// time in mixRow, each element in mix, callees so small and hot that C1
+// and C2 inline them: in compiled code mixRow is an inlined frame under
+// alpha (mix folded into mixRow's line: see mixRow); interpreted (-Xint,
+// or before the JIT), real calls, which make alpha's share only larger.
 // C2 may inline alpha, beta and gamma into JavaShares.main's loop as well
 // (its on-stack-replacement compile): they are then inlined frames too.
 import java.util.function.LongUnaryOperator;
@@ -29,9 +30,19 @@ final class Shares {
         return (x ^ y) * K + (x >>> 29); // LINE:mix
     }
 
+    // One row of alpha's: small and hot, inlined into alpha by C1 and C2.
+    // HotSpot records inlined methods at the points where compiled code
+    // can stop (calls, safepoint polls): mix, without one, is folded into
+    // the line that calls it; mixRow's loop keeps a poll (C2 strip-mines
+    // it), so in compiled code mixRow stays a frame of its own under alpha.
+    static long mixRow(long x, long[] a) {
+        for (int i = 0; i < a.length; i++) x = mix(x, a[i]); // LINE:mixrow
+        return x;
+    }
+
     static long alpha(long[] a, int n) {
         long x = n;
-        for (int r = 0; r < n; r++) for (int i = 0; i < a.length; i++) x = mix(x, a[i]); // LINE:alpha
+        for (int r = 0; r < n; r++) x = mixRow(x, a); // LINE:alpha
         return x;
     }
 

@@ -6,15 +6,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/idmap.h"
 #include "lib/procmem.h"
 #include "runtimes/jvm/hotspot_names.h"
 #include "runtimes/jvm/hotspot_walk.h"
 
-/* Reads of a layout that fail (but for a version before 17) before the JVM
+/* A layout that does not read (but for a version before 17) is read again
+ * for this long after its first failure, 3 times at least, before the JVM
  * is taken for one the walk does not know. */
-#define LAYOUT_TRIES 5
+#define LAYOUT_GRACE_NS 500000000ULL
+#define LAYOUT_TRIES 3
 
 /* A frame named once: its functions at frames[first .. first + n), or err. */
 struct frame_entry {
@@ -32,6 +35,7 @@ struct jvm_proc {
 	bool not_hotspot;         /* its libjvm.so exports no vmStructs */
 	bool has_layout;
 	uint8_t layout_tries;     /* layout reads failed so far */
+	uint64_t layout_failed_ns; /* the first failure's CLOCK_MONOTONIC */
 	struct hotspot_layout layout;
 	struct collector_hotspot_proc rec;
 	struct hotspot_names *names;
@@ -115,6 +119,14 @@ static struct jvm_proc *proc_of(const struct jvm_procs *jp, pid_t pid)
 	uint32_t i = idmap_get(&jp->proc_index, (uint64_t)pid);
 
 	return i == UINT32_MAX ? NULL : &jp->procs[i];
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static const char *base_name(const char *path)
@@ -235,14 +247,20 @@ int jvm_procs_image(struct jvm_procs *jp, pid_t pid, const char *path, uint64_t 
 			return err;
 		/* met in the middle of its dlopen, before ld.so relocated it,
 		 * the tables do not read (a pointer still 0, names unreadable):
-		 * read again with the process's mappings, a few times */
-		if (err && ++p->layout_tries < LAYOUT_TRIES) {
-			p->waiting = true;
-			jp->again_pid = pid;
-			return 0;
-		}
-		if (err)
+		 * read again with the process's mappings, for a while */
+		if (err) {
+			if (!p->layout_tries)
+				p->layout_failed_ns = now_ns();
+			if (p->layout_tries < UINT8_MAX)
+				p->layout_tries++;
+			if (p->layout_tries < LAYOUT_TRIES ||
+			    now_ns() < p->layout_failed_ns + LAYOUT_GRACE_NS) {
+				p->waiting = true;
+				jp->again_pid = pid;
+				return 0;
+			}
 			return unsupported(jp, p, why);
+		}
 		p->has_layout = true;
 	}
 	err = hotspot_proc_fill(pid, &p->layout, &rec);

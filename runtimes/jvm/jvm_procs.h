@@ -13,8 +13,10 @@
  *   java` run meets libjvm.so at the launcher's dlopen) is "waiting": 0,
  *   the layout kept, and the record filled when the image is told again
  *   (the engine reads such a process's mappings again, see
- *   jvm_procs_maps_later()).  A JVM the walk does not know (its vmStructs
- *   lack a field: -EPROTO; before 17) is "unsupported": -ENOTSUP, the
+ *   jvm_procs_maps_later()); so is one whose tables do not read yet (met
+ *   in the middle of its dlopen, before ld.so relocated libjvm.so), for
+ *   half a second.  A JVM the walk does not know (its vmStructs lack a
+ *   field: -EPROTO; before 17) is "unsupported": -ENOTSUP, the
  *   reason kept for the summary, and its JIT code is named as before, by
  *   the perf map its attach is asked for.
  * - Naming frames: an INTERP frame is its Method* (hotspot_names.h) at the

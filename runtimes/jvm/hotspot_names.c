@@ -193,6 +193,7 @@ struct method_entry {
 
 struct scopes_entry {
 	uint64_t blob, pc;
+	uint32_t compile_id;   /* of the nmethod read: another at blob is stale */
 	int err;
 	uint8_t n;
 	struct hotspot_scope s[HOTSPOT_MAX_SCOPES];
@@ -473,6 +474,7 @@ int hotspot_blob_read(struct hotspot_names *n, uint64_t blob, char *name, size_t
 struct nm_regions {
 	uint64_t code_begin, pcs, pcs_end, data, data_end, metadata;
 	uint64_t method;
+	uint32_t compile_id;
 };
 
 static int nm_regions(struct hotspot_names *n, uint64_t blob, struct nm_regions *r)
@@ -485,6 +487,7 @@ static int nm_regions(struct hotspot_names *n, uint64_t blob, struct nm_regions 
 		return err;
 	r->code_begin = blob_addr(l, blob, head, l->blob_code_begin);
 	r->method = word(head, l->nm_method);
+	r->compile_id = u32_at(head, l->nm_compile_id, 4);
 	if (l->nm_immutable_data == HOTSPOT_ABSENT) {
 		r->pcs = blob + u32_at(head, l->nm_scopes_pcs, 4);
 		r->pcs_end = blob + u32_at(head, l->nm_scopes_end, 4);
@@ -576,24 +579,50 @@ static int decode_scopes(struct hotspot_names *n, const struct nm_regions *r, ui
 	return 0;
 }
 
+/* The scopes' entry of (blob, pc, top) at key: a new slot, or the slot of
+ * an entry of the same blob and pc whose nmethod was freed since and its
+ * space taken by another (another compile id there). */
+static struct scopes_entry *scopes_slot(struct hotspot_names *n, uint64_t key, uint64_t blob,
+					uint64_t pc, bool *fresh)
+{
+	uint32_t i = idmap_get(&n->scope_index, key), id = 0;
+	struct scopes_entry *e;
+
+	*fresh = false;
+	if (i != UINT32_MAX && n->scopes[i].blob == blob && n->scopes[i].pc == pc) {
+		e = &n->scopes[i];
+		if (!proc_mem_read(n->pid, blob + n->l.nm_compile_id, &id, sizeof(id)) &&
+		    id == e->compile_id)
+			return e;
+		*fresh = true;
+		return e;
+	}
+	if (grow((void **)&n->scopes, &n->cap_scopes, n->n_scopes, sizeof(*n->scopes)) ||
+	    idmap_put(&n->scope_index, key, (uint32_t)n->n_scopes))
+		return NULL;
+	*fresh = true;
+	return &n->scopes[n->n_scopes++];
+}
+
 int hotspot_nmethod_scopes(struct hotspot_names *n, uint64_t blob, uint64_t pc, bool top,
 			   struct hotspot_scope *out, size_t max, size_t *count)
 {
 	uint64_t key = hash_mix64(blob ^ hash_mix64(pc * 2 + top));
-	uint32_t i = idmap_get(&n->scope_index, key);
 	struct scopes_entry *e;
+	bool fresh;
 
-	if (i == UINT32_MAX || n->scopes[i].blob != blob || n->scopes[i].pc != pc) {
-		struct nm_regions r;
+	e = scopes_slot(n, key, blob, pc, &fresh);
+	if (!e)
+		return -ENOMEM;
+	if (fresh) {
+		struct nm_regions r = { 0 };
 		uint32_t decode;
 
-		if (grow((void **)&n->scopes, &n->cap_scopes, n->n_scopes, sizeof(*n->scopes)))
-			return -ENOMEM;
-		e = &n->scopes[n->n_scopes];
 		memset(e, 0, sizeof(*e));
 		e->blob = blob;
 		e->pc = pc;
 		e->err = nm_regions(n, blob, &r);
+		e->compile_id = r.compile_id;
 		if (!e->err)
 			e->err = find_pcdesc(n, &r, pc, &decode);
 		if (e->err == -ENOENT) { /* a native method's wrapper: no scopes */
@@ -602,11 +631,7 @@ int hotspot_nmethod_scopes(struct hotspot_names *n, uint64_t blob, uint64_t pc, 
 		}
 		if (!e->err)
 			e->err = decode_scopes(n, &r, decode, e);
-		if (idmap_put(&n->scope_index, key, (uint32_t)n->n_scopes))
-			return -ENOMEM;
-		i = (uint32_t)n->n_scopes++;
 	}
-	e = &n->scopes[i];
 	*count = 0;
 	for (size_t k = 0; k < e->n && k < max; k++)
 		out[(*count)++] = e->s[k];

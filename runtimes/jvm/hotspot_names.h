@@ -19,7 +19,8 @@
  *   its decode offset, each giving its sender's offset, until 0.
  *
  * Methods are cached per process by Method* (as runtimes/python/ caches
- * code objects), scopes by (nmethod, pc).  The pure parts (signature
+ * code objects), scopes by (nmethod, pc) while the nmethod there keeps its
+ * compile id (code flushed and its space reused is read anew).  The pure parts (signature
  * conversion, UNSIGNED5 and the line table and scope records) take bytes
  * and are tested on their own (tests/unit/test_hotspot.c).
  */

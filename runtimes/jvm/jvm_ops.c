@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * HotSpot behind the runtimes' interface (runtimes/runtime.h): for now a
- * JVM's JIT code is named by the perf map it is asked for through its
- * attach listener (jvm_attach.h), and the summary says what each JVM
- * answered.  Its frames have no kind of their own yet: they are JIT
- * frames of the process, named from the map.
+ * HotSpot behind the runtimes' interface (runtimes/runtime.h).  A JVM whose
+ * libjvm.so the walk knows (JDK 17, 21, 25: jvm_procs.h) is walked by the
+ * BPF side, its Java frames (COLLECTOR_FRAME_JAVA, bpf/hotspot.h) in place
+ * among the native ones, named here from the live process.  A JVM it does
+ * not know keeps its frames native, its JIT code named by the perf map it
+ * is asked for through its attach listener (jvm_attach.h), as every JVM's
+ * was before: the summary says what each JVM asked answered.
  */
-#include "runtimes/jvm/jvm_attach.h"
+#include "runtimes/jvm/jvm_ops.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
-#include "runtimes/runtime.h"
+#include "runtimes/jvm/jvm_attach.h"
+#include "runtimes/jvm/jvm_report.h"
 
 struct jvm_instance {
+	struct jvm_procs *procs;
+	struct model *m;
 	struct jvm_perfmaps asked;
 	bool no_ask;
 	bool did_ask;             /* the summary speaks only of a run that asks */
@@ -22,8 +28,15 @@ static void *jvm_open(const struct runtime_env *env)
 {
 	struct jvm_instance *ji = calloc(1, sizeof(*ji));
 
-	if (ji)
-		ji->no_ask = env->no_ask;
+	if (!ji)
+		return NULL;
+	ji->no_ask = env->no_ask;
+	ji->m = env->m;
+	ji->procs = jvm_procs_new(env->bpf);
+	if (!ji->procs) {
+		free(ji);
+		return NULL;
+	}
 	return ji;
 }
 
@@ -34,27 +47,116 @@ static void jvm_close(void *inst)
 	if (!ji)
 		return;
 	jvm_perfmaps_free(&ji->asked);
+	jvm_procs_free(ji->procs);
 	free(ji);
 }
 
-/* A HotSpot JVM whose JIT code is unnamed is asked for its perf map,
- * whatever its map names now: a map it dumped at an earlier request may
- * name code freed since. */
-static bool jvm_owns_jit(const void *inst, pid_t pid)
+struct jvm_procs *jvm_instance_procs(void *inst)
+{
+	return ((struct jvm_instance *)inst)->procs;
+}
+
+static int jvm_mapped(void *inst, pid_t pid, const char *path, uint64_t bias)
+{
+	struct jvm_instance *ji = inst;
+	int err = jvm_procs_image(ji->procs, pid, path, bias);
+
+	if (ji->m && err > 0)
+		model_named_stat_add(ji->m, JVM_STAT_WALKED, 1);
+	else if (ji->m && err == -ENOTSUP)
+		model_named_stat_add(ji->m, JVM_STAT_UNSUPPORTED, 1);
+	return err;
+}
+
+static bool jvm_maps_later(void *inst, const char *exe)
+{
+	return jvm_procs_maps_later(((struct jvm_instance *)inst)->procs, exe);
+}
+
+/* a JVM's mappings are read at its exec: its walk must start before its
+ * first samples (the launcher, or ld.so run as a command) */
+static bool jvm_may_be(void *inst, const char *exe)
 {
 	(void)inst;
-	return jvm_is_hotspot(pid);
+	return jvm_procs_is_launcher(exe);
+}
+
+static bool jvm_known(const void *inst, pid_t pid)
+{
+	return jvm_procs_known(((const struct jvm_instance *)inst)->procs, pid);
+}
+
+static bool jvm_has(const void *inst, pid_t pid)
+{
+	return jvm_procs_has(((const struct jvm_instance *)inst)->procs, pid);
+}
+
+static size_t jvm_live(const void *inst)
+{
+	return jvm_procs_live(((const struct jvm_instance *)inst)->procs);
+}
+
+static void jvm_forget(void *inst, pid_t pid)
+{
+	jvm_procs_forget(((struct jvm_instance *)inst)->procs, pid);
+}
+
+static int jvm_name(void *inst, pid_t pid, uint64_t frame, struct runtime_frame *out, uint32_t max)
+{
+	return jvm_procs_frame(((struct jvm_instance *)inst)->procs, pid, frame, out, max);
+}
+
+/* Named now, kept for a stack decoded later: Method* and nmethods are
+ * freed when classes unload or code is flushed. */
+static void jvm_notice(void *inst, pid_t pid, uint64_t frame)
+{
+	struct runtime_frame f[RUNTIME_FRAME_MAX_INLINED];
+
+	jvm_name(inst, pid, frame, f, RUNTIME_FRAME_MAX_INLINED);
+}
+
+/* An unnamed frame is kept by its Method* (interpreted) or pc (compiled). */
+static uint64_t jvm_unnamed_key(uint64_t frame)
+{
+	return COLLECTOR_HS_IS_INTERP(frame) ? COLLECTOR_HS_METHOD(frame) : COLLECTOR_HS_PC(frame);
+}
+
+/* A HotSpot JVM that is not walked is asked for its perf map whenever its
+ * JIT code is unnamed, whatever its map names now: a map it dumped at an
+ * earlier request may name code freed since.  A walked one names its
+ * Java frames itself. */
+static bool jvm_owns_jit(const void *inst, pid_t pid)
+{
+	return !jvm_has(inst, pid) && jvm_is_hotspot(pid);
 }
 
 static void jvm_ask_names(void *inst, const pid_t *pids, size_t n)
 {
 	struct jvm_instance *ji = inst;
+	pid_t *ask;
+	size_t m = 0;
 
-	if (ji->no_ask)
+	if (ji->no_ask || !n)
 		return;
 	ji->did_ask = true;
-	if (n && jvm_perfmaps_refresh(&ji->asked, pids, n) != 0)
+	ask = calloc(n, sizeof(*ask));
+	for (size_t i = 0; ask && i < n; i++)
+		if (!jvm_procs_has(ji->procs, pids[i]))
+			ask[m++] = pids[i];
+	if (!ask || (m && jvm_perfmaps_refresh(&ji->asked, ask, m) != 0))
 		fprintf(stderr, "collector: asking JVMs for perf maps: out of memory\n");
+	free(ask);
+}
+
+static void jvm_counters(struct model *m, const uint64_t *c)
+{
+	if (!c[COLLECTOR_CNT_HS_WALKS])
+		return;
+	model_named_stat_add(m, JVM_STAT_WALKS, c[COLLECTOR_CNT_HS_WALKS]);
+	model_named_stat_add(m, JVM_STAT_FRAMES, c[COLLECTOR_CNT_HS_FRAMES]);
+	model_named_stat_add(m, JVM_STAT_NO_BLOB, c[COLLECTOR_CNT_HS_NO_BLOB]);
+	model_named_stat_add(m, JVM_STAT_BAD_FRAME, c[COLLECTOR_CNT_HS_BAD_FRAME]);
+	model_named_stat_add(m, JVM_STAT_LIMIT, c[COLLECTOR_CNT_HS_LIMIT]);
 }
 
 static void jvm_summary(FILE *out, const struct model *m, enum runtime_summary_part part,
@@ -62,17 +164,38 @@ static void jvm_summary(FILE *out, const struct model *m, enum runtime_summary_p
 {
 	const struct jvm_instance *ji = inst;
 
-	(void)m;
-	if (part == RUNTIME_SUMMARY_WALKS && ji && ji->did_ask)
+	if (part == RUNTIME_SUMMARY_TABLES) {
+		jvm_report_tables(out, m);
+		return;
+	}
+	if (part != RUNTIME_SUMMARY_WALKS)
+		return;
+	jvm_report_walks(out, m, ji ? jvm_procs_stats(ji->procs) : NULL);
+	if (ji && ji->did_ask)
 		jvm_perfmaps_print(out, &ji->asked);
 }
 
 const struct runtime_ops jvm_runtime = {
 	.name = "jvm",
+	.image = "[java]",
 	.frame_type = "jvm",
+	.frame_kind = COLLECTOR_FRAME_JAVA,
+	.splices = false,
+	.unnamed_stat = JVM_STAT_FRAMES_UNNAMED,
 	.open = jvm_open,
 	.close = jvm_close,
+	.mapped = jvm_mapped,
+	.maps_later = jvm_maps_later,
+	.may_be = jvm_may_be,
+	.known = jvm_known,
+	.has = jvm_has,
+	.live = jvm_live,
+	.forget = jvm_forget,
+	.frame_name = jvm_name,
+	.notice = jvm_notice,
+	.unnamed_key = jvm_unnamed_key,
 	.owns_jit = jvm_owns_jit,
 	.ask_names = jvm_ask_names,
+	.counters = jvm_counters,
 	.summary = jvm_summary,
 };

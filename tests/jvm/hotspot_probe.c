@@ -14,6 +14,20 @@
  *                                       and compared with the perf map MAP
  *                                       (default: asked of the JVM, as
  *                                       `jcmd PID Compiler.perfmap`)
+ *   hotspot_probe ops PID [-n N] [-i MS] [-t TID]
+ *                                       the JVM runtime's operations
+ *                                       (runtimes/jvm/jvm_ops.c) as decode
+ *                                       calls them: mapped() on the JVM's
+ *                                       libjvm.so with a BPF side that
+ *                                       records the set(), the record
+ *                                       checked; then as stacks, each Java
+ *                                       frame named by frame_name() ("J"
+ *                                       lines), and again with another
+ *                                       compile id (stale: -ESTALE)
+ *   hotspot_probe early JAVA ARGS...    runs JAVA ARGS and calls mapped() on
+ *                                       its libjvm.so from the moment it is
+ *                                       mapped, every ms, until it is
+ *                                       walked: how long a JVM waits
  *
  * A thread stopped outside the code cache (in libjvm.so, libc) is walked
  * from its last Java frame (JavaThread's frame anchor) when it has one.
@@ -38,6 +52,7 @@
 #include "runtimes/jvm/hotspot_structs.h"
 #include "runtimes/jvm/hotspot_walk.h"
 #include "runtimes/jvm/jvm_attach.h"
+#include "runtimes/jvm/jvm_ops.h"
 
 struct probe {
 	pid_t pid;
@@ -181,12 +196,47 @@ static void print_method(struct probe *pr, const char *kind, uint64_t method, in
 	       hotspot_method_line(m, bci), bci);
 }
 
+/* ops mode: the runtime instance whose frame_name() names the frames */
+static void *ops_rt;
+static unsigned ops_frames, ops_named, ops_failed, ops_not_stale;
+
+static void print_ops_frame(struct probe *pr, uint64_t frame)
+{
+	struct runtime_frame out[RUNTIME_FRAME_MAX_INLINED];
+	uint64_t other = frame ^ (1ULL << COLLECTOR_HS_ID_SHIFT);
+	int n = jvm_runtime.frame_name(ops_rt, pr->pid, frame, out, RUNTIME_FRAME_MAX_INLINED);
+
+	ops_frames++;
+	if (n <= 0) {
+		ops_failed++;
+		printf("  J ? 0x%016" PRIx64 " (%s)\n", frame, strerror(-n));
+		return;
+	}
+	ops_named++;
+	for (int i = 0; i < n; i++)
+		printf("  J %s %s @ %s:%u first %u\n",
+		       COLLECTOR_HS_IS_INTERP(frame) ? "interpreted"
+		       : i + 1 < n		     ? "inlined"
+						     : "compiled",
+		       out[i].function, out[i].file ? out[i].file : "?", out[i].line,
+		       out[i].first_line);
+	/* the same pc under another compile id: code freed and reused */
+	if (!COLLECTOR_HS_IS_INTERP(frame) &&
+	    jvm_runtime.frame_name(ops_rt, pr->pid, other, out, RUNTIME_FRAME_MAX_INLINED) !=
+		    -ESTALE)
+		ops_not_stale++;
+}
+
 static void print_frame(struct probe *pr, const struct hotspot_walk_frame *f)
 {
 	struct hotspot_scope s[HOTSPOT_MAX_SCOPES];
 	size_t n = 0;
 	char name[64];
 
+	if (ops_rt && COLLECTOR_FRAME_KIND(f->frame) == COLLECTOR_FRAME_JAVA) {
+		print_ops_frame(pr, f->frame);
+		return;
+	}
 	if (COLLECTOR_FRAME_KIND(f->frame) != COLLECTOR_FRAME_JAVA) {
 		memcpy(name, &f->name8, 8);
 		name[8] = 0;
@@ -443,9 +493,178 @@ static int cmd_names(struct probe *pr, const char *map_path, bool verbose)
 	return t.in_map ? 0 : -ENOENT;
 }
 
+/* ---- the runtime's operations -------------------------------------------------- */
+
+struct rec_bpf {
+	int sets;
+	unsigned int kind;
+	uint32_t tgid;
+	size_t size;
+	struct collector_hotspot_proc rec;
+};
+
+static int rec_set(void *ctx, unsigned int kind, uint32_t tgid, const void *entry, size_t size)
+{
+	struct rec_bpf *b = ctx;
+
+	b->sets++;
+	b->kind = kind;
+	b->tgid = tgid;
+	b->size = size;
+	memcpy(&b->rec, entry, size < sizeof(b->rec) ? size : sizeof(b->rec));
+	return 0;
+}
+
+static void rec_forget(void *ctx, unsigned int kind, uint32_t tgid)
+{
+	(void)ctx;
+	(void)kind;
+	(void)tgid;
+}
+
+/* libjvm.so's path as the process's mappings show it (decode's image path;
+ * hotspot_find_libjvm() gives a /proc/PID/map_files one). */
+static const char *maps_path(const struct procmaps *maps, const char *fallback)
+{
+	for (size_t i = 0; i < maps->n; i++) {
+		const char *p = maps->entries[i].path;
+		size_t n = p ? strlen(p) : 0;
+
+		if (n >= 10 && !strcmp(p + n - 10, "/libjvm.so"))
+			return p;
+	}
+	return fallback;
+}
+
+/* The record given to the BPF side: sane, and the one the probe reads. */
+static int check_record(const struct probe *pr, const struct rec_bpf *b)
+{
+	const struct collector_hotspot_proc *r = &b->rec;
+	int bad = 0;
+
+	printf("record: set %d time(s), kind %u, tgid %u, %zu bytes; JDK %u, code cache "
+	       "0x%llx-0x%llx, %u heaps, segment 2^%u, interpreter 0x%llx-0x%llx\n",
+	       b->sets, b->kind, b->tgid, b->size, r->major,
+	       (unsigned long long)r->codecache_low, (unsigned long long)r->codecache_high,
+	       r->n_heaps, r->segment_shift, (unsigned long long)r->interp_begin,
+	       (unsigned long long)r->interp_end);
+	bad |= b->sets != 1 || b->kind != COLLECTOR_FRAME_JAVA || b->tgid != (uint32_t)pr->pid ||
+	       b->size != sizeof(*r);
+	bad |= r->major != pr->l.major || !r->n_heaps || r->n_heaps > COLLECTOR_HOTSPOT_MAX_HEAPS ||
+	       r->codecache_low >= r->codecache_high || r->segment_shift < 4;
+	bad |= r->interp_begin < r->codecache_low || r->interp_end > r->codecache_high ||
+	       r->interp_begin >= r->interp_end;
+	for (uint32_t i = 0; i < r->n_heaps && i < COLLECTOR_HOTSPOT_MAX_HEAPS; i++)
+		bad |= r->heaps[i].low < r->codecache_low || r->heaps[i].high > r->codecache_high ||
+		       !r->heaps[i].segmap;
+	bad |= memcmp(r, &pr->p, sizeof(*r)) != 0;
+	if (bad)
+		printf("record: NOT SANE (or not the one the probe reads)\n");
+	return bad ? -EINVAL : 0;
+}
+
+static int cmd_ops(struct probe *pr, int rounds, int interval_ms, pid_t only)
+{
+	static const struct runtime_ops *const list[] = { &jvm_runtime, NULL };
+	struct rec_bpf b = { 0 };
+	struct runtime_bpf bpf = { .ctx = &b, .set = rec_set, .forget = rec_forget };
+	struct runtime_env env = { .bpf = &bpf, .no_ask = true };
+	struct runtimes rs;
+	int rc, err;
+
+	if (runtimes_open(&rs, list, &env))
+		return -ENOMEM;
+	ops_rt = rs.items[0].rt;
+	rc = jvm_runtime.mapped(ops_rt, pr->pid, maps_path(&pr->maps, pr->libjvm), pr->bias);
+	printf("mapped(%s): %d; has %d, known %d, live %zu, owns_jit %d\n",
+	       maps_path(&pr->maps, pr->libjvm), rc,
+	       jvm_runtime.has(ops_rt, pr->pid), jvm_runtime.known(ops_rt, pr->pid),
+	       jvm_runtime.live(ops_rt), jvm_runtime.owns_jit(ops_rt, pr->pid));
+	err = rc == 1 ? check_record(pr, &b) : -EPROTO;
+	if (!err)
+		err = cmd_stacks(pr, rounds, interval_ms, only);
+	printf("summary frames=%u named=%u failed=%u not_stale=%u\n", ops_frames, ops_named,
+	       ops_failed, ops_not_stale);
+	runtimes_close(&rs);
+	ops_rt = NULL;
+	return err ? err : ops_not_stale ? -EINVAL : 0;
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* A JVM started here, its libjvm.so given to mapped() from the moment it is
+ * mapped, every ms, until the JVM is walked (5 s at most). */
+static int cmd_early(char **argv)
+{
+	static const struct runtime_ops *const list[] = { &jvm_runtime, NULL };
+	struct rec_bpf b = { 0 };
+	struct runtime_bpf bpf = { .ctx = &b, .set = rec_set, .forget = rec_forget };
+	struct runtime_env env = { .bpf = &bpf, .no_ask = true };
+	uint64_t start = now_us(), met = 0, walked = 0;
+	unsigned zeros = 0, waiting = 0, later = 0;
+	struct runtimes rs;
+	char path[512];
+	uint64_t bias;
+	int rc = 0;
+	pid_t pid;
+
+	if (runtimes_open(&rs, list, &env))
+		return -ENOMEM;
+	pid = fork();
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (pid > 0 && now_us() - start < 5000000 && !walked) {
+		if (!met && hotspot_find_libjvm(pid, path, sizeof(path), &bias) == 0) {
+			struct procmaps maps = { 0 };
+
+			if (procmaps_read(pid, &maps) == 0)
+				snprintf(path, sizeof(path), "%s", maps_path(&maps, path));
+			procmaps_free(&maps);
+			met = now_us();
+		}
+		if (met) {
+			rc = jvm_runtime.mapped(rs.items[0].rt, pid, path, bias);
+			if (rc == 1) {
+				walked = now_us();
+				break;
+			}
+			if (rc < 0)
+				break;
+			zeros++;
+			waiting += jvm_procs_waiting(jvm_instance_procs(rs.items[0].rt), pid);
+			/* what decode asks next: whether to read the mappings again */
+			later += jvm_runtime.maps_later(rs.items[0].rt, "/opt/some/launcher");
+		}
+		usleep(1000);
+	}
+	printf("early: libjvm.so mapped after %.1f ms; mapped() 0 %u times (waiting %u, "
+	       "maps_later %u), then %d after %.1f ms more\n",
+	       met ? (met - start) / 1e3 : -1.0, zeros, waiting, later, rc,
+	       walked ? (walked - met) / 1e3 : -1.0);
+	if (rc < 0)
+		printf("early: %s\n", jvm_procs_stats(jvm_instance_procs(rs.items[0].rt))->last_reason);
+	printf("summary early_zeros=%u walked=%d wait_ms=%.1f\n", zeros, walked != 0,
+	       walked ? (walked - met) / 1e3 : -1.0);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	runtimes_close(&rs);
+	return walked && zeros == waiting && zeros == later ? 0 : -EAGAIN;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: hotspot_probe dump|layout|stacks|names PID [options]\n");
+	fprintf(stderr, "usage: hotspot_probe dump|layout|stacks|names|ops PID [options], "
+		"hotspot_probe early JAVA ARGS...\n");
 	return 2;
 }
 
@@ -459,6 +678,8 @@ int main(int argc, char **argv)
 
 	if (argc < 3)
 		return usage();
+	if (!strcmp(argv[1], "early"))
+		return cmd_early(argv + 2) ? 1 : 0;
 	pid = atoi(argv[2]);
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "-n") && i + 1 < argc)
@@ -488,6 +709,8 @@ int main(int argc, char **argv)
 		err = cmd_stacks(&pr, rounds, interval, only);
 	else if (!strcmp(argv[1], "names"))
 		err = cmd_names(&pr, map, verbose);
+	else if (!strcmp(argv[1], "ops"))
+		err = cmd_ops(&pr, rounds, interval, only);
 	else
 		err = usage();
 	probe_close(&pr);

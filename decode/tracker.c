@@ -196,7 +196,10 @@ void tracker_finish(struct tracker *t)
 int tracker_enable_unwinding(struct tracker *t)
 {
 	t->unwinder = unwinder_new();
-	return t->unwinder ? 0 : -ENOMEM;
+	if (!t->unwinder)
+		return -ENOMEM;
+	trk_runtimes_hook_unwinder(t);
+	return 0;
 }
 
 int tracker_enable_fallback_unwinding(struct tracker *t)

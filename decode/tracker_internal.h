@@ -190,6 +190,8 @@ void trk_jit_forget(struct tracker *t, uint32_t jit);
 void trk_jit_free(struct tracker *t);
 
 /* tracker_runtimes.c */
+/* The unwinder (when there is one) told where the runtimes' code is. */
+void trk_runtimes_hook_unwinder(struct tracker *t);
 /* The process's mappings were read: is one of its images a runtime's? */
 void trk_runtimes_maps_loaded(struct tracker *t, uint32_t process);
 /* Process pid exec'd or exited: no runtime walks it any more. */
@@ -202,6 +204,9 @@ uint32_t trk_runtimes_native_frames(struct tracker *t, uint32_t process, const u
 /* Whether frame is a runtime's that walks process (else native, or
  * data a frame-pointer walk took for a return address). */
 bool trk_runtime_frame(const struct tracker *t, uint32_t process, uint64_t frame);
+/* A native pc in a runtime's own code (a JVM's stubs) named by it, or
+ * MODEL_NONE. */
+uint32_t trk_runtime_native_location(struct tracker *t, uint32_t process, uint64_t pc);
 /* The location of such a frame, named by its runtime. */
 uint32_t trk_runtime_location(struct tracker *t, uint32_t process, uint64_t frame);
 /* locs[0..n_native) the locations of native frames ips[0..n_native)

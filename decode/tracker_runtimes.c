@@ -27,9 +27,27 @@
 /* Addresses of unnamed frames: the runtime's key, with this bit. */
 #define UNNAMED_BIT (1ULL << 63)
 
+/* The user-space unwinder stops where a runtime's own code begins (a
+ * JVM's code cache: libdw would go on by frame pointer, which compiled
+ * Java code does not keep), so that the runtime's walk goes on from there
+ * (tracker_stacks.c, unwind_through_runtimes()). */
+static bool stop_at_runtime(void *ctx, pid_t pid, uint64_t pc)
+{
+	const struct tracker *t = ctx;
+
+	return runtimes_owning_pc(t->runtimes, pid, pc) != NULL;
+}
+
+void trk_runtimes_hook_unwinder(struct tracker *t)
+{
+	if (t->unwinder && t->runtimes)
+		unwinder_set_stop(t->unwinder, stop_at_runtime, t);
+}
+
 void tracker_set_runtimes(struct tracker *t, const struct runtimes *rs)
 {
 	t->runtimes = rs;
+	trk_runtimes_hook_unwinder(t);
 }
 
 static uint32_t runtime_image(struct tracker *t, const struct runtime *r)
@@ -233,6 +251,17 @@ uint32_t trk_runtime_location(struct tracker *t, uint32_t process, uint64_t fram
 	return loc != MODEL_NONE ? loc
 				 : model_intern_location(t->m, image, addr, MODEL_NONE, MODEL_NONE, 0,
 							 NULL, 0);
+}
+
+uint32_t trk_runtime_native_location(struct tracker *t, uint32_t process, uint64_t pc)
+{
+	pid_t pid = t->m->processes.items[process].pid;
+	const struct runtime *r = runtimes_owning_pc(t->runtimes, pid, pc);
+	struct runtime_frame f[1];
+
+	if (!r || !r->ops->frame_name || !r->ops->image || r->ops->frame_name(r->rt, pid, pc, f, 1) != 1)
+		return MODEL_NONE;
+	return named_location(t, runtime_image(t, r), f, 1);
 }
 
 /* Whether native frame i (at ips[i]: the PC, then return addresses) is

@@ -126,6 +126,8 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
 	if (p->n > 0 && activation)
 		pc++; /* exact PC after a signal frame: keep "return address" */
 	p->ips[p->n++] = pc;
+	if (p->u->stop && p->u->stop(p->u->stop_ctx, p->pid, p->last_pc))
+		return DWARF_CB_ABORT;
 	return DWARF_CB_OK;
 }
 
@@ -269,6 +271,12 @@ out:
 		p->n = 1; /* even the initial frame failed: still report the PC */
 	u->stats.frames += p->n;
 	return (int)p->n;
+}
+
+void unwinder_set_stop(struct unwinder *u, unwind_stop_fn stop, void *ctx)
+{
+	u->stop = stop;
+	u->stop_ctx = ctx;
 }
 
 bool unwinder_last_frame(const struct unwinder *u, pid_t pid, struct unwind_regs *out)

@@ -95,6 +95,16 @@ int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
 		    uint64_t *ips, size_t max_ips, bool *complete);
 
 /*
+ * Code the unwinder does not walk through: a pc for which stop() says true
+ * (a JVM's code cache, whose frames another walker steps) ends the walk at
+ * its frame, whose registers unwinder_last_frame() then gives, where
+ * libdw would have gone on by frame pointer (wrong through compiled Java
+ * code, which keeps none) or stopped.  NULL: none.
+ */
+typedef bool (*unwind_stop_fn)(void *ctx, pid_t pid, uint64_t pc);
+void unwinder_set_stop(struct unwinder *u, unwind_stop_fn stop, void *ctx);
+
+/*
  * The last frame of process pid's last unwinder_unwind(): its pc (exact,
  * not + 1) and its sp and rbp as the CFI recovered them (rbp 0 when it
  * did not), so that another walker can go on where this one stopped (a

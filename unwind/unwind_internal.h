@@ -183,6 +183,8 @@ struct unwinder {
 	struct rule_file **rule_files; /* by number: unwind_files.c */
 	size_t n_rule_files;
 	struct unwinder_stats stats;
+	unwind_stop_fn stop;     /* where a walk ends for another to go on */
+	void *stop_ctx;
 };
 
 /* unwind.c */

@@ -275,6 +275,8 @@ size_t unw_walk_rules(struct unwinder *u, struct unwind_proc *p, bool *complete)
 	p->last_pc = in->ip;
 	p->last_sp = in->sp;
 	p->last_bp = in->bp;
+	if (u->stop && u->stop(u->stop_ctx, p->pid, in->ip))
+		return n;
 	for (;;) {
 		const struct frame_rule *r = get_rule(u, p, lookup);
 		bool cfa_ok;
@@ -316,6 +318,8 @@ size_t unw_walk_rules(struct unwinder *u, struct unwind_proc *p, bool *complete)
 		p->last_pc = reg[r->ra];
 		p->last_sp = valid & 1u << CFI_REG_RSP ? reg[CFI_REG_RSP] : cfa;
 		p->last_bp = valid & 1u << CFI_REG_RBP ? reg[CFI_REG_RBP] : 0;
+		if (u->stop && u->stop(u->stop_ctx, p->pid, reg[r->ra]))
+			break;
 		/* a return address: the call may be its function's last
 		 * instruction, so its CFI is the one at pc - 1 */
 		lookup = reg[r->ra] - 1;

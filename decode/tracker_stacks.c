@@ -219,6 +219,10 @@ static uint32_t user_part(struct tracker *t, uint32_t process, const uint64_t *i
 			locs[i] = trk_runtime_location(t, process, ips[i]);
 			continue;
 		}
+		/* a stub of a runtime (a JVM's call_stub), by its own name */
+		if (t->runtimes && (locs[i] = trk_runtime_native_location(t, process, addr)) !=
+					   MODEL_NONE)
+			continue;
 		mp = user_mapping(t, process, addr, ktime);
 
 		/* A caller outside every executable mapping is no return

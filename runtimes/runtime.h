@@ -69,6 +69,11 @@ struct runtime_env {
 	const struct runtime_bpf *bpf;
 	struct model *m;          /* the run's statistics go here */
 	bool no_ask;              /* ask_names() asks nothing (--no-jvm-attach) */
+	/* runtimes whose frames are not walked: names, ","-separated
+	 * ("jvm": --no-jvm-walk), or NULL; runtimes_open() opens each of them
+	 * with bpf NULL and no_walk true */
+	const char *unwalked;
+	bool no_walk;             /* this runtime's frames are not walked */
 };
 
 /* Functions a frame may stand for (one compiled method and those inlined
@@ -122,7 +127,9 @@ struct runtime_ops {
 	/* out[0..max) the frame's functions, innermost first: one, or a
 	 * compiled frame's inlined methods then the method compiled
 	 * (out[n - 1]); returns n >= 1, or a negative errno when the frame
-	 * cannot be named (its code freed, its process gone) */
+	 * cannot be named (its code freed, its process gone).  Also asked
+	 * of a native pc in the runtime's own code (owns_pc(): a JVM's
+	 * stubs), whose name it may know */
 	int (*frame_name)(void *rt, pid_t pid, uint64_t frame, struct runtime_frame *out,
 			  uint32_t max);
 	void (*notice)(void *rt, pid_t pid, uint64_t frame);

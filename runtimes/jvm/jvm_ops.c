@@ -21,6 +21,7 @@ struct jvm_instance {
 	struct model *m;
 	struct jvm_perfmaps asked;
 	bool no_ask;
+	bool no_walk;             /* --no-jvm-walk: no JVM is walked (the attach names) */
 	bool did_ask;             /* the summary speaks only of a run that asks */
 };
 
@@ -31,6 +32,7 @@ static void *jvm_open(const struct runtime_env *env)
 	if (!ji)
 		return NULL;
 	ji->no_ask = env->no_ask;
+	ji->no_walk = env->no_walk;
 	ji->m = env->m;
 	ji->procs = jvm_procs_new(env->bpf);
 	if (!ji->procs) {
@@ -59,7 +61,11 @@ struct jvm_procs *jvm_instance_procs(void *inst)
 static int jvm_mapped(void *inst, pid_t pid, const char *path, uint64_t bias)
 {
 	struct jvm_instance *ji = inst;
-	int err = jvm_procs_image(ji->procs, pid, path, bias);
+	int err;
+
+	if (ji->no_walk)
+		return 0;
+	err = jvm_procs_image(ji->procs, pid, path, bias);
 
 	if (ji->m && err > 0)
 		model_named_stat_add(ji->m, JVM_STAT_WALKED, 1);
@@ -70,7 +76,9 @@ static int jvm_mapped(void *inst, pid_t pid, const char *path, uint64_t bias)
 
 static bool jvm_maps_later(void *inst, const char *exe)
 {
-	return jvm_procs_maps_later(((struct jvm_instance *)inst)->procs, exe);
+	struct jvm_instance *ji = inst;
+
+	return !ji->no_walk && jvm_procs_maps_later(ji->procs, exe);
 }
 
 /* a JVM's mappings are read at its exec: its walk must start before its
@@ -127,7 +135,8 @@ static uint64_t jvm_unnamed_key(uint64_t frame)
  * Java frames itself. */
 static bool jvm_owns_jit(const void *inst, pid_t pid)
 {
-	return !jvm_has(inst, pid) && jvm_is_hotspot(pid);
+	return !jvm_procs_in_bpf(((const struct jvm_instance *)inst)->procs, pid) &&
+	       jvm_is_hotspot(pid);
 }
 
 static void jvm_ask_names(void *inst, const pid_t *pids, size_t n)
@@ -175,6 +184,19 @@ static void jvm_summary(FILE *out, const struct model *m, enum runtime_summary_p
 		jvm_perfmaps_print(out, &ji->asked);
 }
 
+static bool jvm_owns_pc(const void *inst, pid_t pid, uint64_t pc)
+{
+	return jvm_procs_owns_pc(((const struct jvm_instance *)inst)->procs, pid, pc);
+}
+
+static int jvm_walk_copy(void *inst, pid_t pid, struct runtime_regs *regs, bool first,
+			 const uint8_t *stack, uint64_t stack_sp, size_t stack_len, uint64_t *frames,
+			 uint32_t max, bool *left)
+{
+	return jvm_procs_walk_copy(((struct jvm_instance *)inst)->procs, pid, regs, first, stack,
+				   stack_sp, stack_len, frames, max, left);
+}
+
 const struct runtime_ops jvm_runtime = {
 	.name = "jvm",
 	.image = "[java]",
@@ -185,6 +207,8 @@ const struct runtime_ops jvm_runtime = {
 	.open = jvm_open,
 	.close = jvm_close,
 	.mapped = jvm_mapped,
+	.owns_pc = jvm_owns_pc,
+	.walk_copy = jvm_walk_copy,
 	.maps_later = jvm_maps_later,
 	.may_be = jvm_may_be,
 	.known = jvm_known,

@@ -56,6 +56,9 @@ struct jvm_procs {
 	 * stay as long as the table (runtime_frame's contract) */
 	struct hotspot_names **retired;
 	size_t n_retired, cap_retired;
+	/* stubs' names (name_stub()), kept as long as the table */
+	char **stub_names;
+	size_t n_stub_names, cap_stub_names;
 	pid_t again_pid;          /* the last process met waiting (maps_later) */
 	size_t live;
 	struct jvm_procs_stats stats;
@@ -111,6 +114,9 @@ void jvm_procs_free(struct jvm_procs *jp)
 	for (size_t i = 0; i < jp->n_retired; i++)
 		hotspot_names_free(jp->retired[i]);
 	free(jp->retired);
+	for (size_t i = 0; i < jp->n_stub_names; i++)
+		free(jp->stub_names[i]);
+	free(jp->stub_names);
 	free(jp);
 }
 
@@ -321,6 +327,66 @@ bool jvm_procs_has(const struct jvm_procs *jp, pid_t pid)
 	return p && p->walked;
 }
 
+bool jvm_procs_owns_pc(const struct jvm_procs *jp, pid_t pid, uint64_t pc)
+{
+	const struct jvm_proc *p = proc_of(jp, pid);
+
+	return p && p->known && pc >= p->rec.codecache_low && pc < p->rec.codecache_high;
+}
+
+/* What a copy's walk reads: the copy where it holds the bytes, else the
+ * live process (a thread found blocked keeps its frames while the run
+ * lasts; the code cache is never in a copy). */
+struct copy_reader {
+	pid_t pid;
+	const uint8_t *stack;
+	uint64_t sp;
+	size_t len;
+};
+
+static int copy_read(void *ctx, uint64_t addr, void *buf, size_t size)
+{
+	const struct copy_reader *c = ctx;
+
+	if (addr >= c->sp && size <= c->len && addr - c->sp <= c->len - size) {
+		memcpy(buf, c->stack + (addr - c->sp), size);
+		return 0;
+	}
+	return proc_mem_read(c->pid, addr, buf, size);
+}
+
+int jvm_procs_walk_copy(const struct jvm_procs *jp, pid_t pid, struct runtime_regs *regs,
+			bool first, const uint8_t *stack, uint64_t stack_sp, size_t stack_len,
+			uint64_t *frames, uint32_t max, bool *left)
+{
+	const struct jvm_proc *p = proc_of(jp, pid);
+	struct hotspot_walk_frame out[COLLECTOR_HOTSPOT_MAX_FRAMES];
+	struct copy_reader c = { pid, stack, stack_sp, stack_len };
+	struct hotspot_regs r = { regs->ip, regs->sp, regs->bp, 0 };
+	enum hotspot_walk_end end;
+	size_t n = 0;
+
+	*left = false;
+	if (!p || !p->known || !max)
+		return 0;
+	end = hotspot_walk(&p->rec, &r, first, copy_read, &c, out,
+			   max < COLLECTOR_HOTSPOT_MAX_FRAMES ? max : COLLECTOR_HOTSPOT_MAX_FRAMES, &n);
+	for (size_t i = 0; i < n; i++)
+		frames[i] = out[i].frame;
+	if (end == HOTSPOT_WALK_LEFT) {
+		*left = true;
+		regs->ip = r.pc;
+		regs->sp = r.sp;
+		regs->bp = r.fp;
+	}
+	return (int)n;
+}
+
+bool jvm_procs_in_bpf(const struct jvm_procs *jp, pid_t pid)
+{
+	return jp->has_bpf && jvm_procs_has(jp, pid);
+}
+
 size_t jvm_procs_live(const struct jvm_procs *jp)
 {
 	return jp->live;
@@ -410,9 +476,41 @@ static int name_compiled(struct jvm_proc *p, uint64_t frame, struct runtime_fram
 	return 0;
 }
 
-static int name_frame(struct jvm_proc *p, uint64_t frame, struct runtime_frame *out,
-		      uint32_t max, uint32_t *n)
+/* A native pc in the code cache (a stub, an adapter, the interpreter the
+ * walk could not step): its blob's name, as HotSpot's perf map gives it
+ * ("StubRoutines (1)", "Interpreter"), with no file. */
+static int name_stub(struct jvm_procs *jp, struct jvm_proc *p, uint64_t pc,
+		     struct runtime_frame *out)
 {
+	struct hotspot_nmethod nm;
+	char name[128], *s;
+	uint64_t blob;
+	int err = hotspot_find_blob(&p->rec, pc, rd, &p->pid, &blob);
+
+	if (err)
+		return err == -ENOENT ? -ESTALE : err;
+	err = hotspot_blob_read(p->names, blob, name, sizeof(name), &nm);
+	if (err < 0)
+		return err;
+	if (grow((void **)&jp->stub_names, &jp->cap_stub_names, jp->n_stub_names,
+		 sizeof(*jp->stub_names)))
+		return -ENOMEM;
+	s = strdup(name);
+	if (!s)
+		return -ENOMEM;
+	jp->stub_names[jp->n_stub_names++] = s;
+	*out = (struct runtime_frame){ .function = s };
+	return 0;
+}
+
+static int name_frame(struct jvm_procs *jp, struct jvm_proc *p, uint64_t frame,
+		      struct runtime_frame *out, uint32_t max, uint32_t *n)
+{
+	if (COLLECTOR_FRAME_KIND(frame) == COLLECTOR_FRAME_NATIVE &&
+	    frame >= p->rec.codecache_low && frame < p->rec.codecache_high) {
+		*n = 1;
+		return name_stub(jp, p, frame, out);
+	}
 	if (COLLECTOR_FRAME_KIND(frame) != COLLECTOR_FRAME_JAVA)
 		return -EINVAL;
 	if (!COLLECTOR_HS_IS_INTERP(frame))
@@ -434,7 +532,7 @@ static const struct frame_entry *entry_of(struct jvm_procs *jp, struct jvm_proc 
 	if (grow((void **)&p->entries, &p->cap_entries, p->n_entries, sizeof(*e)))
 		return NULL;
 	e = &p->entries[p->n_entries];
-	e->err = name_frame(p, frame, f, RUNTIME_FRAME_MAX_INLINED, &n);
+	e->err = name_frame(jp, p, frame, f, RUNTIME_FRAME_MAX_INLINED, &n);
 	e->n = 0;
 	e->first = (uint32_t)p->n_frames;
 	if (!e->err) {

@@ -78,6 +78,10 @@ bool jvm_procs_waiting(const struct jvm_procs *jp, pid_t pid);
 
 bool jvm_procs_known(const struct jvm_procs *jp, pid_t pid);  /* walked, or was */
 bool jvm_procs_has(const struct jvm_procs *jp, pid_t pid);    /* walked now */
+/* Whether the BPF side walks process pid (a table opened without one,
+ * --no-jvm-walk, names frames but walks none: the attach names its JIT
+ * code then). */
+bool jvm_procs_in_bpf(const struct jvm_procs *jp, pid_t pid);
 size_t jvm_procs_live(const struct jvm_procs *jp);
 /* Process pid exited or exec'd: its entry of the BPF side goes; the names
  * of its frames stay (sums decoded at the end of a run name them). */
@@ -90,6 +94,17 @@ void jvm_procs_forget(struct jvm_procs *jp, pid_t pid);
  * named), -EFAULT, -EINVAL. */
 int jvm_procs_frame(struct jvm_procs *jp, pid_t pid, uint64_t frame, struct runtime_frame *out,
 		    uint32_t max);
+
+/* A stack copy's Java frames (runtime_ops.owns_pc and walk_copy): whether
+ * pc of process pid (walked, or known) is in its code cache, and its
+ * frames walked in user space (hotspot_walk.h, the BPF walk's steps) from
+ * regs, reading the copy stack[0..stack_len) from stack_sp, else the live
+ * process.  Returns the frames written into frames[0..max); *left and regs
+ * as walk_copy's contract says. */
+bool jvm_procs_owns_pc(const struct jvm_procs *jp, pid_t pid, uint64_t pc);
+int jvm_procs_walk_copy(const struct jvm_procs *jp, pid_t pid, struct runtime_regs *regs,
+			bool first, const uint8_t *stack, uint64_t stack_sp, size_t stack_len,
+			uint64_t *frames, uint32_t max, bool *left);
 
 #define JVM_PROCS_RELEASES 4
 

@@ -68,6 +68,7 @@ enum {
 	OPT_OFF_CPU_MIN,
 	OPT_NO_AGGREGATE,
 	OPT_NO_JVM_ATTACH,
+	OPT_NO_JVM_WALK,
 	OPT_OTLP,
 	OPT_OTLP_SPOOL,
 	OPT_OTLP_SPOOL_SIZE,
@@ -137,6 +138,10 @@ static const struct argp_option options[] = {
 	{ "no-jvm-attach", OPT_NO_JVM_ATTACH, NULL, 0,
 	  "With -p or -a: do not ask JVMs that wrote no perf map for one through their attach "
 	  "listener (their JIT-compiled methods then stay unnamed)", 0 },
+	{ "no-jvm-walk", OPT_NO_JVM_WALK, NULL, 0,
+	  "Do not walk HotSpot JVMs' Java frames (interpreted and compiled, read from the JVM as "
+	  "it runs): their JIT code is named by the perf map they are asked for, as for a JVM the "
+	  "walk does not know", 0 },
 	{ 0 },
 };
 
@@ -350,6 +355,9 @@ static error_t parse_sampling_opt(struct collector_options *o, int key, char *ar
 		return 0;
 	case OPT_NO_JVM_ATTACH:
 		o->no_jvm_attach = true;
+		return 0;
+	case OPT_NO_JVM_WALK:
+		o->no_jvm_walk = true;
 		return 0;
 	}
 	return ARGP_ERR_UNKNOWN;

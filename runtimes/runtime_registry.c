@@ -15,15 +15,30 @@ RUNTIMES(DECLARE)
 #define ENTRY(name) &name##_runtime,
 const struct runtime_ops *const runtime_registry[] = { RUNTIMES(ENTRY) NULL };
 
+/* Whether name is one of list's ","-separated names. */
+static bool named_in(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
+		if (strcspn(p, ",") == n && !strncmp(p, name, n))
+			return true;
+	return false;
+}
+
 int runtimes_open(struct runtimes *rs, const struct runtime_ops *const *list,
 		  const struct runtime_env *env)
 {
+	struct runtime_env unwalked = *env;
+
+	unwalked.bpf = NULL;
+	unwalked.no_walk = true;
 	memset(rs, 0, sizeof(*rs));
 	for (size_t i = 0; list[i] && rs->n < RUNTIMES_MAX; i++) {
 		struct runtime *r = &rs->items[rs->n];
 
 		r->ops = list[i];
-		r->rt = r->ops->open(env);
+		r->rt = r->ops->open(named_in(env->unwalked, r->ops->name) ? &unwalked : env);
 		if (!r->rt) {
 			runtimes_close(rs);
 			return -ENOMEM;

@@ -66,6 +66,7 @@ struct collector_options {
 	bool no_switches;       /* do not record context switches */
 	bool no_aggregate;      /* --no-aggregate: a ring record per sample, always */
 	bool no_jvm_attach;     /* --no-jvm-attach: JVMs are not asked for perf maps */
+	bool no_jvm_walk;       /* --no-jvm-walk: JVMs' Java frames are not walked */
 	char *trace_specs[COLLECTOR_MAX_TRACE_SPECS]; /* --trace BIN:PATTERN */
 	int n_trace_specs;
 	unsigned int trace_args; /* --args */

@@ -15,9 +15,11 @@
 
 /* Opens every registered runtime for session s (NULL: nothing walked),
  * counting into m; no_ask: the runtimes ask no process for names (the
- * JVM's attach).  COLLECTOR_NO_PYTHON_WALK in the environment (the
- * benchmarks' baseline) opens them with nothing walked.  0 or -ENOMEM. */
+ * JVM's attach); no_jvm_walk: JVMs are not walked (--no-jvm-walk: their
+ * attach names their JIT code).  COLLECTOR_NO_PYTHON_WALK in the
+ * environment (the benchmarks' baseline) leaves CPython unwalked.  0 or
+ * -ENOMEM. */
 int session_runtimes_open(struct runtimes *rs, struct bpf_session *s, struct model *m,
-			  bool no_ask);
+			  bool no_ask, bool no_jvm_walk);
 
 #endif /* COLLECTOR_SESSION_RUNTIMES_WIRING_H */

@@ -272,7 +272,7 @@ static int open_sampling(struct record *r)
 	r->tracker = tracker_new(&r->m, r->sym);
 	/* the JVMs' attach asks for perf maps with -p and -a only */
 	err = session_runtimes_open(&r->runtimes, r->bpf, &r->m,
-				    opts->command || opts->no_jvm_attach);
+				    opts->command || opts->no_jvm_attach, opts->no_jvm_walk);
 	r->fig.runtimes = &r->runtimes;
 	/* --off-cpu unwinds the stacks of threads blocked before the run */
 	if (!r->tracker || err || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0) ||

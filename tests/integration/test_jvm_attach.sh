@@ -1,5 +1,7 @@
 #!/bin/sh
-# Java by attach (runtimes/jvm/): a JVM started without flags writes no
+# Java by attach (runtimes/jvm/), the fallback for a JVM whose Java frames
+# are not walked (--no-jvm-walk here; a JVM the walk does not know; the
+# walk itself: test_java_walk): a JVM started without flags writes no
 # perf map; `collector -p PID` asks it for one through HotSpot's attach
 # listener (as `jcmd PID Compiler.perfmap`) and names its hot method, in ONE
 # row although the map lists several compiled copies of it, with the share
@@ -66,7 +68,7 @@ sleep 2.5
 ! map_written "$jvm" || fail "the JVM wrote a perf map of its own: nothing to ask"
 perf record -F 999 -p "$jvm" -o "$TMP/perf.data" -- sleep 5 >/dev/null 2>&1 &
 perf=$!
-"$COLLECTOR" -p "$jvm" -d 5 -o "$TMP/out" >"$TMP/stdout" 2>"$TMP/summary"
+"$COLLECTOR" --no-jvm-walk -p "$jvm" -d 5 -o "$TMP/out" >"$TMP/stdout" 2>"$TMP/summary"
 rc=$?
 wait "$perf"
 cat "$TMP/summary"
@@ -107,7 +109,7 @@ within "$mine" 50 100 || fail "hotMix has $mine% of the samples"
 # --interval: asked again at each cut (code compiled since is named too):
 # every interval names hotMix and nearly all its JIT code (code freed
 # between its sample and the cut is in no map)
-"$COLLECTOR" -p "$jvm" -d 4 --interval 2 -f folded -o "$TMP/outi" >/dev/null 2>"$TMP/summaryi" ||
+"$COLLECTOR" --no-jvm-walk -p "$jvm" -d 4 --interval 2 -f folded -o "$TMP/outi" >/dev/null 2>"$TMP/summaryi" ||
 	fail "collector --interval on the JVM failed"
 n=0
 for d in "$TMP"/outi/*/; do
@@ -127,14 +129,14 @@ java -cp "$TMP" Kestrel 30 >"$TMP/jvm2.out" 2>&1 &
 jvm2=$!
 JVMS="$JVMS $jvm2"
 sleep 2
-"$COLLECTOR" --no-jvm-attach -p "$jvm2" -d 1 -o "$TMP/out2" >/dev/null 2>"$TMP/summary2" ||
+"$COLLECTOR" --no-jvm-walk --no-jvm-attach -p "$jvm2" -d 1 -o "$TMP/out2" >/dev/null 2>"$TMP/summary2" ||
 	fail "collector --no-jvm-attach failed"
 ! map_written "$jvm2" || fail "--no-jvm-attach: the JVM wrote a perf map"
 grep -q "JVMs" "$TMP/summary2" && fail "--no-jvm-attach: the summary speaks of JVMs asked"
 grep -q "hotMix" "$TMP/summary2" && fail "--no-jvm-attach: hotMix named without a map"
 # a map a perf-map agent keeps (its "%lx %x NAME" lines) is not overwritten
 printf '7f0000001000 40 agent_written\n' >"/tmp/perf-$jvm2.map"
-"$COLLECTOR" -p "$jvm2" -d 1 -o "$TMP/out2b" >/dev/null 2>"$TMP/summary2b" ||
+"$COLLECTOR" --no-jvm-walk -p "$jvm2" -d 1 -o "$TMP/out2b" >/dev/null 2>"$TMP/summary2b" ||
 	fail "collector on a JVM with an agent's map failed"
 grep -q "PID $jvm2" "$TMP/summary2b" && fail "a JVM with an agent's map was asked"
 [ "$(cat "/tmp/perf-$jvm2.map")" = "7f0000001000 40 agent_written" ] ||
@@ -142,7 +144,7 @@ grep -q "PID $jvm2" "$TMP/summary2b" && fail "a JVM with an agent's map was aske
 # the same map dated before the JVM started: an earlier process's of this
 # pid, no agent of this JVM's; the JVM is asked, and its map replaces it
 touch -d '1 hour ago' "/tmp/perf-$jvm2.map"
-"$COLLECTOR" -p "$jvm2" -d 1 -o "$TMP/out2c" >/dev/null 2>"$TMP/summary2c" ||
+"$COLLECTOR" --no-jvm-walk -p "$jvm2" -d 1 -o "$TMP/out2c" >/dev/null 2>"$TMP/summary2c" ||
 	fail "collector on a JVM with an earlier process's map failed"
 grep -q "PID $jvm2: its perf map written on request" "$TMP/summary2c" ||
 	{ cat "$TMP/summary2c"; fail "a JVM with an earlier process's map was not asked"; }
@@ -155,7 +157,7 @@ jvm3=$!
 JVMS="$JVMS $jvm3"
 sleep 2
 t0=$(date +%s.%N)
-"$COLLECTOR" -p "$jvm3" -d 1 -o "$TMP/out3" >/dev/null 2>"$TMP/summary3" ||
+"$COLLECTOR" --no-jvm-walk -p "$jvm3" -d 1 -o "$TMP/out3" >/dev/null 2>"$TMP/summary3" ||
 	fail "collector on a JVM that does not answer failed"
 t1=$(date +%s.%N)
 cat "$TMP/summary3"
@@ -186,7 +188,7 @@ if unshare -pmf --mount-proc true 2>/dev/null; then
 	[ -n "$jvm5" ] || fail "the JVM in its namespaces did not start: $(cat "$TMP/jvm5.out")"
 	JVMS="$JVMS $jvm5 $unshared"
 	grep -q "^NSpid:.*[[:space:]]1\$" "/proc/$jvm5/status" || fail "the JVM is not pid 1 in its namespace"
-	"$COLLECTOR" -p "$jvm5" -d 1 -f folded -o "$TMP/out5" >/dev/null 2>"$TMP/summary5" ||
+	"$COLLECTOR" --no-jvm-walk -p "$jvm5" -d 1 -f folded -o "$TMP/out5" >/dev/null 2>"$TMP/summary5" ||
 		fail "collector on a JVM in its namespaces failed"
 	grep -q "PID $jvm5: its perf map written on request" "$TMP/summary5" ||
 		{ cat "$TMP/summary5"; fail "the JVM in its namespaces: not asked"; }

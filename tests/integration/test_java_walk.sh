@@ -1,0 +1,106 @@
+#!/bin/sh
+# A JVM started without flags (no -XX:+PreserveFramePointer, no agent)
+# walked in BPF (bpf/hotspot_walk.bpf.h) and named from its own memory
+# (runtimes/jvm/), on OpenJDK 17, 21 and 25, against JavaShares
+# (tests/workloads/JavaShares.java), which measures its own thread CPU
+# time per method:
+# - compiled: >= 95% of the main thread's samples whole down to the
+#   thread's start (83.6% were cut at the first Java frame before); the
+#   shares of alpha, beta and gamma within 3 points of the workload's own;
+#   mixRow, which C2 inlines into alpha, a frame of its own under alpha
+#   with its own line; every frame of alpha, mixRow, beta, gamma on its
+#   marker's line (95% of them: a compiled frame's line is that of the
+#   next point where HotSpot records one); a second Java thread's method
+#   in that thread's samples;
+# - -Xint: the same of interpreted frames (bytecode index to line);
+# - --deopt --blocked --churn with --off-cpu: a method deoptimized
+#   mid-run still named, the threads blocked in Object.wait and
+#   Thread.sleep for the whole run by their Java stacks (read while they
+#   wait: the run's start copies their stacks and the JVM's walk goes on
+#   through them in user space), classes unloaded in a loop under the walk
+#   with no crash;
+# - the summary says the JVMs were walked, not asked for a perf map.
+. tests/integration/lib.sh
+need_root
+WLJ=$TOP/build/workloads/java
+[ -f "$WLJ/JavaShares.class" ] || skip "no $WLJ/JavaShares.class (make builds it when there is a javac)"
+
+awk '/\/\/ LINE:[a-z-]+$/ { n = split($0, a, "// LINE:"); print a[n], FNR }' \
+	"$TOP/tests/workloads/Shares.java" >"$TMP/markers"
+value() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+share_check() { # LABEL FIGURES
+	for m in alpha beta gamma; do
+		awk -v m="$m" '$1 == "share" && $2 == m { d = $4 - $3; ok = $3 != "" && d >= -3 && d <= 3 }
+			END { exit !ok }' "$2" ||
+			bad "$1: $m at $(awk -v m="$m" '$2 == m { print $4 "% of the main thread'"'"'s samples, the workload measured " $3 }' "$2")%"
+	done
+}
+
+# run LABEL JAVA... -- OPTIONS...: JavaShares with OPTIONS until told to
+# stop, profiled for 3 s (collector's own options in $PROFILE_OPTS); the
+# figures in $TMP/LABEL.fig
+run() {
+	label=$1
+	shift
+	jv=""
+	while [ "$1" != "--" ]; do jv="$jv $1"; shift; done
+	shift
+	rm -f "$TMP/$label.ready" "$TMP/$label.stop"
+	# shellcheck disable=SC2086
+	start_blocked "$label" "$TMP/$label.ready" $jv -cp "$WLJ" JavaShares "$@" \
+		--until "$TMP/$label.stop" 1 "$TMP/$label.truth" "$TMP/$label.ready"
+	jpid=$(awk '{ print $2 }' "$TMP/$label.ready")
+	jbg=$BG
+	# shellcheck disable=SC2086
+	"$COLLECTOR" -p "$jpid" -d 3 $PROFILE_OPTS -f pprof -o "$TMP/$label.out" \
+		>"$TMP/$label.summary" 2>&1 || { cat "$TMP/$label.summary"; fail "$label: collector failed"; }
+	touch "$TMP/$label.stop"
+	wait "$jbg" || fail "$label: JavaShares failed: $(cat "$TMP/$label.stderr")"
+	"$COLLECTOR" dump "$TMP/$label.out/profile.pb.gz" >"$TMP/$label.dump" ||
+		fail "$label: the profile does not read back"
+	awk -f "$TOP/tests/integration/javaprofile.awk" "$TMP/$label.truth" "$TMP/markers" \
+		"$TMP/$label.dump" >"$TMP/$label.fig"
+	sed "s/^/$label: /" "$TMP/$label.fig"
+	grep -q 'JVMs walked\|JVM walked' "$TMP/$label.summary" ||
+		bad "$label: the summary does not say the JVM was walked: $(grep -i 'jvm\|java ' "$TMP/$label.summary")"
+}
+
+common_checks() { # LABEL
+	f=$TMP/$1.fig
+	n=$(value samples "$f")
+	[ "${n:-0}" -ge 500 ] || bad "$1: $n samples of the main thread (500 at least in 3 s)"
+	[ "$(value whole "$f")" -ge $((n * 95 / 100)) ] ||
+		bad "$1: $(value whole "$f") of $n samples of the main thread whole (95% wanted)"
+	share_check "$1" "$f"
+	[ "$(value bad_lines "$f")" -le $((n / 20)) ] ||
+		bad "$1: $(value bad_lines "$f") frames of alpha, mixRow, beta, gamma off their marker's line ($n samples)"
+	[ "$(value unnamed "$f")" -le $((n / 100)) ] ||
+		bad "$1: $(value unnamed "$f") Java frames unnamed"
+}
+
+version() { # N JAVA...
+	v=$1
+	shift
+	PROFILE_OPTS=""
+	run "java$v" "$@" -- --threads
+	common_checks "java$v"
+	f=$TMP/java$v.fig
+	[ "$(value inlined "$f")" -ge $(($(value alpha "$f") / 2)) ] ||
+		bad "java$v: mixRow inlined under alpha in $(value inlined "$f") of $(value alpha "$f") samples of alpha"
+	grep -q '^thread shares-second omega [1-9]' "$f" || bad "java$v: no sample of omega in thread shares-second"
+
+	run "java$v-Xint" "$@" -Xint -- 
+	common_checks "java$v-Xint"
+
+	PROFILE_OPTS="--off-cpu"
+	run "java$v-more" "$@" -- --deopt --blocked --churn
+	f=$TMP/java$v-more.fig
+	grep -q '^thread .* delta [1-9]' "$f" || bad "java$v-more: Shares.delta in no sample"
+	grep -q '^thread shares-wait waitForever [1-9]' "$f" ||
+		bad "java$v-more: the thread in Object.wait is not in Shares.waitForever"
+	grep -q '^thread shares-sleep sleepForever [1-9]' "$f" ||
+		bad "java$v-more: the thread in Thread.sleep is not in Shares.sleepForever"
+}
+
+for_each_java version
+checks_done

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "decode/trace_python.h"
+#include "runtimes/python/python_trace.h"
 #include "model/model.h"
 #include "symbols/symbolize.h"
 

@@ -46,7 +46,7 @@ FUZZ_SRCS_elf       := symbols/symbolize.c symbols/debug_files.c symbols/dwarf_l
 		       symbols/kallsyms.c symbols/demangle.c \
 		       symbols/fde_functions.c symbols/cfi_entries.c symbols/debuginfod.c \
 		       symbols/location_cache.c lib/fdio.c lib/procmaps.c lib/proc.c lib/userfs.c model/model.c model/tasks.c model/counters.c \
-		       model/events.c decode/trace_python.c lib/path.c
+		       model/events.c runtimes/python/python_trace.c lib/path.c
 FUZZ_SRCS_procmaps  := lib/procmaps.c lib/proc.c
 FUZZ_SRCS_python    := runtimes/python/python_code.c runtimes/python/python_layouts.c lib/procmem.c
 # (the protobuf code protoc-c generates: mk/gen.mk)

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "decode/trace_python.h"
+#include "runtimes/python/python_trace.h"
 #include "symbols/cfi_entries.h"
 #include "symbols/elfinfo.h"
 #include "model/model.h"

@@ -2,7 +2,7 @@
 /* A program that carries the ELF note of the USDT probe
  * python:function__entry, as a CPython built --with-dtrace does (written
  * by hand: no sys/sdt.h needed).  A seed of the ELF fuzz harness, and the
- * shape decode/trace_python.c looks for. */
+ * shape runtimes/python/python_trace.c looks for. */
 __asm__(".pushsection .note.stapsdt,\"\",\"note\"\n"
 	".balign 4\n"
 	".4byte 992f-991f, 994f-993f, 3\n"

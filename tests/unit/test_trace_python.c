@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "decode/trace_python.h"
+#include "runtimes/python/python_trace.h"
 
 static bool probes_in(const char *path)
 {

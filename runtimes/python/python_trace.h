@@ -19,8 +19,8 @@
  * own, each a model function with its file (the probes give no first
  * line: the line they give is the one being run).
  */
-#ifndef COLLECTOR_TRACE_PYTHON_H
-#define COLLECTOR_TRACE_PYTHON_H
+#ifndef COLLECTOR_RUNTIMES_PYTHON_TRACE_H
+#define COLLECTOR_RUNTIMES_PYTHON_TRACE_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -54,4 +54,4 @@ int trace_python_resolve(const char *glob, const pid_t *pids, int n_pids, char *
 void trace_python_add_function(struct model *m, struct trace_python *py, uint32_t k,
 			       const struct collector_py_key *key);
 
-#endif /* COLLECTOR_TRACE_PYTHON_H */
+#endif /* COLLECTOR_RUNTIMES_PYTHON_TRACE_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* --trace py:GLOB: the interpreter and its functions (trace_python.h). */
-#include "decode/trace_python.h"
+/* --trace py:GLOB: the interpreter and its functions (python_trace.h). */
+#include "runtimes/python/python_trace.h"
 
 #include <errno.h>
 #include <gelf.h>

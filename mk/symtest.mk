@@ -10,6 +10,8 @@
 #   stripped-dotdebug   stripped; .gnu_debuglink to .debug/stripped-dotdebug.debug
 #   stripped-badcrc     stripped; .gnu_debuglink whose CRC does not match
 #   nobuildid           no build-id (for the dev+inode image cache)
+#   stripped-gz         stripped; .gnu_debuglink to stripped-gz.debug, whose
+#                       DWARF sections are compressed (as Debian's -dbgsym)
 #
 # Every stripped variant keeps its unstripped original as NAME.full, which
 # the test reads to know the true symbol addresses.
@@ -18,13 +20,14 @@ SYMTEST        := $(BUILD)/symtest
 SYMTEST_CC     ?= gcc
 SYMTEST_CFLAGS := -g -O0 -fno-omit-frame-pointer -fno-inline
 SYMTEST_FILES  := $(addprefix $(SYMTEST)/,pie nopie libsymtest.so inline stripped-buildid \
-		    stripped-debuglink stripped-dotdebug stripped-badcrc nobuildid)
+		    stripped-debuglink stripped-dotdebug stripped-badcrc nobuildid stripped-gz)
 
 UNIT_DEPS += $(SYMTEST_FILES)
 
 # The unit test binaries read them (and dlopen() the library): make them
 # prerequisites too.
-$(BUILD)/tests/test_symbolize $(BUILD)/tests/test_symbolize_llvm: $(SYMTEST_FILES)
+$(BUILD)/tests/test_symbolize $(BUILD)/tests/test_symbolize_llvm $(BUILD)/tests/test_debug_copies: \
+	$(SYMTEST_FILES)
 
 $(SYMTEST)/pie: tests/symtest/prog.c
 	@mkdir -p $(dir $@)
@@ -61,6 +64,14 @@ $(SYMTEST)/stripped-debuglink: tests/symtest/prog.c
 	@mkdir -p $(dir $@)
 	$(SYMTEST_CC) $(SYMTEST_CFLAGS) -DSYMTEST_VARIANT='"debuglink"' -o $@.full $<
 	objcopy --only-keep-debug $@.full $@.debug
+	strip --strip-all -o $@.tmp $@.full
+	cd $(dir $@) && objcopy --add-gnu-debuglink=$(notdir $@).debug $(notdir $@).tmp
+	mv $@.tmp $@
+
+$(SYMTEST)/stripped-gz: tests/symtest/prog.c
+	@mkdir -p $(dir $@)
+	$(SYMTEST_CC) $(SYMTEST_CFLAGS) -DSYMTEST_VARIANT='"gz"' -o $@.full $<
+	objcopy --only-keep-debug --compress-debug-sections=zlib $@.full $@.debug
 	strip --strip-all -o $@.tmp $@.full
 	cd $(dir $@) && objcopy --add-gnu-debuglink=$(notdir $@).debug $(notdir $@).tmp
 	mv $@.tmp $@

@@ -10,6 +10,8 @@
  */
 #include "symbols/symbolize_internal.h"
 
+#include "symbols/debug_copies.h"
+
 #include <dwarf.h>
 
 #include "lib/sorted.h"
@@ -69,7 +71,15 @@ static Dwarf *get_dwarf(struct symbolizer *s, struct sym_image *si)
 	if (si->dwarf_tried)
 		return si->dwarf;
 	si->dwarf_tried = true;
-	if (si->has_debug && (si->dwarf = dwarf_begin_elf(si->debug.elf, DWARF_C_READ, NULL)))
+	/* a debug file of compressed sections: its copy decompressed, which
+	 * libdw reads without inflating them all again */
+	if (si->has_debug && debug_copy_needed(&si->debug) &&
+	    debug_copy_open(s->cache_dir, &si->debug, &si->debug_copy) == 0)
+		si->has_debug_copy = true;
+	if (si->has_debug_copy &&
+	    (si->dwarf = dwarf_begin_elf(si->debug_copy.elf, DWARF_C_READ, NULL)))
+		f = &si->debug_copy;
+	else if (si->has_debug && (si->dwarf = dwarf_begin_elf(si->debug.elf, DWARF_C_READ, NULL)))
 		f = &si->debug;
 	else if ((si->dwarf = dwarf_begin_elf(si->file.elf, DWARF_C_READ, NULL)))
 		f = &si->file;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/hashmix.h"
+#include "symbols/debug_copies.h"
 #include "symbols/debug_files.h"
 
 #define DEFAULT_KALLSYMS "/proc/kallsyms"
@@ -56,6 +57,9 @@ struct symbolizer *symbolizer_new(struct model *m)
 	s->m = m;
 	s->debug_root = xstrdup(DEBUG_FILES_ROOT);
 	s->kallsyms_path = xstrdup(DEFAULT_KALLSYMS);
+	/* read once: where decompressed debug files are kept (debug_copies.h) */
+	if (getenv(DEBUG_COPIES_DIR_ENV) && getenv(DEBUG_COPIES_DIR_ENV)[0])
+		s->cache_dir = xstrdup(getenv(DEBUG_COPIES_DIR_ENV));
 	s->kernel_image = MODEL_NONE;
 	s->page_size = page > 0 ? (uint64_t)page : 4096;
 	return s;
@@ -80,6 +84,8 @@ static void sym_image_free(struct sym_image *si)
 		elf_file_close(&si->alt);
 	if (si->has_debug)
 		elf_file_close(&si->debug);
+	if (si->has_debug_copy)
+		elf_file_close(&si->debug_copy);
 	if (si->opened)
 		elf_file_close(&si->file);
 	free(si);
@@ -103,6 +109,7 @@ void symbolizer_free(struct symbolizer *s)
 	sym_debuginfod_end(s);
 	free(s->debug_root);
 	free(s->kallsyms_path);
+	free(s->cache_dir);
 	free(s);
 }
 

@@ -45,8 +45,10 @@ struct sym_image {
 	bool has_debug;           /* debug is valid */
 	bool dwarf_tried;
 	bool has_alt;
+	bool has_debug_copy;      /* debug_copy is valid */
 	struct elf_file file;
 	struct elf_file debug;
+	struct elf_file debug_copy; /* debug decompressed (debug_copies.h) */
 	struct elf_file alt;      /* dwz supplementary file */
 	char *dwarf_path;         /* the file that holds the DWARF */
 	char *ns_prefix;          /* "/proc/PID/root" or "" */
@@ -118,6 +120,7 @@ struct symbolizer {
 	uint32_t code_epoch;       /* model_forget_code() cuts so far */
 	struct debuginfod_client *debuginfod; /* made on first need */
 	bool debuginfod_tried;
+	char *cache_dir;           /* COLLECTOR_CACHE_DIR, or NULL: the default */
 };
 
 /* Allocation that cannot fail: the symbolizer writes into the model, which

@@ -39,7 +39,7 @@ BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)
 	      $(BENCH)/hot $(BENCH)/switch-floor $(BENCH)/pingpong \
 	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench $(BENCH)/cfi-rows
 
-.PHONY: bench bench-peers bench-sampling bench-dwarf bench-cfi bench-tracing bench-exporters bench-soak bench-python \
+.PHONY: bench bench-peers bench-sampling bench-dwarf bench-cfi bench-tracing bench-exporters bench-soak bench-python bench-java \
 	bench-continuous bench-high-rate bench-bins bench-offcpu bench-busy bench-short \
 	bench-otlp-outage
 
@@ -158,3 +158,8 @@ bench-high-rate: bench-peers collector
 # The Python walk's cost beside native frames only (bench/python.sh).
 bench-python: collector
 	@$(SUDO) ./bench/python.sh $(BENCH_RUNS)
+
+# The Java walk's cost beside a native stack of the same depth (bench/java.sh);
+# BENCH_JAVA: another JDK's java ("build/jdks/run.sh 25 java").
+bench-java: collector $(BENCH)/deep $(WL)/java/JavaShares.class
+	@$(SUDO) ./bench/java.sh $(BENCH_RUNS) "$(or $(BENCH_JAVA),java)"

@@ -173,6 +173,10 @@ struct collector_hotspot_proc {
 	__u16 method_constmethod; /* Method::_constMethod */
 	__u16 cmethod_size;       /* sizeof(ConstMethod): bytecodes follow */
 	__s8 interp_sender_sp, interp_method, interp_bcp, interp_locals; /* words from fp */
+	/* bytes of a blob's head the walker reads: past its last field
+	 * above, rounded up to 64 (<= COLLECTOR_HOTSPOT_BLOB_READ) */
+	__u16 blob_read_len;
+	__u16 pad2[3];
 };
 
 #endif /* COLLECTOR_BPF_HOTSPOT_H */

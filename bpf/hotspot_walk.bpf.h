@@ -26,12 +26,37 @@ static __always_inline bool hs_in_code_cache(const struct collector_hotspot_proc
 	return pc >= p->codecache_low && pc < p->codecache_high;
 }
 
+/* One hop of the segment map (bpf_loop's callback: verified once, not
+ * once per hop).  The map's byte at seg is the distance back to the
+ * blob's first segment (at most 254 a hop), 0 there, 0xff when free. */
+struct hs_segmap_walk {
+	u64 segmap, seg;
+	int found;        /* 1: seg is the blob's first segment; -1: none */
+};
+
+static long hs_segmap_hop(u32 i, void *data)
+{
+	struct hs_segmap_walk *h = data;
+	u8 b;
+
+	if (bpf_probe_read_user(&b, 1, (void *)(h->segmap + h->seg)) || b == 0xff || b > h->seg) {
+		h->found = -1;
+		return 1;
+	}
+	if (b == 0) {
+		h->found = 1;
+		return 1;
+	}
+	h->seg -= b;
+	return 0;
+}
+
 /* The CodeBlob holding pc, through its heap's segment map; 0: none. */
 static __always_inline u64 hs_find_blob(const struct collector_hotspot_proc *p, u64 pc)
 {
-	u64 low = 0, segmap = 0, seg;
+	struct hs_segmap_walk h = { 0 };
+	u64 low = 0, segmap = 0;
 	u32 shift = p->segment_shift & 31;
-	u8 b;
 
 	for (u32 i = 0; i < COLLECTOR_HOTSPOT_MAX_HEAPS; i++) {
 		if (i >= p->n_heaps)
@@ -44,19 +69,10 @@ static __always_inline u64 hs_find_blob(const struct collector_hotspot_proc *p, 
 	}
 	if (!segmap)
 		return 0;
-	seg = (pc - low) >> shift;
-	for (u32 hop = 0; hop < COLLECTOR_HOTSPOT_SEGMAP_HOPS; hop++) {
-		if (bpf_probe_read_user(&b, 1, (void *)(segmap + seg)))
-			return 0;
-		if (b == 0xff)
-			return 0; /* a free segment */
-		if (b == 0)
-			return low + (seg << shift) + p->heapblock_size;
-		if (b > seg)
-			return 0;
-		seg -= b;
-	}
-	return 0;
+	h.segmap = segmap;
+	h.seg = (pc - low) >> shift;
+	bpf_loop(COLLECTOR_HOTSPOT_SEGMAP_HOPS, hs_segmap_hop, &h, 0);
+	return h.found == 1 ? low + (h.seg << shift) + p->heapblock_size : 0;
 }
 
 /* Fields of the blob's head, read into the scratch (an offset past what
@@ -90,8 +106,13 @@ static __always_inline u64 hs_blob_ptr(const struct collector_hotspot_proc *p,
 static __always_inline int hs_read_blob(const struct collector_hotspot_proc *p,
 					struct hotspot_scratch *s, u64 blob)
 {
-	if (bpf_probe_read_user(s->blob, COLLECTOR_HOTSPOT_BLOB_READ, (void *)blob) &&
-	    bpf_probe_read_user(s->blob, COLLECTOR_HOTSPOT_BLOB_READ / 2, (void *)blob) &&
+	u32 len = p->blob_read_len;
+
+	/* the fields' bytes only (user space says how many: 128 or 192 in
+	 * 17-25), else the most a blob's head may need */
+	if (len < 64 || len > COLLECTOR_HOTSPOT_BLOB_READ)
+		len = COLLECTOR_HOTSPOT_BLOB_READ;
+	if (bpf_probe_read_user(s->blob, len, (void *)blob) &&
 	    bpf_probe_read_user(s->blob, 128, (void *)blob))
 		return -1;
 	s->name8 = 0;
@@ -225,8 +246,8 @@ __noinline long hotspot_frame(struct sample_scratch *sc, struct collector_hotspo
 	struct hotspot_scratch *s;
 	struct cfi_walk *w;
 	struct hs_regs r;
-	u64 blob, frame, pc, orig = 0;
-	bool first;
+	u64 blob = 0, frame, pc, orig = 0;
+	bool first, interp;
 	int err;
 
 	if (!sc || !p || !k || k >= COLLECTOR_MAX_STACK_DEPTH)
@@ -242,16 +263,20 @@ __noinline long hotspot_frame(struct sample_scratch *sc, struct collector_hotspo
 		count(COLLECTOR_CNT_HS_WALKS);
 		s->in_java = 1;
 	}
-	blob = hs_find_blob(p, pc);
-	if (!blob) {
-		count(COLLECTOR_CNT_HS_NO_BLOB);
-		return 1;
-	}
-	if (hs_read_blob(p, s, blob))
-		goto bad;
 	frame = pc; /* a stub: a native frame in the code cache */
-	if ((p->interp_end && pc >= p->interp_begin && pc < p->interp_end) ||
-	    s->name8 == COLLECTOR_HS_NAME_INTERPRETER) {
+	/* the interpreter's code is known: no blob to look up for it */
+	interp = p->interp_end && pc >= p->interp_begin && pc < p->interp_end;
+	if (!interp) {
+		blob = hs_find_blob(p, pc);
+		if (!blob) {
+			count(COLLECTOR_CNT_HS_NO_BLOB);
+			return 1;
+		}
+		if (hs_read_blob(p, s, blob))
+			goto bad;
+		interp = s->name8 == COLLECTOR_HS_NAME_INTERPRETER;
+	}
+	if (interp) {
 		err = hs_step_interpreter(p, s, &r, first, &frame);
 	} else if (s->name8 == COLLECTOR_HS_NAME_NMETHOD ||
 		   s->name8 == COLLECTOR_HS_NAME_NATIVE_NMETHOD) {

@@ -161,5 +161,5 @@ bench-python: collector
 
 # The Java walk's cost beside a native stack of the same depth (bench/java.sh);
 # BENCH_JAVA: another JDK's java ("build/jdks/run.sh 25 java").
-bench-java: collector $(BENCH)/deep $(WL)/java/JavaShares.class
+bench-java: collector $(BENCH)/deep $(BUILD)/workloads/java/JavaShares.class
 	@$(SUDO) ./bench/java.sh $(BENCH_RUNS) "$(or $(BENCH_JAVA),java)"

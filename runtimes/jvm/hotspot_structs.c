@@ -682,6 +682,24 @@ static uint16_t u16_of(uint32_t v)
 	return v < COLLECTOR_HOTSPOT_BLOB_READ ? (uint16_t)v : 0;
 }
 
+/* The bytes of a blob's head that hold every field the walker reads
+ * (the BPF side reads them at once: fewer bytes, less copied a frame). */
+static uint16_t blob_read_len(const struct collector_hotspot_proc *p)
+{
+	const uint16_t ends[] = {
+		p->blob_name + 8, p->blob_frame_size + 4, p->blob_frame_complete + 4,
+		p->blob_code_begin + 8, p->blob_code_end + 8, p->nm_compile_id + 4,
+		p->nm_deopt_handler + 8, p->nm_orig_pc_offset + 4,
+	};
+	uint16_t len = 0;
+
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (ends[i] > len)
+			len = ends[i];
+	len = (uint16_t)((len + 63) & ~63u);
+	return len > COLLECTOR_HOTSPOT_BLOB_READ ? COLLECTOR_HOTSPOT_BLOB_READ : len;
+}
+
 int hotspot_proc_fill(pid_t pid, const struct hotspot_layout *l, struct collector_hotspot_proc *p)
 {
 	uint64_t queue;
@@ -723,5 +741,6 @@ int hotspot_proc_fill(pid_t pid, const struct hotspot_layout *l, struct collecto
 	p->interp_locals = HOTSPOT_X86_LOCALS;
 	if (!p->blob_name || !p->blob_frame_size || !p->nm_compile_id || !p->nm_orig_pc_offset)
 		return -E2BIG; /* a field past what the walker reads of a blob */
+	p->blob_read_len = blob_read_len(p);
 	return 0;
 }

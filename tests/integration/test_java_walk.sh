@@ -37,7 +37,7 @@ share_check() { # LABEL FIGURES
 }
 
 # run LABEL JAVA... -- OPTIONS...: JavaShares with OPTIONS until told to
-# stop, profiled for 3 s (collector's own options in $PROFILE_OPTS); the
+# stop, profiled for 2 s (collector's own options in $PROFILE_OPTS); the
 # figures in $TMP/LABEL.fig
 run() {
 	label=$1
@@ -52,7 +52,7 @@ run() {
 	jpid=$(awk '{ print $2 }' "$TMP/$label.ready")
 	jbg=$BG
 	# shellcheck disable=SC2086
-	"$COLLECTOR" -p "$jpid" -d 3 $PROFILE_OPTS -f pprof -o "$TMP/$label.out" \
+	"$COLLECTOR" -p "$jpid" -d 2 $PROFILE_OPTS -f pprof -o "$TMP/$label.out" \
 		>"$TMP/$label.summary" 2>&1 || { cat "$TMP/$label.summary"; fail "$label: collector failed"; }
 	touch "$TMP/$label.stop"
 	wait "$jbg" || fail "$label: JavaShares failed: $(cat "$TMP/$label.stderr")"
@@ -68,7 +68,7 @@ run() {
 common_checks() { # LABEL
 	f=$TMP/$1.fig
 	n=$(value samples "$f")
-	[ "${n:-0}" -ge 500 ] || bad "$1: $n samples of the main thread (500 at least in 3 s)"
+	[ "${n:-0}" -ge 500 ] || bad "$1: $n samples of the main thread (500 at least in 2 s)"
 	[ "$(value whole "$f")" -ge $((n * 95 / 100)) ] ||
 		bad "$1: $(value whole "$f") of $n samples of the main thread whole (95% wanted)"
 	share_check "$1" "$f"
@@ -84,6 +84,13 @@ common_checks() { # LABEL
 version() { # N JAVA...
 	v=$1
 	shift
+	# under ASan the code paths of 17's layout (pointers) and 25's
+	# (offsets from the blob), 21's the same as 17's: the plain suite runs
+	# all three
+	if [ "${SUITE:-}" = integration-san ] && [ "$v" = 21 ]; then
+		echo "java21: the plain suite runs it"
+		return
+	fi
 	PROFILE_OPTS=""
 	run "java$v" "$@" -- --threads
 	common_checks "java$v"

@@ -87,8 +87,14 @@ install_npm
 # and 25 for the Java tests, likewise (scripts/fetch-jdks.sh), and an
 # OpenTelemetry Collector built from Debian sid's Go packages, for the OTLP
 # tests (scripts/build-otelcol.sh; without it those tests skip)
+# The three at once (each with an apt state and cache of its own, they
+# download side by side): a fresh clone's check waits for the longest
+# only, not for the three one after the other.
 if [ $# -eq 0 ]; then
-	"$(dirname "$0")/fetch-pythons.sh" || echo "install-deps: CPython 3.13+ not fetched" >&2
-	"$(dirname "$0")/fetch-jdks.sh" || echo "install-deps: OpenJDK 21/25 not fetched" >&2
+	("$(dirname "$0")/fetch-pythons.sh" || echo "install-deps: CPython 3.13+ not fetched" >&2) &
+	py=$!
+	("$(dirname "$0")/fetch-jdks.sh" || echo "install-deps: OpenJDK 21/25 not fetched" >&2) &
+	jdk=$!
 	"$(dirname "$0")/build-otelcol.sh" || echo "install-deps: OpenTelemetry Collector not built" >&2
+	wait "$py" "$jdk"
 fi

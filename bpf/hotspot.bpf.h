@@ -16,6 +16,11 @@
 
 #include "hotspot.h"
 
+/* Whether a JVM's frames may be walked this run (the loader says; a
+ * walk left out is not verified: a global function is verified only when
+ * reachable, as kernels since 6.8 do). */
+const volatile bool walk_java = true;
+
 /* The JVMs walked, by tgid, written by the loader through the JVM
  * runtime (runtimes/jvm/, loader/runtime_procs.c). */
 struct {

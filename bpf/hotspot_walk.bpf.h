@@ -241,7 +241,7 @@ static __always_inline int hs_step_unsized(struct hotspot_scratch *s, struct hs_
 /* One frame (k - 1, at sc->walk.pc in p's code cache) rewritten as the
  * Java frame it is (a stub stays a native pc) and its caller pushed as
  * frame k.  Returns 0 to go on, 1 when the walk ends. */
-__noinline long hotspot_frame(struct sample_scratch *sc, struct collector_hotspot_proc *p, u32 k)
+static __noinline long hotspot_frame(struct sample_scratch *sc, struct collector_hotspot_proc *p, u32 k)
 {
 	struct hotspot_scratch *s;
 	struct cfi_walk *w;

@@ -69,7 +69,7 @@ __noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_
 	if (!sc || k >= COLLECTOR_MAX_STACK_DEPTH)
 		return 1;
 	w = &sc->walk;
-	if (hp && hs_in_code_cache(hp, w->pc))
+	if (walk_java && hp && hs_in_code_cache(hp, w->pc))
 		return hotspot_frame(sc, hp, k);
 	lookup = w->exact ? w->pc : w->pc - 1;
 	bp = w->bp;
@@ -194,7 +194,9 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 		return 0;
 	l.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	l.learned = unwind_learned_of(tgid);
-	l.hotspot = bpf_map_lookup_elem(&hotspot_procs, &tgid);
+	l.hotspot = NULL;
+	if (walk_java)
+		l.hotspot = bpf_map_lookup_elem(&hotspot_procs, &tgid);
 	w->hs.in_java = 0;
 	w->mm = (u64)BPF_CORE_READ(task, mm);
 	w->ask_pc = 0;
@@ -213,7 +215,7 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	w->fp_stepped = false;
 	/* no mapping, or one whose image has no table yet (a JVM's code
 	 * cache has none: its frames are the JVM walk's) */
-	if (!(l.hotspot && hs_in_code_cache(l.hotspot, ip)) &&
+	if (!(walk_java && l.hotspot && hs_in_code_cache(l.hotspot, ip)) &&
 	    (!unwind_find_map(w, l.proc, l.learned, ip) || w->ask_pc)) {
 		count(COLLECTOR_CNT_CFI_NO_TABLES);
 		unwind_ask_tables(tgid, ip);

@@ -35,6 +35,9 @@ struct bpf_session_config {
 	unsigned int ring_bytes;   /* a power of two, at least a page */
 	bool dwarf;                /* copy user registers and stack */
 	bool cfi;                  /* unwind with tables (loader/unwind_tables.h) */
+	/* the runtimes' frame kinds (a bit each, COLLECTOR_FRAME_*) whose
+	 * walks are loaded (runtimes_walks_needed()) */
+	uint32_t walk_kinds;
 	unsigned int cfi_rows;     /* rows (and page index entries) the tables may grow to */
 	unsigned int stack_bytes;
 	/* CPU samples summed in the kernel by stack (bpf/sample_agg.bpf.h),

@@ -26,6 +26,23 @@ static bool named_in(const char *list, const char *name)
 	return false;
 }
 
+uint32_t runtimes_walks_needed(const struct runtime_ops *const *list, const pid_t *pids, size_t n,
+			       bool any)
+{
+	uint32_t kinds = 0;
+
+	for (size_t i = 0; list[i]; i++) {
+		const struct runtime_ops *ops = list[i];
+		bool needed = any || !ops->present;
+
+		for (size_t k = 0; k < n && !needed; k++)
+			needed = ops->present(pids[k]);
+		if (needed && ops->frame_kind && ops->frame_kind < 32)
+			kinds |= 1u << ops->frame_kind;
+	}
+	return kinds;
+}
+
 int runtimes_open(struct runtimes *rs, const struct runtime_ops *const *list,
 		  const struct runtime_env *env)
 {

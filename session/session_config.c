@@ -8,6 +8,7 @@
 #include "session/targets.h"
 #include "formats/registry.h"
 #include "loader/knobs.h"
+#include "runtimes/runtime.h"
 
 /*
  * The ring holds what streams between two drains (100 to 500 ms; the
@@ -86,4 +87,10 @@ void session_config_of(const struct collector_options *opts, struct bpf_session_
 
 	if (!cfg->ring_bytes)
 		cfg->ring_bytes = ring_bytes_for(cfg, opts);
+	/* a runtime's walk is verified only when a target may run it: -p's
+	 * targets as they are now, any process with -a or -- COMMAND */
+	cfg->walk_kinds = runtimes_walks_needed(runtime_registry, opts->pids, (size_t)opts->n_pids,
+					       opts->all_cpus || opts->command);
+	if (opts->no_jvm_walk)
+		cfg->walk_kinds &= ~(1u << COLLECTOR_FRAME_JAVA);
 }

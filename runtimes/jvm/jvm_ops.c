@@ -197,6 +197,13 @@ static int jvm_walk_copy(void *inst, pid_t pid, struct runtime_regs *regs, bool 
 				   stack_sp, stack_len, frames, max, left);
 }
 
+/* A HotSpot JVM now: libjvm.so mapped (a launcher about to map it is
+ * not: a -p target that is the java launcher has mapped it long since). */
+static bool jvm_present(pid_t pid)
+{
+	return jvm_is_hotspot(pid);
+}
+
 const struct runtime_ops jvm_runtime = {
 	.name = "jvm",
 	.image = "[java]",
@@ -204,6 +211,7 @@ const struct runtime_ops jvm_runtime = {
 	.frame_kind = COLLECTOR_FRAME_JAVA,
 	.splices = false,
 	.unnamed_stat = JVM_STAT_FRAMES_UNNAMED,
+	.present = jvm_present,
 	.open = jvm_open,
 	.close = jvm_close,
 	.mapped = jvm_mapped,

@@ -13,6 +13,8 @@
 #   alpha N            samples under alpha
 #   inlined N          ... with mixRow inlined into alpha (a location whose
 #                      function is alpha with mixRow's inlined call)
+#   mixrow N           ... with mixRow over alpha, inlined or called (alpha
+#                      interpreted, before the JIT compiled it)
 #   bad_lines N        frames of alpha, mixRow, beta, gamma at another
 #                      line than their marker's
 # and of every thread:
@@ -57,6 +59,8 @@ function finish(   i, m, u, any) {
 		talpha[key] += count
 		if (inl)
 			tinl[key] += count
+		if ("mixRow" in under)
+			tmixrow[key] += count
 	}
 	any = 0
 	for (u in under)
@@ -113,6 +117,7 @@ END {
 		       tany[best] ? 100 * tunder[best, names[i]] / tany[best] : 0
 	printf "alpha %d\n", talpha[best]
 	printf "inlined %d\n", tinl[best]
+	printf "mixrow %d\n", tmixrow[best]
 	printf "bad_lines %d\n", bad_lines
 	printf "unnamed %d\n", unnamed
 	for (k in thread)

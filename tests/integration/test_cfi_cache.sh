@@ -36,10 +36,17 @@ profile() {
 
 cache_files() { find "$COLLECTOR_CACHE_DIR" -mindepth 1 -maxdepth 1 -name '[bf]*' | sort; }
 
-# every cache file regular, root's, 0644, and no temporary one left
+# every cache file regular, root's, 0644, and no temporary one left (the
+# debug/ folder, root's 0755, holds the decompressed debug files:
+# symbols/debug_copies.h)
 check_files() {
 	for f in $(find "$COLLECTOR_CACHE_DIR" -mindepth 1); do
-		case $f in */.tmp.*) fail "$1: temporary file $f left" ;; esac
+		case $f in */.tmp.* | */debug/.*) fail "$1: temporary file $f left" ;; esac
+		if [ "$f" = "$COLLECTOR_CACHE_DIR/debug" ]; then
+			[ -d "$f" ] && [ ! -L "$f" ] && [ "$(stat -c %u:%a "$f")" = "0:755" ] ||
+				fail "$1: $f is not root's 0755 folder"
+			continue
+		fi
 		[ -f "$f" ] && [ ! -L "$f" ] || fail "$1: $f is not a regular file"
 		[ "$(stat -c %u:%a "$f")" = "0:644" ] || fail "$1: $f is $(stat -c %u:%a "$f")"
 	done

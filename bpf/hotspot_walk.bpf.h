@@ -8,8 +8,11 @@
  * design's).  The native walk calls it for every frame whose pc is in the
  * code cache and goes on by its tables where the caller's pc leaves it.
  *
- * A global function: verified once, on its own, not at every state of the
- * walk (unwind_frame() calls it from bpf_loop's callback).  Included by
+ * A function of its own, called from one place (unwind_frame(), a global
+ * function bpf_loop's callback calls): verified once.  Static, so that a
+ * run that walks no JVM (walk_java false) leaves it out of what the
+ * verifier checks: a global function is checked even when unreachable
+ * (on_sample: 48 470 instructions so, 41 737 static).  Included by
  * unwind_walk.bpf.h, which has struct sample_scratch, unwind_push().
  */
 #ifndef COLLECTOR_HOTSPOT_WALK_BPF_H

@@ -41,11 +41,11 @@ FUZZ_SRCS_callgrind := formats/callgrind/callgrind_reader.c formats/callgrind/ca
 FUZZ_SRCS_xray      := formats/xray/xray_reader.c
 FUZZ_SRCS_hpctoolkit := formats/hpctoolkit/hpctoolkit_reader.c formats/hpctoolkit/hpctoolkit_read_meta.c \
 			formats/hpctoolkit/hpctoolkit_read_data.c formats/hpctoolkit/hpctoolkit_dump.c
-FUZZ_SRCS_elf       := symbols/symbolize.c symbols/debug_files.c symbols/dwarf_lines.c \
+FUZZ_SRCS_elf       := symbols/symbolize.c symbols/debug_files.c symbols/debug_copies.c symbols/dwarf_lines.c \
 		       symbols/symbol_match.c symbols/elfinfo.c symbols/elf_symbols.c \
 		       symbols/kallsyms.c symbols/demangle.c \
 		       symbols/fde_functions.c symbols/cfi_entries.c symbols/debuginfod.c \
-		       symbols/location_cache.c lib/fdio.c lib/procmaps.c lib/proc.c lib/userfs.c model/model.c model/tasks.c model/counters.c \
+		       symbols/location_cache.c lib/fdio.c lib/safedir.c lib/procmaps.c lib/proc.c lib/userfs.c model/model.c model/tasks.c model/counters.c \
 		       model/events.c runtimes/python/python_trace.c lib/path.c
 FUZZ_SRCS_procmaps  := lib/procmaps.c lib/proc.c
 FUZZ_SRCS_python    := runtimes/python/python_code.c runtimes/python/python_layouts.c lib/procmem.c

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/bytes.h"
 #include "lib/sorted.h"
 
@@ -122,22 +123,6 @@ static void read_augmentation(struct cfi_cie *c, const Dwarf_CIE *e, enum cfi_so
 	}
 }
 
-/* Room for one more element in *v (n used of *cap). */
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t c = *cap ? 2 * *cap : 64;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	nv = realloc(*v, c * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = c;
-	return 0;
-}
-
 static void fill_cie(struct cfi_cie *c, uint64_t off, const Dwarf_CIE *e,
 		     enum cfi_source source)
 {
@@ -154,7 +139,7 @@ static void fill_cie(struct cfi_cie *c, uint64_t off, const Dwarf_CIE *e,
 static int push_cie(struct cfi_fdes *out, uint64_t off, const Dwarf_CIE *e,
 		    enum cfi_source source)
 {
-	if (grow((void **)&out->cies, &out->cap_cies, out->n_cies, sizeof(*out->cies)) != 0)
+	if (array_grow((void **)&out->cies, &out->cap_cies, out->n_cies, sizeof(*out->cies), 64) != 0)
 		return -ENOMEM;
 	fill_cie(&out->cies[out->n_cies++], off, e, source);
 	return 0;
@@ -179,7 +164,7 @@ static long find_cie(const struct cfi_fdes *out, size_t first, uint64_t off)
 
 static int push_fde(struct cfi_fdes *out, const struct cfi_fde *fde)
 {
-	if (grow((void **)&out->v, &out->cap, out->n, sizeof(*fde)) != 0)
+	if (array_grow((void **)&out->v, &out->cap, out->n, sizeof(*fde), 64) != 0)
 		return -ENOMEM;
 	out->v[out->n++] = *fde;
 	return 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/idmap.h"
 #include "lib/procmem.h"
 
@@ -210,22 +211,6 @@ struct hotspot_names {
 	size_t n_scopes, cap_scopes;
 };
 
-static int grow(void **items, size_t *cap, size_t n, size_t size)
-{
-	void *p;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 64;
-	p = realloc(*items, c * size);
-	if (!p)
-		return -ENOMEM;
-	*items = p;
-	*cap = c;
-	return 0;
-}
-
 struct hotspot_names *hotspot_names_new(pid_t pid, const struct hotspot_layout *l)
 {
 	struct hotspot_names *n = calloc(1, sizeof(*n));
@@ -392,7 +377,8 @@ int hotspot_method_get(struct hotspot_names *n, uint64_t m, const struct hotspot
 	struct method_entry *e;
 
 	if (i == UINT32_MAX) {
-		if (grow((void **)&n->methods, &n->cap_methods, n->n_methods, sizeof(*n->methods)))
+		if (array_grow((void **)&n->methods, &n->cap_methods, n->n_methods,
+			       sizeof(*n->methods), 64))
 			return -ENOMEM;
 		e = &n->methods[n->n_methods];
 		memset(e, 0, sizeof(*e));
@@ -597,7 +583,7 @@ static struct scopes_entry *scopes_slot(struct hotspot_names *n, uint64_t key, u
 		*fresh = true;
 		return e;
 	}
-	if (grow((void **)&n->scopes, &n->cap_scopes, n->n_scopes, sizeof(*n->scopes)) ||
+	if (array_grow((void **)&n->scopes, &n->cap_scopes, n->n_scopes, sizeof(*n->scopes), 64) ||
 	    idmap_put(&n->scope_index, key, (uint32_t)n->n_scopes))
 		return NULL;
 	*fresh = true;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/grow.h"
 #include "lib/idmap.h"
 #include "lib/procmem.h"
 #include "runtimes/jvm/hotspot_names.h"
@@ -63,22 +64,6 @@ struct jvm_procs {
 	size_t live;
 	struct jvm_procs_stats stats;
 };
-
-static int grow(void **items, size_t *cap, size_t n, size_t size)
-{
-	void *p;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 16;
-	p = realloc(*items, c * size);
-	if (!p)
-		return -ENOMEM;
-	*items = p;
-	*cap = c;
-	return 0;
-}
 
 struct jvm_procs *jvm_procs_new(const struct runtime_bpf *bpf)
 {
@@ -153,8 +138,8 @@ static struct jvm_proc *proc_for(struct jvm_procs *jp, pid_t pid)
 			return p;
 		/* a new image of the pid: what was cached is another's */
 		if (p->names) {
-			if (grow((void **)&jp->retired, &jp->cap_retired, jp->n_retired,
-				 sizeof(*jp->retired)))
+			if (array_grow((void **)&jp->retired, &jp->cap_retired, jp->n_retired,
+				       sizeof(*jp->retired), 16))
 				return NULL;
 			jp->retired[jp->n_retired++] = p->names;
 			p->names = NULL;
@@ -163,7 +148,7 @@ static struct jvm_proc *proc_for(struct jvm_procs *jp, pid_t pid)
 		p->has_layout = false;
 		return p;
 	}
-	if (grow((void **)&jp->procs, &jp->cap_procs, jp->n_procs, sizeof(*p)) ||
+	if (array_grow((void **)&jp->procs, &jp->cap_procs, jp->n_procs, sizeof(*p), 16) ||
 	    idmap_put(&jp->proc_index, (uint64_t)pid, (uint32_t)jp->n_procs))
 		return NULL;
 	p = &jp->procs[jp->n_procs++];
@@ -492,8 +477,8 @@ static int name_stub(struct jvm_procs *jp, struct jvm_proc *p, uint64_t pc,
 	err = hotspot_blob_read(p->names, blob, name, sizeof(name), &nm);
 	if (err < 0)
 		return err;
-	if (grow((void **)&jp->stub_names, &jp->cap_stub_names, jp->n_stub_names,
-		 sizeof(*jp->stub_names)))
+	if (array_grow((void **)&jp->stub_names, &jp->cap_stub_names, jp->n_stub_names,
+		       sizeof(*jp->stub_names), 16))
 		return -ENOMEM;
 	s = strdup(name);
 	if (!s)
@@ -529,7 +514,7 @@ static const struct frame_entry *entry_of(struct jvm_procs *jp, struct jvm_proc 
 
 	if (i != UINT32_MAX)
 		return &p->entries[i];
-	if (grow((void **)&p->entries, &p->cap_entries, p->n_entries, sizeof(*e)))
+	if (array_grow((void **)&p->entries, &p->cap_entries, p->n_entries, sizeof(*e), 16))
 		return NULL;
 	e = &p->entries[p->n_entries];
 	e->err = name_frame(jp, p, frame, f, RUNTIME_FRAME_MAX_INLINED, &n);
@@ -537,8 +522,8 @@ static const struct frame_entry *entry_of(struct jvm_procs *jp, struct jvm_proc 
 	e->first = (uint32_t)p->n_frames;
 	if (!e->err) {
 		while (p->n_frames + n > p->cap_frames)
-			if (grow((void **)&p->frames, &p->cap_frames, p->cap_frames,
-				 sizeof(*p->frames)))
+			if (array_grow((void **)&p->frames, &p->cap_frames, p->cap_frames,
+				       sizeof(*p->frames), 16))
 				return NULL;
 		memcpy(p->frames + p->n_frames, f, n * sizeof(*f));
 		p->n_frames += n;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/hashmix.h"
 #include "lib/idmap.h"
 #include "runtimes/python/python_code.h"
@@ -59,22 +60,6 @@ struct python_runtime {
 	struct python_runtime_stats stats;
 	size_t live;
 };
-
-static int grow(void **items, size_t *cap, size_t n, size_t size)
-{
-	void *p;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 16;
-	p = realloc(*items, c * size);
-	if (!p)
-		return -ENOMEM;
-	*items = p;
-	*cap = c;
-	return 0;
-}
 
 struct python_runtime *python_runtime_new(const struct runtime_bpf *maps)
 {
@@ -206,7 +191,7 @@ static struct py_image *image_of(struct python_runtime *rt, const char *path)
 
 	if (i != UINT32_MAX && !strcmp(rt->images[i].path, path))
 		return &rt->images[i];
-	if (grow((void **)&rt->images, &rt->cap_images, rt->n_images, sizeof(*im)))
+	if (array_grow((void **)&rt->images, &rt->cap_images, rt->n_images, sizeof(*im), 16))
 		return NULL;
 	im = &rt->images[rt->n_images];
 	memset(im, 0, sizeof(*im));
@@ -265,7 +250,7 @@ int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path,
 	if (p)
 		free_proc(p); /* a new image of the pid: what was cached is another's */
 	if (!p) {
-		if (grow((void **)&rt->procs, &rt->cap_procs, rt->n_procs, sizeof(*p)) ||
+		if (array_grow((void **)&rt->procs, &rt->cap_procs, rt->n_procs, sizeof(*p), 16) ||
 		    idmap_put(&rt->proc_index, (uint64_t)pid, (uint32_t)rt->n_procs))
 			return -ENOMEM;
 		p = &rt->procs[rt->n_procs++];
@@ -372,7 +357,7 @@ static struct py_code_entry *code_of(struct python_runtime *rt, struct py_proc *
 
 	if (i != UINT32_MAX)
 		return &p->codes[i];
-	if (grow((void **)&p->codes, &p->cap_codes, p->n_codes, sizeof(*e)) ||
+	if (array_grow((void **)&p->codes, &p->cap_codes, p->n_codes, sizeof(*e), 16) ||
 	    idmap_put(&p->code_index, addr, (uint32_t)p->n_codes))
 		return NULL;
 	e = &p->codes[p->n_codes++];

@@ -300,6 +300,7 @@ static __noinline long hotspot_frame(struct sample_scratch *sc, struct collector
 	if (err)
 		goto bad;
 	sc->frames[(w->first + k - 1) & 255] = frame;
+	runtime_frames_placed(sc, COLLECTOR_FRAME_JAVA);
 	count(COLLECTOR_CNT_HS_FRAMES);
 	/* the stack grows down: a caller's frame is above its callee's */
 	if (r.sp <= w->sp || !r.pc || r.pc >= USER_TOP)

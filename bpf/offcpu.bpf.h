@@ -75,8 +75,8 @@ int find_sched_text(void *ctx)
 /*
  * frames[first..first + n) of sc (first + n within its 256) stored once in
  * agg_stacks; returns their hash.  With notice, a stack stored for the
- * first time whose last frame is a Python one goes to user space to be
- * named (python_code_notice(), as thread tid of process notice).  A global
+ * first time with a runtime's frames goes to user space to be named
+ * (runtime_frames_notice(), as thread tid of process notice).  A global
  * function: its loops over the frames are verified once, not once per
  * length the caller may hold (on_switch_offcpu's verification went from 112 312 instructions to 56 293).
  */
@@ -92,7 +92,7 @@ __noinline u64 offcpu_put_stack(struct sample_scratch *sc, u32 first, u32 n, u32
 	h = agg_store_stack(&agg_stacks, sc->frames, first, n, agg_stack_hash(sc->frames, first, n),
 			    &added);
 	if (added && notice)
-		python_code_notice(sc, first, n, notice, tid);
+		runtime_frames_notice(sc, first, n, notice, tid);
 	return h;
 }
 
@@ -184,6 +184,7 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 		count(COLLECTOR_CNT_OFFCPU_NO_STATE);
 		return;
 	}
+	sc->runtime_kinds = 0;
 	/* prev is the current task here: the stack where it calls schedule() */
 	r = bpf_get_stack(ctx, sc->frames, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), 0);
 	if (r > 0)
@@ -212,7 +213,7 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	    old->user_sp == st.user_sp && old->user_bp == st.user_bp &&
 	    /* a Python thread's Python stack may differ under the same
 	     * native registers (time.sleep called from two functions) */
-	    !bpf_map_lookup_elem(&python_procs, &tgid)) {
+	    !(walk_python && bpf_map_lookup_elem(&python_procs, &tgid))) {
 		st.user_stack = old->user_stack;
 		st.kernel_stack = offcpu_put_stack(sc, 0, nk, 0, 0);
 		goto keep;
@@ -227,7 +228,8 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 		 * does not carry (python_frames() below reads them): it keeps
 		 * the frame-pointer walk (test_python_offcpu lost 40 ms of a
 		 * 400 ms sleep to a copy) */
-		if (nu == UNWIND_COPY_STACK && !bpf_map_lookup_elem(&python_procs, &tgid)) {
+		if (nu == UNWIND_COPY_STACK &&
+		    !(walk_python && bpf_map_lookup_elem(&python_procs, &tgid))) {
 			/* a thread's records come in order (its copy, then
 			 * its time): a number unlike its previous one is
 			 * enough, the switch-out's time in ns, odd */

@@ -32,16 +32,21 @@
  * programs only.  Each walk's reads are chosen by a constant, so that a
  * program that is not sleepable never holds that helper.
  *
- * python_code_notice() sends the frames of a stack the kernel's sums stored
- * for the first time, so that their code objects are named while the
- * process lives (sample_agg.bpf.h).
+ * The walk is in the program only when a target may run CPython
+ * (walk_python, set by the loader from the runtimes' present()): a -p run
+ * on processes that map no interpreter leaves it out of what the verifier
+ * reads at every start.  The frames it places are marked for
+ * runtime_frames_notice() (runtime.bpf.h).
  *
  * Included by sample.bpf.c after struct sample_scratch and count().
  */
 #ifndef COLLECTOR_PYTHON_BPF_H
 #define COLLECTOR_PYTHON_BPF_H
 
-/* Interpreters by tgid, written by the loader (loader/python_procs.c). */
+/* false: no CPython frames are walked, and the walk is not verified */
+const volatile bool walk_python = true;
+
+/* Interpreters by tgid, written by the loader (loader/runtime_procs.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -200,11 +205,14 @@ static long py_frame_step_task(u32 i, void *data)
 static __always_inline u32 python_frames_in(struct sample_scratch *sc, u32 at, u32 room, u32 tgid,
 					    struct task_struct *task, bool remote)
 {
-	const struct collector_python_proc *pp = bpf_map_lookup_elem(&python_procs, &tgid);
+	const struct collector_python_proc *pp;
 	struct py_thread_search s = {};
 	struct py_frame_walk w = {};
 	u64 interp = 0, frame = 0;
 
+	if (!walk_python)
+		return 0;
+	pp = bpf_map_lookup_elem(&python_procs, &tgid);
 	if (!pp || !room)
 		return 0;
 	count(COLLECTOR_CNT_PY_WALKS);
@@ -240,6 +248,8 @@ static __always_inline u32 python_frames_in(struct sample_scratch *sc, u32 at, u
 	bpf_loop(COLLECTOR_MAX_STACK_DEPTH, remote ? py_frame_step_task : py_frame_step, &w, 0);
 	if (w.failed)
 		count(COLLECTOR_CNT_PY_READ_FAILED);
+	if (w.n)
+		runtime_frames_placed(sc, COLLECTOR_FRAME_PYTHON);
 	return w.n;
 }
 
@@ -254,31 +264,6 @@ static __always_inline u32 python_frames_of_task(struct sample_scratch *sc, u32 
 						 u32 tgid, struct task_struct *task)
 {
 	return python_frames_in(sc, at, room, tgid, task, true);
-}
-
-/* A stack the sums just stored (frames[first..first + n) of sc, thread tid
- * of process tgid): when its last frame is a Python one, its frames go to
- * user space to be named while the process lives.  Rare: once per new
- * stack per slot. */
-static __always_inline void python_code_notice(struct sample_scratch *sc, u32 first, u32 n,
-					       u32 tgid, u32 tid)
-{
-	struct collector_runtime_frames_event *e;
-
-	n &= 127;
-	first &= 255;
-	if (!n || COLLECTOR_FRAME_KIND(sc->frames[(first + n - 1) & 255]) != COLLECTOR_FRAME_PYTHON)
-		return;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
-		return;
-	}
-	fill_header(&e->hdr, COLLECTOR_EV_RUNTIME_FRAMES, tgid, tid, bpf_ktime_get_ns());
-	e->n = n;
-	e->pad = 0;
-	bpf_probe_read_kernel(e->frames, n * sizeof(u64), &sc->frames[first]);
-	bpf_ringbuf_submit(e, submit_flags());
 }
 
 #endif /* COLLECTOR_PYTHON_BPF_H */

@@ -95,12 +95,17 @@ struct sample_scratch {
 	/* the copy, with room past it the verifier can see a read ends in */
 	u64 stack[2 * FP_STACK_COPY / 8];
 	struct cfi_walk walk;   /* --call-graph cfi: unwind_walk.bpf.h */
+	/* the runtimes' frame kinds placed in frames since the walk began,
+	 * a bit each (1 << COLLECTOR_FRAME_PYTHON, ...): a stack the sums
+	 * store for the first time with any goes to be named (runtime.bpf.h) */
+	u32 runtime_kinds;
 };
 
 /* The scratch slots: the sampling program's, the off-CPU walk's. */
 #define SAMPLE_SCRATCH 0
 #define OFFCPU_SCRATCH 1
 
+#include "runtime.bpf.h"
 #include "python.bpf.h"
 #include "stack_agg.bpf.h"
 #include "sample_agg.bpf.h"
@@ -383,6 +388,7 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 	if (!sc)
 		return 0;
 	fill_sample(&sc->e, ctx, task, COLLECTOR_EV_SAMPLE, tgid, tid, ip, kernel_mode);
+	sc->runtime_kinds = 0;
 	if (kernel_mode)
 		nk = kernel_frames(ctx, sc->frames);
 	/* no user registers: a kernel thread, no user stack */

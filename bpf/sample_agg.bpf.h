@@ -122,7 +122,7 @@ static __always_inline void sample_agg_into(void *counts, void *stacks, struct s
 					 sample_stack_hash(sc, ufirst, nu), &added);
 	if (added) {
 		agg_fill_add(slot, COLLECTOR_AGG_FILL_STACKS);
-		python_code_notice(sc, ufirst, nu, e->hdr.tgid, e->hdr.tid);
+		runtime_frames_notice(sc, ufirst, nu, e->hdr.tgid, e->hdr.tid);
 	}
 	if (agg_add_in(counts, &key, 1, e->period))
 		agg_fill_add(slot, COLLECTOR_AGG_FILL_KEYS);

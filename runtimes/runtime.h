@@ -69,10 +69,10 @@ struct runtime_env {
 	const struct runtime_bpf *bpf;
 	struct model *m;          /* the run's statistics go here */
 	bool no_ask;              /* ask_names() asks nothing (--no-jvm-attach) */
-	/* runtimes whose frames are not walked: names, ","-separated
-	 * ("jvm": --no-jvm-walk), or NULL; runtimes_open() opens each of them
-	 * with bpf NULL and no_walk true */
-	const char *unwalked;
+	/* the frame kinds (a bit each) of runtimes whose frames are not
+	 * walked (--no-jvm-walk, a walk left out of the BPF program):
+	 * runtimes_open() opens each of them with bpf NULL and no_walk true */
+	uint32_t unwalked_kinds;
 	bool no_walk;             /* this runtime's frames are not walked */
 };
 
@@ -190,6 +190,9 @@ extern const struct runtime_ops *const runtime_registry[];
  * those a target of pids[0..n) runs now, and those that cannot tell. */
 uint32_t runtimes_walks_needed(const struct runtime_ops *const *list, const pid_t *pids, size_t n,
 			       bool any);
+
+/* The frame kind (a bit) of list's runtime called name, or 0. */
+uint32_t runtimes_kind_named(const struct runtime_ops *const *list, const char *name);
 
 /* Opens each runtime of list (NULL-terminated; runtime_registry for a
  * run).  0, or -ENOMEM (nothing left open). */

@@ -15,15 +15,18 @@ RUNTIMES(DECLARE)
 #define ENTRY(name) &name##_runtime,
 const struct runtime_ops *const runtime_registry[] = { RUNTIMES(ENTRY) NULL };
 
-/* Whether name is one of list's ","-separated names. */
-static bool named_in(const char *list, const char *name)
+/* The bit of a runtime's frame kind in a mask of kinds (0: none). */
+static uint32_t kind_bit(const struct runtime_ops *ops)
 {
-	size_t n = strlen(name);
+	return ops->frame_kind && ops->frame_kind < 32 ? 1u << ops->frame_kind : 0;
+}
 
-	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
-		if (strcspn(p, ",") == n && !strncmp(p, name, n))
-			return true;
-	return false;
+uint32_t runtimes_kind_named(const struct runtime_ops *const *list, const char *name)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i]->name, name))
+			return kind_bit(list[i]);
+	return 0;
 }
 
 uint32_t runtimes_walks_needed(const struct runtime_ops *const *list, const pid_t *pids, size_t n,
@@ -37,8 +40,8 @@ uint32_t runtimes_walks_needed(const struct runtime_ops *const *list, const pid_
 
 		for (size_t k = 0; k < n && !needed; k++)
 			needed = ops->present(pids[k]);
-		if (needed && ops->frame_kind && ops->frame_kind < 32)
-			kinds |= 1u << ops->frame_kind;
+		if (needed)
+			kinds |= kind_bit(ops);
 	}
 	return kinds;
 }
@@ -55,7 +58,7 @@ int runtimes_open(struct runtimes *rs, const struct runtime_ops *const *list,
 		struct runtime *r = &rs->items[rs->n];
 
 		r->ops = list[i];
-		r->rt = r->ops->open(named_in(env->unwalked, r->ops->name) ? &unwalked : env);
+		r->rt = r->ops->open(env->unwalked_kinds & kind_bit(r->ops) ? &unwalked : env);
 		if (!r->rt) {
 			runtimes_close(rs);
 			return -ENOMEM;

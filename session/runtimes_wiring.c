@@ -2,8 +2,6 @@
 /* The run's language runtimes, wired to the loader (runtimes_wiring.h). */
 #include "session/runtimes_wiring.h"
 
-#include <stdlib.h>
-
 #include "loader/runtime_procs.h"
 
 static int set_proc(void *ctx, unsigned int frame_kind, uint32_t tgid, const void *entry,
@@ -18,16 +16,12 @@ static void forget_proc(void *ctx, unsigned int frame_kind, uint32_t tgid)
 }
 
 int session_runtimes_open(struct runtimes *rs, struct bpf_session *s, struct model *m,
-			  bool no_ask, bool no_jvm_walk)
+			  bool no_ask, uint32_t walk_kinds)
 {
 	struct runtime_bpf bpf = { .ctx = s, .set = set_proc, .forget = forget_proc };
 	struct runtime_env env = { .bpf = &bpf, .m = m, .no_ask = no_ask };
-	bool no_python = getenv("COLLECTOR_NO_PYTHON_WALK") != NULL;
 
-	/* bench/python.sh: the same run with native frames only, to weigh
-	 * the Python walk */
-	env.unwalked = no_python && no_jvm_walk ? "python,jvm" : no_python ? "python"
-		       : no_jvm_walk ? "jvm" : NULL;
+	env.unwalked_kinds = ~walk_kinds;
 	if (!s)
 		env.bpf = NULL;
 	return runtimes_open(rs, runtime_registry, &env);

@@ -8,6 +8,7 @@
 #define COLLECTOR_SESSION_RUNTIMES_WIRING_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "loader/bpf_session.h"
 #include "model/model.h"
@@ -15,11 +16,10 @@
 
 /* Opens every registered runtime for session s (NULL: nothing walked),
  * counting into m; no_ask: the runtimes ask no process for names (the
- * JVM's attach); no_jvm_walk: JVMs are not walked (--no-jvm-walk: their
- * attach names their JIT code).  COLLECTOR_NO_PYTHON_WALK in the
- * environment (the benchmarks' baseline) leaves CPython unwalked.  0 or
- * -ENOMEM. */
+ * JVM's attach); walk_kinds: the frame kinds whose walks the BPF program
+ * has (struct bpf_session_config's), the other runtimes opened unwalked
+ * (a JVM's attach then names its JIT code).  0 or -ENOMEM. */
 int session_runtimes_open(struct runtimes *rs, struct bpf_session *s, struct model *m,
-			  bool no_ask, bool no_jvm_walk);
+			  bool no_ask, uint32_t walk_kinds);
 
 #endif /* COLLECTOR_SESSION_RUNTIMES_WIRING_H */

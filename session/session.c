@@ -271,11 +271,10 @@ static int open_sampling(struct record *r)
 		return EXIT_BPF;
 	r->tracker = tracker_new(&r->m, r->sym);
 	/* the JVMs' attach asks for perf maps with -p and -a only */
-	/* a JVM whose walk was left out (a -p run on no JVM, which forks
-	 * one) is named by attach, as with --no-jvm-walk */
+	/* a runtime whose walk was left out (a -p run on no JVM, which forks
+	 * one) is not walked: a JVM is named by attach, as with --no-jvm-walk */
 	err = session_runtimes_open(&r->runtimes, r->bpf, &r->m,
-				    opts->command || opts->no_jvm_attach,
-				    !(cfg.walk_kinds & 1u << COLLECTOR_FRAME_JAVA));
+				    opts->command || opts->no_jvm_attach, cfg.walk_kinds);
 	r->fig.runtimes = &r->runtimes;
 	/* --off-cpu unwinds the stacks of threads blocked before the run */
 	if (!r->tracker || err || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0) ||

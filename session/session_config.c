@@ -3,6 +3,7 @@
 #include "session/session_config.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "session/targets.h"
@@ -92,5 +93,9 @@ void session_config_of(const struct collector_options *opts, struct bpf_session_
 	cfg->walk_kinds = runtimes_walks_needed(runtime_registry, opts->pids, (size_t)opts->n_pids,
 					       opts->all_cpus || opts->command);
 	if (opts->no_jvm_walk)
-		cfg->walk_kinds &= ~(1u << COLLECTOR_FRAME_JAVA);
+		cfg->walk_kinds &= ~runtimes_kind_named(runtime_registry, "jvm");
+	/* bench/python.sh's baseline, and the tests that compare native
+	 * stacks: the same run with CPython's frames not walked */
+	if (getenv("COLLECTOR_NO_PYTHON_WALK"))
+		cfg->walk_kinds &= ~runtimes_kind_named(runtime_registry, "python");
 }

@@ -19,6 +19,12 @@ struct python_instance {
 	struct model *m;
 };
 
+/* A CPython interpreter mapped now (-p's targets at the start). */
+static bool py_present(pid_t pid)
+{
+	return python_runtime_in_process(pid);
+}
+
 static void *py_open(const struct runtime_env *env)
 {
 	struct python_instance *pi = calloc(1, sizeof(*pi));
@@ -156,6 +162,7 @@ const struct runtime_ops python_runtime = {
 	.frame_kind = COLLECTOR_FRAME_PYTHON,
 	.splices = true,
 	.unnamed_stat = PYTHON_STAT_FRAMES_UNNAMED,
+	.present = py_present,
 	.open = py_open,
 	.close = py_close,
 	.mapped = py_image,

@@ -8,6 +8,9 @@
  * frames (read back through each format's own reader, `collector dump`'s),
  * and as the OTLP frame type the runtime gives; a frame it cannot name
  * keeps a location of its own, counted under the runtime's statistic.
+ * A runtime's BPF walk is asked for only when a target runs it (or any
+ * process may), and a runtime whose walk was left out is opened unwalked;
+ * CPython is told from a process that maps no interpreter.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -25,6 +30,7 @@
 #include "fake_runtime/fake_runtime.h"
 #include "formats/format.h"
 #include "formats/registry.h"
+#include "runtimes/python/python.h"
 #include "tracker_unit.h"
 #include "unit_files.h"
 
@@ -290,12 +296,102 @@ static void test_every_format_names_them(void **state)
 	free(dir);
 }
 
+/* A child running argv (exec'd, not a fork of this program), its pid once
+ * its executable is argv[0]'s; or 0. */
+static pid_t start_child(char *const argv[])
+{
+	char exe[4096], want[4096];
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || !realpath(argv[0], want))
+		return 0;
+	/* exec has replaced the mappings once /proc says the new executable */
+	for (int i = 0; i < 5000; i++) {
+		fake_exe_of(pid, exe, sizeof(exe));
+		if (!strcmp(exe, want))
+			return pid;
+		usleep(1000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
+static void stop_child(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static void test_walk_only_where_run(void **state)
+{
+	static const struct runtime_ops *const list[] = { &fake_runtime, NULL };
+	char *const sleep_argv[] = { "/bin/sleep", "30", NULL };
+	const uint32_t fake_bit = 1u << FAKE_FRAME_KIND;
+	pid_t self = getpid(), other = start_child(sleep_argv);
+	pid_t both[2] = { other, self };
+	struct runtime_env env = { .unwalked_kinds = fake_bit };
+	struct runtimes rs;
+
+	(void)state;
+	assert_true(other > 0);
+	assert_int_equal(runtimes_walks_needed(list, &self, 1, false), fake_bit);
+	assert_int_equal(runtimes_walks_needed(list, &other, 1, false), 0);
+	assert_int_equal(runtimes_walks_needed(list, both, 2, false), fake_bit);
+	/* -a, -- COMMAND: any process may start the runtime later */
+	assert_int_equal(runtimes_walks_needed(list, &other, 1, true), fake_bit);
+	assert_int_equal(runtimes_walks_needed(list, NULL, 0, true), fake_bit);
+	assert_int_equal(runtimes_kind_named(list, "fake"), fake_bit);
+	assert_int_equal(runtimes_kind_named(list, "python"), 0);
+	stop_child(other);
+
+	/* its walk left out: opened unwalked, with nothing for the BPF side */
+	assert_int_equal(runtimes_open(&rs, list, &env), 0);
+	assert_true(((struct fake_instance *)rs.items[0].rt)->no_walk);
+	runtimes_close(&rs);
+	env.unwalked_kinds = 0;
+	assert_int_equal(runtimes_open(&rs, list, &env), 0);
+	assert_false(((struct fake_instance *)rs.items[0].rt)->no_walk);
+	runtimes_close(&rs);
+}
+
+extern const struct runtime_ops python_runtime;
+
+/* CPython's present(): Debian's python3 (its interpreter in the
+ * executable) against this program and /bin/sleep, which map none. */
+static void test_python_present(void **state)
+{
+	char *const py_argv[] = { "/usr/bin/python3", "-c", "import time; time.sleep(30)", NULL };
+	char *const sleep_argv[] = { "/bin/sleep", "30", NULL };
+	pid_t py, other;
+
+	(void)state;
+	if (access(py_argv[0], X_OK) != 0)
+		skip();
+	py = start_child(py_argv);
+	other = start_child(sleep_argv);
+	assert_true(py > 0 && other > 0);
+	assert_true(python_runtime.present(py));
+	assert_false(python_runtime.present(other));
+	assert_false(python_runtime.present(getpid()));
+	stop_child(py);
+	stop_child(other);
+	/* gone: not present, no error */
+	assert_false(python_runtime.present(py));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_frames_named_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frames_of_other_processes_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_format_names_them, setup, teardown),
+		cmocka_unit_test(test_walk_only_where_run),
+		cmocka_unit_test(test_python_present),
 	};
 
 	(void)seam_native_main(1);

@@ -13,12 +13,14 @@
  *               for a function whose name cannot be read (gone)
  *
  * Spin.loop at line 24 is a compiled frame with Spin.turn inlined at that
- * call (at Spin.turn's line 12).
+ * call (at Spin.turn's line 12).  A process runs Fake when its executable
+ * is the test program's (present()).
  */
 #ifndef COLLECTOR_TEST_FAKE_RUNTIME_H
 #define COLLECTOR_TEST_FAKE_RUNTIME_H
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,18 +45,37 @@ struct fake_instance {
 	char exe[4096];
 	pid_t walked;             /* the one process found, or 0 */
 	unsigned int named;       /* frames named */
+	bool no_walk;             /* opened unwalked (runtime_env's no_walk) */
 };
+
+/* pid's executable, "" when it cannot be read */
+static void fake_exe_of(pid_t pid, char *buf, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, buf, size - 1);
+	buf[n > 0 ? n : 0] = 0;
+}
+
+static bool fake_present(pid_t pid)
+{
+	char exe[4096], mine[4096];
+
+	fake_exe_of(pid, exe, sizeof(exe));
+	fake_exe_of(getpid(), mine, sizeof(mine));
+	return exe[0] && !strcmp(exe, mine);
+}
 
 static void *fake_open(const struct runtime_env *env)
 {
 	struct fake_instance *fi = calloc(1, sizeof(*fi));
-	ssize_t n;
 
-	(void)env;
 	if (!fi)
 		return NULL;
-	n = readlink("/proc/self/exe", fi->exe, sizeof(fi->exe) - 1);
-	fi->exe[n > 0 ? n : 0] = 0;
+	fake_exe_of(getpid(), fi->exe, sizeof(fi->exe));
+	fi->no_walk = env->no_walk;
 	return fi;
 }
 
@@ -116,6 +137,7 @@ static const struct runtime_ops fake_runtime = {
 	.frame_type = "fake",
 	.frame_kind = FAKE_FRAME_KIND,
 	.unnamed_stat = FAKE_STAT_UNNAMED,
+	.present = fake_present,
 	.open = fake_open,
 	.close = fake_close,
 	.mapped = fake_mapped,

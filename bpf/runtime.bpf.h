@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every language runtime's walk shares in the kernel.
+ *
+ * Contract: a runtime's walk that places a frame of its kind in a
+ * scratch's frames marks it (runtime_frames_placed()); a stack the
+ * kernel's sums store for the first time that holds any such frame goes to
+ * user space once (runtime_frames_notice(): a RUNTIME_FRAMES event), so
+ * that its runtime frames are named while the process lives: summed stacks
+ * are read at a cut or at the end, when the process may be gone, and a
+ * runtime's frame (a code object, a Method* or a compiled method's pc) is
+ * named from the live process's memory.  Every walk begins with the
+ * scratch's runtime_kinds at 0.
+ *
+ * Included by sample.bpf.c after struct sample_scratch and count().
+ */
+#ifndef COLLECTOR_RUNTIME_BPF_H
+#define COLLECTOR_RUNTIME_BPF_H
+
+static __always_inline void runtime_frames_placed(struct sample_scratch *sc, u32 kind)
+{
+	sc->runtime_kinds |= 1u << (kind & 31);
+}
+
+/* frames[first..first + n) of sc, just stored in the sums for thread tid
+ * of process tgid: sent when the walk placed a runtime's frame.  Rare:
+ * once per new stack per slot. */
+static __always_inline void runtime_frames_notice(struct sample_scratch *sc, u32 first, u32 n,
+						  u32 tgid, u32 tid)
+{
+	struct collector_runtime_frames_event *e;
+
+	n &= 127;
+	first &= 255;
+	if (!n || !sc->runtime_kinds)
+		return;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(COLLECTOR_CNT_RB_FULL_SAMPLE);
+		return;
+	}
+	fill_header(&e->hdr, COLLECTOR_EV_RUNTIME_FRAMES, tgid, tid, bpf_ktime_get_ns());
+	e->n = n;
+	e->pad = 0;
+	bpf_probe_read_kernel(e->frames, n * sizeof(u64), &sc->frames[first]);
+	bpf_ringbuf_submit(e, submit_flags());
+}
+
+#endif /* COLLECTOR_RUNTIME_BPF_H */

@@ -24,7 +24,10 @@ static __always_inline void runtime_frames_placed(struct sample_scratch *sc, u32
 
 /* frames[first..first + n) of sc, just stored in the sums for thread tid
  * of process tgid: sent when the walk placed a runtime's frame.  Rare:
- * once per new stack per slot. */
+ * once per new stack per slot.  A target's wakes user space at once: a
+ * JVM's last stacks (its String.format at exit, interpreted) were read
+ * after it had exited, 23 to 300 frames unnamed a `-- java` run, when
+ * they waited for the next drain; -a's many wait for it. */
 static __always_inline void runtime_frames_notice(struct sample_scratch *sc, u32 first, u32 n,
 						  u32 tgid, u32 tid)
 {
@@ -43,7 +46,7 @@ static __always_inline void runtime_frames_notice(struct sample_scratch *sc, u32
 	e->n = n;
 	e->pad = 0;
 	bpf_probe_read_kernel(e->frames, n * sizeof(u64), &sc->frames[first]);
-	bpf_ringbuf_submit(e, submit_flags());
+	bpf_ringbuf_submit(e, filter_tgids ? BPF_RB_FORCE_WAKEUP : submit_flags());
 }
 
 #endif /* COLLECTOR_RUNTIME_BPF_H */

@@ -43,6 +43,8 @@ enum collector_event_kind {
 					 * before its image's table, its user stack
 					 * copied (collector_stack_sample_event) */
 	COLLECTOR_EV_OFFCPU_DONE = 14,  /* ... and back in: its time out */
+	COLLECTOR_EV_COMM = 15,         /* a target thread renamed (a task event,
+					 * comm its new name) */
 };
 
 /* Every ring-buffer record starts with this. */

@@ -637,6 +637,26 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	return 0;
 }
 
+/* A target thread's new name (prctl(PR_SET_NAME), pthread_setname_np): a
+ * JVM names each thread once it runs, so that the fork's record has the
+ * parent's name ("java") for all of them.  The task has its old name
+ * still here: the record's comm is the new one.  An exec renames too,
+ * just before its own record. */
+SEC("tp_btf/task_rename")
+int BPF_PROG(on_rename, struct task_struct *task, const char *comm)
+{
+	struct collector_task_event *e;
+
+	if (!is_target(BPF_CORE_READ(task, tgid)))
+		return 0;
+	e = reserve_task_event(COLLECTOR_EV_COMM, task);
+	if (!e)
+		return 0;
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), comm);
+	bpf_ringbuf_submit(e, submit_flags());
+	return 0;
+}
+
 static __always_inline void switch_event(struct task_struct *t, bool off)
 {
 	struct collector_switch_event *e;

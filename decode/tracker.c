@@ -118,11 +118,14 @@ int tracker_handle_record(struct tracker *t, const void *data, size_t size)
 	case COLLECTOR_EV_FORK:
 	case COLLECTOR_EV_EXEC:
 	case COLLECTOR_EV_EXIT:
+	case COLLECTOR_EV_COMM:
 		if (size >= sizeof(struct collector_task_event)) {
 			if (h->kind == COLLECTOR_EV_FORK)
 				trk_handle_fork(t, data);
 			else if (h->kind == COLLECTOR_EV_EXEC)
 				trk_handle_exec(t, data, size);
+			else if (h->kind == COLLECTOR_EV_COMM)
+				trk_handle_comm(t, data);
 			else
 				trk_handle_exit(t, data);
 			return 0;

@@ -424,6 +424,20 @@ uint32_t trk_thread(struct tracker *t, pid_t tgid, pid_t tid, uint64_t ktime)
 	return new_thread(t, process, tid, comm, ktime, 0, false);
 }
 
+void trk_handle_comm(struct tracker *t, const struct collector_task_event *e)
+{
+	uint32_t thread = trk_thread(t, (pid_t)e->hdr.tgid, (pid_t)e->hdr.tid, e->hdr.ktime_ns);
+	char *comm = t->m->threads.items[thread].comm;
+	size_t n = strnlen(e->comm, sizeof(e->comm));
+
+	if (!n)
+		return;
+	if (n >= sizeof(t->m->threads.items[thread].comm))
+		n = sizeof(t->m->threads.items[thread].comm) - 1;
+	memcpy(comm, e->comm, n);
+	comm[n] = 0;
+}
+
 int tracker_add_process(struct tracker *t, pid_t pid, uint64_t now_ktime)
 {
 	uint32_t process;

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -647,6 +648,51 @@ static void test_exec_args(void **state)
 	assert_true(strlen(cmd) > 4 && strcmp(cmd, "cc1") != 0);
 }
 
+/* A task record of kind for thread tid of this process, named comm. */
+static void task_record(struct fixture *f, uint32_t kind, pid_t tid, const char *comm)
+{
+	struct collector_task_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.hdr.kind = kind;
+	e.hdr.ktime_ns = ktime_now();
+	e.hdr.tgid = (uint32_t)getpid();
+	e.hdr.tid = (uint32_t)tid;
+	e.parent_tgid = (uint32_t)getpid();
+	e.child_tgid = (uint32_t)getpid();
+	e.child_tid = (uint32_t)tid;
+	snprintf(e.comm, sizeof(e.comm), "%s", comm);
+	assert_int_equal(tracker_handle_record(f->t, &e, sizeof(e)), 0);
+}
+
+static const char *thread_name(const struct fixture *f, pid_t tid)
+{
+	for (size_t i = f->m.threads.len; i-- > 0;)
+		if (f->m.threads.items[i].tid == tid)
+			return f->m.threads.items[i].comm;
+	fail_msg("no thread %d in the model", (int)tid);
+	return NULL;
+}
+
+/* A thread forked with its parent's name and renamed after it started (a
+ * JVM's): named by its last rename, the names of others untouched; a
+ * name of 15 characters kept whole. */
+static void test_thread_renamed(void **state)
+{
+	struct fixture *f = *state;
+	pid_t tid = reaped_pid();
+	char own[16];
+
+	snprintf(own, sizeof(own), "%s", thread_name(f, getpid()));
+	task_record(f, COLLECTOR_EV_FORK, tid, "java");
+	assert_string_equal(thread_name(f, tid), "java");
+	task_record(f, COLLECTOR_EV_COMM, tid, "shares-second");
+	assert_string_equal(thread_name(f, tid), "shares-second");
+	task_record(f, COLLECTOR_EV_COMM, tid, "C2 CompilerThre");
+	assert_string_equal(thread_name(f, tid), "C2 CompilerThre");
+	assert_string_equal(thread_name(f, getpid()), own);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -665,6 +711,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_offcpu_pieces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offcpu_sched_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_renamed, setup, teardown),
 	};
 
 	(void)tt_outer(1);

@@ -74,6 +74,11 @@ JAVA_SRCS := $(wildcard tests/workloads/*.java)
 $(WL)/java/JavaShares.class: $(JAVA_SRCS)
 	@mkdir -p $(dir $@)
 	$(JAVAC) --release 17 -Xlint:all -d $(dir $@) $(JAVA_SRCS)
+# the native half of ChainCorrupt.java, against the JDK's jni.h
+JNI_INCLUDE = $(dir $(JAVAC))../include
+$(WL)/java/libchain_corrupt.so: tests/workloads/chain_corrupt.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WL_CFLAGS) -fPIC -shared -I$(JNI_INCLUDE) -I$(JNI_INCLUDE)/linux -o $@ $<
 ifneq ($(JAVAC),)
-WORKLOADS += $(WL)/java/JavaShares.class
+WORKLOADS += $(WL)/java/JavaShares.class $(WL)/java/libchain_corrupt.so
 endif

@@ -19,6 +19,10 @@
 #   wait: the run's start copies their stacks and the JVM's walk goes on
 #   through them in user space), classes unloaded in a loop under the walk
 #   with no crash;
+# - `collector -- java ...` (17, the plain suite): the same checks as
+#   compiled, the JVM walked from its start, its last stacks (at its exit)
+#   named too, the second thread by the name the JVM gave it after it
+#   started;
 # - the summary says the JVMs were walked, not asked for a perf map.
 . tests/integration/lib.sh
 need_root
@@ -66,6 +70,24 @@ run() {
 		bad "$label: the summary does not say the JVM was walked: $(grep -i 'jvm\|java ' "$TMP/$label.summary")"
 }
 
+# run_command LABEL JAVA...: JavaShares --threads for 2 s of its CPU time,
+# started by `collector -- JAVA ...` at 2 999 Hz: the JVM walked from its
+# first instruction (the command's run loads every runtime's walk)
+run_command() {
+	label=$1
+	shift
+	"$COLLECTOR" -F 2999 -f pprof -o "$TMP/$label.out" -- "$@" -cp "$WLJ" JavaShares --threads 2 \
+		"$TMP/$label.truth" "$TMP/$label.ready" >"$TMP/$label.summary" 2>&1 ||
+		{ cat "$TMP/$label.summary"; fail "$label: collector -- java failed"; }
+	"$COLLECTOR" dump "$TMP/$label.out/profile.pb.gz" >"$TMP/$label.dump" ||
+		fail "$label: the profile does not read back"
+	awk -f "$TOP/tests/integration/javaprofile.awk" "$TMP/$label.truth" "$TMP/markers" \
+		"$TMP/$label.dump" >"$TMP/$label.fig"
+	sed "s/^/$label: /" "$TMP/$label.fig"
+	grep -q 'JVM walked' "$TMP/$label.summary" ||
+		bad "$label: the summary does not say the JVM was walked: $(grep -i 'jvm\|java ' "$TMP/$label.summary")"
+}
+
 common_checks() { # LABEL
 	f=$TMP/$1.fig
 	n=$(value samples "$f")
@@ -105,6 +127,16 @@ version() { # N JAVA...
 	[ "$(value inlined "$f")" -ge $((a / 10)) ] ||
 		bad "java$v: mixRow inlined under alpha in $(value inlined "$f") of $a samples of alpha"
 	grep -q '^thread shares-second omega [1-9]' "$f" || bad "java$v: no sample of omega in thread shares-second"
+
+	# -- java on 17 (the session's path, not a layout's: one JDK is enough)
+	if [ "$v" = 17 ] && [ "${SUITE:-}" != integration-san ]; then
+		run_command "java$v-command" "$@"
+		common_checks "java$v-command"
+		# the JVM names a thread after it started (the fork's record
+		# has "java"): the rename is followed
+		grep -q '^thread shares-second omega [1-9]' "$TMP/java$v-command.fig" ||
+			bad "java$v-command: omega not in thread shares-second's samples: $(grep omega "$TMP/java$v-command.fig")"
+	fi
 
 	run "java$v-Xint" "$@" -Xint -- 
 	common_checks "java$v-Xint"

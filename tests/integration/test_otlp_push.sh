@@ -1,8 +1,10 @@
 # --otlp to a real OpenTelemetry Collector (tests/integration/otelcol.sh):
-# an -a run in 2 s intervals, with split and Debian's python3 running, each
+# an -a run in 2 s intervals, with split, Debian's python3 and a JVM
+# (JavaShares on Debian's OpenJDK 17, started without flags) running, each
 # told its service by OTEL_SERVICE_NAME.  Every interval arrives once, in
 # order, its samples equal to that interval's local pprof (go tool pprof);
-# native, Python and kernel frames are named, each with its frame type;
+# native, Python, Java (walked in the kernel, named while the JVM runs) and
+# kernel frames are named, each with its frame type;
 # the services are the targets' own; the collector's own attributes
 # (OTEL_RESOURCE_ATTRIBUTES) are on every resource.  Then the push of a run
 # without --interval: once, at its end, with the container.id of the
@@ -33,11 +35,18 @@ split=$!
 OTEL_SERVICE_NAME=otlp-python sh -c "/usr/bin/python3 tests/workloads/pyloop.py &&
 	/usr/bin/python3 tests/workloads/pyloop.py" &
 py=$!
+WLJ=$TOP/build/workloads/java
+[ -f "$WLJ/JavaShares.class" ] || fail "no $WLJ/JavaShares.class (make builds it: openjdk-17-jdk-headless)"
+start_blocked java "$TMP/java.ready" env OTEL_SERVICE_NAME=otlp-java java -cp "$WLJ" JavaShares \
+	--until "$TMP/java.stop" 1 "$TMP/java.truth" "$TMP/java.ready"
+jvm=$BG
 OTEL_RESOURCE_ATTRIBUTES="deployment.environment=otlp-test,region=here%2Cthere" \
 	"$COLLECTOR" -a -F 499 --interval 2 -d 7 --otlp="http://127.0.0.1:$port" \
 	--otlp-spool "$TMP/spool" -f pprof -o "$TMP/out" >"$TMP/stdout" 2>"$TMP/err" ||
 	{ cat "$TMP/err"; fail "collector -a --otlp exited $?"; }
+touch "$TMP/java.stop"
 wait "$split" "$py"
+wait "$jvm" || fail "JavaShares failed: $(cat "$TMP/java.stderr")"
 cat "$TMP/err"
 
 python3 tests/integration/otlp_json.py requests "$recv" >"$TMP/requests" ||
@@ -71,6 +80,13 @@ grep -Eq '^[0-9]+ work cpython$' "$TMP/py-frames" ||
 	{ cat "$TMP/py-frames"; fail "pyloop's work() is not a cpython frame of service otlp-python"; }
 grep -Eq '^[0-9]+ <module> cpython$' "$TMP/py-frames" || fail "pyloop's <module> is not named"
 grep -Eq '^[0-9]+ [^ ]+ native$' "$TMP/py-frames" || fail "python3's interpreter frames are missing"
+python3 tests/integration/otlp_json.py frames "$recv" otlp-java >"$TMP/java-frames"
+grep -Eq '^[0-9]+ long Shares\.alpha\(long\[\], int\) jvm$' "$TMP/java-frames" ||
+	{ cat "$TMP/java-frames"; fail "JavaShares' Shares.alpha is not a jvm frame of service otlp-java"; }
+grep -Eq '^[0-9]+ void JavaShares\.main\(java\.lang\.String\[\]\) jvm$' "$TMP/java-frames" ||
+	{ cat "$TMP/java-frames"; fail "JavaShares.main is not a jvm frame of otlp-java (the walk stopped above it)"; }
+grep -Eq '^[0-9]+ JavaCalls::call_helper.* native$' "$TMP/java-frames" ||
+	fail "the JVM's own frames below Java's are missing"
 python3 tests/integration/otlp_json.py resources "$recv" >"$TMP/resources"
 grep "service.name=otlp-split" "$TMP/resources" | head -n 1 >"$TMP/split-res"
 grep -q "process.pid=$split " "$TMP/split-res" || fail "split's resource has not its pid"

@@ -84,7 +84,8 @@ python3 tests/integration/otlp_json.py frames "$recv" otlp-java >"$TMP/java-fram
 grep -Eq '^[0-9]+ long Shares\.alpha\(long\[\], int\) jvm$' "$TMP/java-frames" ||
 	{ cat "$TMP/java-frames"; fail "JavaShares' Shares.alpha is not a jvm frame of service otlp-java"; }
 grep -Eq '^[0-9]+ void JavaShares\.main\(java\.lang\.String\[\]\) jvm$' "$TMP/java-frames" ||
-	{ cat "$TMP/java-frames"; fail "JavaShares.main is not a jvm frame of otlp-java (the walk stopped above it)"; }
+	{ cat "$TMP/java-frames"; grep -A2 '^  java ' "$TMP/err"
+	  fail "JavaShares.main is not a jvm frame of otlp-java (the walk stopped above it)"; }
 grep -Eq '^[0-9]+ JavaCalls::call_helper.* native$' "$TMP/java-frames" ||
 	fail "the JVM's own frames below Java's are missing"
 python3 tests/integration/otlp_json.py resources "$recv" >"$TMP/resources"

@@ -81,31 +81,15 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	tracker_free(f->t);
+	tracker_unit_free(f->t, f->sym, &f->m);
 	runtimes_close(&f->rs);
-	symbolizer_free(f->sym);
-	model_free(&f->m);
 	free(f);
 	return 0;
 }
 
 static void feed(struct fixture *f, const uint64_t *user, uint16_t n_user)
 {
-	uint64_t buf[(sizeof(struct collector_sample_event) + 8 * COLLECTOR_MAX_STACK_DEPTH) / 8];
-	struct collector_sample_event *e = (struct collector_sample_event *)buf;
-
-	memset(buf, 0, sizeof(buf));
-	e->hdr.kind = COLLECTOR_EV_SAMPLE;
-	e->hdr.ktime_ns = ktime_now();
-	e->hdr.tgid = getpid();
-	e->hdr.tid = gettid();
-	e->ip = user[0];
-	e->user_ip = user[0];
-	e->period = 1000000;
-	e->cputime_ns = 1000;
-	e->n_user = n_user;
-	memcpy(e + 1, user, n_user * sizeof(uint64_t));
-	assert_int_equal(tracker_handle_record(f->t, buf, sizeof(*e) + n_user * 8), 0);
+	tracker_unit_sample(f->t, user, n_user, 1000000);
 }
 
 /* The last sample's stack as "name@file:line" (file and line of runtime

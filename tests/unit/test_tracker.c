@@ -134,9 +134,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	tracker_free(f->t);
-	symbolizer_free(f->sym);
-	model_free(&f->m);
+	tracker_unit_free(f->t, f->sym, &f->m);
 	free(f);
 	return 0;
 }

@@ -26,6 +26,7 @@
 #                                  (exit 1 when it is not built)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/debian-suite.sh"
 src=$top/tests/otelcol
 cache=${COLLECTOR_DEPS_CACHE:-/var/cache/collector-deps}/otelcol
 suite=sid
@@ -132,30 +133,17 @@ deb() {
 	echo "$last"
 }
 
-mirror() {
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] && awk '/^URIs:/ { print $2; exit }' "$f"
-	done | head -n 1
-	grep -h '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{ print $2; exit }'
-}
-
 missing=""
 for p in $PACKAGES; do
 	[ -n "$(deb "$p")" ] || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
-	uri=$(mirror | head -n 1)
-	[ -n "$uri" ] || die "no Debian mirror in the apt sources"
 	apt=$cache/apt
-	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$cache/debs.partial" ||
-		die "cannot make $apt"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" \
-		>"$apt/sources.list"
-	a="-o Dir::Etc::SourceList=$apt/sources.list -o Dir::Etc::SourceParts=/dev/null"
-	a="$a -o Dir::State::Lists=$apt/lists -o Dir::Cache=$apt/cache -o Debug::NoLocking=1"
-	say "apt-get update of $suite from $uri"
+	debian_apt_state "$apt" "$suite" || die "no Debian mirror in the apt sources, or cannot make $apt"
+	mkdir -p "$cache/debs.partial" || die "cannot make $cache/debs.partial"
+	say "apt-get update of $suite from $(debian_mirror)"
 	# shellcheck disable=SC2086
-	apt-get $a -q update >"$apt/log" 2>&1 || {
+	apt-get $APT_OPTS -q update >"$apt/log" 2>&1 || {
 		tail_log "$apt/log"
 		die "apt-get update of $suite failed"
 	}
@@ -165,7 +153,7 @@ if [ -n "$missing" ]; then
 	rm -f "$cache/debs.partial"/*
 	chown _apt "$cache/debs.partial" 2>/dev/null
 	# shellcheck disable=SC2086
-	(cd "$cache/debs.partial" && apt-get $a -q download $missing) >"$apt/log" 2>&1 || {
+	(cd "$cache/debs.partial" && apt-get $APT_OPTS -q download $missing) >"$apt/log" 2>&1 || {
 		tail_log "$apt/log"
 		die "apt-get download failed (of:$missing)"
 	}

@@ -12,12 +12,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=${1:-$top/build/jdks}
 
-mirror() {
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] && awk '/^URIs:/ { print $2; exit }' "$f"
-	done | head -n 1
-	grep -h '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{ print $2; exit }'
-}
+. "$top/scripts/debian-suite.sh"
 
 # relink ROOT N: Debian keeps the JDK's configuration in /etc/java-N-openjdk
 # and makes <jdk>/conf/* (and a few files of <jdk>/lib) absolute links to
@@ -49,15 +44,11 @@ fetch() {
 	[ -e "$dir/root/usr/lib/jvm/java-$n-openjdk-amd64/conf/security/java.security" ] &&
 		"$base/run.sh" "$n" java -version >/dev/null 2>&1 &&
 		"$base/run.sh" "$n" javac -version >/dev/null 2>&1 && return 0
-	uri=$(mirror | head -n 1)
-	[ -n "$uri" ] || { echo "fetch-jdks: no Debian mirror in the apt sources" >&2; return 1; }
-	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/debs" "$dir/root"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" \
-		>"$dir/sources.list"
-	a="-o Dir::Etc::SourceList=$dir/sources.list -o Dir::Etc::SourceParts=/dev/null"
-	a="$a -o Dir::State::Lists=$dir/lists -o Dir::Cache=$dir/cache -o Debug::NoLocking=1"
+	debian_apt_state "$dir" "$suite" ||
+		{ echo "fetch-jdks: no Debian mirror in the apt sources" >&2; return 1; }
+	mkdir -p "$dir/debs" "$dir/root"
 	# shellcheck disable=SC2086
-	apt-get $a -qq update >/dev/null || { echo "fetch-jdks: apt-get update of $suite failed" >&2; return 1; }
+	apt-get $APT_OPTS -qq update >/dev/null || { echo "fetch-jdks: apt-get update of $suite failed" >&2; return 1; }
 	# what the JVM, javac and jcmd link: libjvm.so libstdc++ and libgcc_s,
 	# libzip.so zlib (the suite's ld.so --list of every tool and .so of
 	# the JDK).  The AWT, font, sound and smart-card libraries' own (libpng,
@@ -66,7 +57,7 @@ fetch() {
 	pkgs="libc6 libstdc++6 libgcc-s1 zlib1g openjdk-$n-jre-headless openjdk-$n-jdk-headless"
 	for p in $pkgs; do
 		# shellcheck disable=SC2086
-		(cd "$dir/debs" && apt-get $a -qq download "$p" >/dev/null 2>&1) ||
+		(cd "$dir/debs" && apt-get $APT_OPTS -qq download "$p" >/dev/null 2>&1) ||
 			echo "fetch-jdks: $suite has no package $p" >&2
 	done
 	for d in "$dir"/debs/*.deb; do

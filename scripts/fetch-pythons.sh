@@ -11,12 +11,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=${1:-$top/build/pythons}
 
-mirror() {
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] && awk '/^URIs:/ { print $2; exit }' "$f"
-	done | head -n 1
-	grep -h '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{ print $2; exit }'
-}
+. "$top/scripts/debian-suite.sh"
 
 # fetch SUITE MINOR...: the interpreters of those minor versions
 fetch() {
@@ -28,22 +23,18 @@ fetch() {
 		"$base/run.sh" "3.$v" -c 'pass' >/dev/null 2>&1 || ok=0
 	done
 	[ $ok -eq 1 ] && return 0
-	uri=$(mirror | head -n 1)
-	[ -n "$uri" ] || { echo "fetch-pythons: no Debian mirror in the apt sources" >&2; return 1; }
-	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/debs" "$dir/root"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" \
-		>"$dir/sources.list"
-	a="-o Dir::Etc::SourceList=$dir/sources.list -o Dir::Etc::SourceParts=/dev/null"
-	a="$a -o Dir::State::Lists=$dir/lists -o Dir::Cache=$dir/cache -o Debug::NoLocking=1"
+	debian_apt_state "$dir" "$suite" ||
+		{ echo "fetch-pythons: no Debian mirror in the apt sources" >&2; return 1; }
+	mkdir -p "$dir/debs" "$dir/root"
 	# shellcheck disable=SC2086
-	apt-get $a -qq update >/dev/null || { echo "fetch-pythons: apt-get update of $suite failed" >&2; return 1; }
+	apt-get $APT_OPTS -qq update >/dev/null || { echo "fetch-pythons: apt-get update of $suite failed" >&2; return 1; }
 	pkgs="libc6 libexpat1 zlib1g libffi8 libssl3t64 libzstd1"
 	for v in "$@"; do
 		pkgs="$pkgs python3.$v-minimal libpython3.$v-minimal libpython3.$v-stdlib"
 	done
 	for p in $pkgs; do
 		# shellcheck disable=SC2086
-		(cd "$dir/debs" && apt-get $a -qq download "$p" >/dev/null 2>&1) ||
+		(cd "$dir/debs" && apt-get $APT_OPTS -qq download "$p" >/dev/null 2>&1) ||
 			echo "fetch-pythons: $suite has no package $p" >&2
 	done
 	for d in "$dir"/debs/*.deb; do

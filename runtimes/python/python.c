@@ -6,7 +6,6 @@
 #include "runtimes/python/python.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,6 @@
 #include "lib/grow.h"
 #include "lib/hashmix.h"
 #include "lib/idmap.h"
-#include "lib/procmaps.h"
 #include "runtimes/python/python_code.h"
 #include "runtimes/python/python_layouts.h"
 #include "symbols/elfinfo.h"
@@ -183,43 +181,6 @@ static void inspect_image(struct py_image *im)
 		}
 	}
 	elf_file_close(&f);
-}
-
-/* Whether the ELF file at path defines _PyRuntime: an interpreter. */
-static bool defines_runtime(const char *path)
-{
-	struct elf_file f;
-	Elf_Scn *scn;
-	bool yes;
-
-	if (elf_file_open(&f, path) != 0)
-		return false;
-	yes = object_symbol(&f, elf_file_symbols(&f, SHT_DYNSYM), "_PyRuntime") != 0;
-	if (!yes && (scn = elf_file_symbols(&f, SHT_SYMTAB)))
-		yes = object_symbol(&f, scn, "_PyRuntime") != 0;
-	elf_file_close(&f);
-	return yes;
-}
-
-bool python_runtime_in_process(pid_t pid)
-{
-	struct procmaps maps = { 0 };
-	char path[PATH_MAX];
-	int map_files = -1;
-	bool yes = false;
-
-	if (procmaps_read_exec(pid, &maps) != 0)
-		return false;
-	for (size_t i = 0; i < maps.n && !yes; i++) {
-		const struct procmap_entry *e = &maps.entries[i];
-
-		/* an image's text is one mapping: each file is read once */
-		if (procmap_is_file(e) && (i == 0 || strcmp(e->path, maps.entries[i - 1].path)) &&
-		    procmaps_open_path(pid, e, path, sizeof(path), &map_files) == 0)
-			yes = defines_runtime(path);
-	}
-	procmaps_free(&maps);
-	return yes;
 }
 
 static struct py_image *image_of(struct python_runtime *rt, const char *path)

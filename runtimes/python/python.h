@@ -45,9 +45,6 @@ void python_runtime_free(struct python_runtime *rt);
  * process already has one), or a negative errno: -ENOTSUP for a CPython
  * of a version without layouts (counted for the report). */
 int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path, uint64_t bias);
-/* Whether process pid maps a CPython interpreter now (an image that
- * defines _PyRuntime, of any version). */
-bool python_runtime_in_process(pid_t pid);
 /* Whether a process whose executable is at path maps its interpreter
  * only after exec: the executable links a libpython (DT_NEEDED), or is
  * the dynamic loader run as a command (ld.so PROGRAM: Debian's 3.13+

@@ -9,8 +9,7 @@
  * and as the OTLP frame type the runtime gives; a frame it cannot name
  * keeps a location of its own, counted under the runtime's statistic.
  * A runtime's BPF walk is asked for only when a target runs it (or any
- * process may), and a runtime whose walk was left out is opened unwalked;
- * CPython is told from a process that maps no interpreter.
+ * process may), and a runtime whose walk was left out is opened unwalked.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,7 +29,6 @@
 #include "fake_runtime/fake_runtime.h"
 #include "formats/format.h"
 #include "formats/registry.h"
-#include "runtimes/python/python.h"
 #include "tracker_unit.h"
 #include "unit_files.h"
 
@@ -343,31 +341,6 @@ static void test_walk_only_where_run(void **state)
 	runtimes_close(&rs);
 }
 
-extern const struct runtime_ops python_runtime;
-
-/* CPython's present(): Debian's python3 (its interpreter in the
- * executable) against this program and /bin/sleep, which map none. */
-static void test_python_present(void **state)
-{
-	char *const py_argv[] = { "/usr/bin/python3", "-c", "import time; time.sleep(30)", NULL };
-	char *const sleep_argv[] = { "/bin/sleep", "30", NULL };
-	pid_t py, other;
-
-	(void)state;
-	if (access(py_argv[0], X_OK) != 0)
-		skip();
-	py = start_child(py_argv);
-	other = start_child(sleep_argv);
-	assert_true(py > 0 && other > 0);
-	assert_true(python_runtime.present(py));
-	assert_false(python_runtime.present(other));
-	assert_false(python_runtime.present(getpid()));
-	stop_child(py);
-	stop_child(other);
-	/* gone: not present, no error */
-	assert_false(python_runtime.present(py));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,7 +348,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_frames_of_other_processes_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_format_names_them, setup, teardown),
 		cmocka_unit_test(test_walk_only_where_run),
-		cmocka_unit_test(test_python_present),
 	};
 
 	(void)seam_native_main(1);

@@ -185,6 +185,9 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	if (!cfg->off_cpu) { /* the aggregation maps unused: one entry each */
 		bpf_map__set_max_entries(s->skel->maps.agg_stacks, 1);
 		bpf_map__set_max_entries(s->skel->maps.agg_counts, 1);
+		/* and the window's pieces, a preallocated hash of 32 768
+		 * (3.6 MiB) */
+		bpf_map__set_max_entries(s->skel->maps.window_pieces, 1);
 	}
 	bpf_session_size_aggregates(s);
 	/* dwarf mode builds records in a slot per CPU, and so does cfi for

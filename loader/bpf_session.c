@@ -157,6 +157,9 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	s->skel->rodata->stack_bytes = cfg->cfi ? CFI_FALLBACK_STACK_BYTES : cfg->stack_bytes;
 	s->skel->rodata->cfi_mode = cfg->cfi;
 	s->skel->rodata->walk_java = cfg->walk_kinds & 1u << COLLECTOR_FRAME_JAVA;
+	/* no JVM walked: its map of JVMs one entry (255 KiB preallocated) */
+	if (!s->skel->rodata->walk_java)
+		bpf_map__set_max_entries(s->skel->maps.hotspot_procs, 1);
 	s->skel->rodata->walk_python = cfg->walk_kinds & 1u << COLLECTOR_FRAME_PYTHON;
 	/* the program finds the mappings of a process without a table in
 	 * its VMAs (bpf/unwind_learn.bpf.h); off for the tests and

@@ -151,7 +151,8 @@ void trk_handle_fork(struct tracker *t, const struct collector_task_event *e);
 void trk_handle_exec(struct tracker *t, const struct collector_task_event *e, size_t size);
 void trk_handle_exit(struct tracker *t, const struct collector_task_event *e);
 /* A thread renamed: its name from now on (a thread has one name, its
- * last: a JVM's threads are named just after they start). */
+ * last: a JVM's threads are named just after they start); one not met
+ * yet is left to be named from /proc when it is. */
 void trk_handle_comm(struct tracker *t, const struct collector_task_event *e);
 /* Frees what the tracker keeps of a process (its unwinder mappings). */
 void trk_free_proc_state(struct proc_state *ps);

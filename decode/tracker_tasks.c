@@ -426,12 +426,16 @@ uint32_t trk_thread(struct tracker *t, pid_t tgid, pid_t tid, uint64_t ktime)
 
 void trk_handle_comm(struct tracker *t, const struct collector_task_event *e)
 {
-	uint32_t thread = trk_thread(t, (pid_t)e->hdr.tgid, (pid_t)e->hdr.tid, e->hdr.ktime_ns);
-	char *comm = t->m->threads.items[thread].comm;
+	uint32_t thread = idmap_get(&t->tid_to_thread, e->hdr.tid);
+	char *comm;
 	size_t n = strnlen(e->comm, sizeof(e->comm));
 
-	if (!n)
+	/* a thread not met yet takes its name from /proc when it is: the
+	 * new one (-a's renames at every exec make no process here) */
+	if (thread == UINT32_MAX || !n ||
+	    t->m->processes.items[t->m->threads.items[thread].process].pid != (pid_t)e->hdr.tgid)
 		return;
+	comm = t->m->threads.items[thread].comm;
 	if (n >= sizeof(t->m->threads.items[thread].comm))
 		n = sizeof(t->m->threads.items[thread].comm) - 1;
 	memcpy(comm, e->comm, n);

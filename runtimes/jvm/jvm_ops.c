@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lib/idmap.h"
 #include "runtimes/jvm/jvm_attach.h"
 #include "runtimes/jvm/jvm_report.h"
 
@@ -23,6 +24,7 @@ struct jvm_instance {
 	bool no_ask;
 	bool no_walk;             /* --no-jvm-walk: no JVM is walked (the attach names) */
 	bool did_ask;             /* the summary speaks only of a run that asks */
+	struct idmap unwalked;    /* pids whose libjvm.so was met with no_walk */
 };
 
 static void *jvm_open(const struct runtime_env *env)
@@ -48,6 +50,7 @@ static void jvm_close(void *inst)
 
 	if (!ji)
 		return;
+	idmap_free(&ji->unwalked);
 	jvm_perfmaps_free(&ji->asked);
 	jvm_procs_free(ji->procs);
 	free(ji);
@@ -63,8 +66,15 @@ static int jvm_mapped(void *inst, pid_t pid, const char *path, uint64_t bias)
 	struct jvm_instance *ji = inst;
 	int err;
 
-	if (ji->no_walk)
+	if (ji->no_walk) {
+		/* counted once a process, for the summary to say why its
+		 * stacks stop at their first Java frame */
+		if (ji->m && jvm_procs_is_libjvm(path) &&
+		    idmap_get(&ji->unwalked, (uint64_t)pid) == UINT32_MAX &&
+		    idmap_put(&ji->unwalked, (uint64_t)pid, 1) == 0)
+			model_named_stat_add(ji->m, JVM_STAT_UNWALKED, 1);
 		return 0;
+	}
 	err = jvm_procs_image(ji->procs, pid, path, bias);
 
 	if (ji->m && err > 0)

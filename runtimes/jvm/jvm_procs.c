@@ -127,6 +127,11 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+bool jvm_procs_is_libjvm(const char *path)
+{
+	return path && path[0] == '/' && !strcmp(base_name(path), "libjvm.so");
+}
+
 /* Process pid's entry, made, or made anew when the pid is another
  * process's now (the old one forgotten: exited or exec'd). */
 static struct jvm_proc *proc_for(struct jvm_procs *jp, pid_t pid)
@@ -222,7 +227,7 @@ int jvm_procs_image(struct jvm_procs *jp, pid_t pid, const char *path, uint64_t 
 		jp->again_pid = 0;
 	if (p && (p->walked || p->unsupported || p->not_hotspot))
 		return 0;
-	if (!path || path[0] != '/' || strcmp(base_name(path), "libjvm.so"))
+	if (!jvm_procs_is_libjvm(path))
 		return 0;
 	if (!(p = proc_for(jp, pid)))
 		return -ENOMEM;

@@ -61,6 +61,8 @@ int jvm_procs_image(struct jvm_procs *jp, pid_t pid, const char *path, uint64_t 
 int jvm_procs_add(struct jvm_procs *jp, pid_t pid, const struct hotspot_layout *l,
 		  const struct collector_hotspot_proc *rec);
 
+/* Whether the image at path is a JVM's libjvm.so (by its name). */
+bool jvm_procs_is_libjvm(const char *path);
 /* Whether an executable at path maps libjvm.so after its exec, so that
  * its process's mappings are read again until the JVM is walked: the java
  * launcher (basename "java"), ld.so run as a command (build/jdks/run.sh's

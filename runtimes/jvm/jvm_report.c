@@ -22,6 +22,7 @@ void jvm_report_walks(FILE *out, const struct model *m, const struct jvm_procs_s
 {
 	uint64_t walked = model_named_stat_value(m, JVM_STAT_WALKED);
 	uint64_t unsupported = model_named_stat_value(m, JVM_STAT_UNSUPPORTED);
+	uint64_t unwalked = model_named_stat_value(m, JVM_STAT_UNWALKED);
 	uint64_t no_blob = model_named_stat_value(m, JVM_STAT_NO_BLOB);
 	uint64_t bad = model_named_stat_value(m, JVM_STAT_BAD_FRAME);
 	uint64_t limit = model_named_stat_value(m, JVM_STAT_LIMIT);
@@ -52,6 +53,13 @@ void jvm_report_walks(FILE *out, const struct model *m, const struct jvm_procs_s
 			st && st->last_reason[0] ? (unsupported == 1 ? ": " : ", the last: ") : "",
 			st ? st->last_reason : "", unsupported == 1 ? "its" : "their",
 			unsupported == 1 ? "its" : "their");
+	if (unwalked)
+		fprintf(out, "  java            %llu JVM%s not walked (--no-jvm-walk, or started after "
+			"a -p run began whose targets ran no JVM: the walk is loaded only then): %s "
+			"stacks end at their first Java frame, %s JIT code named by perf map when "
+			"asked; -p the JVM itself, or start it with --, to walk it\n",
+			(unsigned long long)unwalked, unwalked == 1 ? "" : "s",
+			unwalked == 1 ? "its" : "their", unwalked == 1 ? "its" : "their");
 }
 
 void jvm_report_tables(FILE *out, const struct model *m)

@@ -26,6 +26,9 @@
 /* JVMs walked; met but not known to the walk (their layout) */
 #define JVM_STAT_WALKED "jvm_vms_walked"
 #define JVM_STAT_UNSUPPORTED "jvm_vms_unsupported"
+/* JVMs met in a run that does not walk JVMs (--no-jvm-walk, or a -p run
+ * whose targets ran none when it started: the walk is not loaded) */
+#define JVM_STAT_UNWALKED "jvm_vms_unwalked"
 
 extern const struct runtime_ops jvm_runtime;
 

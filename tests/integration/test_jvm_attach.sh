@@ -10,7 +10,9 @@
 # after 2 s and said so; a process with JIT code that is not a JVM (node
 # without --perf-basic-prof) is left alone and said so; --no-jvm-attach
 # asks nothing; a map older than the JVM (an earlier process's of the same
-# pid) is no agent's: the JVM is asked.
+# pid) is no agent's: the JVM is asked.  The summary says each JVM was not
+# walked, as it says of a -p target that became a JVM after the run began
+# (its walk not loaded).
 . tests/integration/lib.sh
 need_root
 command -v java >/dev/null || skip "java missing (openjdk-17-jdk-headless)"
@@ -75,6 +77,8 @@ cat "$TMP/summary"
 [ $rc -eq 0 ] || fail "collector exited $rc"
 grep -q "PID $jvm: its perf map written on request" "$TMP/summary" ||
 	fail "the summary does not say the JVM was asked for its perf map"
+grep -q "java            1 JVM not walked (--no-jvm-walk" "$TMP/summary" ||
+	fail "the summary does not say the JVM was not walked"
 copies=$(grep -c "hotMix" "/tmp/perf-$jvm.map")
 [ "$copies" -ge 2 ] || fail "the perf map lists $copies copies of hotMix: nothing to group"
 # one row per method in the summary, speedscope and Callgrind
@@ -198,6 +202,21 @@ if unshare -pmf --mount-proc true 2>/dev/null; then
 else
 	echo "no unshare: the JVM in its own namespaces is not tried"
 fi
+
+# a -p target that becomes a JVM once sampling runs (a shell that execs
+# java when told): the JVM's walk was not loaded (no target ran one at the
+# start), and the summary says so
+sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done; exec java -cp "$2" Kestrel 2 >/dev/null' \
+	sh "$TMP/go" "$TMP" &
+later=$!
+add_cleanup "kill $later 2>/dev/null"
+"$COLLECTOR" -p "$later" -d 20 -o "$TMP/out6" >/dev/null 2>"$TMP/summary6" &
+c6=$!
+wait_sampling "$c6" || fail "the collector on the shell did not start sampling"
+touch "$TMP/go"
+wait "$c6" || { cat "$TMP/summary6"; fail "collector -p on the shell that became a JVM failed"; }
+grep -q "java            1 JVM not walked (--no-jvm-walk, or started after a -p run began" \
+	"$TMP/summary6" || { cat "$TMP/summary6"; fail "a JVM started after -p began: not said to be unwalked"; }
 
 # JIT code of a process that is not a JVM: left alone, said so
 if command -v node >/dev/null; then

@@ -240,6 +240,12 @@ static uint32_t unreadable_image(struct symbolizer *s, const char *path, const c
 	tmpl.inode = inode;
 	id = add_image(s, &tmpl, NULL);
 	key_put(s, caller_key[0] ? caller_key : path_key, id);
+	/* known by its dev+inode: closed, so that the next process that maps
+	 * it opens it (reopen_image()).  A process gone before its images were
+	 * read (a script's `dirname`) left libc unnamed in every process of
+	 * the run (test_java_walk's -- java, 2 runs in 6) */
+	if (caller_key[0])
+		s->closed[id] = true;
 	free(path_key);
 	model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNREADABLE_IMAGES, 1);
 	return id;
@@ -294,12 +300,17 @@ static void reopen_image(struct symbolizer *s, uint32_t id, struct sym_image *si
 {
 	const struct model_image *img = &s->m->images.items[id];
 	char build_id[sizeof(img->build_id)];
+	/* never read: first met through a process that could not open it */
+	bool fresh = !img->build_id[0] && !img->file_size;
+	char *debug_path;
 
 	if (!si) {
 		si = xcalloc(1, sizeof(*si));
 		if (elf_file_open(&si->file, open_path ? open_path : path)) {
 			free(si);
-			model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNREADABLE_IMAGES, 1);
+			/* an image counted unreadable once */
+			if (!fresh)
+				model_stat_add(s->m, MODEL_STAT_SYMBOLIZE_UNREADABLE_IMAGES, 1);
 			return;
 		}
 		si->opened = true;
@@ -311,7 +322,17 @@ static void reopen_image(struct symbolizer *s, uint32_t id, struct sym_image *si
 		sym_image_free(si);
 		return;
 	}
-	free(load_image(s, si, path, open_path, true));
+	debug_path = load_image(s, si, path, open_path, !fresh);
+	if (fresh) { /* described now, as add_image() would have */
+		struct model_image *mi = &s->m->images.items[id];
+		struct model_image d = *mi;
+
+		describe_elf(&d, si, !s->no_image_crc);
+		if (!d.debug_path)
+			d.debug_path = model_strdup(debug_path);
+		*mi = d;
+	}
+	free(debug_path);
 	sym_release_pages(si);
 	s->images[id] = si;
 	s->closed[id] = false;

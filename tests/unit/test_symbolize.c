@@ -453,6 +453,19 @@ static void test_image_cache(void **state)
 	assert_int_not_equal(e, d);
 	assert_int_equal(symbolizer_image(s, "/nonexistent/other.so", NULL, 77, 88), e);
 	assert_int_equal(model_stat_value(&m, MODEL_STAT_SYMBOLIZE_UNREADABLE_IMAGES), 2);
+	/* unreadable through the first process (gone), read through the next
+	 * one that maps the same file: the one image, named from then on */
+	snprintf(copy, sizeof(copy), "%s/pie2", dir);
+	snprintf(cmd, sizeof(cmd), "cp %s %s && echo >>%s", SYMTEST "/nopie", copy, copy);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(stat(copy, &st), 0);
+	e = symbolizer_image(s, "/usr/lib/late.so", "/proc/999999999/map_files/x", st.st_dev,
+			     st.st_ino);
+	assert_false(m.images.items[e].has_symbols);
+	assert_int_equal(symbolizer_image(s, "/usr/lib/late.so", copy, st.st_dev, st.st_ino), e);
+	assert_true(m.images.items[e].has_symbols);
+	assert_true(m.images.items[e].file_size > 0);
+	assert_int_equal(model_stat_value(&m, MODEL_STAT_SYMBOLIZE_UNREADABLE_IMAGES), 3);
 	/* a dev/inode that is not the file's is counted (the file was replaced) */
 	assert_int_equal(model_stat_value(&m, MODEL_STAT_SYMBOLIZE_IDENTITY_MISMATCH), 0);
 	symbolizer_image(s, SYMTEST "/nopie", NULL, 1, 2);

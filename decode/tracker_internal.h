@@ -39,6 +39,10 @@ struct stack_part {
 struct proc_state {
 	uint64_t maps_read_ktime; /* when the maps in use were read */
 	uint64_t exec_ktime;      /* its exec, 0 when none was seen */
+	/* /proc/PID/exe's file when its exec's record was decoded (0, 0:
+	 * not read): another one later means the process has exec'd again,
+	 * its next exec record not decoded yet */
+	uint64_t exe_dev, exe_ino;
 	bool alive;
 	/* --call-graph dwarf: the mappings as the unwinder sees them */
 	uint64_t maps_version;
@@ -146,6 +150,10 @@ void trk_refresh_unwind_maps(struct tracker *t, uint32_t process);
  * MAPS_SETTLE_NS (the dynamic loader may not have mapped its libraries
  * then): tracker_tasks.c. */
 bool trk_maps_early(const struct tracker *t, uint32_t process);
+/* Whether process (of an exec seen) still runs the image of that exec:
+ * false once it has exec'd again (a shell script exec'ing java), whose
+ * maps read now would be the next image's under this one's name. */
+bool trk_exec_current(const struct tracker *t, uint32_t process);
 void trk_handle_fork(struct tracker *t, const struct collector_task_event *e);
 /* e is size bytes: a collector_exec_event when it holds its arguments. */
 void trk_handle_exec(struct tracker *t, const struct collector_task_event *e, size_t size);

@@ -106,7 +106,8 @@ void tracker_runtimes_poll(struct tracker *t, uint64_t now_ktime)
 			*pp = t->runtime_pending.items[--t->runtime_pending.len];
 			continue;
 		}
-		if (now_ktime >= ps->maps_read_ktime + PENDING_REREAD_NS)
+		if (now_ktime >= ps->maps_read_ktime + PENDING_REREAD_NS &&
+		    trk_exec_current(t, pp->process))
 			trk_load_maps(t, pp->process, now_ktime);
 		i++;
 	}

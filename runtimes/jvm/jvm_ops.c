@@ -25,6 +25,9 @@ struct jvm_instance {
 	bool no_walk;             /* --no-jvm-walk: no JVM is walked (the attach names) */
 	bool did_ask;             /* the summary speaks only of a run that asks */
 	struct idmap unwalked;    /* pids whose libjvm.so was met with no_walk */
+	/* pids walked: one counted once, though walked again after an exec
+	 * record decoded late made the run forget it (a script exec'ing java) */
+	struct idmap walked;
 };
 
 static void *jvm_open(const struct runtime_env *env)
@@ -51,6 +54,7 @@ static void jvm_close(void *inst)
 	if (!ji)
 		return;
 	idmap_free(&ji->unwalked);
+	idmap_free(&ji->walked);
 	jvm_perfmaps_free(&ji->asked);
 	jvm_procs_free(ji->procs);
 	free(ji);
@@ -76,8 +80,8 @@ static int jvm_mapped(void *inst, pid_t pid, const char *path, uint64_t bias)
 		return 0;
 	}
 	err = jvm_procs_image(ji->procs, pid, path, bias);
-
-	if (ji->m && err > 0)
+	if (ji->m && err > 0 && idmap_get(&ji->walked, (uint64_t)pid) == UINT32_MAX &&
+	    idmap_put(&ji->walked, (uint64_t)pid, 1) == 0)
 		model_named_stat_add(ji->m, JVM_STAT_WALKED, 1);
 	else if (ji->m && err == -ENOTSUP)
 		model_named_stat_add(ji->m, JVM_STAT_UNSUPPORTED, 1);

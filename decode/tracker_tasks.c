@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <string.h>
 
 #include "lib/clock.h"
@@ -558,20 +557,6 @@ static int exec_cmdline(const struct collector_task_event *e, size_t size, char 
 	return proc_join_args(buf, x->args_len, buf_size);
 }
 
-/* The file /proc/PID/exe is now (0, 0 when it cannot be read). */
-static void exe_identity(pid_t pid, uint64_t *dev, uint64_t *ino)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	*dev = *ino = 0;
-	if (stat(path, &st) == 0) {
-		*dev = st.st_dev;
-		*ino = st.st_ino;
-	}
-}
-
 void trk_handle_exec(struct tracker *t, const struct collector_task_event *e, size_t size)
 {
 	uint64_t kt = e->hdr.ktime_ns;
@@ -597,7 +582,7 @@ void trk_handle_exec(struct tracker *t, const struct collector_task_event *e, si
 	process = new_process(t, e->hdr.tgid, ppid, gen, e->comm, len > 0 ? cmdline : NULL,
 			      e->filename[0] ? e->filename : NULL, kt);
 	t->procs.items[process].exec_ktime = kt;
-	exe_identity(e->hdr.tgid, &t->procs.items[process].exe_dev, &t->procs.items[process].exe_ino);
+	proc_exe_file(e->hdr.tgid, &t->procs.items[process].exe_dev, &t->procs.items[process].exe_ino);
 	if (defers_maps(t, process)) {
 		t->procs.items[process].maps_deferred = true;
 		model_stat_add(t->m, MODEL_STAT_MAPS_DEFERRED, 1);
@@ -619,7 +604,7 @@ bool trk_exec_current(const struct tracker *t, uint32_t process)
 
 	if (!ps->exe_ino)
 		return true;
-	exe_identity(t->m->processes.items[process].pid, &dev, &ino);
+	proc_exe_file(t->m->processes.items[process].pid, &dev, &ino);
 	return !ino || (dev == ps->exe_dev && ino == ps->exe_ino);
 }
 

@@ -353,6 +353,20 @@ int proc_container_id(pid_t pid, char *buf, size_t size)
 	return len < 0 ? len : proc_container_id_in(text, buf, size);
 }
 
+int proc_exe_file(pid_t pid, uint64_t *dev, uint64_t *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	*dev = *ino = 0;
+	if (stat(path, &st) != 0)
+		return -errno;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
 int proc_exe(pid_t pid, char *buf, size_t size)
 {
 	char path[64];

@@ -70,6 +70,9 @@ int proc_join_args(char *buf, size_t len, size_t size);
 /* The executable's path, without " (deleted)".  Returns its length (0:
  * unknown) or a negative errno. */
 int proc_exe(pid_t pid, char *buf, size_t size);
+/* The file pid runs (its /proc/PID/exe: device and inode), which another
+ * exec changes.  0, or a negative errno with both 0 (gone, no access). */
+int proc_exe_file(pid_t pid, uint64_t *dev, uint64_t *ino);
 
 /* The values of the environment variables names[0..n) that process pid
  * was started with (its /proc/PID/environ: what its exec was given, not

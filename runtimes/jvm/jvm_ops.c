@@ -65,6 +65,15 @@ struct jvm_procs *jvm_instance_procs(void *inst)
 	return ((struct jvm_instance *)inst)->procs;
 }
 
+/* Counts statistic stat once per process: the first time pid is put in
+ * seen. */
+static void count_once(struct jvm_instance *ji, struct idmap *seen, pid_t pid, const char *stat)
+{
+	if (ji->m && idmap_get(seen, (uint64_t)pid) == UINT32_MAX &&
+	    idmap_put(seen, (uint64_t)pid, 1) == 0)
+		model_named_stat_add(ji->m, stat, 1);
+}
+
 static int jvm_mapped(void *inst, pid_t pid, const char *path, uint64_t bias)
 {
 	struct jvm_instance *ji = inst;
@@ -73,16 +82,13 @@ static int jvm_mapped(void *inst, pid_t pid, const char *path, uint64_t bias)
 	if (ji->no_walk) {
 		/* counted once a process, for the summary to say why its
 		 * stacks stop at their first Java frame */
-		if (ji->m && jvm_procs_is_libjvm(path) &&
-		    idmap_get(&ji->unwalked, (uint64_t)pid) == UINT32_MAX &&
-		    idmap_put(&ji->unwalked, (uint64_t)pid, 1) == 0)
-			model_named_stat_add(ji->m, JVM_STAT_UNWALKED, 1);
+		if (jvm_procs_is_libjvm(path))
+			count_once(ji, &ji->unwalked, pid, JVM_STAT_UNWALKED);
 		return 0;
 	}
 	err = jvm_procs_image(ji->procs, pid, path, bias);
-	if (ji->m && err > 0 && idmap_get(&ji->walked, (uint64_t)pid) == UINT32_MAX &&
-	    idmap_put(&ji->walked, (uint64_t)pid, 1) == 0)
-		model_named_stat_add(ji->m, JVM_STAT_WALKED, 1);
+	if (err > 0)
+		count_once(ji, &ji->walked, pid, JVM_STAT_WALKED);
 	else if (ji->m && err == -ENOTSUP)
 		model_named_stat_add(ji->m, JVM_STAT_UNSUPPORTED, 1);
 	return err;

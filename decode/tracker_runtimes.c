@@ -24,6 +24,8 @@
 
 #include "lib/hashmix.h"
 
+_Static_assert(RUNTIMES_MAX <= SYMBOLIZER_IMAGE_SLOTS, "a word per runtime in an image's record");
+
 /* Addresses of unnamed frames: the runtime's key, with this bit. */
 #define UNNAMED_BIT (1ULL << 63)
 
@@ -129,10 +131,21 @@ static void find_runtime(struct tracker *t, const struct runtime *r, uint32_t pr
 	for (size_t i = 0; i < p->maps.len; i++) {
 		const struct model_mapping *mp = &p->maps.items[i];
 		const struct model_image *img = &t->m->images.items[mp->image];
+		struct runtime_image ri;
 
 		if (img->kind != MODEL_IMAGE_ELF || !img->path)
 			continue;
-		if (r->ops->mapped(r->rt, p->pid, img->path, mp->bias) != 0)
+		/* the image's record: its file and the runtime's word, by
+		 * the runtime's place in the run's list */
+		ri = (struct runtime_image){
+			.id = mp->image,
+			.path = img->path,
+			.bias = mp->bias,
+			.file = symbolizer_image_file(t->sym, mp->image),
+			.slot = symbolizer_image_slot(t->sym, mp->image,
+						      (unsigned int)(r - t->runtimes->items)),
+		};
+		if (r->ops->mapped(r->rt, p->pid, &ri) != 0)
 			return;
 		p = &t->m->processes.items[process];
 	}

@@ -52,6 +52,7 @@
 
 #include "bpf/collector.h"
 #include "model/model.h"
+#include "symbols/elfinfo.h"
 
 /* Where a runtime's per-process entries for the BPF side go: the loader's
  * map of the runtime's frame kind, by tgid. */
@@ -74,6 +75,24 @@ struct runtime_env {
 	 * runtimes_open() opens each of them with bpf NULL and no_walk true */
 	uint32_t unwalked_kinds;
 	bool no_walk;             /* this runtime's frames are not walked */
+};
+
+/*
+ * An image a process maps, as a runtime is told of it (mapped()): one
+ * record per file for the whole run (symbols/symbolize.h, "An image's
+ * record"), the file identified and opened once for every reader, with a
+ * word of the runtime's own in it, where it keeps what it made of the
+ * image (an index of its own plus one, say) for the next process that
+ * maps the same file: the image is read once, not once per process or
+ * per name.
+ */
+struct runtime_image {
+	uint32_t id;                  /* the model image (MODEL_NONE: none) */
+	const char *path;             /* as the process's maps name it */
+	uint64_t bias;                /* its load bias in the process */
+	const struct elf_file *file;  /* the file, opened once; NULL: unreadable */
+	uint32_t *slot;               /* the runtime's word in the record, 0 at
+				       * first; NULL: no record */
 };
 
 /* Functions a frame may stand for (one compiled method and those inlined
@@ -119,11 +138,11 @@ struct runtime_ops {
 	void *(*open)(const struct runtime_env *env);
 	void (*close)(void *rt);
 
-	/* 1: image path, mapped by pid at load bias bias, is the runtime's
-	 * and the process is walked; 0: not (or it has one already); a
-	 * negative errno: it is, but cannot be walked (-ENOTSUP: a version
-	 * without layouts, counted for the summary) */
-	int (*mapped)(void *rt, pid_t pid, const char *path, uint64_t bias);
+	/* 1: img, mapped by pid, is the runtime's and the process is
+	 * walked; 0: not (or it has one already); a negative errno: it is,
+	 * but cannot be walked (-ENOTSUP: a version without layouts, counted
+	 * for the summary) */
+	int (*mapped)(void *rt, pid_t pid, const struct runtime_image *img);
 	bool (*maps_later)(void *rt, const char *exe);
 	bool (*may_be)(void *rt, const char *exe);
 	bool (*known)(const void *rt, pid_t pid);  /* has had frames walked */

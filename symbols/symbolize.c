@@ -101,6 +101,7 @@ void symbolizer_free(struct symbolizer *s)
 		sym_image_free(s->images[i]);
 	free(s->images);
 	free(s->closed);
+	free(s->slots);
 	HASHTAB_FOR_EACH(&s->keys, e)
 		free(e->key);
 	image_keys_free(&s->keys);
@@ -161,6 +162,8 @@ static uint32_t add_image(struct symbolizer *s, const struct model_image *tmpl,
 		memset(s->images + s->n_images, 0, (n - s->n_images) * sizeof(*s->images));
 		s->closed = xrealloc(s->closed, n * sizeof(*s->closed));
 		memset(s->closed + s->n_images, 0, (n - s->n_images) * sizeof(*s->closed));
+		s->slots = xrealloc(s->slots, n * sizeof(*s->slots));
+		memset(s->slots + s->n_images, 0, (n - s->n_images) * sizeof(*s->slots));
 		s->n_images = n;
 	}
 	s->images[id] = si;
@@ -348,6 +351,22 @@ uint32_t symbolizer_open_image(const struct symbolizer *s, uint64_t dev, uint64_
 	dev_key(key, sizeof(key), dev, inode);
 	id = key_find(s, key);
 	return id != MODEL_NONE && !s->closed[id] ? id : MODEL_NONE;
+}
+
+const struct elf_file *symbolizer_image_file(const struct symbolizer *s, uint32_t image)
+{
+	const struct sym_image *si = sym_peek_image(s, image);
+
+	return si && si->opened ? &si->file : NULL;
+}
+
+uint32_t *symbolizer_image_slot(struct symbolizer *s, uint32_t image, unsigned int subscriber)
+{
+	/* the symbolizer's images: read, closed, or unreadable (closed) */
+	if (image >= s->n_images || (!s->images[image] && !s->closed[image]) ||
+	    subscriber >= SYMBOLIZER_IMAGE_SLOTS)
+		return NULL;
+	return &s->slots[image][subscriber];
 }
 
 uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *open_path,

@@ -18,6 +18,8 @@
 
 #include "model/model.h"
 
+struct elf_file;
+
 /* Not thread-safe: it writes into the model; one thread uses it. */
 struct symbolizer;
 
@@ -61,6 +63,30 @@ uint32_t symbolizer_image(struct symbolizer *s, const char *path, const char *op
  * (a test through /proc per process: measured, 5% of the collector's CPU
  * under a build loop, for images it had open nearly every time). */
 uint32_t symbolizer_open_image(const struct symbolizer *s, uint64_t dev, uint64_t inode);
+
+/*
+ * An image's record, for the engine's other readers of it (the language
+ * runtimes: a libpython's _PyRuntime, a libjvm.so's vmStructs): the file
+ * is identified once (device and inode, else build-id: one model image
+ * for every process and every name that maps it) and opened once, here,
+ * and each reader keeps what it made of the image in a word of its own
+ * in the record instead of a table of its own keyed by path.
+ *
+ * symbolizer_image_file(): the image's ELF file as symbolizer_image()
+ * opened it (through the process's map_files or root: the right file in
+ * another mount namespace, and after it was replaced on disk), or NULL
+ * when it is not an ELF file it could read, or is closed (a continuous
+ * run's image unused through an interval: the next symbolizer_image()
+ * opens it again).  Read only; valid until the next call that opens or
+ * closes images.
+ *
+ * symbolizer_image_slot(): subscriber's word (0 until it sets one) in the
+ * record of image, a symbolizer_image() one; NULL for another image or a
+ * subscriber past SYMBOLIZER_IMAGE_SLOTS.  Kept while the image is closed.
+ */
+#define SYMBOLIZER_IMAGE_SLOTS 8
+const struct elf_file *symbolizer_image_file(const struct symbolizer *s, uint32_t image);
+uint32_t *symbolizer_image_slot(struct symbolizer *s, uint32_t image, unsigned int subscriber);
 
 /* The kernel image ([kernel.kallsyms]), created on first use. */
 uint32_t symbolizer_kernel_image(struct symbolizer *s);

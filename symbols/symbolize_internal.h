@@ -105,6 +105,9 @@ struct symbolizer {
 	char *kallsyms_path;
 	struct sym_image **images; /* by model image id; NULL if not ours */
 	bool *closed;              /* by model image id: an ELF image to open again */
+	/* by model image id: each subscriber's word (symbolizer_image_slot),
+	 * kept while the image is closed and opened again */
+	uint32_t (*slots)[SYMBOLIZER_IMAGE_SLOTS];
 	size_t n_images;
 	struct image_keys keys;
 	uint32_t kernel_image;

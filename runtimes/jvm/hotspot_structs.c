@@ -72,44 +72,38 @@ static int fail(struct vm_tables *t, int err, const char *fmt, ...)
 	return err;
 }
 
-static int find_symbols(struct vm_tables *t, const char *path, uint64_t bias)
+_Static_assert(N_SYMS == HOTSPOT_VM_SYMBOLS, "one address a symbol");
+
+int hotspot_vm_symbols(const struct elf_file *f, const char *path, struct hotspot_vm_symbols *out,
+		       char *why, size_t why_size)
 {
-	struct elf_file f;
-	Elf_Scn *scn;
-	Elf_Data *data;
+	struct vm_tables t = { .err = why, .err_size = why_size };
+	Elf_Scn *scn = elf_file_symbols(f, SHT_DYNSYM);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
 	GElf_Shdr sh;
 	GElf_Sym sym;
-	int err = elf_file_open(&f, path);
 
-	if (err)
-		return fail(t, err, "cannot open %s: %s", path, strerror(-err));
-	scn = elf_file_symbols(&f, SHT_DYNSYM);
-	data = scn ? elf_getdata(scn, NULL) : NULL;
-	if (!data || !gelf_getshdr(scn, &sh) || !sh.sh_entsize) {
-		err = fail(t, -ENOENT, "%s has no dynamic symbols", path);
-		goto cleanup;
-	}
+	memset(out, 0, sizeof(*out));
+	if (!data || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return fail(&t, -ENOENT, "%s has no dynamic symbols", path);
 	for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 		const char *s;
 
 		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
 		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
 			continue;
-		s = elf_strptr(f.elf, sh.sh_link, sym.st_name);
+		s = elf_strptr(f->elf, sh.sh_link, sym.st_name);
 		if (!s || strncmp(s, "gHotSpotVM", 10))
 			continue;
 		for (int k = 0; k < N_SYMS; k++)
 			if (!strcmp(s, sym_names[k]))
-				t->sym[k] = sym.st_value + bias;
+				out->at[k] = sym.st_value;
 	}
 	for (int k = 0; k < N_SYMS; k++)
-		if (!t->sym[k]) {
-			err = fail(t, -ENOENT, "%s exports no %s: no vmStructs", path, sym_names[k]);
-			goto cleanup;
-		}
-cleanup:
-	elf_file_close(&f);
-	return err;
+		if (!out->at[k])
+			return fail(&t, -ENOENT, "%s exports no %s: no vmStructs", path,
+				    sym_names[k]);
+	return 0;
 }
 
 static int read_u64(struct vm_tables *t, uint64_t addr, uint64_t *v)
@@ -245,13 +239,14 @@ static void free_tables(struct vm_tables *t)
 	}
 }
 
-static int read_tables(struct vm_tables *t, pid_t pid, const char *path, uint64_t bias)
+static int read_tables(struct vm_tables *t, pid_t pid, const struct hotspot_vm_symbols *syms,
+		       uint64_t bias)
 {
 	int err;
 
 	t->pid = pid;
-	if ((err = find_symbols(t, path, bias)))
-		return err;
+	for (int k = 0; k < N_SYMS; k++)
+		t->sym[k] = syms->at[k] + bias;
 	err = read_table(t, T_STRUCTS, S_STRUCTS, S_S_STRIDE, S_S_TYPE, S_S_FIELD, S_S_STATIC,
 			 S_S_OFFSET, S_S_ADDRESS, S_S_TSTRING);
 	if (!err)
@@ -371,7 +366,8 @@ static uint64_t need_static(struct need *n, const char *types, const char *field
 
 /* ---- dump ------------------------------------------------------------------ */
 
-int hotspot_tables_dump(pid_t pid, const char *path, uint64_t bias, void *file)
+int hotspot_tables_dump(pid_t pid, const struct hotspot_vm_symbols *syms, uint64_t bias,
+			void *file)
 {
 	struct vm_tables t = { 0 };
 	FILE *out = file;
@@ -380,7 +376,7 @@ int hotspot_tables_dump(pid_t pid, const char *path, uint64_t bias, void *file)
 
 	t.err = err;
 	t.err_size = sizeof(err);
-	rc = read_tables(&t, pid, path, bias);
+	rc = read_tables(&t, pid, syms, bias);
 	if (rc) {
 		fprintf(stderr, "%s\n", err);
 		return rc;
@@ -416,7 +412,8 @@ static bool is_libjvm(const char *path)
 	return n >= 10 && !strcmp(path + n - 10, "/libjvm.so");
 }
 
-int hotspot_find_libjvm(pid_t pid, char *path, size_t size, uint64_t *bias)
+int hotspot_find_libjvm(pid_t pid, char *path, size_t size, uint64_t *bias,
+			struct hotspot_vm_symbols *syms)
 {
 	struct procmaps maps = { 0 };
 	struct elf_file f;
@@ -437,6 +434,8 @@ int hotspot_find_libjvm(pid_t pid, char *path, size_t size, uint64_t *bias)
 		if (err)
 			break;
 		err = elf_file_bias(&f, e->start, e->pgoff, 4096, bias) ? 0 : -ENOEXEC;
+		if (!err)
+			err = hotspot_vm_symbols(&f, e->path, syms, NULL, 0);
 		elf_file_close(&f);
 		break;
 	}
@@ -591,8 +590,8 @@ static int read_version(struct vm_tables *t, struct need *n, struct hotspot_layo
 	return 0;
 }
 
-int hotspot_layout_read(pid_t pid, const char *path, uint64_t bias, struct hotspot_layout *out,
-			char *err, size_t err_size)
+int hotspot_layout_read(pid_t pid, const struct hotspot_vm_symbols *syms, uint64_t bias,
+			struct hotspot_layout *out, char *err, size_t err_size)
 {
 	struct vm_tables t = { .err = err, .err_size = err_size };
 	struct need n = { .t = &t };
@@ -601,7 +600,7 @@ int hotspot_layout_read(pid_t pid, const char *path, uint64_t bias, struct hotsp
 	memset(out, 0, sizeof(*out));
 	if (err && err_size)
 		err[0] = 0;
-	rc = read_tables(&t, pid, path, bias);
+	rc = read_tables(&t, pid, syms, bias);
 	if (rc)
 		return rc;
 	out->bias = bias;

@@ -54,6 +54,7 @@
 #include <sys/types.h>
 
 #include "bpf/hotspot.h"
+#include "symbols/elfinfo.h"
 
 /* An optional field the JVM does not have. */
 #define HOTSPOT_ABSENT UINT32_MAX
@@ -127,14 +128,34 @@ struct hotspot_layout {
 	uint32_t anchor_sp, anchor_pc, anchor_fp;
 };
 
-/* Reads the layout of process pid from its libjvm.so at path, mapped with
- * load bias `bias`.  0 or a negative errno, with a reason in err[]. */
-int hotspot_layout_read(pid_t pid, const char *path, uint64_t bias, struct hotspot_layout *out,
-			char *err, size_t err_size);
+/* Where libjvm.so's vmStructs tables are: the link-time addresses of the
+ * symbols it exports for them (gHotSpotVMStructs and its strides and
+ * offsets, the same of the types and the constants), a file's facts read
+ * once for every process that maps it. */
+#define HOTSPOT_VM_SYMBOLS 20
+struct hotspot_vm_symbols {
+	uint64_t at[HOTSPOT_VM_SYMBOLS];
+};
 
-/* The process's libjvm.so among its mappings: path and load bias.
- * 0, -ENOENT when it maps none, or a negative errno. */
-int hotspot_find_libjvm(pid_t pid, char *path, size_t size, uint64_t *bias);
+/* The vmStructs symbols of f, the file of a libjvm.so named path (for the
+ * reason).  0, or -ENOENT when it exports none (another JVM's libjvm.so)
+ * with a reason in why[]. */
+int hotspot_vm_symbols(const struct elf_file *f, const char *path, struct hotspot_vm_symbols *out,
+		       char *why, size_t why_size);
+
+/* Reads the layout of process pid from the vmStructs tables of its
+ * libjvm.so, whose symbols are syms, mapped with load bias `bias`.  0 or a
+ * negative errno, with a reason in err[]. */
+int hotspot_layout_read(pid_t pid, const struct hotspot_vm_symbols *syms, uint64_t bias,
+			struct hotspot_layout *out, char *err, size_t err_size);
+
+/* The process's libjvm.so among its mappings, for a tool that reads a JVM
+ * without the engine (tests/jvm/hotspot_probe.c; the engine is told of
+ * the image and its record, runtimes/runtime.h): its open path, load bias
+ * and vmStructs symbols.  0, -ENOENT when it maps none (or it exports no
+ * vmStructs), or a negative errno. */
+int hotspot_find_libjvm(pid_t pid, char *path, size_t size, uint64_t *bias,
+			struct hotspot_vm_symbols *syms);
 
 /* The walker's record of process pid (bpf/hotspot.h): the code heaps,
  * read now (the heaps exist once the JVM started).  0, -EAGAIN when the
@@ -144,6 +165,7 @@ int hotspot_proc_fill(pid_t pid, const struct hotspot_layout *l, struct collecto
 /* Every entry of the tables, one a line ("struct TYPE FIELD offset|@addr",
  * "type TYPE size", "int NAME value", "long NAME value"), for looking at a
  * new release.  0 or a negative errno. */
-int hotspot_tables_dump(pid_t pid, const char *path, uint64_t bias, void *file);
+int hotspot_tables_dump(pid_t pid, const struct hotspot_vm_symbols *syms, uint64_t bias,
+			void *file);
 
 #endif /* COLLECTOR_HOTSPOT_STRUCTS_H */

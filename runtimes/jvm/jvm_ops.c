@@ -74,7 +74,7 @@ static void count_once(struct jvm_instance *ji, struct idmap *seen, pid_t pid, c
 		model_named_stat_add(ji->m, stat, 1);
 }
 
-static int jvm_mapped(void *inst, pid_t pid, const char *path, uint64_t bias)
+static int jvm_mapped(void *inst, pid_t pid, const struct runtime_image *img)
 {
 	struct jvm_instance *ji = inst;
 	int err;
@@ -82,11 +82,11 @@ static int jvm_mapped(void *inst, pid_t pid, const char *path, uint64_t bias)
 	if (ji->no_walk) {
 		/* counted once a process, for the summary to say why its
 		 * stacks stop at their first Java frame */
-		if (jvm_procs_is_libjvm(path))
+		if (jvm_procs_is_libjvm(img->path))
 			count_once(ji, &ji->unwalked, pid, JVM_STAT_UNWALKED);
 		return 0;
 	}
-	err = jvm_procs_image(ji->procs, pid, path, bias);
+	err = jvm_procs_image(ji->procs, pid, img);
 	if (err > 0)
 		count_once(ji, &ji->walked, pid, JVM_STAT_WALKED);
 	else if (ji->m && err == -ENOTSUP)

@@ -47,9 +47,19 @@ struct jvm_proc {
 	size_t n_frames, cap_frames;
 };
 
+/* A libjvm.so file's vmStructs symbols, read once for every process that
+ * maps it (the file's record holds its index plus one). */
+struct jvm_image {
+	int err;                  /* 0, or why it has none: -ENOENT */
+	struct hotspot_vm_symbols syms;
+	char why[160];
+};
+
 struct jvm_procs {
 	struct runtime_bpf bpf;
 	bool has_bpf;
+	struct jvm_image *images;
+	size_t n_images, cap_images;
 	struct idmap proc_index;  /* pid -> procs index */
 	struct jvm_proc *procs;
 	size_t n_procs, cap_procs;
@@ -95,6 +105,7 @@ void jvm_procs_free(struct jvm_procs *jp)
 		hotspot_names_free(jp->procs[i].names);
 	}
 	free(jp->procs);
+	free(jp->images);
 	idmap_free(&jp->proc_index);
 	for (size_t i = 0; i < jp->n_retired; i++)
 		hotspot_names_free(jp->retired[i]);
@@ -216,9 +227,46 @@ int jvm_procs_add(struct jvm_procs *jp, pid_t pid, const struct hotspot_layout *
 	return 1;
 }
 
-int jvm_procs_image(struct jvm_procs *jp, pid_t pid, const char *path, uint64_t bias)
+/* The vmStructs symbols of img's file, read at its first process (a
+ * record of it here, its index plus one in the file's record), or NULL
+ * with *err and why[] saying why: -ENOENT, it exports none; -EACCES, the
+ * file did not read; -ENOMEM. */
+static const struct jvm_image *vm_symbols_of(struct jvm_procs *jp, const struct runtime_image *img,
+					     int *err, char *why, size_t why_size)
+{
+	struct jvm_image *ji;
+
+	if (img->slot && *img->slot)
+		ji = &jp->images[*img->slot - 1];
+	else if (!img->file) {
+		snprintf(why, why_size, "cannot read %s", img->path);
+		*err = -EACCES;
+		return NULL;
+	} else {
+		if (array_grow((void **)&jp->images, &jp->cap_images, jp->n_images, sizeof(*ji),
+			       4)) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		ji = &jp->images[jp->n_images++];
+		ji->err = hotspot_vm_symbols(img->file, img->path, &ji->syms, ji->why,
+					     sizeof(ji->why));
+		jp->stats.images_read++;
+		if (img->slot)
+			*img->slot = (uint32_t)jp->n_images;
+	}
+	if (ji->err) {
+		snprintf(why, why_size, "%s", ji->why);
+		*err = ji->err;
+		return NULL;
+	}
+	return ji;
+}
+
+int jvm_procs_image(struct jvm_procs *jp, pid_t pid, const struct runtime_image *img)
 {
 	struct jvm_proc *p = proc_of(jp, pid);
+	const struct jvm_image *ji;
 	struct collector_hotspot_proc rec;
 	char why[160];
 	int err;
@@ -227,12 +275,15 @@ int jvm_procs_image(struct jvm_procs *jp, pid_t pid, const char *path, uint64_t 
 		jp->again_pid = 0;
 	if (p && (p->walked || p->unsupported || p->not_hotspot))
 		return 0;
-	if (!jvm_procs_is_libjvm(path))
+	if (!jvm_procs_is_libjvm(img->path))
 		return 0;
 	if (!(p = proc_for(jp, pid)))
 		return -ENOMEM;
 	if (!p->has_layout) {
-		err = hotspot_layout_read(pid, path, bias, &p->layout, why, sizeof(why));
+		ji = vm_symbols_of(jp, img, &err, why, sizeof(why));
+		if (ji)
+			err = hotspot_layout_read(pid, &ji->syms, img->bias, &p->layout, why,
+						  sizeof(why));
 		if (err == -ENOENT) { /* another JVM's libjvm.so (no vmStructs) */
 			p->not_hotspot = true;
 			return 0;

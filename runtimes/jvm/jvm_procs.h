@@ -47,14 +47,15 @@ struct jvm_procs;
 struct jvm_procs *jvm_procs_new(const struct runtime_bpf *bpf);
 void jvm_procs_free(struct jvm_procs *jp);
 
-/* Image path of process pid, mapped at load bias bias: 1 when it is
+/* Image img of process pid (runtimes/runtime.h; its vmStructs symbols
+ * read once a file, in its record): 1 when it is
  * HotSpot's libjvm.so and the process is walked from now on; 0 when it is
  * not one, or the process is walked already or known unsupported, or its
  * code cache is not set up yet (then jvm_procs_waiting() is true); a
  * negative errno: -ENOTSUP for a JVM the walk does not know (the reason
  * in the stats), or what the set() of the BPF side returned, or -ESRCH,
  * -EFAULT when the process did not read. */
-int jvm_procs_image(struct jvm_procs *jp, pid_t pid, const char *path, uint64_t bias);
+int jvm_procs_image(struct jvm_procs *jp, pid_t pid, const struct runtime_image *img);
 /* Process pid as walked with layout l and record rec (what
  * jvm_procs_image() does once both are read; the tests' way in).  1, or
  * a negative errno. */
@@ -118,6 +119,7 @@ struct jvm_procs_stats {
 	char releases[JVM_PROCS_RELEASES][24];
 	uint32_t n_releases;
 	uint64_t frames_named, frames_failed; /* distinct frames */
+	uint32_t images_read;    /* libjvm.so files read for their vmStructs */
 };
 const struct jvm_procs_stats *jvm_procs_stats(const struct jvm_procs *jp);
 

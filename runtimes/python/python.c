@@ -34,6 +34,7 @@ struct py_code_entry {
 	struct python_code code;
 };
 
+
 struct py_proc {
 	pid_t pid;
 	bool walked;          /* its entry is in the BPF map */
@@ -51,7 +52,7 @@ struct py_proc {
 struct python_runtime {
 	struct runtime_bpf maps;
 	bool has_maps;
-	struct idmap image_index; /* hash of the path -> images index */
+	struct idmap image_index; /* executables: hash of the path -> images index */
 	struct py_image *images;
 	size_t n_images, cap_images;
 	struct idmap proc_index;  /* pid -> procs index */
@@ -150,59 +151,96 @@ static void find_evaluator(struct py_image *im, const struct elf_file *f)
 	im->n_eval = python_evaluator_ranges(f, at, size, im->eval, PYTHON_EVAL_RANGES);
 }
 
-/* Whether the image at path exports _PyRuntime, and its Py_Version. */
-static void inspect_image(struct py_image *im)
+/* Whether ELF file f exports _PyRuntime, and its Py_Version. */
+static void inspect_image(struct python_runtime *rt, struct py_image *im,
+			  const struct elf_file *f)
 {
-	struct elf_file f;
 	uint64_t version_at, off;
 	Elf_Scn *scn;
 	uint32_t v;
 
 	im->state = 0;
-	if (elf_file_open(&f, im->path) != 0)
-		return;
-	scn = elf_file_symbols(&f, SHT_DYNSYM);
-	im->runtime = object_symbol(&f, scn, "_PyRuntime");
-	version_at = object_symbol(&f, scn, "Py_Version");
-	if (!im->runtime && (scn = elf_file_symbols(&f, SHT_SYMTAB))) {
-		im->runtime = object_symbol(&f, scn, "_PyRuntime");
-		version_at = object_symbol(&f, scn, "Py_Version");
+	scn = elf_file_symbols(f, SHT_DYNSYM);
+	im->runtime = object_symbol(f, scn, "_PyRuntime");
+	version_at = object_symbol(f, scn, "Py_Version");
+	if (!im->runtime && (scn = elf_file_symbols(f, SHT_SYMTAB))) {
+		im->runtime = object_symbol(f, scn, "_PyRuntime");
+		version_at = object_symbol(f, scn, "Py_Version");
 	}
-	im->links_libpython = elf_file_for_each_needed(&f, needs_libpython, NULL) == 1;
+	im->links_libpython = elf_file_for_each_needed(f, needs_libpython, NULL) == 1;
 	if (im->runtime) {
-		find_evaluator(im, &f);
+		find_evaluator(im, f);
 		im->state = -ENOTSUP; /* before 3.11: no Py_Version, no layout */
-		if (version_at && elf_file_vaddr_to_offset(&f, version_at, &off) &&
-		    off + sizeof(v) <= f.size) {
-			memcpy(&v, (const uint8_t *)f.map + off, sizeof(v));
+		if (version_at && elf_file_vaddr_to_offset(f, version_at, &off) &&
+		    off + sizeof(v) <= f->size) {
+			memcpy(&v, (const uint8_t *)f->map + off, sizeof(v));
 			im->version = v;
 			if (v >> 24 == 3)
 				im->state = 1;
 		}
 	}
-	elf_file_close(&f);
+	rt->stats.images_read++;
 }
 
-static struct py_image *image_of(struct python_runtime *rt, const char *path)
+/* A new entry of rt->images for path, inspected from f (NULL: not an
+ * ELF file, or unreadable); its index, or -ENOMEM. */
+static long new_image(struct python_runtime *rt, const char *path, const struct elf_file *f)
 {
-	uint64_t key = hash_string(path);
-	uint32_t i = idmap_get(&rt->image_index, key);
 	struct py_image *im;
 
-	if (i != UINT32_MAX && !strcmp(rt->images[i].path, path))
-		return &rt->images[i];
 	if (array_grow((void **)&rt->images, &rt->cap_images, rt->n_images, sizeof(*im), 16))
-		return NULL;
+		return -ENOMEM;
 	im = &rt->images[rt->n_images];
 	memset(im, 0, sizeof(*im));
 	im->path = strdup(path);
 	if (!im->path)
+		return -ENOMEM;
+	if (f)
+		inspect_image(rt, im, f);
+	return (long)rt->n_images++;
+}
+
+/*
+ * An executable, by path, before any process of it has its mappings read
+ * (may_be(), maps_later(): whether to read them at its exec): opened here,
+ * once per path.  A mapped image is found through its record instead
+ * (mapped_image()).
+ */
+static struct py_image *exe_image(struct python_runtime *rt, const char *path)
+{
+	uint64_t key = hash_string(path);
+	uint32_t i = idmap_get(&rt->image_index, key);
+	struct elf_file f;
+	bool opened;
+	long at;
+
+	if (i != UINT32_MAX && !strcmp(rt->images[i].path, path))
+		return &rt->images[i];
+	opened = elf_file_open(&f, path) == 0;
+	at = new_image(rt, path, opened ? &f : NULL);
+	if (opened)
+		elf_file_close(&f);
+	if (at < 0 || idmap_put(&rt->image_index, key, (uint32_t)at))
 		return NULL;
-	inspect_image(im);
-	if (idmap_put(&rt->image_index, key, (uint32_t)rt->n_images))
+	return &rt->images[at];
+}
+
+/* A mapped image, inspected once for every process that maps its file:
+ * the runtime's word in the image's record holds its index plus one. */
+static struct py_image *mapped_image(struct python_runtime *rt, const struct runtime_image *img)
+{
+	long at;
+
+	if (img->slot && *img->slot)
+		return &rt->images[*img->slot - 1];
+	if (!img->file)
 		return NULL;
-	rt->n_images++;
-	return im;
+	at = new_image(rt, img->path, img->file);
+	if (at < 0)
+		return NULL;
+	if (img->slot)
+		*img->slot = (uint32_t)at + 1;
+	return &rt->images[at];
 }
 
 static struct py_proc *proc_of(const struct python_runtime *rt, pid_t pid)
@@ -236,16 +274,18 @@ static void note_unsupported(struct python_runtime *rt, const char *path, uint32
 		 path);
 }
 
-int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path, uint64_t bias)
+int python_runtime_image(struct python_runtime *rt, pid_t pid, const struct runtime_image *img)
 {
 	struct py_proc *p = proc_of(rt, pid);
+	const char *path = img->path;
+	uint64_t bias = img->bias;
 	struct python_layout layout;
 	struct py_image *im;
 	int err;
 
 	if (p && (p->walked || p->unsupported))
 		return 0;
-	if (!path || path[0] != '/' || !(im = image_of(rt, path)) || !im->state)
+	if (!path || path[0] != '/' || !(im = mapped_image(rt, img)) || !im->state)
 		return 0;
 	if (p)
 		free_proc(p); /* a new image of the pid: what was cached is another's */
@@ -287,7 +327,7 @@ int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path,
 
 bool python_runtime_maps_later(struct python_runtime *rt, const char *path)
 {
-	struct py_image *im = path && path[0] == '/' ? image_of(rt, path) : NULL;
+	struct py_image *im = path && path[0] == '/' ? exe_image(rt, path) : NULL;
 	const char *base = path ? strrchr(path, '/') : NULL;
 
 	base = base ? base + 1 : path;
@@ -298,7 +338,7 @@ bool python_runtime_maps_later(struct python_runtime *rt, const char *path)
 
 bool python_runtime_may_be(struct python_runtime *rt, const char *path)
 {
-	struct py_image *im = path && path[0] == '/' ? image_of(rt, path) : NULL;
+	struct py_image *im = path && path[0] == '/' ? exe_image(rt, path) : NULL;
 
 	/* unreadable: as if it were one (its maps read at its exec) */
 	if (path && path[0] == '/' && !im)

@@ -39,12 +39,13 @@ struct python_runtime;
 struct python_runtime *python_runtime_new(const struct runtime_bpf *bpf);
 void python_runtime_free(struct python_runtime *rt);
 
-/* Image `path`, mapped by process pid with load bias `bias` (runtime -
- * link-time address).  Returns 1 when it is the process's interpreter
+/* Image img (its path, its load bias: runtime - link-time address, its
+ * record), mapped by process pid, read once a file (the record's word).
+ * Returns 1 when it is the process's interpreter
  * and the walker was given it, 0 when it is no interpreter (or the
  * process already has one), or a negative errno: -ENOTSUP for a CPython
  * of a version without layouts (counted for the report). */
-int python_runtime_image(struct python_runtime *rt, pid_t pid, const char *path, uint64_t bias);
+int python_runtime_image(struct python_runtime *rt, pid_t pid, const struct runtime_image *img);
 /* Whether a process whose executable is at path maps its interpreter
  * only after exec: the executable links a libpython (DT_NEEDED), or is
  * the dynamic loader run as a command (ld.so PROGRAM: Debian's 3.13+
@@ -90,6 +91,8 @@ struct python_runtime_stats {
 	uint32_t last_unsupported_version; /* Py_Version of the last one */
 	char last_unsupported_path[128];
 	uint64_t code_reads, code_failed;  /* code objects read, failed */
+	uint32_t images_read;   /* ELF files read for _PyRuntime: once a file
+				 * mapped, once an executable's path asked of */
 };
 void python_runtime_stats(const struct python_runtime *rt, struct python_runtime_stats *st);
 

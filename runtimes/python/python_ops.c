@@ -44,10 +44,10 @@ static void py_close(void *inst)
 	free(pi);
 }
 
-static int py_image(void *inst, pid_t pid, const char *path, uint64_t bias)
+static int py_image(void *inst, pid_t pid, const struct runtime_image *img)
 {
 	struct python_instance *pi = inst;
-	int err = python_runtime_image(pi->rt, pid, path, bias);
+	int err = python_runtime_image(pi->rt, pid, img);
 
 	if (!pi->m)
 		return err;

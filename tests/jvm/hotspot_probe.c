@@ -58,6 +58,7 @@ struct probe {
 	pid_t pid;
 	char libjvm[512];
 	uint64_t bias;
+	struct hotspot_vm_symbols syms;
 	struct hotspot_layout l;
 	struct collector_hotspot_proc p;
 	struct hotspot_names *names;
@@ -76,12 +77,12 @@ static int probe_open(struct probe *pr, pid_t pid, bool need_proc)
 
 	memset(pr, 0, sizeof(*pr));
 	pr->pid = pid;
-	rc = hotspot_find_libjvm(pid, pr->libjvm, sizeof(pr->libjvm), &pr->bias);
+	rc = hotspot_find_libjvm(pid, pr->libjvm, sizeof(pr->libjvm), &pr->bias, &pr->syms);
 	if (rc) {
 		fprintf(stderr, "pid %d: no libjvm.so: %s\n", pid, strerror(-rc));
 		return rc;
 	}
-	rc = hotspot_layout_read(pid, pr->libjvm, pr->bias, &pr->l, err, sizeof(err));
+	rc = hotspot_layout_read(pid, &pr->syms, pr->bias, &pr->l, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "pid %d: %s\n", pid, err);
 		return rc;
@@ -536,6 +537,23 @@ static const char *maps_path(const struct procmaps *maps, const char *fallback)
 	return fallback;
 }
 
+/* The runtime told of libjvm.so as the engine tells it (runtimes/runtime.h):
+ * its maps path, its file opened from open_path, and *slot as the
+ * runtime's word in the file's record. */
+static int tell_mapped(void *rt, pid_t pid, const char *path, const char *open_path,
+		       uint64_t bias, uint32_t *slot)
+{
+	struct elf_file f;
+	bool opened = elf_file_open(&f, open_path) == 0;
+	struct runtime_image img = { .id = 1, .path = path, .bias = bias,
+				     .file = opened ? &f : NULL, .slot = slot };
+	int rc = jvm_runtime.mapped(rt, pid, &img);
+
+	if (opened)
+		elf_file_close(&f);
+	return rc;
+}
+
 /* The record given to the BPF side: sane, and the one the probe reads. */
 static int check_record(const struct probe *pr, const struct rec_bpf *b)
 {
@@ -575,7 +593,10 @@ static int cmd_ops(struct probe *pr, int rounds, int interval_ms, pid_t only)
 	if (runtimes_open(&rs, list, &env))
 		return -ENOMEM;
 	ops_rt = rs.items[0].rt;
-	rc = jvm_runtime.mapped(ops_rt, pr->pid, maps_path(&pr->maps, pr->libjvm), pr->bias);
+	uint32_t slot = 0;
+
+	rc = tell_mapped(ops_rt, pr->pid, maps_path(&pr->maps, pr->libjvm), pr->libjvm, pr->bias,
+			 &slot);
 	printf("mapped(%s): %d; has %d, known %d, live %zu, owns_jit %d\n",
 	       maps_path(&pr->maps, pr->libjvm), rc,
 	       jvm_runtime.has(ops_rt, pr->pid), jvm_runtime.known(ops_rt, pr->pid),
@@ -609,8 +630,10 @@ static int cmd_early(char **argv)
 	uint64_t start = now_us(), met = 0, walked = 0;
 	unsigned zeros = 0, waiting = 0, later = 0;
 	struct runtimes rs;
-	char path[512];
+	struct hotspot_vm_symbols syms;
+	char path[512], open_path[512];
 	uint64_t bias;
+	uint32_t slot = 0, images_read;
 	int rc = 0;
 	pid_t pid;
 
@@ -622,16 +645,17 @@ static int cmd_early(char **argv)
 		_exit(127);
 	}
 	while (pid > 0 && now_us() - start < 5000000 && !walked) {
-		if (!met && hotspot_find_libjvm(pid, path, sizeof(path), &bias) == 0) {
+		if (!met && hotspot_find_libjvm(pid, open_path, sizeof(open_path), &bias, &syms) == 0) {
 			struct procmaps maps = { 0 };
 
+			snprintf(path, sizeof(path), "%s", open_path);
 			if (procmaps_read(pid, &maps) == 0)
-				snprintf(path, sizeof(path), "%s", maps_path(&maps, path));
+				snprintf(path, sizeof(path), "%s", maps_path(&maps, open_path));
 			procmaps_free(&maps);
 			met = now_us();
 		}
 		if (met) {
-			rc = jvm_runtime.mapped(rs.items[0].rt, pid, path, bias);
+			rc = tell_mapped(rs.items[0].rt, pid, path, open_path, bias, &slot);
 			if (rc == 1) {
 				walked = now_us();
 				break;
@@ -651,14 +675,16 @@ static int cmd_early(char **argv)
 	       walked ? (walked - met) / 1e3 : -1.0);
 	if (rc < 0)
 		printf("early: %s\n", jvm_procs_stats(jvm_instance_procs(rs.items[0].rt))->last_reason);
-	printf("summary early_zeros=%u walked=%d wait_ms=%.1f\n", zeros, walked != 0,
-	       walked ? (walked - met) / 1e3 : -1.0);
+	/* told zeros + 1 times of the same file: its vmStructs read once */
+	images_read = jvm_procs_stats(jvm_instance_procs(rs.items[0].rt))->images_read;
+	printf("summary early_zeros=%u walked=%d wait_ms=%.1f images_read=%u\n", zeros,
+	       walked != 0, walked ? (walked - met) / 1e3 : -1.0, images_read);
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
 	runtimes_close(&rs);
-	return walked && zeros == waiting && zeros == later ? 0 : -EAGAIN;
+	return walked && zeros == waiting && zeros == later && images_read == 1 ? 0 : -EAGAIN;
 }
 
 static int usage(void)
@@ -694,12 +720,13 @@ int main(int argc, char **argv)
 			map = argv[i];
 	}
 	if (!strcmp(argv[1], "dump")) {
+		struct hotspot_vm_symbols syms;
 		char path[512];
 		uint64_t bias;
 
-		if ((err = hotspot_find_libjvm(pid, path, sizeof(path), &bias)))
+		if ((err = hotspot_find_libjvm(pid, path, sizeof(path), &bias, &syms)))
 			return 1;
-		return hotspot_tables_dump(pid, path, bias, stdout) ? 1 : 0;
+		return hotspot_tables_dump(pid, &syms, bias, stdout) ? 1 : 0;
 	}
 	if ((err = probe_open(&pr, pid, true)))
 		return 1;

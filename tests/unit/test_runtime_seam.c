@@ -309,6 +309,62 @@ static void stop_child(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+/* An image is read once for the run (item 2 of issue 37: one record an
+ * image): the runtime is told of each process that maps a file, with the
+ * file opened once and its own word in the file's record, so that a second
+ * process of the same program, or another program's process that maps
+ * the same libraries, has nothing read again but its new files. */
+static pid_t fork_paused(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+static void test_image_read_once(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_instance *fi = f->rs.by_kind[FAKE_FRAME_KIND]->rt;
+	char *const sleep_argv[] = { "/bin/sleep", "30", NULL };
+	unsigned int read;
+	pid_t twin, twin2, other;
+
+	/* setup() added this process: told of its files up to the test
+	 * program's, the interpreter, which it walks */
+	assert_int_equal(fi->told, 1);
+	assert_int_equal(fi->walked, getpid());
+	assert_true(fi->images_read >= 1);
+	/* a fork is told of them all (it is not walked: the fake walks one
+	 * process), those past the program read now */
+	twin = fork_paused();
+	assert_true(twin > 0);
+	assert_int_equal(tracker_add_process(f->t, twin, ktime_now()), 0);
+	assert_int_equal(fi->told, 2);
+	read = fi->images_read;
+	assert_true(read >= 3); /* the program, its ld.so and C library at least */
+	/* another fork: the same files, told again, nothing read */
+	twin2 = fork_paused();
+	assert_true(twin2 > 0);
+	assert_int_equal(tracker_add_process(f->t, twin2, ktime_now()), 0);
+	assert_int_equal(fi->told, 3);
+	assert_int_equal(fi->images_read, read);
+	stop_child(twin);
+	stop_child(twin2);
+
+	/* another program: /bin/sleep is new; its ld.so (and C library, once
+	 * mapped) are this program's, read already */
+	other = start_child(sleep_argv);
+	assert_true(other > 0);
+	assert_int_equal(tracker_add_process(f->t, other, ktime_now()), 0);
+	assert_int_equal(fi->images_read, read + 1);
+	assert_int_equal(fi->told, 3);
+	stop_child(other);
+}
+
 static void test_walk_only_where_run(void **state)
 {
 	static const struct runtime_ops *const list[] = { &fake_runtime, NULL };
@@ -347,6 +403,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_frames_named_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frames_of_other_processes_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_format_names_them, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_image_read_once, setup, teardown),
 		cmocka_unit_test(test_walk_only_where_run),
 	};
 

@@ -3,7 +3,8 @@
  * "Fake": a language runtime that exists only for the tests, added through
  * the runtimes' interface alone (runtimes/runtime.h): this folder is all
  * of it, and no file of the engine names it.  It takes the test program
- * itself for its interpreter (the image whose path is /proc/self/exe's),
+ * itself for its interpreter (the image whose file is /proc/self/exe's, told
+ * by the file the image's record opened, read once a record),
  * and its frames, of a kind no other runtime uses, stand where a walk put
  * them among the native frames, as a JIT runtime's would:
  *
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtimes/runtime.h"
@@ -43,7 +45,11 @@ static const struct {
 
 struct fake_instance {
 	char exe[4096];
+	dev_t exe_dev;            /* the test program's file */
+	ino_t exe_ino;
 	pid_t walked;             /* the one process found, or 0 */
+	unsigned int told;        /* mapped() calls with the test program's file */
+	unsigned int images_read; /* files read (at a record's first telling) */
 	unsigned int named;       /* frames named */
 	bool no_walk;             /* opened unwalked (runtime_env's no_walk) */
 };
@@ -71,10 +77,15 @@ static bool fake_present(pid_t pid)
 static void *fake_open(const struct runtime_env *env)
 {
 	struct fake_instance *fi = calloc(1, sizeof(*fi));
+	struct stat st;
 
 	if (!fi)
 		return NULL;
 	fake_exe_of(getpid(), fi->exe, sizeof(fi->exe));
+	if (stat(fi->exe, &st) == 0) {
+		fi->exe_dev = st.st_dev;
+		fi->exe_ino = st.st_ino;
+	}
 	fi->no_walk = env->no_walk;
 	return fi;
 }
@@ -84,12 +95,26 @@ static void fake_close(void *inst)
 	free(inst);
 }
 
-static int fake_mapped(void *inst, pid_t pid, const char *path, uint64_t bias)
+/* The image is the interpreter when its file (the record's, opened once)
+ * is the test program's; what it is, is read at the record's first
+ * telling and kept in the runtime's word (1: it, 2: not). */
+static int fake_mapped(void *inst, pid_t pid, const struct runtime_image *img)
 {
 	struct fake_instance *fi = inst;
+	uint32_t is;
 
-	(void)bias;
-	if (fi->walked || strcmp(path, fi->exe) != 0)
+	if (!img->file || !img->slot)
+		return 0;
+	if (!*img->slot) {
+		fi->images_read++;
+		*img->slot = img->file->dev == fi->exe_dev && img->file->inode == fi->exe_ino ? 1
+											      : 2;
+	}
+	is = *img->slot;
+	if (is != 1)
+		return 0;
+	fi->told++;
+	if (fi->walked)
 		return 0;
 	fi->walked = pid;
 	return 1;

@@ -35,24 +35,16 @@ static bool library_name_matches(const char *base, const char *name)
 	return strncmp(base + n, ".so", 3) == 0 || base[n] == '-';
 }
 
+/* A mapped file named as a library name (--trace libfoo:...) names it,
+ * when it is a regular file (not one deleted since). */
+static bool names_library(const char *path, void *ctx)
+{
+	return library_name_matches(strrchr(path, '/') + 1, ctx) && regular_file(path);
+}
+
 static bool find_in_maps(pid_t pid, const char *name, char *out, size_t size)
 {
-	struct procmaps maps;
-	bool found = false;
-
-	if (procmaps_read(pid, &maps) != 0)
-		return false;
-	for (size_t i = 0; !found && i < maps.n; i++) {
-		const char *file = maps.entries[i].path;
-
-		if (!procmap_is_file(&maps.entries[i]) ||
-		    !library_name_matches(strrchr(file, '/') + 1, name))
-			continue;
-		snprintf(out, size, "%s", file);
-		found = regular_file(out);
-	}
-	procmaps_free(&maps);
-	return found;
+	return procmaps_find_exec_file(pid, names_library, (void *)name, out, size) == 0;
 }
 
 struct needed_ctx {

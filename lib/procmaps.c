@@ -357,6 +357,26 @@ int procmaps_read_exec(pid_t pid, struct procmaps *out)
 	return err;
 }
 
+int procmaps_find_exec_file(pid_t pid, bool (*match)(const char *path, void *ctx), void *ctx,
+			    char *out, size_t size)
+{
+	struct procmaps maps;
+	int err = procmaps_read_exec(pid, &maps);
+
+	if (err)
+		return err;
+	err = -ENOENT;
+	for (size_t i = 0; i < maps.n && err; i++) {
+		const struct procmap_entry *e = &maps.entries[i];
+
+		if (!procmap_is_file(e) || !match(e->path, ctx))
+			continue;
+		err = (size_t)snprintf(out, size, "%s", e->path) < size ? 0 : -ENAMETOOLONG;
+	}
+	procmaps_free(&maps);
+	return err;
+}
+
 void procmaps_free(struct procmaps *maps)
 {
 	for (size_t i = 0; i < maps->n; i++)

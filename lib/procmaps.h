@@ -43,6 +43,14 @@ int procmaps_read_exec(pid_t pid, struct procmaps *out);
 /* Whether procmaps_read_exec asks the kernel (false before its first
  * call, and on kernels without the ioctl). */
 bool procmaps_query_used(void);
+/* The path of process pid's first executable file mapping (in address
+ * order) for which match(path, ctx) is true, into out[size], read as
+ * procmaps_read_exec() reads: for a question about a process asked before
+ * the engine reads its mappings (is it a JVM, which libpython does it
+ * map).  0, -ENOENT when none matches, -ENAMETOOLONG, or
+ * procmaps_read_exec()'s error. */
+int procmaps_find_exec_file(pid_t pid, bool (*match)(const char *path, void *ctx), void *ctx,
+			    char *out, size_t size);
 void procmaps_free(struct procmaps *maps);
 
 /* e (its path copied) in maps, sorted by start, over whatever maps had in

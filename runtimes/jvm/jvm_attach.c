@@ -18,9 +18,8 @@
 #include <unistd.h>
 
 #include "lib/proc.h"
+#include "lib/procmaps.h"
 
-/* A maps file larger than this is not searched for libjvm.so. */
-#define MAPS_MAX_BYTES (64u << 20)
 /* How often the child looks for the listener's socket (HotSpot starts
  * the listener within a few ms of the SIGQUIT). */
 #define SOCKET_POLL_NS 10000000L
@@ -48,18 +47,19 @@ struct request {
 	struct jvm_attach_result *out;
 };
 
+static bool is_libjvm(const char *path, void *ctx)
+{
+	size_t n = strlen(path);
+
+	(void)ctx;
+	return n >= 10 && !strcmp(path + n - 10, "/libjvm.so");
+}
+
 bool jvm_is_hotspot(pid_t pid)
 {
-	char path[64], *maps;
-	size_t len;
-	bool yes;
+	char path[4096];
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if (proc_read_all(path, MAPS_MAX_BYTES, &maps, &len) != 0)
-		return false;
-	yes = strstr(maps, "/libjvm.so\n") != NULL;
-	free(maps);
-	return yes;
+	return procmaps_find_exec_file(pid, is_libjvm, NULL, path, sizeof(path)) == 0;
 }
 
 static bool is_socket(const char *path)

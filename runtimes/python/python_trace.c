@@ -12,10 +12,10 @@
 
 #include "lib/path.h"
 #include "lib/proc.h"
+#include "lib/procmaps.h"
 #include "symbols/elfinfo.h"
 
 #define NT_STAPSDT 3
-#define MAPS_MAX_BYTES (64u << 20)
 
 bool trace_python_elf_has_probes(const struct elf_file *f)
 {
@@ -66,32 +66,16 @@ static bool has_python_probes(const char *path)
 	return found;
 }
 
+static bool is_libpython(const char *path, void *ctx)
+{
+	(void)ctx;
+	return strstr(path, "/libpython") != NULL;
+}
+
 /* A mapped libpython of the process, into out. */
 static bool mapped_libpython(pid_t pid, char *out, size_t size)
 {
-	char path[64], *maps, *s;
-	size_t len;
-	bool found = false;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if (proc_read_all(path, MAPS_MAX_BYTES, &maps, &len) != 0)
-		return false;
-	for (s = maps; s && *s && !found; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
-		char *file = strchr(s, '/'), *end = strchr(s, '\n');
-
-		if (!file || (end && file > end))
-			continue;
-		if (end)
-			*end = '\0';
-		if (strstr(file, "/libpython")) {
-			snprintf(out, size, "%s", file);
-			found = true;
-		}
-		if (end)
-			*end = '\n';
-	}
-	free(maps);
-	return found;
+	return procmaps_find_exec_file(pid, is_libpython, NULL, out, size) == 0;
 }
 
 struct libpython_ctx {

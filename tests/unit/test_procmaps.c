@@ -327,6 +327,51 @@ static const char *listed(const struct procmaps *maps, char *buf, size_t size)
 
 /* procmaps_place: a new mapping over old ones, as mmap(MAP_FIXED) makes
  * it; the list stays sorted, the pieces left keep their file offsets. */
+static bool ends_with(const char *path, void *suffix)
+{
+	size_t n = strlen(path), k = strlen(suffix);
+
+	return n >= k && !strcmp(path + n - k, suffix);
+}
+
+static bool any_file(const char *path, void *ctx)
+{
+	(void)ctx;
+	return path[0] == '/';
+}
+
+/* A question asked of a process's executable mappings: the first file that
+ * answers, in address order; none, -ENOENT; too long a path for out. */
+static void test_find_exec_file(void **state)
+{
+	char exe[4096], found[4096], tiny[4];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct procmaps maps;
+	const char *base;
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = 0;
+	base = strrchr(exe, '/');
+	assert_int_equal(procmaps_find_exec_file(getpid(), ends_with, (void *)base, found,
+						 sizeof(found)), 0);
+	assert_string_equal(found, exe);
+	/* the first of them all: the lowest executable file mapping */
+	assert_int_equal(procmaps_read_exec(getpid(), &maps), 0);
+	for (size_t i = 0; i < maps.n; i++)
+		if (procmap_is_file(&maps.entries[i])) {
+			assert_int_equal(procmaps_find_exec_file(getpid(), any_file, NULL, found,
+								 sizeof(found)), 0);
+			assert_string_equal(found, maps.entries[i].path);
+			break;
+		}
+	procmaps_free(&maps);
+	assert_int_equal(procmaps_find_exec_file(getpid(), ends_with, "/no-such-lib.so", found,
+						 sizeof(found)), -ENOENT);
+	assert_int_equal(procmaps_find_exec_file(getpid(), ends_with, (void *)base, tiny,
+						 sizeof(tiny)), -ENAMETOOLONG);
+}
+
 static void test_place(void **state)
 {
 	struct procmaps m = { 0 };
@@ -406,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_read_self),
 		cmocka_unit_test(test_read_exec),
 		cmocka_unit_test(test_read_exec_exited),
+		cmocka_unit_test(test_find_exec_file),
 		cmocka_unit_test(test_place),
 	};
 

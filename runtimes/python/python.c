@@ -12,6 +12,7 @@
 
 #include "lib/grow.h"
 #include "lib/hashmix.h"
+#include "lib/clock.h"
 #include "lib/idmap.h"
 #include "runtimes/python/python_code.h"
 #include "runtimes/python/python_layouts.h"
@@ -31,9 +32,25 @@ struct py_image {
 struct py_code_entry {
 	uint64_t addr;
 	int err;              /* 0: read */
+	uint64_t checked_ns;  /* when it was read or last looked at */
 	struct python_code code;
 };
 
+/*
+ * How long a code object read (or found unreadable) is taken to be the one
+ * at its address without looking again.  Code objects are freed and others made in their
+ * place: a string site.py exec'd at start (`<module>` of `<string>`) had
+ * the address the workload's hot function got later, and 99% of a run's
+ * samples were named `<module> <string>:1` (test_python's -p shell that
+ * becomes python3, 1 run in 4, before this check); an address first read
+ * while it held no code object kept failing when alpha's code was made
+ * there (test_python: alpha's 46% all in one unnamed frame, 1 run in 12).
+ * Looked at again after this long (the head of the code object, one read),
+ * it is read anew when it is another, or was not read (look_again()): a
+ * frame is named by the code object at its address within this time of
+ * its naming, or by the last one there.
+ */
+#define CODE_RECHECK_NS 10000000ULL
 
 struct py_proc {
 	pid_t pid;
@@ -390,19 +407,54 @@ void python_runtime_forget(struct python_runtime *rt, pid_t pid)
 	rt->live--;
 }
 
+/* Entry e (at its time to be looked at again) as what is at its address
+ * now: another code object read in its place; a code object not read
+ * before, read; else as it was (the same code object; the process gone;
+ * no code object there now, its frames most likely the one freed). */
+static void look_again(struct python_runtime *rt, struct py_proc *p, struct py_code_entry *e)
+{
+	struct python_code now;
+	int err;
+
+	if (!e->err && python_code_same(p->pid, &p->layout, e->addr, &e->code) != 0)
+		return;
+	if (e->err == -ESRCH)
+		return;
+	err = python_code_read(p->pid, &p->layout, e->addr, &now);
+	rt->stats.code_reads++;
+	if (err) {
+		rt->stats.code_failed++;
+		return;
+	}
+	if (!e->err) {
+		python_code_free(&e->code);
+		rt->stats.code_replaced++;
+	}
+	e->code = now;
+	e->err = 0;
+}
+
 static struct py_code_entry *code_of(struct python_runtime *rt, struct py_proc *p, uint64_t addr)
 {
 	uint32_t i = idmap_get(&p->code_index, addr);
 	struct py_code_entry *e;
+	uint64_t now = monotonic_ns();
 
-	if (i != UINT32_MAX)
-		return &p->codes[i];
+	if (i != UINT32_MAX) {
+		e = &p->codes[i];
+		if (now >= e->checked_ns + CODE_RECHECK_NS) {
+			e->checked_ns = now;
+			look_again(rt, p, e);
+		}
+		return e;
+	}
 	if (array_grow((void **)&p->codes, &p->cap_codes, p->n_codes, sizeof(*e), 16) ||
 	    idmap_put(&p->code_index, addr, (uint32_t)p->n_codes))
 		return NULL;
 	e = &p->codes[p->n_codes++];
 	e->addr = addr;
 	e->err = python_code_read(p->pid, &p->layout, addr, &e->code);
+	e->checked_ns = now;
 	rt->stats.code_reads++;
 	if (e->err)
 		rt->stats.code_failed++;
@@ -433,4 +485,9 @@ int python_runtime_frame(struct python_runtime *rt, pid_t pid, uint64_t frame,
 void python_runtime_stats(const struct python_runtime *rt, struct python_runtime_stats *st)
 {
 	*st = rt->stats;
+}
+
+uint64_t python_runtime_code_replaced(const struct python_runtime *rt)
+{
+	return rt->stats.code_replaced;
 }

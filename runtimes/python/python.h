@@ -91,9 +91,12 @@ struct python_runtime_stats {
 	uint32_t last_unsupported_version; /* Py_Version of the last one */
 	char last_unsupported_path[128];
 	uint64_t code_reads, code_failed;  /* code objects read, failed */
+	uint64_t code_replaced; /* another code object found at a read one's address */
 	uint32_t images_read;   /* ELF files read for _PyRuntime: once a file
 				 * mapped, once an executable's path asked of */
 };
 void python_runtime_stats(const struct python_runtime *rt, struct python_runtime_stats *st);
+/* Its stats' code_replaced, so far. */
+uint64_t python_runtime_code_replaced(const struct python_runtime *rt);
 
 #endif /* COLLECTOR_RUNTIMES_PYTHON_H */

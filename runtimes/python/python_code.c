@@ -105,18 +105,49 @@ static int read_bytes(pid_t pid, const struct python_layout *l, uint64_t addr, u
 	return 0;
 }
 
-int python_code_read(pid_t pid, const struct python_layout *l, uint64_t addr,
-		     struct python_code *out)
+/* The head of code object addr (up to its first code unit) into buf, and
+ * what says which code object it is into identity. */
+static int read_head(pid_t pid, const struct python_layout *l, uint64_t addr, uint8_t *buf,
+		     size_t size, uint64_t identity[4])
 {
-	uint8_t buf[512];
 	size_t need = l->walk.code_units;
 	int32_t first_line;
 	int err;
 
-	memset(out, 0, sizeof(*out));
-	if (need > sizeof(buf) || !addr)
+	if (need > size || !addr)
 		return -EINVAL;
 	err = proc_mem_read(pid, addr, buf, need);
+	if (err)
+		return err;
+	memcpy(&first_line, buf + l->co_firstlineno, sizeof(first_line));
+	identity[0] = word_at(buf, l->co_qualname);
+	identity[1] = word_at(buf, l->co_filename);
+	identity[2] = word_at(buf, l->co_linetable);
+	identity[3] = (uint32_t)first_line;
+	return 0;
+}
+
+int python_code_same(pid_t pid, const struct python_layout *l, uint64_t addr,
+		     const struct python_code *c)
+{
+	uint8_t buf[512];
+	uint64_t identity[4];
+	int err = read_head(pid, l, addr, buf, sizeof(buf), identity);
+
+	if (err)
+		return err;
+	return memcmp(identity, c->identity, sizeof(identity)) == 0;
+}
+
+int python_code_read(pid_t pid, const struct python_layout *l, uint64_t addr,
+		     struct python_code *out)
+{
+	uint8_t buf[512];
+	int32_t first_line;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = read_head(pid, l, addr, buf, sizeof(buf), out->identity);
 	if (err)
 		return err;
 	memcpy(&first_line, buf + l->co_firstlineno, sizeof(first_line));

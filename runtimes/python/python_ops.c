@@ -99,9 +99,14 @@ static void py_forget(void *inst, pid_t pid)
 static int py_name(void *inst, pid_t pid, uint64_t frame, struct runtime_frame *out,
 		   uint32_t max)
 {
+	struct python_instance *pi = inst;
 	struct python_frame_info info;
-	int err = python_runtime_frame(((struct python_instance *)inst)->rt, pid, frame, &info);
+	uint64_t replaced = python_runtime_code_replaced(pi->rt);
+	int err = python_runtime_frame(pi->rt, pid, frame, &info);
 
+	if (pi->m && python_runtime_code_replaced(pi->rt) > replaced)
+		model_named_stat_add(pi->m, PYTHON_STAT_CODE_REPLACED,
+				     python_runtime_code_replaced(pi->rt) - replaced);
 	if (err)
 		return err;
 	if (!max)

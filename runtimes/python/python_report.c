@@ -29,6 +29,11 @@ static void print_walks(FILE *out, const struct model *m, uint64_t with_python, 
 		(unsigned long long)(no_thread + failed + deep), (unsigned long long)no_thread,
 		(unsigned long long)failed, (unsigned long long)deep,
 		(unsigned long long)model_named_stat_value(m, PYTHON_STAT_FRAMES_UNNAMED));
+	if (model_named_stat_value(m, PYTHON_STAT_CODE_REPLACED))
+		fprintf(out, "  python          %llu code object%s read again: another was made "
+			"where one read before had been freed\n",
+			(unsigned long long)model_named_stat_value(m, PYTHON_STAT_CODE_REPLACED),
+			model_named_stat_value(m, PYTHON_STAT_CODE_REPLACED) == 1 ? "" : "s");
 }
 
 static void print_unsupported(FILE *out, const struct model *m)

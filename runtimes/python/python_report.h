@@ -20,6 +20,8 @@
 #define PYTHON_STAT_TOO_DEEP "python_walks_stopped_too_deep"
 /* frames whose code object could not be read */
 #define PYTHON_STAT_FRAMES_UNNAMED "python_frames_unnamed"
+/* code objects read again: another found at a read one's address */
+#define PYTHON_STAT_CODE_REPLACED "python_code_replaced"
 /* interpreters walked; met but of a version without layouts, and the
  * last such version (Py_Version) */
 #define PYTHON_STAT_INTERPRETERS "python_interpreters"

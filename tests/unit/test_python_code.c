@@ -8,7 +8,7 @@
  * below), and a code object read from memory laid out as 3.11's
  * and as 3.12's (this process read through process_vm_readv, as a target
  * is): its qualified name in ASCII and in UCS-2, its file, first line and
- * table.
+ * table, and whether the object at its address is still that one.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -152,6 +152,22 @@ static void check_code_object(uint32_t minor)
 	assert_int_equal(c.first_line, 7);
 	assert_int_equal(c.linetable_len, size);
 	assert_memory_equal(c.linetable, table311, size);
+	/* still the same code object; then another made at its address
+	 * (another name), then the first line changed: another */
+	assert_int_equal(python_code_same(getpid(), l, (uintptr_t)code, &c), 1);
+	p = (uintptr_t)file;
+	memcpy(code + l->co_qualname, &p, 8);
+	assert_int_equal(python_code_same(getpid(), l, (uintptr_t)code, &c), 0);
+	p = (uintptr_t)qual;
+	memcpy(code + l->co_qualname, &p, 8);
+	assert_int_equal(python_code_same(getpid(), l, (uintptr_t)code, &c), 1);
+	first = 8;
+	memcpy(code + l->co_firstlineno, &first, 4);
+	assert_int_equal(python_code_same(getpid(), l, (uintptr_t)code, &c), 0);
+	first = 7;
+	memcpy(code + l->co_firstlineno, &first, 4);
+	/* gone: unreadable */
+	assert_int_equal(python_code_same(getpid(), l, 8, &c), -EFAULT);
 	python_code_free(&c);
 
 	/* what is no str: not compact */

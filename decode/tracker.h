@@ -81,9 +81,10 @@ int tracker_forget_ended(struct tracker *t);
  * and at the end of the run). */
 void tracker_name_jit_code(struct tracker *t);
 /* The live processes whose JIT code met so far is still unnamed (no perf
- * map, or code compiled after it was read), at most max into pids.
+ * map, or code compiled after it was read) and that no runtime walks, at
+ * most max into pids.
  * Returns their number. */
-size_t tracker_jit_waiting(const struct tracker *t, pid_t *pids, size_t max);
+size_t tracker_jit_waiting(struct tracker *t, pid_t *pids, size_t max);
 
 /* The processes whose maps were read right after their exec (before the
  * dynamic loader had mapped their libraries) have them read again, once

@@ -40,6 +40,7 @@ static int renumber(struct tracker *t, const uint32_t *process_map, size_t n_pro
 		if (process_map[i] == MODEL_NONE) {
 			if (t->procs.items[i].jit != UINT32_MAX)
 				trk_jit_forget(t, t->procs.items[i].jit);
+			runtimes_drop(t->runtimes, &t->procs.items[i].runtime_words);
 			trk_free_proc_state(&t->procs.items[i]);
 		} else
 			t->procs.items[process_map[i]] = t->procs.items[i];

@@ -51,6 +51,10 @@ struct proc_state {
 	bool umaps_stale;    /* cfi: made again from the maps at the next copy */
 	bool maps_deferred;  /* maps read at its first sample (trk_defer_maps()) */
 	uint32_t jit;        /* index in tracker.jits, UINT32_MAX: none */
+	/* each runtime's word in the process's record (runtimes/runtime.h,
+	 * struct runtime_proc): what it has of this process, found without
+	 * a table of its own; kept after the exit, for stacks decoded later */
+	struct runtime_words runtime_words;
 };
 
 /* A process's JIT code: its "[jit]" image, its perf map (opened while the
@@ -207,7 +211,7 @@ void trk_runtimes_hook_unwinder(struct tracker *t);
 /* The process's mappings were read: is one of its images a runtime's? */
 void trk_runtimes_maps_loaded(struct tracker *t, uint32_t process);
 /* Process pid exec'd or exited: no runtime walks it any more. */
-void trk_runtimes_gone(struct tracker *t, pid_t pid);
+void trk_runtimes_gone(struct tracker *t, uint32_t process);
 /* The native frames of a user stack of process: those before the first
  * frame of a runtime whose frames follow the native ones (*spliced: that
  * runtime, else NULL and all n). */
@@ -215,7 +219,7 @@ uint32_t trk_runtimes_native_frames(struct tracker *t, uint32_t process, const u
 				    uint32_t n, const struct runtime **spliced);
 /* Whether frame is a runtime's that walks process (else native, or
  * data a frame-pointer walk took for a return address). */
-bool trk_runtime_frame(const struct tracker *t, uint32_t process, uint64_t frame);
+bool trk_runtime_frame(struct tracker *t, uint32_t process, uint64_t frame);
 /* A native pc in a runtime's own code (a JVM's stubs) named by it, or
  * MODEL_NONE. */
 uint32_t trk_runtime_native_location(struct tracker *t, uint32_t process, uint64_t pc);
@@ -231,7 +235,11 @@ void trk_handle_runtime_frames(struct tracker *t, const struct collector_runtime
 /* Runtimes' frames (of any kind among frames[0..n)) of process pid read
  * now, while it lives: the names are kept for when their stack is
  * decoded. */
-void trk_runtimes_notice(struct tracker *t, pid_t pid, const uint64_t *frames, uint32_t n);
+void trk_runtimes_notice(struct tracker *t, uint32_t process, const uint64_t *frames, uint32_t n);
+/* Runtime r as told of model process `process` (its record's word). */
+struct runtime_proc trk_runtime_proc(struct tracker *t, const struct runtime *r, uint32_t process);
+/* The runtime whose own code pc of model process `process` is in, or NULL. */
+const struct runtime *trk_runtime_owning_pc(struct tracker *t, uint32_t process, uint64_t pc);
 
 /* Whether a kernel address is the scheduler's (tracker_set_sched_text()). */
 bool trk_in_sched_text(const struct tracker *t, uint64_t addr);

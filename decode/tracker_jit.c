@@ -186,12 +186,12 @@ static bool map_names_pending(const struct tracker *t, const struct jit_state *j
  * a map it dumped at an earlier request may name code freed since, and is
  * asked for again.
  */
-size_t tracker_jit_waiting(const struct tracker *t, pid_t *pids, size_t max)
+size_t tracker_jit_waiting(struct tracker *t, pid_t *pids, size_t max)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->procs.len && n < max; i++) {
-		const struct proc_state *ps = &t->procs.items[i];
+		struct proc_state *ps = &t->procs.items[i];
 		const struct jit_state *js;
 
 		if (!ps->alive || ps->jit == UINT32_MAX)
@@ -199,7 +199,10 @@ size_t tracker_jit_waiting(const struct tracker *t, pid_t *pids, size_t max)
 		js = &t->jits.items[ps->jit];
 		if (!js->pending.len)
 			continue;
-		if (map_names_pending(t, js, ps->alive) && !runtimes_own_jit(t->runtimes, js->pid))
+		/* a process a runtime walks names its code itself */
+		if (runtimes_walk(t->runtimes, js->pid, &ps->runtime_words) ||
+		    (map_names_pending(t, js, ps->alive) &&
+		     !runtimes_own_jit(t->runtimes, js->pid, &ps->runtime_words)))
 			continue;
 		pids[n++] = js->pid;
 	}

@@ -40,7 +40,7 @@ void trk_handle_offcpu_stack(struct tracker *t, const struct collector_stack_sam
 	if (np > COLLECTOR_MAX_STACK_DEPTH - (uint32_t)n)
 		np = COLLECTOR_MAX_STACK_DEPTH - (uint32_t)n;
 	/* named now, while the process surely lives */
-	trk_runtimes_notice(t, t->m->processes.items[process].pid, py, np);
+	trk_runtimes_notice(t, process, py, np);
 	sum = malloc(sizeof(*sum) + (nk + (uint32_t)n + np) * sizeof(uint64_t));
 	if (!sum) {
 		model_stat_add(t->m, MODEL_STAT_OFFCPU_STACKS_DROPPED, 1);

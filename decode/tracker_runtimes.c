@@ -35,9 +35,22 @@ _Static_assert(RUNTIMES_MAX <= SYMBOLIZER_IMAGE_SLOTS, "a word per runtime in an
  * (tracker_stacks.c, unwind_through_runtimes()). */
 static bool stop_at_runtime(void *ctx, pid_t pid, uint64_t pc)
 {
-	const struct tracker *t = ctx;
+	struct tracker *t = ctx;
+	uint32_t process = idmap_get(&t->pid_to_process, (uint64_t)pid);
 
-	return runtimes_owning_pc(t->runtimes, pid, pc) != NULL;
+	return process != UINT32_MAX && trk_runtime_owning_pc(t, process, pc) != NULL;
+}
+
+struct runtime_proc trk_runtime_proc(struct tracker *t, const struct runtime *r, uint32_t process)
+{
+	return runtime_proc_of(t->runtimes, r, t->m->processes.items[process].pid,
+			       &t->procs.items[process].runtime_words);
+}
+
+const struct runtime *trk_runtime_owning_pc(struct tracker *t, uint32_t process, uint64_t pc)
+{
+	return runtimes_owning_pc(t->runtimes, t->m->processes.items[process].pid,
+				  &t->procs.items[process].runtime_words, pc);
 }
 
 void trk_runtimes_hook_unwinder(struct tracker *t)
@@ -82,16 +95,11 @@ static void add_pending(struct tracker *t, uint32_t process, uint64_t ktime)
 	*MODEL_VEC_PUSH(t->runtime_pending) = (struct runtime_pending){ process, ktime };
 }
 
-/* Whether some runtime walks process pid. */
-static bool walked(const struct tracker *t, pid_t pid)
+/* Whether some runtime walks model process `process`. */
+static bool walked(struct tracker *t, uint32_t process)
 {
-	for (size_t i = 0; t->runtimes && i < t->runtimes->n; i++) {
-		const struct runtime *r = &t->runtimes->items[i];
-
-		if (r->ops->has && r->ops->has(r->rt, pid))
-			return true;
-	}
-	return false;
+	return runtimes_walk(t->runtimes, t->m->processes.items[process].pid,
+			     &t->procs.items[process].runtime_words);
 }
 
 void tracker_runtimes_poll(struct tracker *t, uint64_t now_ktime)
@@ -103,7 +111,7 @@ void tracker_runtimes_poll(struct tracker *t, uint64_t now_ktime)
 		const struct model_process *p = &t->m->processes.items[pp->process];
 		struct proc_state *ps = &t->procs.items[pp->process];
 
-		if (!ps->alive || p->end_ns || walked(t, p->pid) ||
+		if (!ps->alive || p->end_ns || walked(t, pp->process) ||
 		    now_ktime > pp->since + PENDING_FOR_NS) {
 			*pp = t->runtime_pending.items[--t->runtime_pending.len];
 			continue;
@@ -125,8 +133,9 @@ bool tracker_runtimes_pending(const struct tracker *t)
 static void find_runtime(struct tracker *t, const struct runtime *r, uint32_t process)
 {
 	const struct model_process *p = &t->m->processes.items[process];
+	struct runtime_proc rp = trk_runtime_proc(t, r, process);
 
-	if (!r->ops->mapped || (r->ops->has && r->ops->has(r->rt, p->pid)))
+	if (!r->ops->mapped || (r->ops->has && r->ops->has(r->rt, &rp)))
 		return;
 	for (size_t i = 0; i < p->maps.len; i++) {
 		const struct model_mapping *mp = &p->maps.items[i];
@@ -145,7 +154,7 @@ static void find_runtime(struct tracker *t, const struct runtime *r, uint32_t pr
 			.slot = symbolizer_image_slot(t->sym, mp->image,
 						      (unsigned int)(r - t->runtimes->items)),
 		};
-		if (r->ops->mapped(r->rt, p->pid, &ri) != 0)
+		if (r->ops->mapped(r->rt, &rp, &ri) != 0)
 			return;
 		p = &t->m->processes.items[process];
 	}
@@ -159,34 +168,37 @@ void trk_runtimes_maps_loaded(struct tracker *t, uint32_t process)
 		find_runtime(t, &t->runtimes->items[i], process);
 }
 
-void trk_runtimes_gone(struct tracker *t, pid_t pid)
+void trk_runtimes_gone(struct tracker *t, uint32_t process)
 {
-	runtimes_forget(t->runtimes, pid);
+	runtimes_forget(t->runtimes, t->m->processes.items[process].pid,
+			&t->procs.items[process].runtime_words);
 }
 
-/* The runtime of frame f that process pid may have: a frame of a kind no
- * runtime walks the process for is data a frame-pointer walk took for a
- * return address, which the native resolution cuts off. */
-static const struct runtime *runtime_of(const struct tracker *t, pid_t pid, uint64_t f)
+/* The runtime of frame f that model process `process` may have: a frame
+ * of a kind no runtime walks the process for is data a frame-pointer walk
+ * took for a return address, which the native resolution cuts off. */
+static const struct runtime *runtime_of(struct tracker *t, uint32_t process, uint64_t f)
 {
 	unsigned int kind = COLLECTOR_FRAME_KIND(f);
 	const struct runtime *r;
+	struct runtime_proc rp;
 
 	if (kind == COLLECTOR_FRAME_NATIVE || kind == COLLECTOR_FRAME_KERNEL ||
 	    kind == COLLECTOR_FRAME_JIT)
 		return NULL;
 	r = runtimes_of_kind(t->runtimes, kind);
-	return r && r->ops->known && r->ops->known(r->rt, pid) ? r : NULL;
+	if (!r || !r->ops->known)
+		return NULL;
+	rp = trk_runtime_proc(t, r, process);
+	return r->ops->known(r->rt, &rp) ? r : NULL;
 }
 
 uint32_t trk_runtimes_native_frames(struct tracker *t, uint32_t process, const uint64_t *frames,
 				    uint32_t n, const struct runtime **spliced)
 {
-	pid_t pid = t->m->processes.items[process].pid;
-
 	*spliced = NULL;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct runtime *r = runtime_of(t, pid, frames[i]);
+		const struct runtime *r = runtime_of(t, process, frames[i]);
 
 		if (r && r->ops->splices) {
 			*spliced = r;
@@ -196,9 +208,9 @@ uint32_t trk_runtimes_native_frames(struct tracker *t, uint32_t process, const u
 	return n;
 }
 
-bool trk_runtime_frame(const struct tracker *t, uint32_t process, uint64_t frame)
+bool trk_runtime_frame(struct tracker *t, uint32_t process, uint64_t frame)
 {
-	return runtime_of(t, t->m->processes.items[process].pid, frame) != NULL;
+	return runtime_of(t, process, frame) != NULL;
 }
 
 /* A runtime's function: one per (name, file, first line): "main" of a
@@ -247,12 +259,12 @@ static uint32_t named_location(struct tracker *t, uint32_t image, const struct r
 
 uint32_t trk_runtime_location(struct tracker *t, uint32_t process, uint64_t frame)
 {
-	pid_t pid = t->m->processes.items[process].pid;
 	const struct runtime *r = runtimes_of_kind(t->runtimes, COLLECTOR_FRAME_KIND(frame));
+	struct runtime_proc rp = trk_runtime_proc(t, r, process);
 	struct runtime_frame f[RUNTIME_FRAME_MAX_INLINED];
 	uint32_t image = runtime_image(t, r), loc;
 	uint64_t addr;
-	int n = r->ops->frame_name ? r->ops->frame_name(r->rt, pid, frame, f,
+	int n = r->ops->frame_name ? r->ops->frame_name(r->rt, &rp, frame, f,
 							  RUNTIME_FRAME_MAX_INLINED)
 				   : -ENOTSUP;
 
@@ -269,34 +281,37 @@ uint32_t trk_runtime_location(struct tracker *t, uint32_t process, uint64_t fram
 
 uint32_t trk_runtime_native_location(struct tracker *t, uint32_t process, uint64_t pc)
 {
-	pid_t pid = t->m->processes.items[process].pid;
-	const struct runtime *r = runtimes_owning_pc(t->runtimes, pid, pc);
+	const struct runtime *r = trk_runtime_owning_pc(t, process, pc);
 	struct runtime_frame f[1];
+	struct runtime_proc rp;
 
-	if (!r || !r->ops->frame_name || !r->ops->image || r->ops->frame_name(r->rt, pid, pc, f, 1) != 1)
+	if (!r || !r->ops->frame_name || !r->ops->image)
+		return MODEL_NONE;
+	rp = trk_runtime_proc(t, r, process);
+	if (r->ops->frame_name(r->rt, &rp, pc, f, 1) != 1)
 		return MODEL_NONE;
 	return named_location(t, runtime_image(t, r), f, 1);
 }
 
 /* Whether native frame i (at ips[i]: the PC, then return addresses) is
  * one activation of the interpreter r's runs go in place of. */
-static bool replaced(struct tracker *t, const struct runtime *r, pid_t pid,
+static bool replaced(struct tracker *t, const struct runtime *r, const struct runtime_proc *rp,
 		     const uint64_t *ips, uint32_t i, uint32_t loc)
 {
 	return r->ops->replaces &&
-	       r->ops->replaces(r->rt, pid, i ? ips[i] - 1 : ips[i], model_location_name(t->m, loc));
+	       r->ops->replaces(r->rt, rp, i ? ips[i] - 1 : ips[i], model_location_name(t->m, loc));
 }
 
 uint32_t trk_runtimes_splice(struct tracker *t, uint32_t process, const struct runtime *r,
 			     const uint64_t *ips, const uint64_t *rf, uint32_t n_rf,
 			     uint32_t *locs, uint32_t n_native)
 {
-	pid_t pid = t->m->processes.items[process].pid;
+	struct runtime_proc rp = trk_runtime_proc(t, r, process);
 	uint64_t empty = COLLECTOR_FRAME_EMPTY_RUN(r->ops->frame_kind);
 	uint32_t out[COLLECTOR_MAX_STACK_DEPTH], n = 0, j = 0;
 
 	for (uint32_t i = 0; i < n_native && n < COLLECTOR_MAX_STACK_DEPTH; i++) {
-		if (j >= n_rf || !replaced(t, r, pid, ips, i, locs[i])) {
+		if (j >= n_rf || !replaced(t, r, &rp, ips, i, locs[i])) {
 			out[n++] = locs[i];
 			continue;
 		}
@@ -323,20 +338,22 @@ uint32_t trk_runtimes_splice(struct tracker *t, uint32_t process, const struct r
 	return n;
 }
 
-void trk_runtimes_notice(struct tracker *t, pid_t pid, const uint64_t *frames, uint32_t n)
+void trk_runtimes_notice(struct tracker *t, uint32_t process, const uint64_t *frames, uint32_t n)
 {
 	for (uint32_t i = 0; i < n && i < COLLECTOR_MAX_STACK_DEPTH; i++) {
-		const struct runtime *r = runtime_of(t, pid, frames[i]);
+		const struct runtime *r = runtime_of(t, process, frames[i]);
+		struct runtime_proc rp;
 
-		if (r && r->ops->notice)
-			r->ops->notice(r->rt, pid, frames[i]);
+		if (!r || !r->ops->notice)
+			continue;
+		rp = trk_runtime_proc(t, r, process);
+		r->ops->notice(r->rt, &rp, frames[i]);
 	}
 }
 
 void trk_handle_runtime_frames(struct tracker *t, const struct collector_runtime_frames_event *e)
 {
 	uint32_t thread = trk_thread(t, e->hdr.tgid, e->hdr.tid, e->hdr.ktime_ns);
-	pid_t pid = t->m->processes.items[t->m->threads.items[thread].process].pid;
-
-	trk_runtimes_notice(t, pid, (const uint64_t *)e->frames, e->n);
+	trk_runtimes_notice(t, t->m->threads.items[thread].process, (const uint64_t *)e->frames,
+			    e->n);
 }

@@ -498,6 +498,7 @@ static int unwind_through_runtimes(struct tracker *t, uint32_t process, const st
 			    n < COLLECTOR_MAX_STACK_DEPTH; round++) {
 		struct unwind_regs last, next = { 0 };
 		struct runtime_regs rr;
+		struct runtime_proc rp;
 		const struct runtime *r;
 		uint64_t skip;
 		bool left = false;
@@ -506,11 +507,12 @@ static int unwind_through_runtimes(struct tracker *t, uint32_t process, const st
 		if (!unwinder_last_frame(t->unwinder, pid, &last) ||
 		    last.ip != (n == 1 ? ips[0] : ips[n - 1]))
 			break;
-		r = runtimes_owning_pc(t->runtimes, pid, last.ip);
+		r = trk_runtime_owning_pc(t, process, last.ip);
 		if (!r)
 			break;
+		rp = trk_runtime_proc(t, r, process);
 		rr = (struct runtime_regs){ last.ip, last.sp, last.bp };
-		m = r->ops->walk_copy(r->rt, pid, &rr, n == 1 && round == 0, stack, regs->sp,
+		m = r->ops->walk_copy(r->rt, &rp, &rr, n == 1 && round == 0, stack, regs->sp,
 				      stack_len, ips + n - 1, COLLECTOR_MAX_STACK_DEPTH - (n - 1),
 				      &left);
 		if (m <= 0)

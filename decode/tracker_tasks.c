@@ -568,8 +568,8 @@ void trk_handle_exec(struct tracker *t, const struct collector_task_event *e, si
 
 	t->last_task_ktime = kt;
 
-	trk_runtimes_gone(t, e->hdr.tgid); /* a new image */
 	if (old != UINT32_MAX) {
+		trk_runtimes_gone(t, old); /* a new image */
 		gen = t->m->processes.items[old].generation + 1;
 		ppid = t->m->processes.items[old].ppid;
 		end_process(t, old, kt);
@@ -659,7 +659,7 @@ void trk_handle_exit(struct tracker *t, const struct collector_task_event *e)
 		trk_jit_resolve(t, e->hdr.tgid);
 		if (t->unwinder)
 			unwinder_forget(t->unwinder, e->hdr.tgid);
-		trk_runtimes_gone(t, e->hdr.tgid);
+		trk_runtimes_gone(t, process);
 		/* a later process may reuse the pid */
 		idmap_put(&t->pid_to_process, e->hdr.tgid, UINT32_MAX);
 	}

@@ -33,7 +33,8 @@
  *   native frame.
  * - Make JIT code nameable: ask_names() is given the processes whose JIT
  *   code is still unnamed before their perf maps are read (the JVM's
- *   attach), and owns_jit() says which of them it would ask.
+ *   attach), none of them walked by a runtime, and owns_jit() says which
+ *   of them it would ask.
  * - Report: its kernel-side counters copied into the model's statistics
  *   by counters(), and its part of the summary printed by summary().
  *
@@ -95,11 +96,25 @@ struct runtime_image {
 				       * first; NULL: no record */
 };
 
+/*
+ * A process as a runtime is told of it: its pid and the runtime's word in
+ * the process's record (decode/'s one record a process, kept after its
+ * exit for stacks decoded later, a new one at its exec), where the runtime
+ * keeps what it has of the process (an index of its own plus one, say)
+ * instead of a table of its own keyed by pid: a process that took a gone
+ * one's pid has a record of its own.
+ */
+struct runtime_proc {
+	pid_t pid;
+	uint32_t *slot;           /* 0 until the runtime sets it; never NULL */
+};
+
 /* Functions a frame may stand for (one compiled method and those inlined
  * into it), at most. */
 #define RUNTIME_FRAME_MAX_INLINED 16
 
-/* A named frame.  The strings live as long as the runtime instance. */
+/* A named frame.  The strings live as long as the runtime instance, or
+ * until the record of the frame's process is dropped (drop()). */
 struct runtime_frame {
 	const char *function;     /* "Kestrel.grind", "long Kestrel.hotMix(long[], int)" */
 	const char *file;         /* its source file, or NULL */
@@ -142,13 +157,17 @@ struct runtime_ops {
 	 * walked; 0: not (or it has one already); a negative errno: it is,
 	 * but cannot be walked (-ENOTSUP: a version without layouts, counted
 	 * for the summary) */
-	int (*mapped)(void *rt, pid_t pid, const struct runtime_image *img);
+	int (*mapped)(void *rt, const struct runtime_proc *p, const struct runtime_image *img);
 	bool (*maps_later)(void *rt, const char *exe);
 	bool (*may_be)(void *rt, const char *exe);
-	bool (*known)(const void *rt, pid_t pid);  /* has had frames walked */
-	bool (*has)(const void *rt, pid_t pid);    /* is being walked */
+	bool (*known)(const void *rt, const struct runtime_proc *p); /* has had frames walked */
+	bool (*has)(const void *rt, const struct runtime_proc *p);   /* is being walked */
 	size_t (*live)(const void *rt);            /* processes being walked */
-	void (*forget)(void *rt, pid_t pid);       /* exited or exec'd */
+	void (*forget)(void *rt, const struct runtime_proc *p);      /* exited or exec'd */
+	/* the engine drops the record of a process forgotten (a continuous
+	 * run's, gone an interval ago) whose word for this runtime is word:
+	 * what the runtime kept of it (its names) goes */
+	void (*drop)(void *rt, uint32_t word);
 
 	/* out[0..max) the frame's functions, innermost first: one, or a
 	 * compiled frame's inlined methods then the method compiled
@@ -156,13 +175,15 @@ struct runtime_ops {
 	 * cannot be named (its code freed, its process gone).  Also asked
 	 * of a native pc in the runtime's own code (owns_pc(): a JVM's
 	 * stubs), whose name it may know */
-	int (*frame_name)(void *rt, pid_t pid, uint64_t frame, struct runtime_frame *out,
+	int (*frame_name)(void *rt, const struct runtime_proc *p, uint64_t frame,
+			  struct runtime_frame *out,
 			  uint32_t max);
-	void (*notice)(void *rt, pid_t pid, uint64_t frame);
+	void (*notice)(void *rt, const struct runtime_proc *p, uint64_t frame);
 	uint64_t (*unnamed_key)(uint64_t frame);
 	/* whether native frame at addr (named name, or NULL) of process pid
 	 * is one activation of the interpreter its runs go in place of */
-	bool (*replaces)(const void *rt, pid_t pid, uint64_t addr, const char *name);
+	bool (*replaces)(const void *rt, const struct runtime_proc *p, uint64_t addr,
+			 const char *name);
 
 	/* A stack unwound in user space from a copy (a sample before its
 	 * image's unwind table, a thread found blocked when the run began):
@@ -175,12 +196,13 @@ struct runtime_ops {
 	 * or native pcs of its stubs), and leaves regs at the first frame
 	 * outside its code, *left true, for the native walk to go on from
 	 * (false: it stopped).  Returns the frames written. */
-	bool (*owns_pc)(const void *rt, pid_t pid, uint64_t pc);
-	int (*walk_copy)(void *rt, pid_t pid, struct runtime_regs *regs, bool first,
+	bool (*owns_pc)(const void *rt, const struct runtime_proc *p, uint64_t pc);
+	int (*walk_copy)(void *rt, const struct runtime_proc *p, struct runtime_regs *regs,
+			 bool first,
 			 const uint8_t *stack, uint64_t stack_sp, size_t stack_len,
 			 uint64_t *frames, uint32_t max, bool *left);
 
-	bool (*owns_jit)(const void *rt, pid_t pid);
+	bool (*owns_jit)(const void *rt, const struct runtime_proc *p);
 	void (*ask_names)(void *rt, const pid_t *pids, size_t n);
 
 	void (*counters)(struct model *m, const uint64_t *kernel_counters);
@@ -230,12 +252,32 @@ static inline const struct runtime *runtimes_of_kind(const struct runtimes *rs,
 bool runtimes_may_be(const struct runtimes *rs, const char *exe);
 /* Processes being walked by any runtime. */
 size_t runtimes_live(const struct runtimes *rs);
-/* Process pid exited or exec'd: every runtime forgets it. */
-void runtimes_forget(const struct runtimes *rs, pid_t pid);
+/* A process's record: a word for each runtime, by its place in the run's
+ * list (runtime_proc's slot). */
+struct runtime_words {
+	uint32_t w[RUNTIMES_MAX];
+};
+
+/* Process pid (its record words) as runtime r of rs is told of it. */
+static inline struct runtime_proc runtime_proc_of(const struct runtimes *rs,
+						  const struct runtime *r, pid_t pid,
+						  struct runtime_words *words)
+{
+	return (struct runtime_proc){ pid, &words->w[r - rs->items] };
+}
+
+/* Process pid (record words) exited or exec'd: every runtime forgets it. */
+void runtimes_forget(const struct runtimes *rs, pid_t pid, struct runtime_words *words);
+/* A process's record dropped (forgotten, long gone): each runtime drops
+ * what it kept of it. */
+void runtimes_drop(const struct runtimes *rs, const struct runtime_words *words);
 /* The runtime whose own code pc of process pid is in (owns_pc()), or NULL. */
-const struct runtime *runtimes_owning_pc(const struct runtimes *rs, pid_t pid, uint64_t pc);
+const struct runtime *runtimes_owning_pc(const struct runtimes *rs, pid_t pid,
+					 struct runtime_words *words, uint64_t pc);
 /* Whether some runtime asks process pid for its JIT code's names. */
-bool runtimes_own_jit(const struct runtimes *rs, pid_t pid);
+bool runtimes_own_jit(const struct runtimes *rs, pid_t pid, struct runtime_words *words);
+/* Whether some runtime walks process pid (has()). */
+bool runtimes_walk(const struct runtimes *rs, pid_t pid, struct runtime_words *words);
 /* The processes with unnamed JIT code, given to each runtime that asks. */
 void runtimes_ask_names(const struct runtimes *rs, const pid_t *pids, size_t n);
 /* Each runtime's kernel-side counters (COLLECTOR_CNT_*) into the model.

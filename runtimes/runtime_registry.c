@@ -95,27 +95,55 @@ size_t runtimes_live(const struct runtimes *rs)
 	return n;
 }
 
-void runtimes_forget(const struct runtimes *rs, pid_t pid)
+void runtimes_forget(const struct runtimes *rs, pid_t pid, struct runtime_words *words)
 {
-	for (size_t i = 0; rs && i < rs->n; i++)
+	for (size_t i = 0; rs && i < rs->n; i++) {
+		struct runtime_proc p = runtime_proc_of(rs, &rs->items[i], pid, words);
+
 		if (rs->items[i].ops->forget)
-			rs->items[i].ops->forget(rs->items[i].rt, pid);
+			rs->items[i].ops->forget(rs->items[i].rt, &p);
+	}
 }
 
-const struct runtime *runtimes_owning_pc(const struct runtimes *rs, pid_t pid, uint64_t pc)
+void runtimes_drop(const struct runtimes *rs, const struct runtime_words *words)
 {
 	for (size_t i = 0; rs && i < rs->n; i++)
+		if (rs->items[i].ops->drop && words->w[i])
+			rs->items[i].ops->drop(rs->items[i].rt, words->w[i]);
+}
+
+const struct runtime *runtimes_owning_pc(const struct runtimes *rs, pid_t pid,
+					 struct runtime_words *words, uint64_t pc)
+{
+	for (size_t i = 0; rs && i < rs->n; i++) {
+		struct runtime_proc p = runtime_proc_of(rs, &rs->items[i], pid, words);
+
 		if (rs->items[i].ops->owns_pc && rs->items[i].ops->walk_copy &&
-		    rs->items[i].ops->owns_pc(rs->items[i].rt, pid, pc))
+		    rs->items[i].ops->owns_pc(rs->items[i].rt, &p, pc))
 			return &rs->items[i];
+	}
 	return NULL;
 }
 
-bool runtimes_own_jit(const struct runtimes *rs, pid_t pid)
+bool runtimes_own_jit(const struct runtimes *rs, pid_t pid, struct runtime_words *words)
 {
-	for (size_t i = 0; rs && i < rs->n; i++)
-		if (rs->items[i].ops->owns_jit && rs->items[i].ops->owns_jit(rs->items[i].rt, pid))
+	for (size_t i = 0; rs && i < rs->n; i++) {
+		struct runtime_proc p = runtime_proc_of(rs, &rs->items[i], pid, words);
+
+		if (rs->items[i].ops->owns_jit && rs->items[i].ops->owns_jit(rs->items[i].rt, &p))
 			return true;
+	}
+	return false;
+}
+
+bool runtimes_walk(const struct runtimes *rs, pid_t pid, struct runtime_words *words)
+{
+	for (size_t i = 0; rs && i < rs->n; i++) {
+		struct runtime_proc p = runtime_proc_of(rs, &rs->items[i], pid, words);
+
+		if (rs->items[i].ops->has && rs->items[i].ops->has(rs->items[i].rt, &p))
+			return true;
+	}
 	return false;
 }
 

@@ -74,7 +74,7 @@ static void count_once(struct jvm_instance *ji, struct idmap *seen, pid_t pid, c
 		model_named_stat_add(ji->m, stat, 1);
 }
 
-static int jvm_mapped(void *inst, pid_t pid, const struct runtime_image *img)
+static int jvm_mapped(void *inst, const struct runtime_proc *p, const struct runtime_image *img)
 {
 	struct jvm_instance *ji = inst;
 	int err;
@@ -83,12 +83,12 @@ static int jvm_mapped(void *inst, pid_t pid, const struct runtime_image *img)
 		/* counted once a process, for the summary to say why its
 		 * stacks stop at their first Java frame */
 		if (jvm_procs_is_libjvm(img->path))
-			count_once(ji, &ji->unwalked, pid, JVM_STAT_UNWALKED);
+			count_once(ji, &ji->unwalked, p->pid, JVM_STAT_UNWALKED);
 		return 0;
 	}
-	err = jvm_procs_image(ji->procs, pid, img);
+	err = jvm_procs_image(ji->procs, p, img);
 	if (err > 0)
-		count_once(ji, &ji->walked, pid, JVM_STAT_WALKED);
+		count_once(ji, &ji->walked, p->pid, JVM_STAT_WALKED);
 	else if (ji->m && err == -ENOTSUP)
 		model_named_stat_add(ji->m, JVM_STAT_UNSUPPORTED, 1);
 	return err;
@@ -109,14 +109,14 @@ static bool jvm_may_be(void *inst, const char *exe)
 	return jvm_procs_is_launcher(exe);
 }
 
-static bool jvm_known(const void *inst, pid_t pid)
+static bool jvm_known(const void *inst, const struct runtime_proc *p)
 {
-	return jvm_procs_known(((const struct jvm_instance *)inst)->procs, pid);
+	return jvm_procs_known(((const struct jvm_instance *)inst)->procs, p);
 }
 
-static bool jvm_has(const void *inst, pid_t pid)
+static bool jvm_has(const void *inst, const struct runtime_proc *p)
 {
-	return jvm_procs_has(((const struct jvm_instance *)inst)->procs, pid);
+	return jvm_procs_has(((const struct jvm_instance *)inst)->procs, p);
 }
 
 static size_t jvm_live(const void *inst)
@@ -124,23 +124,29 @@ static size_t jvm_live(const void *inst)
 	return jvm_procs_live(((const struct jvm_instance *)inst)->procs);
 }
 
-static void jvm_forget(void *inst, pid_t pid)
+static void jvm_forget(void *inst, const struct runtime_proc *p)
 {
-	jvm_procs_forget(((struct jvm_instance *)inst)->procs, pid);
+	jvm_procs_forget(((struct jvm_instance *)inst)->procs, p);
 }
 
-static int jvm_name(void *inst, pid_t pid, uint64_t frame, struct runtime_frame *out, uint32_t max)
+static void jvm_drop(void *inst, uint32_t word)
 {
-	return jvm_procs_frame(((struct jvm_instance *)inst)->procs, pid, frame, out, max);
+	jvm_procs_drop(((struct jvm_instance *)inst)->procs, word);
+}
+
+static int jvm_name(void *inst, const struct runtime_proc *p, uint64_t frame,
+		    struct runtime_frame *out, uint32_t max)
+{
+	return jvm_procs_frame(((struct jvm_instance *)inst)->procs, p, frame, out, max);
 }
 
 /* Named now, kept for a stack decoded later: Method* and nmethods are
  * freed when classes unload or code is flushed. */
-static void jvm_notice(void *inst, pid_t pid, uint64_t frame)
+static void jvm_notice(void *inst, const struct runtime_proc *p, uint64_t frame)
 {
 	struct runtime_frame f[RUNTIME_FRAME_MAX_INLINED];
 
-	jvm_name(inst, pid, frame, f, RUNTIME_FRAME_MAX_INLINED);
+	jvm_name(inst, p, frame, f, RUNTIME_FRAME_MAX_INLINED);
 }
 
 /* An unnamed frame is kept by its Method* (interpreted) or pc (compiled). */
@@ -153,28 +159,22 @@ static uint64_t jvm_unnamed_key(uint64_t frame)
  * JIT code is unnamed, whatever its map names now: a map it dumped at an
  * earlier request may name code freed since.  A walked one names its
  * Java frames itself. */
-static bool jvm_owns_jit(const void *inst, pid_t pid)
+static bool jvm_owns_jit(const void *inst, const struct runtime_proc *p)
 {
-	return !jvm_procs_in_bpf(((const struct jvm_instance *)inst)->procs, pid) &&
-	       jvm_is_hotspot(pid);
+	return !jvm_procs_in_bpf(((const struct jvm_instance *)inst)->procs, p) &&
+	       jvm_is_hotspot(p->pid);
 }
 
+/* pids: none walked (the engine asks for processes no runtime walks) */
 static void jvm_ask_names(void *inst, const pid_t *pids, size_t n)
 {
 	struct jvm_instance *ji = inst;
-	pid_t *ask;
-	size_t m = 0;
 
 	if (ji->no_ask || !n)
 		return;
 	ji->did_ask = true;
-	ask = calloc(n, sizeof(*ask));
-	for (size_t i = 0; ask && i < n; i++)
-		if (!jvm_procs_has(ji->procs, pids[i]))
-			ask[m++] = pids[i];
-	if (!ask || (m && jvm_perfmaps_refresh(&ji->asked, ask, m) != 0))
+	if (jvm_perfmaps_refresh(&ji->asked, pids, n) != 0)
 		fprintf(stderr, "collector: asking JVMs for perf maps: out of memory\n");
-	free(ask);
 }
 
 static void jvm_counters(struct model *m, const uint64_t *c)
@@ -204,16 +204,17 @@ static void jvm_summary(FILE *out, const struct model *m, enum runtime_summary_p
 		jvm_perfmaps_print(out, &ji->asked);
 }
 
-static bool jvm_owns_pc(const void *inst, pid_t pid, uint64_t pc)
+static bool jvm_owns_pc(const void *inst, const struct runtime_proc *p, uint64_t pc)
 {
-	return jvm_procs_owns_pc(((const struct jvm_instance *)inst)->procs, pid, pc);
+	return jvm_procs_owns_pc(((const struct jvm_instance *)inst)->procs, p, pc);
 }
 
-static int jvm_walk_copy(void *inst, pid_t pid, struct runtime_regs *regs, bool first,
+static int jvm_walk_copy(void *inst, const struct runtime_proc *p, struct runtime_regs *regs,
+			 bool first,
 			 const uint8_t *stack, uint64_t stack_sp, size_t stack_len, uint64_t *frames,
 			 uint32_t max, bool *left)
 {
-	return jvm_procs_walk_copy(((struct jvm_instance *)inst)->procs, pid, regs, first, stack,
+	return jvm_procs_walk_copy(((struct jvm_instance *)inst)->procs, p, regs, first, stack,
 				   stack_sp, stack_len, frames, max, left);
 }
 
@@ -243,6 +244,7 @@ const struct runtime_ops jvm_runtime = {
 	.has = jvm_has,
 	.live = jvm_live,
 	.forget = jvm_forget,
+	.drop = jvm_drop,
 	.frame_name = jvm_name,
 	.notice = jvm_notice,
 	.unnamed_key = jvm_unnamed_key,

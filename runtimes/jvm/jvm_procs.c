@@ -60,9 +60,10 @@ struct jvm_procs {
 	bool has_bpf;
 	struct jvm_image *images;
 	size_t n_images, cap_images;
-	struct idmap proc_index;  /* pid -> procs index */
 	struct jvm_proc *procs;
 	size_t n_procs, cap_procs;
+	uint32_t *free_procs;     /* entries of dropped records, to reuse */
+	size_t n_free, cap_free;
 	/* the names of processes gone whose pid another took: their strings
 	 * stay as long as the table (runtime_frame's contract) */
 	struct hotspot_names **retired;
@@ -105,8 +106,8 @@ void jvm_procs_free(struct jvm_procs *jp)
 		hotspot_names_free(jp->procs[i].names);
 	}
 	free(jp->procs);
+	free(jp->free_procs);
 	free(jp->images);
-	idmap_free(&jp->proc_index);
 	for (size_t i = 0; i < jp->n_retired; i++)
 		hotspot_names_free(jp->retired[i]);
 	free(jp->retired);
@@ -116,11 +117,13 @@ void jvm_procs_free(struct jvm_procs *jp)
 	free(jp);
 }
 
-static struct jvm_proc *proc_of(const struct jvm_procs *jp, pid_t pid)
+/* The process's entry: the runtime's word in the process's record holds
+ * its index plus one. */
+static struct jvm_proc *proc_of(const struct jvm_procs *jp, const struct runtime_proc *rp)
 {
-	uint32_t i = idmap_get(&jp->proc_index, (uint64_t)pid);
+	uint32_t i = *rp->slot;
 
-	return i == UINT32_MAX ? NULL : &jp->procs[i];
+	return i && i <= jp->n_procs ? &jp->procs[i - 1] : NULL;
 }
 
 static uint64_t now_ns(void)
@@ -145,9 +148,9 @@ bool jvm_procs_is_libjvm(const char *path)
 
 /* Process pid's entry, made, or made anew when the pid is another
  * process's now (the old one forgotten: exited or exec'd). */
-static struct jvm_proc *proc_for(struct jvm_procs *jp, pid_t pid)
+static struct jvm_proc *proc_for(struct jvm_procs *jp, const struct runtime_proc *rp)
 {
-	struct jvm_proc *p = proc_of(jp, pid);
+	struct jvm_proc *p = proc_of(jp, rp);
 
 	if (p) {
 		if (p->walked || p->waiting)
@@ -164,12 +167,16 @@ static struct jvm_proc *proc_for(struct jvm_procs *jp, pid_t pid)
 		p->has_layout = false;
 		return p;
 	}
-	if (array_grow((void **)&jp->procs, &jp->cap_procs, jp->n_procs, sizeof(*p), 16) ||
-	    idmap_put(&jp->proc_index, (uint64_t)pid, (uint32_t)jp->n_procs))
-		return NULL;
-	p = &jp->procs[jp->n_procs++];
+	if (jp->n_free) {
+		*rp->slot = jp->free_procs[--jp->n_free];
+	} else {
+		if (array_grow((void **)&jp->procs, &jp->cap_procs, jp->n_procs, sizeof(*p), 16))
+			return NULL;
+		*rp->slot = (uint32_t)++jp->n_procs;
+	}
+	p = &jp->procs[*rp->slot - 1];
 	memset(p, 0, sizeof(*p));
-	p->pid = pid;
+	p->pid = rp->pid;
 	return p;
 }
 
@@ -199,10 +206,11 @@ static int unsupported(struct jvm_procs *jp, struct jvm_proc *p, const char *why
 	return -ENOTSUP;
 }
 
-int jvm_procs_add(struct jvm_procs *jp, pid_t pid, const struct hotspot_layout *l,
+int jvm_procs_add(struct jvm_procs *jp, const struct runtime_proc *rp, const struct hotspot_layout *l,
 		  const struct collector_hotspot_proc *rec)
 {
-	struct jvm_proc *p = proc_for(jp, pid);
+	pid_t pid = rp->pid;
+	struct jvm_proc *p = proc_for(jp, rp);
 	int err;
 
 	if (!p)
@@ -263,9 +271,10 @@ static const struct jvm_image *vm_symbols_of(struct jvm_procs *jp, const struct 
 	return ji;
 }
 
-int jvm_procs_image(struct jvm_procs *jp, pid_t pid, const struct runtime_image *img)
+int jvm_procs_image(struct jvm_procs *jp, const struct runtime_proc *rp, const struct runtime_image *img)
 {
-	struct jvm_proc *p = proc_of(jp, pid);
+	pid_t pid = rp->pid;
+	struct jvm_proc *p = proc_of(jp, rp);
 	const struct jvm_image *ji;
 	struct collector_hotspot_proc rec;
 	char why[160];
@@ -277,7 +286,7 @@ int jvm_procs_image(struct jvm_procs *jp, pid_t pid, const struct runtime_image 
 		return 0;
 	if (!jvm_procs_is_libjvm(img->path))
 		return 0;
-	if (!(p = proc_for(jp, pid)))
+	if (!(p = proc_for(jp, rp)))
 		return -ENOMEM;
 	if (!p->has_layout) {
 		ji = vm_symbols_of(jp, img, &err, why, sizeof(why));
@@ -328,7 +337,7 @@ int jvm_procs_image(struct jvm_procs *jp, pid_t pid, const struct runtime_image 
 	}
 	if (err)
 		return err;
-	return jvm_procs_add(jp, pid, &p->layout, &rec);
+	return jvm_procs_add(jp, rp, &p->layout, &rec);
 }
 
 bool jvm_procs_is_launcher(const char *path)
@@ -347,30 +356,30 @@ bool jvm_procs_maps_later(struct jvm_procs *jp, const char *path)
 	return again || jvm_procs_is_launcher(path);
 }
 
-bool jvm_procs_waiting(const struct jvm_procs *jp, pid_t pid)
+bool jvm_procs_waiting(const struct jvm_procs *jp, const struct runtime_proc *rp)
 {
-	const struct jvm_proc *p = proc_of(jp, pid);
+	const struct jvm_proc *p = proc_of(jp, rp);
 
 	return p && p->waiting && !p->walked;
 }
 
-bool jvm_procs_known(const struct jvm_procs *jp, pid_t pid)
+bool jvm_procs_known(const struct jvm_procs *jp, const struct runtime_proc *rp)
 {
-	const struct jvm_proc *p = proc_of(jp, pid);
+	const struct jvm_proc *p = proc_of(jp, rp);
 
 	return p && p->known;
 }
 
-bool jvm_procs_has(const struct jvm_procs *jp, pid_t pid)
+bool jvm_procs_has(const struct jvm_procs *jp, const struct runtime_proc *rp)
 {
-	const struct jvm_proc *p = proc_of(jp, pid);
+	const struct jvm_proc *p = proc_of(jp, rp);
 
 	return p && p->walked;
 }
 
-bool jvm_procs_owns_pc(const struct jvm_procs *jp, pid_t pid, uint64_t pc)
+bool jvm_procs_owns_pc(const struct jvm_procs *jp, const struct runtime_proc *rp, uint64_t pc)
 {
-	const struct jvm_proc *p = proc_of(jp, pid);
+	const struct jvm_proc *p = proc_of(jp, rp);
 
 	return p && p->known && pc >= p->rec.codecache_low && pc < p->rec.codecache_high;
 }
@@ -396,11 +405,12 @@ static int copy_read(void *ctx, uint64_t addr, void *buf, size_t size)
 	return proc_mem_read(c->pid, addr, buf, size);
 }
 
-int jvm_procs_walk_copy(const struct jvm_procs *jp, pid_t pid, struct runtime_regs *regs,
+int jvm_procs_walk_copy(const struct jvm_procs *jp, const struct runtime_proc *rp, struct runtime_regs *regs,
 			bool first, const uint8_t *stack, uint64_t stack_sp, size_t stack_len,
 			uint64_t *frames, uint32_t max, bool *left)
 {
-	const struct jvm_proc *p = proc_of(jp, pid);
+	pid_t pid = rp->pid;
+	const struct jvm_proc *p = proc_of(jp, rp);
 	struct hotspot_walk_frame out[COLLECTOR_HOTSPOT_MAX_FRAMES];
 	struct copy_reader c = { pid, stack, stack_sp, stack_len };
 	struct hotspot_regs r = { regs->ip, regs->sp, regs->bp, 0 };
@@ -423,9 +433,9 @@ int jvm_procs_walk_copy(const struct jvm_procs *jp, pid_t pid, struct runtime_re
 	return (int)n;
 }
 
-bool jvm_procs_in_bpf(const struct jvm_procs *jp, pid_t pid)
+bool jvm_procs_in_bpf(const struct jvm_procs *jp, const struct runtime_proc *rp)
 {
-	return jp->has_bpf && jvm_procs_has(jp, pid);
+	return jp->has_bpf && jvm_procs_has(jp, rp);
 }
 
 size_t jvm_procs_live(const struct jvm_procs *jp)
@@ -433,9 +443,10 @@ size_t jvm_procs_live(const struct jvm_procs *jp)
 	return jp->live;
 }
 
-void jvm_procs_forget(struct jvm_procs *jp, pid_t pid)
+void jvm_procs_forget(struct jvm_procs *jp, const struct runtime_proc *rp)
 {
-	struct jvm_proc *p = proc_of(jp, pid);
+	pid_t pid = rp->pid;
+	struct jvm_proc *p = proc_of(jp, rp);
 
 	if (!p)
 		return;
@@ -449,6 +460,27 @@ void jvm_procs_forget(struct jvm_procs *jp, pid_t pid)
 		jp->bpf.forget(jp->bpf.ctx, COLLECTOR_FRAME_JAVA, (uint32_t)pid);
 	p->walked = false;
 	jp->live--;
+}
+
+void jvm_procs_drop(struct jvm_procs *jp, uint32_t word)
+{
+	struct jvm_proc *p;
+
+	if (!word || word > jp->n_procs)
+		return;
+	p = &jp->procs[word - 1];
+	if (p->walked) { /* not told of its exit: it is gone all the same */
+		if (jp->has_bpf)
+			jp->bpf.forget(jp->bpf.ctx, COLLECTOR_FRAME_JAVA, (uint32_t)p->pid);
+		p->walked = false;
+		jp->live--;
+	}
+	drop_frames(p);
+	hotspot_names_free(p->names);
+	memset(p, 0, sizeof(*p));
+	if (!array_grow((void **)&jp->free_procs, &jp->cap_free, jp->n_free,
+			sizeof(*jp->free_procs), 16))
+		jp->free_procs[jp->n_free++] = word;
 }
 
 /* ---- naming ------------------------------------------------------------------------ */
@@ -594,10 +626,10 @@ static const struct frame_entry *entry_of(struct jvm_procs *jp, struct jvm_proc 
 	return e;
 }
 
-int jvm_procs_frame(struct jvm_procs *jp, pid_t pid, uint64_t frame, struct runtime_frame *out,
+int jvm_procs_frame(struct jvm_procs *jp, const struct runtime_proc *rp, uint64_t frame, struct runtime_frame *out,
 		    uint32_t max)
 {
-	struct jvm_proc *p = proc_of(jp, pid);
+	struct jvm_proc *p = proc_of(jp, rp);
 	const struct frame_entry *e;
 	uint32_t n;
 

@@ -72,9 +72,10 @@ struct python_runtime {
 	struct idmap image_index; /* executables: hash of the path -> images index */
 	struct py_image *images;
 	size_t n_images, cap_images;
-	struct idmap proc_index;  /* pid -> procs index */
 	struct py_proc *procs;
 	size_t n_procs, cap_procs;
+	uint32_t *free_procs;     /* entries of dropped records, to reuse */
+	size_t n_free, cap_free;
 	struct python_runtime_stats stats;
 	size_t live;
 };
@@ -111,7 +112,7 @@ void python_runtime_free(struct python_runtime *rt)
 	for (size_t i = 0; i < rt->n_procs; i++)
 		free_proc(&rt->procs[i]);
 	free(rt->procs);
-	idmap_free(&rt->proc_index);
+	free(rt->free_procs);
 	free(rt);
 }
 
@@ -260,11 +261,13 @@ static struct py_image *mapped_image(struct python_runtime *rt, const struct run
 	return &rt->images[at];
 }
 
-static struct py_proc *proc_of(const struct python_runtime *rt, pid_t pid)
+/* The process's entry: the runtime's word in the process's record holds
+ * its index plus one. */
+static struct py_proc *proc_of(const struct python_runtime *rt, const struct runtime_proc *rp)
 {
-	uint32_t i = idmap_get(&rt->proc_index, (uint64_t)pid);
+	uint32_t i = *rp->slot;
 
-	return i == UINT32_MAX ? NULL : &rt->procs[i];
+	return i && i <= rt->n_procs ? &rt->procs[i - 1] : NULL;
 }
 
 /* The layout of an interpreter of Py_Version v whose _PyRuntime is at
@@ -291,9 +294,11 @@ static void note_unsupported(struct python_runtime *rt, const char *path, uint32
 		 path);
 }
 
-int python_runtime_image(struct python_runtime *rt, pid_t pid, const struct runtime_image *img)
+int python_runtime_image(struct python_runtime *rt, const struct runtime_proc *rp,
+			 const struct runtime_image *img)
 {
-	struct py_proc *p = proc_of(rt, pid);
+	struct py_proc *p = proc_of(rt, rp);
+	pid_t pid = rp->pid;
 	const char *path = img->path;
 	uint64_t bias = img->bias;
 	struct python_layout layout;
@@ -307,10 +312,15 @@ int python_runtime_image(struct python_runtime *rt, pid_t pid, const struct runt
 	if (p)
 		free_proc(p); /* a new image of the pid: what was cached is another's */
 	if (!p) {
-		if (array_grow((void **)&rt->procs, &rt->cap_procs, rt->n_procs, sizeof(*p), 16) ||
-		    idmap_put(&rt->proc_index, (uint64_t)pid, (uint32_t)rt->n_procs))
-			return -ENOMEM;
-		p = &rt->procs[rt->n_procs++];
+		if (rt->n_free) {
+			*rp->slot = rt->free_procs[--rt->n_free];
+		} else {
+			if (array_grow((void **)&rt->procs, &rt->cap_procs, rt->n_procs, sizeof(*p),
+				       16))
+				return -ENOMEM;
+			*rp->slot = (uint32_t)++rt->n_procs;
+		}
+		p = &rt->procs[*rp->slot - 1];
 		memset(p, 0, sizeof(*p));
 	}
 	p->pid = pid;
@@ -363,9 +373,9 @@ bool python_runtime_may_be(struct python_runtime *rt, const char *path)
 	return (im && im->state) || python_runtime_maps_later(rt, path);
 }
 
-bool python_runtime_in_evaluator(const struct python_runtime *rt, pid_t pid, uint64_t addr)
+bool python_runtime_in_evaluator(const struct python_runtime *rt, const struct runtime_proc *rp, uint64_t addr)
 {
-	const struct py_proc *p = proc_of(rt, pid);
+	const struct py_proc *p = proc_of(rt, rp);
 
 	for (int i = 0; p && i < p->n_eval; i++)
 		if (addr >= p->eval[i][0] && addr < p->eval[i][1])
@@ -373,16 +383,16 @@ bool python_runtime_in_evaluator(const struct python_runtime *rt, pid_t pid, uin
 	return false;
 }
 
-bool python_runtime_known(const struct python_runtime *rt, pid_t pid)
+bool python_runtime_known(const struct python_runtime *rt, const struct runtime_proc *rp)
 {
-	const struct py_proc *p = proc_of(rt, pid);
+	const struct py_proc *p = proc_of(rt, rp);
 
 	return p && p->known;
 }
 
-bool python_runtime_has(const struct python_runtime *rt, pid_t pid)
+bool python_runtime_has(const struct python_runtime *rt, const struct runtime_proc *rp)
 {
-	const struct py_proc *p = proc_of(rt, pid);
+	const struct py_proc *p = proc_of(rt, rp);
 
 	return p && p->walked;
 }
@@ -392,16 +402,16 @@ size_t python_runtime_live(const struct python_runtime *rt)
 	return rt->live;
 }
 
-void python_runtime_forget(struct python_runtime *rt, pid_t pid)
+void python_runtime_forget(struct python_runtime *rt, const struct runtime_proc *rp)
 {
-	struct py_proc *p = proc_of(rt, pid);
+	struct py_proc *p = proc_of(rt, rp);
 
 	if (p)
 		p->unsupported = false;
 	if (!p || !p->walked)
 		return;
 	if (rt->has_maps)
-		rt->maps.forget(rt->maps.ctx, COLLECTOR_FRAME_PYTHON, (uint32_t)pid);
+		rt->maps.forget(rt->maps.ctx, COLLECTOR_FRAME_PYTHON, (uint32_t)rp->pid);
 	/* the names stay: sums read at the end of the run name its frames */
 	p->walked = false;
 	rt->live--;
@@ -461,10 +471,10 @@ static struct py_code_entry *code_of(struct python_runtime *rt, struct py_proc *
 	return e;
 }
 
-int python_runtime_frame(struct python_runtime *rt, pid_t pid, uint64_t frame,
+int python_runtime_frame(struct python_runtime *rt, const struct runtime_proc *rp, uint64_t frame,
 			 struct python_frame_info *out)
 {
-	struct py_proc *p = proc_of(rt, pid);
+	struct py_proc *p = proc_of(rt, rp);
 	struct py_code_entry *e;
 
 	if (!p || COLLECTOR_FRAME_KIND(frame) != COLLECTOR_FRAME_PYTHON)
@@ -490,4 +500,24 @@ void python_runtime_stats(const struct python_runtime *rt, struct python_runtime
 uint64_t python_runtime_code_replaced(const struct python_runtime *rt)
 {
 	return rt->stats.code_replaced;
+}
+
+void python_runtime_drop(struct python_runtime *rt, uint32_t word)
+{
+	struct py_proc *p;
+
+	if (!word || word > rt->n_procs)
+		return;
+	p = &rt->procs[word - 1];
+	if (p->walked) { /* not told of its exit: it is gone all the same */
+		if (rt->has_maps)
+			rt->maps.forget(rt->maps.ctx, COLLECTOR_FRAME_PYTHON, (uint32_t)p->pid);
+		p->walked = false;
+		rt->live--;
+	}
+	free_proc(p);
+	memset(p, 0, sizeof(*p));
+	if (!array_grow((void **)&rt->free_procs, &rt->cap_free, rt->n_free,
+			sizeof(*rt->free_procs), 16))
+		rt->free_procs[rt->n_free++] = word;
 }

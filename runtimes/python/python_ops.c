@@ -44,10 +44,10 @@ static void py_close(void *inst)
 	free(pi);
 }
 
-static int py_image(void *inst, pid_t pid, const struct runtime_image *img)
+static int py_image(void *inst, const struct runtime_proc *p, const struct runtime_image *img)
 {
 	struct python_instance *pi = inst;
-	int err = python_runtime_image(pi->rt, pid, img);
+	int err = python_runtime_image(pi->rt, p, img);
 
 	if (!pi->m)
 		return err;
@@ -76,14 +76,14 @@ static bool py_may_be(void *inst, const char *exe)
 	return python_runtime_may_be(((struct python_instance *)inst)->rt, exe);
 }
 
-static bool py_known(const void *inst, pid_t pid)
+static bool py_known(const void *inst, const struct runtime_proc *p)
 {
-	return python_runtime_known(((const struct python_instance *)inst)->rt, pid);
+	return python_runtime_known(((const struct python_instance *)inst)->rt, p);
 }
 
-static bool py_has(const void *inst, pid_t pid)
+static bool py_has(const void *inst, const struct runtime_proc *p)
 {
-	return python_runtime_has(((const struct python_instance *)inst)->rt, pid);
+	return python_runtime_has(((const struct python_instance *)inst)->rt, p);
 }
 
 static size_t py_live(const void *inst)
@@ -91,18 +91,24 @@ static size_t py_live(const void *inst)
 	return python_runtime_live(((const struct python_instance *)inst)->rt);
 }
 
-static void py_forget(void *inst, pid_t pid)
+static void py_forget(void *inst, const struct runtime_proc *p)
 {
-	python_runtime_forget(((struct python_instance *)inst)->rt, pid);
+	python_runtime_forget(((struct python_instance *)inst)->rt, p);
 }
 
-static int py_name(void *inst, pid_t pid, uint64_t frame, struct runtime_frame *out,
+static void py_drop(void *inst, uint32_t word)
+{
+	python_runtime_drop(((struct python_instance *)inst)->rt, word);
+}
+
+static int py_name(void *inst, const struct runtime_proc *p, uint64_t frame,
+		   struct runtime_frame *out,
 		   uint32_t max)
 {
 	struct python_instance *pi = inst;
 	struct python_frame_info info;
 	uint64_t replaced = python_runtime_code_replaced(pi->rt);
-	int err = python_runtime_frame(pi->rt, pid, frame, &info);
+	int err = python_runtime_frame(pi->rt, p, frame, &info);
 
 	if (pi->m && python_runtime_code_replaced(pi->rt) > replaced)
 		model_named_stat_add(pi->m, PYTHON_STAT_CODE_REPLACED,
@@ -118,12 +124,12 @@ static int py_name(void *inst, pid_t pid, uint64_t frame, struct runtime_frame *
 	return 1;
 }
 
-static void py_notice(void *inst, pid_t pid, uint64_t frame)
+static void py_notice(void *inst, const struct runtime_proc *p, uint64_t frame)
 {
 	struct runtime_frame f;
 
 	if (frame != COLLECTOR_PY_EMPTY_CALL)
-		py_name(inst, pid, frame, &f, 1);
+		py_name(inst, p, frame, &f, 1);
 }
 
 /* An unnamed frame is kept by its code object's address. */
@@ -135,11 +141,12 @@ static uint64_t py_unnamed_key(uint64_t frame)
 /* A C call of the evaluator: by address (its cold part has no name in a
  * stripped interpreter), else by name (an interpreter the runtime found
  * no ranges for; NAME.cold in one that keeps its symbols). */
-static bool py_replaces(const void *inst, pid_t pid, uint64_t addr, const char *name)
+static bool py_replaces(const void *inst, const struct runtime_proc *p, uint64_t addr,
+			const char *name)
 {
 	size_t n = sizeof(EVALUATOR) - 1;
 
-	if (python_runtime_in_evaluator(((const struct python_instance *)inst)->rt, pid, addr))
+	if (python_runtime_in_evaluator(((const struct python_instance *)inst)->rt, p, addr))
 		return true;
 	return name && !strncmp(name, EVALUATOR, n) && (!name[n] || name[n] == '.');
 }
@@ -176,6 +183,7 @@ const struct runtime_ops python_runtime = {
 	.has = py_has,
 	.live = py_live,
 	.forget = py_forget,
+	.drop = py_drop,
 	.frame_name = py_name,
 	.notice = py_notice,
 	.unnamed_key = py_unnamed_key,

@@ -199,14 +199,19 @@ static void print_method(struct probe *pr, const char *kind, uint64_t method, in
 
 /* ops mode: the runtime instance whose frame_name() names the frames */
 static void *ops_rt;
+/* the probed process as the engine tells of it, its record's word, and the
+ * word of libjvm.so's record */
+static uint32_t ops_word, ops_image_word;
+static struct runtime_proc ops_proc = { 0, &ops_word };
 static unsigned ops_frames, ops_named, ops_failed, ops_not_stale;
 
 static void print_ops_frame(struct probe *pr, uint64_t frame)
 {
 	struct runtime_frame out[RUNTIME_FRAME_MAX_INLINED];
 	uint64_t other = frame ^ (1ULL << COLLECTOR_HS_ID_SHIFT);
-	int n = jvm_runtime.frame_name(ops_rt, pr->pid, frame, out, RUNTIME_FRAME_MAX_INLINED);
+	int n = jvm_runtime.frame_name(ops_rt, &ops_proc, frame, out, RUNTIME_FRAME_MAX_INLINED);
 
+	(void)pr; /* ops_proc is pr's process */
 	ops_frames++;
 	if (n <= 0) {
 		ops_failed++;
@@ -223,7 +228,7 @@ static void print_ops_frame(struct probe *pr, uint64_t frame)
 		       out[i].first_line);
 	/* the same pc under another compile id: code freed and reused */
 	if (!COLLECTOR_HS_IS_INTERP(frame) &&
-	    jvm_runtime.frame_name(ops_rt, pr->pid, other, out, RUNTIME_FRAME_MAX_INLINED) !=
+	    jvm_runtime.frame_name(ops_rt, &ops_proc, other, out, RUNTIME_FRAME_MAX_INLINED) !=
 		    -ESTALE)
 		ops_not_stale++;
 }
@@ -538,16 +543,16 @@ static const char *maps_path(const struct procmaps *maps, const char *fallback)
 }
 
 /* The runtime told of libjvm.so as the engine tells it (runtimes/runtime.h):
- * its maps path, its file opened from open_path, and *slot as the
- * runtime's word in the file's record. */
-static int tell_mapped(void *rt, pid_t pid, const char *path, const char *open_path,
-		       uint64_t bias, uint32_t *slot)
+ * process p (its record's word), the image's maps path, its file opened
+ * from open_path, and *slot as the runtime's word in the file's record. */
+static int tell_mapped(void *rt, const struct runtime_proc *p, const char *path,
+		       const char *open_path, uint64_t bias, uint32_t *slot)
 {
 	struct elf_file f;
 	bool opened = elf_file_open(&f, open_path) == 0;
 	struct runtime_image img = { .id = 1, .path = path, .bias = bias,
 				     .file = opened ? &f : NULL, .slot = slot };
-	int rc = jvm_runtime.mapped(rt, pid, &img);
+	int rc = jvm_runtime.mapped(rt, p, &img);
 
 	if (opened)
 		elf_file_close(&f);
@@ -593,14 +598,13 @@ static int cmd_ops(struct probe *pr, int rounds, int interval_ms, pid_t only)
 	if (runtimes_open(&rs, list, &env))
 		return -ENOMEM;
 	ops_rt = rs.items[0].rt;
-	uint32_t slot = 0;
-
-	rc = tell_mapped(ops_rt, pr->pid, maps_path(&pr->maps, pr->libjvm), pr->libjvm, pr->bias,
-			 &slot);
+	ops_proc.pid = pr->pid;
+	rc = tell_mapped(ops_rt, &ops_proc, maps_path(&pr->maps, pr->libjvm), pr->libjvm, pr->bias,
+			 &ops_image_word);
 	printf("mapped(%s): %d; has %d, known %d, live %zu, owns_jit %d\n",
 	       maps_path(&pr->maps, pr->libjvm), rc,
-	       jvm_runtime.has(ops_rt, pr->pid), jvm_runtime.known(ops_rt, pr->pid),
-	       jvm_runtime.live(ops_rt), jvm_runtime.owns_jit(ops_rt, pr->pid));
+	       jvm_runtime.has(ops_rt, &ops_proc), jvm_runtime.known(ops_rt, &ops_proc),
+	       jvm_runtime.live(ops_rt), jvm_runtime.owns_jit(ops_rt, &ops_proc));
 	err = rc == 1 ? check_record(pr, &b) : -EPROTO;
 	if (!err)
 		err = cmd_stacks(pr, rounds, interval_ms, only);
@@ -633,7 +637,8 @@ static int cmd_early(char **argv)
 	struct hotspot_vm_symbols syms;
 	char path[512], open_path[512];
 	uint64_t bias;
-	uint32_t slot = 0, images_read;
+	uint32_t slot = 0, images_read, word = 0;
+	struct runtime_proc proc = { 0, &word };
 	int rc = 0;
 	pid_t pid;
 
@@ -644,6 +649,7 @@ static int cmd_early(char **argv)
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	proc.pid = pid;
 	while (pid > 0 && now_us() - start < 5000000 && !walked) {
 		if (!met && hotspot_find_libjvm(pid, open_path, sizeof(open_path), &bias, &syms) == 0) {
 			struct procmaps maps = { 0 };
@@ -655,7 +661,7 @@ static int cmd_early(char **argv)
 			met = now_us();
 		}
 		if (met) {
-			rc = tell_mapped(rs.items[0].rt, pid, path, open_path, bias, &slot);
+			rc = tell_mapped(rs.items[0].rt, &proc, path, open_path, bias, &slot);
 			if (rc == 1) {
 				walked = now_us();
 				break;
@@ -663,7 +669,7 @@ static int cmd_early(char **argv)
 			if (rc < 0)
 				break;
 			zeros++;
-			waiting += jvm_procs_waiting(jvm_instance_procs(rs.items[0].rt), pid);
+			waiting += jvm_procs_waiting(jvm_instance_procs(rs.items[0].rt), &proc);
 			/* what decode asks next: whether to read the mappings again */
 			later += jvm_runtime.maps_later(rs.items[0].rt, "/opt/some/launcher");
 		}

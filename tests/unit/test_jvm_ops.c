@@ -227,6 +227,10 @@ struct fixture {
 	struct runtime_bpf bpf;
 	void *rt;
 	pid_t pid;
+	/* processes pid, pid + 1, pid + 2 as the engine tells of them: the
+	 * runtime's word in each one's record */
+	uint32_t words[3];
+	struct runtime_proc procs[3];
 };
 
 static int setup(void **state)
@@ -243,8 +247,10 @@ static int setup(void **state)
 	env = (struct runtime_env){ .bpf = &f->bpf, .m = &f->m, .no_ask = true };
 	f->rt = jvm_runtime.open(&env);
 	f->pid = getpid();
+	for (int k = 0; k < 3; k++)
+		f->procs[k] = (struct runtime_proc){ f->pid + k, &f->words[k] };
 	build_jvm(77);
-	if (!f->rt || jvm_procs_add(jvm_instance_procs(f->rt), f->pid, &l, &rec) != 1)
+	if (!f->rt || jvm_procs_add(jvm_instance_procs(f->rt), &f->procs[0], &l, &rec) != 1)
 		return -1;
 	*state = f;
 	return 0;
@@ -288,13 +294,13 @@ static void test_libjvm_read_once(void **state)
 	uint32_t before = st->images_read;
 
 	assert_int_equal(elf_file_open(&self, "/proc/self/exe"), 0);
-	assert_int_equal(jvm_runtime.mapped(f->rt, f->pid + 1, &img), 0);
+	assert_int_equal(jvm_runtime.mapped(f->rt, &f->procs[1], &img), 0);
 	assert_int_equal(st->images_read, before + 1);
 	assert_int_not_equal(slot, 0);
-	assert_int_equal(jvm_runtime.mapped(f->rt, f->pid + 2, &img), 0);
+	assert_int_equal(jvm_runtime.mapped(f->rt, &f->procs[2], &img), 0);
 	assert_int_equal(st->images_read, before + 1);
-	assert_false(jvm_runtime.has(f->rt, f->pid + 1));
-	assert_false(jvm_runtime.has(f->rt, f->pid + 2));
+	assert_false(jvm_runtime.has(f->rt, &f->procs[1]));
+	assert_false(jvm_runtime.has(f->rt, &f->procs[2]));
 	elf_file_close(&self);
 }
 
@@ -310,19 +316,19 @@ static void test_record_and_table(void **state)
 	assert_int_equal(f->b.tgid, (uint32_t)f->pid);
 	assert_int_equal(f->b.size, sizeof(struct collector_hotspot_proc));
 	assert_int_equal(f->b.rec.n_heaps, 1);
-	assert_true(jvm_runtime.has(f->rt, f->pid));
-	assert_true(jvm_runtime.known(f->rt, f->pid));
+	assert_true(jvm_runtime.has(f->rt, &f->procs[0]));
+	assert_true(jvm_runtime.known(f->rt, &f->procs[0]));
 	assert_int_equal(jvm_runtime.live(f->rt), 1);
-	assert_false(jvm_runtime.owns_jit(f->rt, f->pid)); /* walked: no attach */
+	assert_false(jvm_runtime.owns_jit(f->rt, &f->procs[0])); /* walked: no attach */
 	assert_string_equal(jvm_runtime.image, "[java]");
 	assert_int_equal(jvm_runtime.frame_kind, COLLECTOR_FRAME_JAVA);
 	assert_false(jvm_runtime.splices);
 	/* images that are no HotSpot */
-	assert_int_equal(jvm_runtime.mapped(f->rt, f->pid + 1, &libc), 0);
+	assert_int_equal(jvm_runtime.mapped(f->rt, &f->procs[1], &libc), 0);
 	/* a libjvm.so whose file did not read: not walked (for now: it
 	 * waits, then is counted unsupported) */
-	assert_int_equal(jvm_runtime.mapped(f->rt, f->pid + 1, &unreadable), 0);
-	assert_false(jvm_runtime.has(f->rt, f->pid + 1));
+	assert_int_equal(jvm_runtime.mapped(f->rt, &f->procs[1], &unreadable), 0);
+	assert_false(jvm_runtime.has(f->rt, &f->procs[1]));
 	/* launchers */
 	assert_true(jvm_runtime.maps_later(f->rt, "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"));
 	assert_true(jvm_runtime.maps_later(f->rt, "/lib64/ld-linux-x86-64.so.2"));
@@ -336,25 +342,25 @@ static void test_interpreted(void **state)
 	struct fixture *f = *state;
 	struct runtime_frame out[RUNTIME_FRAME_MAX_INLINED];
 
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid, COLLECTOR_HS_INTERP(AT(M_ALPHA), 10),
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0], COLLECTOR_HS_INTERP(AT(M_ALPHA), 10),
 						out, RUNTIME_FRAME_MAX_INLINED), 1);
 	check(&out[0], ALPHA, 33, 34);
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid, COLLECTOR_HS_INTERP(AT(M_ALPHA), 2),
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0], COLLECTOR_HS_INTERP(AT(M_ALPHA), 2),
 						out, 1), 1);
 	check(&out[0], ALPHA, 33, 33);
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid, COLLECTOR_HS_INTERP(AT(M_MIX), 0),
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0], COLLECTOR_HS_INTERP(AT(M_MIX), 0),
 						out, 1), 1);
 	check(&out[0], MIX, 29, 29);
 	/* bci unknown (saturated): line unknown */
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid,
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0],
 						COLLECTOR_HS_INTERP(AT(M_ALPHA), 0x7fff), out, 1), 1);
 	check(&out[0], ALPHA, 33, 0);
 	/* not a Method: no name, a key of its own */
-	assert_true(jvm_runtime.frame_name(f->rt, f->pid, COLLECTOR_HS_INTERP(AT(SYM_ALPHA), 0),
+	assert_true(jvm_runtime.frame_name(f->rt, &f->procs[0], COLLECTOR_HS_INTERP(AT(SYM_ALPHA), 0),
 					   out, 1) < 0);
 	assert_int_equal(jvm_runtime.unnamed_key(COLLECTOR_HS_INTERP(AT(M_MIX), 7)), AT(M_MIX));
 	/* a process never walked */
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid + 1,
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[1],
 						COLLECTOR_HS_INTERP(AT(M_MIX), 0), out, 1), -ESRCH);
 }
 
@@ -367,35 +373,35 @@ static void test_compiled(void **state)
 	const char *name;
 
 	/* mix inlined into alpha: innermost first */
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid, inl, out, RUNTIME_FRAME_MAX_INLINED),
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0], inl, out, RUNTIME_FRAME_MAX_INLINED),
 			 2);
 	check(&out[0], MIX, 29, 29);
 	check(&out[1], ALPHA, 33, 34);
 	name = out[0].function;
 	/* room for one: the method compiled */
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid, inl, out, 1), 1);
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0], inl, out, 1), 1);
 	check(&out[0], ALPHA, 33, 34);
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid, outer, out, 4), 1);
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0], outer, out, 4), 1);
 	check(&out[0], ALPHA, 33, 34);
 	assert_int_equal(jvm_runtime.unnamed_key(outer), CODE_BEGIN + 0x40);
 	/* another compile id at that pc: the code was reused */
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid,
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0],
 						COLLECTOR_HS_COMPILED(CODE_BEGIN + 0x40, 78, false),
 						out, 4), -ESTALE);
 	/* a free segment: the code was freed */
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid,
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0],
 						COLLECTOR_HS_COMPILED((uint64_t)(uintptr_t)code +
 								      0x800, 77, false),
 						out, 4), -ESTALE);
 	/* named once: the memory changed since does not matter */
 	symbol(SYM_MIX, "xim");
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid, inl, out, 4), 2);
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0], inl, out, 4), 2);
 	assert_ptr_equal(out[0].function, name);
 	/* the nmethod freed, another (id 78) there whose pc 0x10 is alpha's:
 	 * its scopes are read anew, not those of the old one */
 	build_jvm(78);
 	put32(code, 16 + PCS + 4, 1);
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid,
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0],
 						COLLECTOR_HS_COMPILED(CODE_BEGIN + 0x10, 78, true),
 						out, 4), 1);
 	check(&out[0], ALPHA, 33, 34);
@@ -408,18 +414,28 @@ static void test_notice_and_forget(void **state)
 	struct runtime_frame out[4];
 	uint64_t fr = COLLECTOR_HS_COMPILED(CODE_BEGIN + 0x10, 77, true);
 
-	jvm_runtime.notice(f->rt, f->pid, fr);
+	jvm_runtime.notice(f->rt, &f->procs[0], fr);
 	memset(code, 0, sizeof(code));
 	memset(segmap, 0xff, sizeof(segmap));
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid, fr, out, 4), 2);
-	jvm_runtime.forget(f->rt, f->pid);
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0], fr, out, 4), 2);
+	jvm_runtime.forget(f->rt, &f->procs[0]);
 	assert_int_equal(f->b.forgot, (uint32_t)f->pid);
-	assert_false(jvm_runtime.has(f->rt, f->pid));
-	assert_true(jvm_runtime.known(f->rt, f->pid));
+	assert_false(jvm_runtime.has(f->rt, &f->procs[0]));
+	assert_true(jvm_runtime.known(f->rt, &f->procs[0]));
 	assert_int_equal(jvm_runtime.live(f->rt), 0);
 	/* the names stay for the sums decoded at the end */
-	assert_int_equal(jvm_runtime.frame_name(f->rt, f->pid, fr, out, 4), 2);
+	assert_int_equal(jvm_runtime.frame_name(f->rt, &f->procs[0], fr, out, 4), 2);
 	check(&out[1], ALPHA, 33, 34);
+	/* the record dropped (a continuous run forgets the process): its
+	 * names go, its entry taken by the next process met */
+	jvm_runtime.drop(f->rt, f->words[0]);
+	assert_false(jvm_runtime.known(f->rt, &f->procs[0]));
+	assert_true(jvm_runtime.frame_name(f->rt, &f->procs[0], fr, out, 4) < 0);
+	assert_int_equal(jvm_procs_add(jvm_instance_procs(f->rt), &f->procs[1],
+				       &(struct hotspot_layout){ 0 },
+				       &(struct collector_hotspot_proc){ 0 }), 1);
+	assert_int_equal(f->words[1], f->words[0]);
+	assert_true(jvm_runtime.known(f->rt, &f->procs[1]));
 }
 
 static void test_counters(void **state)

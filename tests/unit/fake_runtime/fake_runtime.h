@@ -97,8 +97,9 @@ static void fake_close(void *inst)
 
 /* The image is the interpreter when its file (the record's, opened once)
  * is the test program's; what it is, is read at the record's first
- * telling and kept in the runtime's word (1: it, 2: not). */
-static int fake_mapped(void *inst, pid_t pid, const struct runtime_image *img)
+ * telling and kept in the runtime's word of the image (1: it, 2: not).
+ * The process walked is marked in its own record's word (1). */
+static int fake_mapped(void *inst, const struct runtime_proc *p, const struct runtime_image *img)
 {
 	struct fake_instance *fi = inst;
 	uint32_t is;
@@ -116,22 +117,25 @@ static int fake_mapped(void *inst, pid_t pid, const struct runtime_image *img)
 	fi->told++;
 	if (fi->walked)
 		return 0;
-	fi->walked = pid;
+	fi->walked = p->pid;
+	*p->slot = 1;
 	return 1;
 }
 
-static bool fake_known(const void *inst, pid_t pid)
+/* the process walked: by its record, and still the one (a test may say
+ * another is, fi->walked) */
+static bool fake_known(const void *inst, const struct runtime_proc *p)
 {
-	return ((const struct fake_instance *)inst)->walked == pid;
+	return *p->slot == 1 && ((const struct fake_instance *)inst)->walked == p->pid;
 }
 
-static int fake_frame_name(void *inst, pid_t pid, uint64_t frame, struct runtime_frame *out,
-			   uint32_t max)
+static int fake_frame_name(void *inst, const struct runtime_proc *p, uint64_t frame,
+			   struct runtime_frame *out, uint32_t max)
 {
 	struct fake_instance *fi = inst;
 	uint32_t fn = (uint32_t)frame;
 
-	if (pid != fi->walked || fn >= sizeof(fake_functions) / sizeof(fake_functions[0]) || !max)
+	if (!fake_known(inst, p) || fn >= sizeof(fake_functions) / sizeof(fake_functions[0]) || !max)
 		return -EFAULT;
 	fi->named++;
 	out->function = fake_functions[fn].name;

@@ -41,6 +41,11 @@ static int renumber(struct tracker *t, const uint32_t *process_map, size_t n_pro
 			if (t->procs.items[i].jit != UINT32_MAX)
 				trk_jit_forget(t, t->procs.items[i].jit);
 			runtimes_drop(t->runtimes, &t->procs.items[i].runtime_words);
+			if (t->unwinder) { /* its exit, when its record was lost */
+				struct proc_ref ref = { 0, &t->procs.items[i].unwind_word };
+
+				unwinder_forget(t->unwinder, &ref);
+			}
 			trk_free_proc_state(&t->procs.items[i]);
 		} else
 			t->procs.items[process_map[i]] = t->procs.items[i];

@@ -52,10 +52,14 @@ struct proc_state {
 	bool maps_deferred;  /* maps read at its first sample (trk_defer_maps()) */
 	uint32_t jit;        /* index in tracker.jits, UINT32_MAX: none */
 	/* each runtime's word in the process's record (runtimes/runtime.h,
-	 * struct runtime_proc): what it has of this process, found without
+	 * struct proc_ref): what it has of this process, found without
 	 * a table of its own; kept after the exit, for stacks decoded later */
 	struct runtime_words runtime_words;
+	uint32_t unwind_word;   /* the unwinder's word (its Dwfl of the process) */
 };
+
+/* Model process `process` as the unwinder is told of it. */
+static inline struct proc_ref trk_unwind_ref(struct tracker *t, uint32_t process);
 
 /* A process's JIT code: its "[jit]" image, its perf map (opened while the
  * process is alive, -1 until then) and the locations still unnamed. */
@@ -237,11 +241,17 @@ void trk_handle_runtime_frames(struct tracker *t, const struct collector_runtime
  * decoded. */
 void trk_runtimes_notice(struct tracker *t, uint32_t process, const uint64_t *frames, uint32_t n);
 /* Runtime r as told of model process `process` (its record's word). */
-struct runtime_proc trk_runtime_proc(struct tracker *t, const struct runtime *r, uint32_t process);
+struct proc_ref trk_runtime_proc(struct tracker *t, const struct runtime *r, uint32_t process);
 /* The runtime whose own code pc of model process `process` is in, or NULL. */
 const struct runtime *trk_runtime_owning_pc(struct tracker *t, uint32_t process, uint64_t pc);
 
 /* Whether a kernel address is the scheduler's (tracker_set_sched_text()). */
 bool trk_in_sched_text(const struct tracker *t, uint64_t addr);
+
+static inline struct proc_ref trk_unwind_ref(struct tracker *t, uint32_t process)
+{
+	return (struct proc_ref){ t->m->processes.items[process].pid,
+				  &t->procs.items[process].unwind_word };
+}
 
 #endif /* COLLECTOR_TRACKER_INTERNAL_H */

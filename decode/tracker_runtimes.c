@@ -41,7 +41,7 @@ static bool stop_at_runtime(void *ctx, pid_t pid, uint64_t pc)
 	return process != UINT32_MAX && trk_runtime_owning_pc(t, process, pc) != NULL;
 }
 
-struct runtime_proc trk_runtime_proc(struct tracker *t, const struct runtime *r, uint32_t process)
+struct proc_ref trk_runtime_proc(struct tracker *t, const struct runtime *r, uint32_t process)
 {
 	return runtime_proc_of(t->runtimes, r, t->m->processes.items[process].pid,
 			       &t->procs.items[process].runtime_words);
@@ -133,7 +133,7 @@ bool tracker_runtimes_pending(const struct tracker *t)
 static void find_runtime(struct tracker *t, const struct runtime *r, uint32_t process)
 {
 	const struct model_process *p = &t->m->processes.items[process];
-	struct runtime_proc rp = trk_runtime_proc(t, r, process);
+	struct proc_ref rp = trk_runtime_proc(t, r, process);
 
 	if (!r->ops->mapped || (r->ops->has && r->ops->has(r->rt, &rp)))
 		return;
@@ -181,7 +181,7 @@ static const struct runtime *runtime_of(struct tracker *t, uint32_t process, uin
 {
 	unsigned int kind = COLLECTOR_FRAME_KIND(f);
 	const struct runtime *r;
-	struct runtime_proc rp;
+	struct proc_ref rp;
 
 	if (kind == COLLECTOR_FRAME_NATIVE || kind == COLLECTOR_FRAME_KERNEL ||
 	    kind == COLLECTOR_FRAME_JIT)
@@ -260,7 +260,7 @@ static uint32_t named_location(struct tracker *t, uint32_t image, const struct r
 uint32_t trk_runtime_location(struct tracker *t, uint32_t process, uint64_t frame)
 {
 	const struct runtime *r = runtimes_of_kind(t->runtimes, COLLECTOR_FRAME_KIND(frame));
-	struct runtime_proc rp = trk_runtime_proc(t, r, process);
+	struct proc_ref rp = trk_runtime_proc(t, r, process);
 	struct runtime_frame f[RUNTIME_FRAME_MAX_INLINED];
 	uint32_t image = runtime_image(t, r), loc;
 	uint64_t addr;
@@ -283,7 +283,7 @@ uint32_t trk_runtime_native_location(struct tracker *t, uint32_t process, uint64
 {
 	const struct runtime *r = trk_runtime_owning_pc(t, process, pc);
 	struct runtime_frame f[1];
-	struct runtime_proc rp;
+	struct proc_ref rp;
 
 	if (!r || !r->ops->frame_name || !r->ops->image)
 		return MODEL_NONE;
@@ -295,7 +295,7 @@ uint32_t trk_runtime_native_location(struct tracker *t, uint32_t process, uint64
 
 /* Whether native frame i (at ips[i]: the PC, then return addresses) is
  * one activation of the interpreter r's runs go in place of. */
-static bool replaced(struct tracker *t, const struct runtime *r, const struct runtime_proc *rp,
+static bool replaced(struct tracker *t, const struct runtime *r, const struct proc_ref *rp,
 		     const uint64_t *ips, uint32_t i, uint32_t loc)
 {
 	return r->ops->replaces &&
@@ -306,7 +306,7 @@ uint32_t trk_runtimes_splice(struct tracker *t, uint32_t process, const struct r
 			     const uint64_t *ips, const uint64_t *rf, uint32_t n_rf,
 			     uint32_t *locs, uint32_t n_native)
 {
-	struct runtime_proc rp = trk_runtime_proc(t, r, process);
+	struct proc_ref rp = trk_runtime_proc(t, r, process);
 	uint64_t empty = COLLECTOR_FRAME_EMPTY_RUN(r->ops->frame_kind);
 	uint32_t out[COLLECTOR_MAX_STACK_DEPTH], n = 0, j = 0;
 
@@ -342,7 +342,7 @@ void trk_runtimes_notice(struct tracker *t, uint32_t process, const uint64_t *fr
 {
 	for (uint32_t i = 0; i < n && i < COLLECTOR_MAX_STACK_DEPTH; i++) {
 		const struct runtime *r = runtime_of(t, process, frames[i]);
-		struct runtime_proc rp;
+		struct proc_ref rp;
 
 		if (!r || !r->ops->notice)
 			continue;

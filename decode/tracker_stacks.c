@@ -491,20 +491,20 @@ static int unwind_through_runtimes(struct tracker *t, uint32_t process, const st
 				   const uint8_t *stack, size_t stack_len, uint64_t *ips, int n,
 				   bool *complete)
 {
-	pid_t pid = t->m->processes.items[process].pid;
+	struct proc_ref uref = trk_unwind_ref(t, process);
 	struct proc_state *ps = &t->procs.items[process];
 
 	for (int round = 0; round < COPY_RUNTIME_ROUNDS && !*complete && n > 0 &&
 			    n < COLLECTOR_MAX_STACK_DEPTH; round++) {
 		struct unwind_regs last, next = { 0 };
 		struct runtime_regs rr;
-		struct runtime_proc rp;
+		struct proc_ref rp;
 		const struct runtime *r;
 		uint64_t skip;
 		bool left = false;
 		int m;
 
-		if (!unwinder_last_frame(t->unwinder, pid, &last) ||
+		if (!unwinder_last_frame(t->unwinder, &uref, &last) ||
 		    last.ip != (n == 1 ? ips[0] : ips[n - 1]))
 			break;
 		r = trk_runtime_owning_pc(t, process, last.ip);
@@ -527,7 +527,7 @@ static int unwind_through_runtimes(struct tracker *t, uint32_t process, const st
 		next.ip = rr.ip;
 		next.sp = rr.sp;
 		next.bp = rr.bp;
-		m = unwinder_unwind(t->unwinder, pid, ps->maps_version, ps->umaps, ps->n_umaps, &next,
+		m = unwinder_unwind(t->unwinder, &uref, ps->maps_version, ps->umaps, ps->n_umaps, &next,
 				    stack + skip, stack_len - skip, ips + n,
 				    COLLECTOR_MAX_STACK_DEPTH - n, complete);
 		if (m <= 0)
@@ -552,6 +552,7 @@ int trk_unwind_copy(struct tracker *t, uint32_t process,
 	/* a sample's stack copy is counted for the summary's figures per
 	 * sample (an off-CPU interval's apart, by tracker_offcpu.c) */
 	bool sample = e->hdr.kind == COLLECTOR_EV_SAMPLE_STACK;
+	struct proc_ref uref;
 	uint64_t t0;
 	int n;
 
@@ -571,8 +572,9 @@ int trk_unwind_copy(struct tracker *t, uint32_t process,
 	for (int pass = 0; pass < 2; pass++) {
 		trk_refresh_unwind_maps(t, process);
 		ps = &t->procs.items[process];
-		n = unwinder_unwind(t->unwinder, t->m->processes.items[process].pid,
-				    ps->maps_version, ps->umaps, ps->n_umaps, &regs,
+		uref = trk_unwind_ref(t, process);
+		n = unwinder_unwind(t->unwinder, &uref, ps->maps_version, ps->umaps, ps->n_umaps,
+				    &regs,
 				    (const uint8_t *)(se + 1) +
 					    (e->n_kernel + e->n_user) * sizeof(uint64_t),
 				    se->stack_len, ips, COLLECTOR_MAX_STACK_DEPTH, complete);

@@ -49,8 +49,9 @@ static void prepare_unwinding(struct tracker *t, uint32_t process)
 	ps->maps_version = ++t->maps_version;
 	if (t->unwind_lazy)
 		return;
-	if (unwinder_prepare(t->unwinder, t->m->processes.items[process].pid, ps->maps_version,
-			     ps->umaps, ps->n_umaps) != 0)
+	struct proc_ref ref = trk_unwind_ref(t, process);
+
+	if (unwinder_prepare(t->unwinder, &ref, ps->maps_version, ps->umaps, ps->n_umaps) != 0)
 		model_stat_add(t->m, MODEL_STAT_UNWINDER_PREPARE_FAILED, 1);
 }
 
@@ -557,6 +558,17 @@ static int exec_cmdline(const struct collector_task_event *e, size_t size, char 
 	return proc_join_args(buf, x->args_len, buf_size);
 }
 
+/* Process `process` exited or exec'd: what the unwinder and the runtimes
+ * walk it with goes (their names stay, for the stacks decoded later). */
+static void forget_process(struct tracker *t, uint32_t process)
+{
+	struct proc_ref ref = trk_unwind_ref(t, process);
+
+	if (t->unwinder)
+		unwinder_forget(t->unwinder, &ref);
+	trk_runtimes_gone(t, process);
+}
+
 void trk_handle_exec(struct tracker *t, const struct collector_task_event *e, size_t size)
 {
 	uint64_t kt = e->hdr.ktime_ns;
@@ -569,7 +581,7 @@ void trk_handle_exec(struct tracker *t, const struct collector_task_event *e, si
 	t->last_task_ktime = kt;
 
 	if (old != UINT32_MAX) {
-		trk_runtimes_gone(t, old); /* a new image */
+		forget_process(t, old); /* a new image */
 		gen = t->m->processes.items[old].generation + 1;
 		ppid = t->m->processes.items[old].ppid;
 		end_process(t, old, kt);
@@ -657,9 +669,7 @@ void trk_handle_exit(struct tracker *t, const struct collector_task_event *e)
 	if (e->group_dead && process != UINT32_MAX) {
 		end_process(t, process, e->hdr.ktime_ns);
 		trk_jit_resolve(t, e->hdr.tgid);
-		if (t->unwinder)
-			unwinder_forget(t->unwinder, e->hdr.tgid);
-		trk_runtimes_gone(t, process);
+		forget_process(t, process);
 		/* a later process may reuse the pid */
 		idmap_put(&t->pid_to_process, e->hdr.tgid, UINT32_MAX);
 	}

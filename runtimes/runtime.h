@@ -38,6 +38,12 @@
  * - Report: its kernel-side counters copied into the model's statistics
  *   by counters(), and its part of the summary printed by summary().
  *
+ * - Keep its state in the engine's records: what it has of a process in
+ *   its word of the process's record (struct proc_ref, lib/proc_ref.h),
+ *   what it made of an image in its word of the image's record (struct
+ *   runtime_image): it keeps no table keyed by pid or by path; drop() is
+ *   told when a process's record goes.
+ *
  * Every operation but open and close may be NULL: the runtime has no
  * such part.  The model's statistics of a runtime are named counters
  * (model_named_stat_add()) whose names start with the runtime's name.
@@ -52,6 +58,7 @@
 #include <sys/types.h>
 
 #include "bpf/collector.h"
+#include "lib/proc_ref.h"
 #include "model/model.h"
 #include "symbols/elfinfo.h"
 
@@ -94,19 +101,6 @@ struct runtime_image {
 	const struct elf_file *file;  /* the file, opened once; NULL: unreadable */
 	uint32_t *slot;               /* the runtime's word in the record, 0 at
 				       * first; NULL: no record */
-};
-
-/*
- * A process as a runtime is told of it: its pid and the runtime's word in
- * the process's record (decode/'s one record a process, kept after its
- * exit for stacks decoded later, a new one at its exec), where the runtime
- * keeps what it has of the process (an index of its own plus one, say)
- * instead of a table of its own keyed by pid: a process that took a gone
- * one's pid has a record of its own.
- */
-struct runtime_proc {
-	pid_t pid;
-	uint32_t *slot;           /* 0 until the runtime sets it; never NULL */
 };
 
 /* Functions a frame may stand for (one compiled method and those inlined
@@ -157,13 +151,13 @@ struct runtime_ops {
 	 * walked; 0: not (or it has one already); a negative errno: it is,
 	 * but cannot be walked (-ENOTSUP: a version without layouts, counted
 	 * for the summary) */
-	int (*mapped)(void *rt, const struct runtime_proc *p, const struct runtime_image *img);
+	int (*mapped)(void *rt, const struct proc_ref *p, const struct runtime_image *img);
 	bool (*maps_later)(void *rt, const char *exe);
 	bool (*may_be)(void *rt, const char *exe);
-	bool (*known)(const void *rt, const struct runtime_proc *p); /* has had frames walked */
-	bool (*has)(const void *rt, const struct runtime_proc *p);   /* is being walked */
+	bool (*known)(const void *rt, const struct proc_ref *p); /* has had frames walked */
+	bool (*has)(const void *rt, const struct proc_ref *p);   /* is being walked */
 	size_t (*live)(const void *rt);            /* processes being walked */
-	void (*forget)(void *rt, const struct runtime_proc *p);      /* exited or exec'd */
+	void (*forget)(void *rt, const struct proc_ref *p);      /* exited or exec'd */
 	/* the engine drops the record of a process forgotten (a continuous
 	 * run's, gone an interval ago) whose word for this runtime is word:
 	 * what the runtime kept of it (its names) goes */
@@ -175,14 +169,14 @@ struct runtime_ops {
 	 * cannot be named (its code freed, its process gone).  Also asked
 	 * of a native pc in the runtime's own code (owns_pc(): a JVM's
 	 * stubs), whose name it may know */
-	int (*frame_name)(void *rt, const struct runtime_proc *p, uint64_t frame,
+	int (*frame_name)(void *rt, const struct proc_ref *p, uint64_t frame,
 			  struct runtime_frame *out,
 			  uint32_t max);
-	void (*notice)(void *rt, const struct runtime_proc *p, uint64_t frame);
+	void (*notice)(void *rt, const struct proc_ref *p, uint64_t frame);
 	uint64_t (*unnamed_key)(uint64_t frame);
 	/* whether native frame at addr (named name, or NULL) of process pid
 	 * is one activation of the interpreter its runs go in place of */
-	bool (*replaces)(const void *rt, const struct runtime_proc *p, uint64_t addr,
+	bool (*replaces)(const void *rt, const struct proc_ref *p, uint64_t addr,
 			 const char *name);
 
 	/* A stack unwound in user space from a copy (a sample before its
@@ -196,13 +190,13 @@ struct runtime_ops {
 	 * or native pcs of its stubs), and leaves regs at the first frame
 	 * outside its code, *left true, for the native walk to go on from
 	 * (false: it stopped).  Returns the frames written. */
-	bool (*owns_pc)(const void *rt, const struct runtime_proc *p, uint64_t pc);
-	int (*walk_copy)(void *rt, const struct runtime_proc *p, struct runtime_regs *regs,
+	bool (*owns_pc)(const void *rt, const struct proc_ref *p, uint64_t pc);
+	int (*walk_copy)(void *rt, const struct proc_ref *p, struct runtime_regs *regs,
 			 bool first,
 			 const uint8_t *stack, uint64_t stack_sp, size_t stack_len,
 			 uint64_t *frames, uint32_t max, bool *left);
 
-	bool (*owns_jit)(const void *rt, const struct runtime_proc *p);
+	bool (*owns_jit)(const void *rt, const struct proc_ref *p);
 	void (*ask_names)(void *rt, const pid_t *pids, size_t n);
 
 	void (*counters)(struct model *m, const uint64_t *kernel_counters);
@@ -259,11 +253,11 @@ struct runtime_words {
 };
 
 /* Process pid (its record words) as runtime r of rs is told of it. */
-static inline struct runtime_proc runtime_proc_of(const struct runtimes *rs,
+static inline struct proc_ref runtime_proc_of(const struct runtimes *rs,
 						  const struct runtime *r, pid_t pid,
 						  struct runtime_words *words)
 {
-	return (struct runtime_proc){ pid, &words->w[r - rs->items] };
+	return (struct proc_ref){ pid, &words->w[r - rs->items] };
 }
 
 /* Process pid (record words) exited or exec'd: every runtime forgets it. */

@@ -98,7 +98,7 @@ size_t runtimes_live(const struct runtimes *rs)
 void runtimes_forget(const struct runtimes *rs, pid_t pid, struct runtime_words *words)
 {
 	for (size_t i = 0; rs && i < rs->n; i++) {
-		struct runtime_proc p = runtime_proc_of(rs, &rs->items[i], pid, words);
+		struct proc_ref p = runtime_proc_of(rs, &rs->items[i], pid, words);
 
 		if (rs->items[i].ops->forget)
 			rs->items[i].ops->forget(rs->items[i].rt, &p);
@@ -116,7 +116,7 @@ const struct runtime *runtimes_owning_pc(const struct runtimes *rs, pid_t pid,
 					 struct runtime_words *words, uint64_t pc)
 {
 	for (size_t i = 0; rs && i < rs->n; i++) {
-		struct runtime_proc p = runtime_proc_of(rs, &rs->items[i], pid, words);
+		struct proc_ref p = runtime_proc_of(rs, &rs->items[i], pid, words);
 
 		if (rs->items[i].ops->owns_pc && rs->items[i].ops->walk_copy &&
 		    rs->items[i].ops->owns_pc(rs->items[i].rt, &p, pc))
@@ -128,7 +128,7 @@ const struct runtime *runtimes_owning_pc(const struct runtimes *rs, pid_t pid,
 bool runtimes_own_jit(const struct runtimes *rs, pid_t pid, struct runtime_words *words)
 {
 	for (size_t i = 0; rs && i < rs->n; i++) {
-		struct runtime_proc p = runtime_proc_of(rs, &rs->items[i], pid, words);
+		struct proc_ref p = runtime_proc_of(rs, &rs->items[i], pid, words);
 
 		if (rs->items[i].ops->owns_jit && rs->items[i].ops->owns_jit(rs->items[i].rt, &p))
 			return true;
@@ -139,7 +139,7 @@ bool runtimes_own_jit(const struct runtimes *rs, pid_t pid, struct runtime_words
 bool runtimes_walk(const struct runtimes *rs, pid_t pid, struct runtime_words *words)
 {
 	for (size_t i = 0; rs && i < rs->n; i++) {
-		struct runtime_proc p = runtime_proc_of(rs, &rs->items[i], pid, words);
+		struct proc_ref p = runtime_proc_of(rs, &rs->items[i], pid, words);
 
 		if (rs->items[i].ops->has && rs->items[i].ops->has(rs->items[i].rt, &p))
 			return true;

@@ -41,14 +41,16 @@ static void evict_oldest(struct unwinder *u)
 	}
 }
 
-static struct unwind_proc *get_proc(struct unwinder *u, pid_t pid)
+/* The process's entry: its record's word holds its index in procs plus
+ * one; made on first use. */
+static struct unwind_proc *get_proc(struct unwinder *u, const struct proc_ref *ref)
 {
-	uint32_t idx = idmap_get(&u->by_pid, (uint32_t)pid);
+	uint32_t word = *ref->slot;
 	struct unwind_proc *p;
 	size_t slot;
 
-	if (idx != UINT32_MAX)
-		return u->procs[idx];
+	if (word && word <= u->n_procs && u->procs[word - 1])
+		return u->procs[word - 1];
 	for (slot = 0; slot < u->n_procs && u->procs[slot]; slot++)
 		;
 	if (slot == u->n_procs) {
@@ -66,13 +68,10 @@ static struct unwind_proc *get_proc(struct unwinder *u, pid_t pid)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	if (idmap_put(&u->by_pid, (uint32_t)pid, slot) != 0) {
-		free(p);
-		return NULL;
-	}
-	p->pid = pid;
+	p->pid = ref->pid;
 	p->u = u;
 	u->procs[slot] = p;
+	*ref->slot = (uint32_t)slot + 1;
 	return p;
 }
 
@@ -84,18 +83,15 @@ static void free_proc(struct unwinder *u, struct unwind_proc *p)
 	free(p);
 }
 
-void unwinder_forget(struct unwinder *u, pid_t pid)
+void unwinder_forget(struct unwinder *u, const struct proc_ref *ref)
 {
-	uint32_t idx;
+	uint32_t word = *ref->slot;
 
-	if (!u)
+	if (!u || !word || word > u->n_procs || !u->procs[word - 1])
 		return;
-	idx = idmap_get(&u->by_pid, (uint32_t)pid);
-	if (idx == UINT32_MAX)
-		return;
-	free_proc(u, u->procs[idx]);
-	u->procs[idx] = NULL;
-	idmap_put(&u->by_pid, (uint32_t)pid, UINT32_MAX);
+	free_proc(u, u->procs[word - 1]);
+	u->procs[word - 1] = NULL;
+	*ref->slot = 0;
 }
 
 /* ---- unwinding ---------------------------------------------------------- */
@@ -175,14 +171,14 @@ int unw_need_dwfl(struct unwinder *u, struct unwind_proc *p)
 	return p->dwfl_err;
 }
 
-int unwinder_prepare(struct unwinder *u, pid_t pid, uint64_t maps_version,
+int unwinder_prepare(struct unwinder *u, const struct proc_ref *ref, uint64_t maps_version,
 		     const struct unwind_mapping *maps, size_t n_maps)
 {
 	struct unwind_proc *p;
 
 	if (!u || (!maps && n_maps))
 		return -EINVAL;
-	p = get_proc(u, pid);
+	p = get_proc(u, ref);
 	if (!p)
 		return -ENOMEM;
 	return ensure_dwfl(u, p, maps_version, maps, n_maps);
@@ -199,7 +195,7 @@ static bool cached_is_outermost(struct unwind_proc *p, uint64_t pc)
 	return p->outermost_cache[slot].outermost;
 }
 
-int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
+int unwinder_unwind(struct unwinder *u, const struct proc_ref *ref, uint64_t maps_version,
 		    const struct unwind_mapping *maps, size_t n_maps,
 		    const struct unwind_regs *regs, const uint8_t *stack, size_t stack_len,
 		    uint64_t *ips, size_t max_ips, bool *complete)
@@ -212,7 +208,7 @@ int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
 		return -EINVAL;
 	if (max_ips == 0)
 		return 0;
-	p = get_proc(u, pid);
+	p = get_proc(u, ref);
 	if (!p)
 		return -ENOMEM;
 	ips[0] = regs->ip;
@@ -251,7 +247,7 @@ int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
 	} else {
 		u->stats.unwinds++;
 		p->n = 0;
-		ret = dwfl_getthread_frames(p->dwfl, pid, frame_callback, p);
+		ret = dwfl_getthread_frames(p->dwfl, p->pid, frame_callback, p);
 		if (ret == 0 && !p->full && p->n > 0 &&
 		    cached_is_outermost(p, p->last_lookup_pc)) {
 			*complete = true;
@@ -279,15 +275,15 @@ void unwinder_set_stop(struct unwinder *u, unwind_stop_fn stop, void *ctx)
 	u->stop_ctx = ctx;
 }
 
-bool unwinder_last_frame(const struct unwinder *u, pid_t pid, struct unwind_regs *out)
+bool unwinder_last_frame(const struct unwinder *u, const struct proc_ref *ref,
+			 struct unwind_regs *out)
 {
-	uint32_t i = u ? idmap_get(&u->by_pid, (uint64_t)pid) : UINT32_MAX;
+	uint32_t word = *ref->slot;
 	const struct unwind_proc *p;
 
 	memset(out, 0, sizeof(*out));
-	if (i == UINT32_MAX)
+	if (!u || !word || word > u->n_procs || !(p = u->procs[word - 1]))
 		return false;
-	p = u->procs[i];
 	if (!p->last_sp)
 		return false;
 	out->ip = p->last_pc;
@@ -329,7 +325,6 @@ void unwinder_free(struct unwinder *u)
 			free_proc(u, u->procs[i]);
 	}
 	free(u->procs);
-	idmap_free(&u->by_pid);
 	rule_cache_free(&u->rules);
 	file_ids_free(&u->files);
 	unw_files_free(u);

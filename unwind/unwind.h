@@ -10,7 +10,8 @@
  * memory from the stack copy, or, for the text and data of a mapped ELF
  * image, from the file itself; nothing else is readable.
  *
- * One Dwfl is kept per process, built from the mappings the caller passes
+ * One Dwfl is kept per process (found by the unwinder's word in the
+ * caller's record of it, lib/proc_ref.h), built from the mappings the caller passes
  * and rebuilt only when their version changes, so every image is opened and
  * its CFI parsed once per process and not per sample.  The CFI rules of
  * each PC are cached with it (see unwinder_use_rule_cache).
@@ -24,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "lib/proc_ref.h"
 
 /* The user-mode registers of the sampled thread. */
 struct unwind_regs {
@@ -69,7 +72,7 @@ struct unwinder;
 struct unwinder *unwinder_new(void);
 
 /*
- * Unwinds one sample of process `pid`.  maps[0..n_maps) are the process's
+ * Unwinds one sample of process p.  maps[0..n_maps) are the process's
  * mappings (any order); `maps_version` must change whenever they change
  * (a counter global to the run is simplest: a reused pid then gets a new
  * version too): the process's Dwfl is rebuilt then, and only then.  The
@@ -89,7 +92,7 @@ struct unwinder *unwinder_new(void);
  * start), false when it gave up early: stack copy too short, no CFI for a
  * PC, unreadable memory, garbage, or max_ips reached.
  */
-int unwinder_unwind(struct unwinder *u, pid_t pid, uint64_t maps_version,
+int unwinder_unwind(struct unwinder *u, const struct proc_ref *p, uint64_t maps_version,
 		    const struct unwind_mapping *maps, size_t n_maps,
 		    const struct unwind_regs *regs, const uint8_t *stack, size_t stack_len,
 		    uint64_t *ips, size_t max_ips, bool *complete);
@@ -105,12 +108,13 @@ typedef bool (*unwind_stop_fn)(void *ctx, pid_t pid, uint64_t pc);
 void unwinder_set_stop(struct unwinder *u, unwind_stop_fn stop, void *ctx);
 
 /*
- * The last frame of process pid's last unwinder_unwind(): its pc (exact,
+ * The last frame of process p's last unwinder_unwind(): its pc (exact,
  * not + 1) and its sp and rbp as the CFI recovered them (rbp 0 when it
  * did not), so that another walker can go on where this one stopped (a
  * JVM's Java frames, which have no CFI).  false when they are not known.
  */
-bool unwinder_last_frame(const struct unwinder *u, pid_t pid, struct unwind_regs *out);
+bool unwinder_last_frame(const struct unwinder *u, const struct proc_ref *p,
+			 struct unwind_regs *out);
 
 /*
  * Builds (or keeps) the process's Dwfl for these mappings now, without a
@@ -119,11 +123,12 @@ bool unwinder_last_frame(const struct unwinder *u, pid_t pid, struct unwind_regs
  * of a process that exited before they were unwound still unwind.
  * Returns 0 or a negative errno.
  */
-int unwinder_prepare(struct unwinder *u, pid_t pid, uint64_t maps_version,
+int unwinder_prepare(struct unwinder *u, const struct proc_ref *p, uint64_t maps_version,
 		     const struct unwind_mapping *maps, size_t n_maps);
 
-/* The process exited (or exec'd): drop its Dwfl. */
-void unwinder_forget(struct unwinder *u, pid_t pid);
+/* The process exited (or exec'd): its Dwfl and entry go, and its word in
+ * its record is 0 again. */
+void unwinder_forget(struct unwinder *u, const struct proc_ref *p);
 
 /* Closes the files whose .eh_frame no rule was looked up in since the last
  * call, and frees their FDE lists (the rules found stay cached; a new PC

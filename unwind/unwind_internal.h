@@ -169,7 +169,6 @@ struct unwind_proc {
 };
 
 struct unwinder {
-	struct idmap by_pid;     /* pid -> index in procs */
 	struct unwind_proc **procs;
 	size_t n_procs, cap_procs;
 	size_t live;             /* procs with a Dwfl */

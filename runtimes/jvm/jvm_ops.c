@@ -74,7 +74,7 @@ static void count_once(struct jvm_instance *ji, struct idmap *seen, pid_t pid, c
 		model_named_stat_add(ji->m, stat, 1);
 }
 
-static int jvm_mapped(void *inst, const struct runtime_proc *p, const struct runtime_image *img)
+static int jvm_mapped(void *inst, const struct proc_ref *p, const struct runtime_image *img)
 {
 	struct jvm_instance *ji = inst;
 	int err;
@@ -109,12 +109,12 @@ static bool jvm_may_be(void *inst, const char *exe)
 	return jvm_procs_is_launcher(exe);
 }
 
-static bool jvm_known(const void *inst, const struct runtime_proc *p)
+static bool jvm_known(const void *inst, const struct proc_ref *p)
 {
 	return jvm_procs_known(((const struct jvm_instance *)inst)->procs, p);
 }
 
-static bool jvm_has(const void *inst, const struct runtime_proc *p)
+static bool jvm_has(const void *inst, const struct proc_ref *p)
 {
 	return jvm_procs_has(((const struct jvm_instance *)inst)->procs, p);
 }
@@ -124,7 +124,7 @@ static size_t jvm_live(const void *inst)
 	return jvm_procs_live(((const struct jvm_instance *)inst)->procs);
 }
 
-static void jvm_forget(void *inst, const struct runtime_proc *p)
+static void jvm_forget(void *inst, const struct proc_ref *p)
 {
 	jvm_procs_forget(((struct jvm_instance *)inst)->procs, p);
 }
@@ -134,7 +134,7 @@ static void jvm_drop(void *inst, uint32_t word)
 	jvm_procs_drop(((struct jvm_instance *)inst)->procs, word);
 }
 
-static int jvm_name(void *inst, const struct runtime_proc *p, uint64_t frame,
+static int jvm_name(void *inst, const struct proc_ref *p, uint64_t frame,
 		    struct runtime_frame *out, uint32_t max)
 {
 	return jvm_procs_frame(((struct jvm_instance *)inst)->procs, p, frame, out, max);
@@ -142,7 +142,7 @@ static int jvm_name(void *inst, const struct runtime_proc *p, uint64_t frame,
 
 /* Named now, kept for a stack decoded later: Method* and nmethods are
  * freed when classes unload or code is flushed. */
-static void jvm_notice(void *inst, const struct runtime_proc *p, uint64_t frame)
+static void jvm_notice(void *inst, const struct proc_ref *p, uint64_t frame)
 {
 	struct runtime_frame f[RUNTIME_FRAME_MAX_INLINED];
 
@@ -159,7 +159,7 @@ static uint64_t jvm_unnamed_key(uint64_t frame)
  * JIT code is unnamed, whatever its map names now: a map it dumped at an
  * earlier request may name code freed since.  A walked one names its
  * Java frames itself. */
-static bool jvm_owns_jit(const void *inst, const struct runtime_proc *p)
+static bool jvm_owns_jit(const void *inst, const struct proc_ref *p)
 {
 	return !jvm_procs_in_bpf(((const struct jvm_instance *)inst)->procs, p) &&
 	       jvm_is_hotspot(p->pid);
@@ -204,12 +204,12 @@ static void jvm_summary(FILE *out, const struct model *m, enum runtime_summary_p
 		jvm_perfmaps_print(out, &ji->asked);
 }
 
-static bool jvm_owns_pc(const void *inst, const struct runtime_proc *p, uint64_t pc)
+static bool jvm_owns_pc(const void *inst, const struct proc_ref *p, uint64_t pc)
 {
 	return jvm_procs_owns_pc(((const struct jvm_instance *)inst)->procs, p, pc);
 }
 
-static int jvm_walk_copy(void *inst, const struct runtime_proc *p, struct runtime_regs *regs,
+static int jvm_walk_copy(void *inst, const struct proc_ref *p, struct runtime_regs *regs,
 			 bool first,
 			 const uint8_t *stack, uint64_t stack_sp, size_t stack_len, uint64_t *frames,
 			 uint32_t max, bool *left)

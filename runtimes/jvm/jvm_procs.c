@@ -119,7 +119,7 @@ void jvm_procs_free(struct jvm_procs *jp)
 
 /* The process's entry: the runtime's word in the process's record holds
  * its index plus one. */
-static struct jvm_proc *proc_of(const struct jvm_procs *jp, const struct runtime_proc *rp)
+static struct jvm_proc *proc_of(const struct jvm_procs *jp, const struct proc_ref *rp)
 {
 	uint32_t i = *rp->slot;
 
@@ -148,7 +148,7 @@ bool jvm_procs_is_libjvm(const char *path)
 
 /* Process pid's entry, made, or made anew when the pid is another
  * process's now (the old one forgotten: exited or exec'd). */
-static struct jvm_proc *proc_for(struct jvm_procs *jp, const struct runtime_proc *rp)
+static struct jvm_proc *proc_for(struct jvm_procs *jp, const struct proc_ref *rp)
 {
 	struct jvm_proc *p = proc_of(jp, rp);
 
@@ -206,7 +206,7 @@ static int unsupported(struct jvm_procs *jp, struct jvm_proc *p, const char *why
 	return -ENOTSUP;
 }
 
-int jvm_procs_add(struct jvm_procs *jp, const struct runtime_proc *rp, const struct hotspot_layout *l,
+int jvm_procs_add(struct jvm_procs *jp, const struct proc_ref *rp, const struct hotspot_layout *l,
 		  const struct collector_hotspot_proc *rec)
 {
 	pid_t pid = rp->pid;
@@ -271,7 +271,8 @@ static const struct jvm_image *vm_symbols_of(struct jvm_procs *jp, const struct 
 	return ji;
 }
 
-int jvm_procs_image(struct jvm_procs *jp, const struct runtime_proc *rp, const struct runtime_image *img)
+int jvm_procs_image(struct jvm_procs *jp, const struct proc_ref *rp,
+		    const struct runtime_image *img)
 {
 	pid_t pid = rp->pid;
 	struct jvm_proc *p = proc_of(jp, rp);
@@ -356,28 +357,28 @@ bool jvm_procs_maps_later(struct jvm_procs *jp, const char *path)
 	return again || jvm_procs_is_launcher(path);
 }
 
-bool jvm_procs_waiting(const struct jvm_procs *jp, const struct runtime_proc *rp)
+bool jvm_procs_waiting(const struct jvm_procs *jp, const struct proc_ref *rp)
 {
 	const struct jvm_proc *p = proc_of(jp, rp);
 
 	return p && p->waiting && !p->walked;
 }
 
-bool jvm_procs_known(const struct jvm_procs *jp, const struct runtime_proc *rp)
+bool jvm_procs_known(const struct jvm_procs *jp, const struct proc_ref *rp)
 {
 	const struct jvm_proc *p = proc_of(jp, rp);
 
 	return p && p->known;
 }
 
-bool jvm_procs_has(const struct jvm_procs *jp, const struct runtime_proc *rp)
+bool jvm_procs_has(const struct jvm_procs *jp, const struct proc_ref *rp)
 {
 	const struct jvm_proc *p = proc_of(jp, rp);
 
 	return p && p->walked;
 }
 
-bool jvm_procs_owns_pc(const struct jvm_procs *jp, const struct runtime_proc *rp, uint64_t pc)
+bool jvm_procs_owns_pc(const struct jvm_procs *jp, const struct proc_ref *rp, uint64_t pc)
 {
 	const struct jvm_proc *p = proc_of(jp, rp);
 
@@ -405,7 +406,8 @@ static int copy_read(void *ctx, uint64_t addr, void *buf, size_t size)
 	return proc_mem_read(c->pid, addr, buf, size);
 }
 
-int jvm_procs_walk_copy(const struct jvm_procs *jp, const struct runtime_proc *rp, struct runtime_regs *regs,
+int jvm_procs_walk_copy(const struct jvm_procs *jp, const struct proc_ref *rp,
+			struct runtime_regs *regs,
 			bool first, const uint8_t *stack, uint64_t stack_sp, size_t stack_len,
 			uint64_t *frames, uint32_t max, bool *left)
 {
@@ -433,7 +435,7 @@ int jvm_procs_walk_copy(const struct jvm_procs *jp, const struct runtime_proc *r
 	return (int)n;
 }
 
-bool jvm_procs_in_bpf(const struct jvm_procs *jp, const struct runtime_proc *rp)
+bool jvm_procs_in_bpf(const struct jvm_procs *jp, const struct proc_ref *rp)
 {
 	return jp->has_bpf && jvm_procs_has(jp, rp);
 }
@@ -443,7 +445,7 @@ size_t jvm_procs_live(const struct jvm_procs *jp)
 	return jp->live;
 }
 
-void jvm_procs_forget(struct jvm_procs *jp, const struct runtime_proc *rp)
+void jvm_procs_forget(struct jvm_procs *jp, const struct proc_ref *rp)
 {
 	pid_t pid = rp->pid;
 	struct jvm_proc *p = proc_of(jp, rp);
@@ -626,7 +628,8 @@ static const struct frame_entry *entry_of(struct jvm_procs *jp, struct jvm_proc 
 	return e;
 }
 
-int jvm_procs_frame(struct jvm_procs *jp, const struct runtime_proc *rp, uint64_t frame, struct runtime_frame *out,
+int jvm_procs_frame(struct jvm_procs *jp, const struct proc_ref *rp, uint64_t frame,
+		    struct runtime_frame *out,
 		    uint32_t max)
 {
 	struct jvm_proc *p = proc_of(jp, rp);

@@ -55,11 +55,12 @@ void jvm_procs_free(struct jvm_procs *jp);
  * negative errno: -ENOTSUP for a JVM the walk does not know (the reason
  * in the stats), or what the set() of the BPF side returned, or -ESRCH,
  * -EFAULT when the process did not read. */
-int jvm_procs_image(struct jvm_procs *jp, const struct runtime_proc *p, const struct runtime_image *img);
+int jvm_procs_image(struct jvm_procs *jp, const struct proc_ref *p,
+		    const struct runtime_image *img);
 /* Process pid as walked with layout l and record rec (what
  * jvm_procs_image() does once both are read; the tests' way in).  1, or
  * a negative errno. */
-int jvm_procs_add(struct jvm_procs *jp, const struct runtime_proc *p, const struct hotspot_layout *l,
+int jvm_procs_add(struct jvm_procs *jp, const struct proc_ref *p, const struct hotspot_layout *l,
 		  const struct collector_hotspot_proc *rec);
 
 /* Whether the image at path is a JVM's libjvm.so (by its name). */
@@ -77,18 +78,18 @@ bool jvm_procs_maps_later(struct jvm_procs *jp, const char *path);
 bool jvm_procs_is_launcher(const char *path);
 /* Whether process pid's libjvm.so was met before its code cache was set up
  * and the process is not walked yet. */
-bool jvm_procs_waiting(const struct jvm_procs *jp, const struct runtime_proc *p);
+bool jvm_procs_waiting(const struct jvm_procs *jp, const struct proc_ref *p);
 
-bool jvm_procs_known(const struct jvm_procs *jp, const struct runtime_proc *p);  /* walked, or was */
-bool jvm_procs_has(const struct jvm_procs *jp, const struct runtime_proc *p);    /* walked now */
+bool jvm_procs_known(const struct jvm_procs *jp, const struct proc_ref *p);  /* walked, or was */
+bool jvm_procs_has(const struct jvm_procs *jp, const struct proc_ref *p);    /* walked now */
 /* Whether the BPF side walks process pid (a table opened without one,
  * --no-jvm-walk, names frames but walks none: the attach names its JIT
  * code then). */
-bool jvm_procs_in_bpf(const struct jvm_procs *jp, const struct runtime_proc *p);
+bool jvm_procs_in_bpf(const struct jvm_procs *jp, const struct proc_ref *p);
 size_t jvm_procs_live(const struct jvm_procs *jp);
 /* Process pid exited or exec'd: its entry of the BPF side goes; the names
  * of its frames stay (sums decoded at the end of a run name them). */
-void jvm_procs_forget(struct jvm_procs *jp, const struct runtime_proc *p);
+void jvm_procs_forget(struct jvm_procs *jp, const struct proc_ref *p);
 /* Process record word `word` dropped (runtimes/runtime.h, drop()): its
  * names and frames go, its entry to be reused. */
 void jvm_procs_drop(struct jvm_procs *jp, uint32_t word);
@@ -98,7 +99,8 @@ void jvm_procs_drop(struct jvm_procs *jp, uint32_t word);
  * errno: -ESTALE (the code freed, its space reused), -ENOENT (no method at
  * that pc), -ESRCH (a process never walked, or gone before the frame was
  * named), -EFAULT, -EINVAL. */
-int jvm_procs_frame(struct jvm_procs *jp, const struct runtime_proc *p, uint64_t frame, struct runtime_frame *out,
+int jvm_procs_frame(struct jvm_procs *jp, const struct proc_ref *p, uint64_t frame,
+		    struct runtime_frame *out,
 		    uint32_t max);
 
 /* A stack copy's Java frames (runtime_ops.owns_pc and walk_copy): whether
@@ -107,8 +109,9 @@ int jvm_procs_frame(struct jvm_procs *jp, const struct runtime_proc *p, uint64_t
  * regs, reading the copy stack[0..stack_len) from stack_sp, else the live
  * process.  Returns the frames written into frames[0..max); *left and regs
  * as walk_copy's contract says. */
-bool jvm_procs_owns_pc(const struct jvm_procs *jp, const struct runtime_proc *p, uint64_t pc);
-int jvm_procs_walk_copy(const struct jvm_procs *jp, const struct runtime_proc *p, struct runtime_regs *regs,
+bool jvm_procs_owns_pc(const struct jvm_procs *jp, const struct proc_ref *p, uint64_t pc);
+int jvm_procs_walk_copy(const struct jvm_procs *jp, const struct proc_ref *p,
+			struct runtime_regs *regs,
 			bool first, const uint8_t *stack, uint64_t stack_sp, size_t stack_len,
 			uint64_t *frames, uint32_t max, bool *left);
 

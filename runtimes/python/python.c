@@ -263,7 +263,7 @@ static struct py_image *mapped_image(struct python_runtime *rt, const struct run
 
 /* The process's entry: the runtime's word in the process's record holds
  * its index plus one. */
-static struct py_proc *proc_of(const struct python_runtime *rt, const struct runtime_proc *rp)
+static struct py_proc *proc_of(const struct python_runtime *rt, const struct proc_ref *rp)
 {
 	uint32_t i = *rp->slot;
 
@@ -294,7 +294,7 @@ static void note_unsupported(struct python_runtime *rt, const char *path, uint32
 		 path);
 }
 
-int python_runtime_image(struct python_runtime *rt, const struct runtime_proc *rp,
+int python_runtime_image(struct python_runtime *rt, const struct proc_ref *rp,
 			 const struct runtime_image *img)
 {
 	struct py_proc *p = proc_of(rt, rp);
@@ -373,7 +373,8 @@ bool python_runtime_may_be(struct python_runtime *rt, const char *path)
 	return (im && im->state) || python_runtime_maps_later(rt, path);
 }
 
-bool python_runtime_in_evaluator(const struct python_runtime *rt, const struct runtime_proc *rp, uint64_t addr)
+bool python_runtime_in_evaluator(const struct python_runtime *rt, const struct proc_ref *rp,
+				 uint64_t addr)
 {
 	const struct py_proc *p = proc_of(rt, rp);
 
@@ -383,14 +384,14 @@ bool python_runtime_in_evaluator(const struct python_runtime *rt, const struct r
 	return false;
 }
 
-bool python_runtime_known(const struct python_runtime *rt, const struct runtime_proc *rp)
+bool python_runtime_known(const struct python_runtime *rt, const struct proc_ref *rp)
 {
 	const struct py_proc *p = proc_of(rt, rp);
 
 	return p && p->known;
 }
 
-bool python_runtime_has(const struct python_runtime *rt, const struct runtime_proc *rp)
+bool python_runtime_has(const struct python_runtime *rt, const struct proc_ref *rp)
 {
 	const struct py_proc *p = proc_of(rt, rp);
 
@@ -402,7 +403,7 @@ size_t python_runtime_live(const struct python_runtime *rt)
 	return rt->live;
 }
 
-void python_runtime_forget(struct python_runtime *rt, const struct runtime_proc *rp)
+void python_runtime_forget(struct python_runtime *rt, const struct proc_ref *rp)
 {
 	struct py_proc *p = proc_of(rt, rp);
 
@@ -471,7 +472,7 @@ static struct py_code_entry *code_of(struct python_runtime *rt, struct py_proc *
 	return e;
 }
 
-int python_runtime_frame(struct python_runtime *rt, const struct runtime_proc *rp, uint64_t frame,
+int python_runtime_frame(struct python_runtime *rt, const struct proc_ref *rp, uint64_t frame,
 			 struct python_frame_info *out)
 {
 	struct py_proc *p = proc_of(rt, rp);

@@ -45,7 +45,7 @@ void python_runtime_free(struct python_runtime *rt);
  * and the walker was given it, 0 when it is no interpreter (or the
  * process already has one), or a negative errno: -ENOTSUP for a CPython
  * of a version without layouts (counted for the report). */
-int python_runtime_image(struct python_runtime *rt, const struct runtime_proc *p,
+int python_runtime_image(struct python_runtime *rt, const struct proc_ref *p,
 			 const struct runtime_image *img);
 /* Whether a process whose executable is at path maps its interpreter
  * only after exec: the executable links a libpython (DT_NEEDED), or is
@@ -60,22 +60,22 @@ bool python_runtime_may_be(struct python_runtime *rt, const char *path);
  * (_PyEval_EvalFrameDefault and its cold part, found in .eh_frame where
  * the interpreter is stripped of it): a native frame there is one C call
  * of the evaluator, in whose place its Python frames go. */
-bool python_runtime_in_evaluator(const struct python_runtime *rt, const struct runtime_proc *p,
+bool python_runtime_in_evaluator(const struct python_runtime *rt, const struct proc_ref *p,
 				 uint64_t addr);
 /* Whether process pid has (or had, until it exec'd) an interpreter that
  * was walked: its samples may carry Python frames. */
-bool python_runtime_known(const struct python_runtime *rt, const struct runtime_proc *p);
+bool python_runtime_known(const struct python_runtime *rt, const struct proc_ref *p);
 /* Process record word `word` dropped (runtimes/runtime.h, drop()): its
  * entry and cached code objects go, the entry to be reused. */
 void python_runtime_drop(struct python_runtime *rt, uint32_t word);
 /* Whether process pid has an interpreter being walked. */
-bool python_runtime_has(const struct python_runtime *rt, const struct runtime_proc *p);
+bool python_runtime_has(const struct python_runtime *rt, const struct proc_ref *p);
 /* Processes whose interpreter is being walked. */
 size_t python_runtime_live(const struct python_runtime *rt);
 /* Process p exited or exec'd: it is walked no more (its names stay, for
  * stacks decoded later; a new process of its pid has a record of its
  * own). */
-void python_runtime_forget(struct python_runtime *rt, const struct runtime_proc *p);
+void python_runtime_forget(struct python_runtime *rt, const struct proc_ref *p);
 
 /* A named frame.  The strings live as long as rt. */
 struct python_frame_info {
@@ -88,7 +88,7 @@ struct python_frame_info {
 /* Names PYTHON frame `frame` (bpf/collector.h) of process pid.  0, or a
  * negative errno when its code object cannot be read (the process is
  * gone, the object freed): -ESRCH, -EFAULT, -EINVAL. */
-int python_runtime_frame(struct python_runtime *rt, const struct runtime_proc *p, uint64_t frame,
+int python_runtime_frame(struct python_runtime *rt, const struct proc_ref *p, uint64_t frame,
 			 struct python_frame_info *out);
 
 struct python_runtime_stats {

@@ -44,7 +44,7 @@ static void py_close(void *inst)
 	free(pi);
 }
 
-static int py_image(void *inst, const struct runtime_proc *p, const struct runtime_image *img)
+static int py_image(void *inst, const struct proc_ref *p, const struct runtime_image *img)
 {
 	struct python_instance *pi = inst;
 	int err = python_runtime_image(pi->rt, p, img);
@@ -76,12 +76,12 @@ static bool py_may_be(void *inst, const char *exe)
 	return python_runtime_may_be(((struct python_instance *)inst)->rt, exe);
 }
 
-static bool py_known(const void *inst, const struct runtime_proc *p)
+static bool py_known(const void *inst, const struct proc_ref *p)
 {
 	return python_runtime_known(((const struct python_instance *)inst)->rt, p);
 }
 
-static bool py_has(const void *inst, const struct runtime_proc *p)
+static bool py_has(const void *inst, const struct proc_ref *p)
 {
 	return python_runtime_has(((const struct python_instance *)inst)->rt, p);
 }
@@ -91,7 +91,7 @@ static size_t py_live(const void *inst)
 	return python_runtime_live(((const struct python_instance *)inst)->rt);
 }
 
-static void py_forget(void *inst, const struct runtime_proc *p)
+static void py_forget(void *inst, const struct proc_ref *p)
 {
 	python_runtime_forget(((struct python_instance *)inst)->rt, p);
 }
@@ -101,7 +101,7 @@ static void py_drop(void *inst, uint32_t word)
 	python_runtime_drop(((struct python_instance *)inst)->rt, word);
 }
 
-static int py_name(void *inst, const struct runtime_proc *p, uint64_t frame,
+static int py_name(void *inst, const struct proc_ref *p, uint64_t frame,
 		   struct runtime_frame *out,
 		   uint32_t max)
 {
@@ -124,7 +124,7 @@ static int py_name(void *inst, const struct runtime_proc *p, uint64_t frame,
 	return 1;
 }
 
-static void py_notice(void *inst, const struct runtime_proc *p, uint64_t frame)
+static void py_notice(void *inst, const struct proc_ref *p, uint64_t frame)
 {
 	struct runtime_frame f;
 
@@ -141,7 +141,7 @@ static uint64_t py_unnamed_key(uint64_t frame)
 /* A C call of the evaluator: by address (its cold part has no name in a
  * stripped interpreter), else by name (an interpreter the runtime found
  * no ranges for; NAME.cold in one that keeps its symbols). */
-static bool py_replaces(const void *inst, const struct runtime_proc *p, uint64_t addr,
+static bool py_replaces(const void *inst, const struct proc_ref *p, uint64_t addr,
 			const char *name)
 {
 	size_t n = sizeof(EVALUATOR) - 1;

@@ -202,7 +202,7 @@ static void *ops_rt;
 /* the probed process as the engine tells of it, its record's word, and the
  * word of libjvm.so's record */
 static uint32_t ops_word, ops_image_word;
-static struct runtime_proc ops_proc = { 0, &ops_word };
+static struct proc_ref ops_proc = { 0, &ops_word };
 static unsigned ops_frames, ops_named, ops_failed, ops_not_stale;
 
 static void print_ops_frame(struct probe *pr, uint64_t frame)
@@ -545,7 +545,7 @@ static const char *maps_path(const struct procmaps *maps, const char *fallback)
 /* The runtime told of libjvm.so as the engine tells it (runtimes/runtime.h):
  * process p (its record's word), the image's maps path, its file opened
  * from open_path, and *slot as the runtime's word in the file's record. */
-static int tell_mapped(void *rt, const struct runtime_proc *p, const char *path,
+static int tell_mapped(void *rt, const struct proc_ref *p, const char *path,
 		       const char *open_path, uint64_t bias, uint32_t *slot)
 {
 	struct elf_file f;
@@ -638,7 +638,7 @@ static int cmd_early(char **argv)
 	char path[512], open_path[512];
 	uint64_t bias;
 	uint32_t slot = 0, images_read, word = 0;
-	struct runtime_proc proc = { 0, &word };
+	struct proc_ref proc = { 0, &word };
 	int rc = 0;
 	pid_t pid;
 

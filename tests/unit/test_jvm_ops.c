@@ -230,7 +230,7 @@ struct fixture {
 	/* processes pid, pid + 1, pid + 2 as the engine tells of them: the
 	 * runtime's word in each one's record */
 	uint32_t words[3];
-	struct runtime_proc procs[3];
+	struct proc_ref procs[3];
 };
 
 static int setup(void **state)
@@ -248,7 +248,7 @@ static int setup(void **state)
 	f->rt = jvm_runtime.open(&env);
 	f->pid = getpid();
 	for (int k = 0; k < 3; k++)
-		f->procs[k] = (struct runtime_proc){ f->pid + k, &f->words[k] };
+		f->procs[k] = (struct proc_ref){ f->pid + k, &f->words[k] };
 	build_jvm(77);
 	if (!f->rt || jvm_procs_add(jvm_instance_procs(f->rt), &f->procs[0], &l, &rec) != 1)
 		return -1;

@@ -139,7 +139,8 @@ static void test_truncated_copy(void **state)
 	n_part = unwind_cap(u, &r, &r.caps[0], 256, part, &complete);
 	assert_true(n_part >= 2);
 	/* max_ips reached: not complete either */
-	n_part = unwinder_unwind(u, 4242, 1, r.maps, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+	n_part = unwinder_unwind(u, proc_ref_unit(u, 4242), 1, r.maps, r.n_maps, &r.caps[0].regs,
+				 r.caps[0].stack,
 				 r.caps[0].len, part, 5, &complete);
 	assert_int_equal(n_part, 5);
 	assert_false(complete);
@@ -177,7 +178,8 @@ static void test_garbage(void **state)
 			regs.ip += (random() % 8192) - 4096;
 		if (round % 3 == 2)
 			regs.ip = ((uint64_t)random() << 32) | (uint64_t)random();
-		n = unwinder_unwind(u, 4242, 1, r.maps, r.n_maps, &regs, junk, CAPTURE_STACK_MAX,
+		n = unwinder_unwind(u, proc_ref_unit(u, 4242), 1, r.maps, r.n_maps, &regs, junk,
+				    CAPTURE_STACK_MAX,
 				    ips, MAX_FRAMES, &complete);
 		assert_true(n >= 1 && n <= MAX_FRAMES);
 		assert_int_equal(ips[0], regs.ip);
@@ -199,13 +201,15 @@ static void test_garbage(void **state)
 	 * frame-pointer chain, which leads nowhere in junk */
 	regs = r.caps[0].regs;
 	regs.ip = 16;
-	n = unwinder_unwind(u, 4242, 1, r.maps, r.n_maps, &regs, junk, CAPTURE_STACK_MAX, ips,
+	n = unwinder_unwind(u, proc_ref_unit(u, 4242), 1, r.maps, r.n_maps, &regs, junk,
+			    CAPTURE_STACK_MAX, ips,
 			    MAX_FRAMES, &complete);
 	assert_true(n >= 1 && n < 8);
 	assert_int_equal(ips[0], 16);
 	assert_false(complete);
 	/* no stack at all */
-	n = unwinder_unwind(u, 4242, 1, r.maps, r.n_maps, &r.caps[0].regs, NULL, 0, ips,
+	n = unwinder_unwind(u, proc_ref_unit(u, 4242), 1, r.maps, r.n_maps, &r.caps[0].regs, NULL,
+			    0, ips,
 			    MAX_FRAMES, &complete);
 	assert_true(n >= 1);
 	assert_false(complete);
@@ -236,13 +240,16 @@ static void test_no_images(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
-	assert_int_equal(unwinder_unwind(u, 7, 1, maps, 5, &regs, stack, sizeof(stack), ips, 4,
+	assert_int_equal(unwinder_unwind(u, proc_ref_unit(u, 7), 1, maps, 5, &regs, stack,
+			 sizeof(stack), ips, 4,
 					 &complete), 1);
 	assert_int_equal(ips[0], 0x400100);
 	assert_false(complete);
-	assert_int_equal(unwinder_unwind(u, 7, 1, NULL, 0, &regs, stack, sizeof(stack), ips, 0,
+	assert_int_equal(unwinder_unwind(u, proc_ref_unit(u, 7), 1, NULL, 0, &regs, stack,
+			 sizeof(stack), ips, 0,
 					 &complete), 0);
-	assert_int_equal(unwinder_unwind(u, 7, 1, NULL, 3, &regs, stack, sizeof(stack), ips, 4,
+	assert_int_equal(unwinder_unwind(u, proc_ref_unit(u, 7), 1, NULL, 3, &regs, stack,
+			 sizeof(stack), ips, 4,
 					 &complete), -EINVAL);
 	unwinder_get_stats(u, &st);
 	assert_int_equal(st.images_failed, 4);
@@ -285,7 +292,8 @@ static void test_rules_shared_and_rebuilds(void **state)
 	assert_int_equal(st.rules_from_files, rules);
 	/* a new version, another pid: cached rules only, the same frames */
 	for (pid_t pid = 4242; pid <= 4243; pid++) {
-		n = unwinder_unwind(u, pid, 2, r.maps, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+		n = unwinder_unwind(u, proc_ref_unit(u, pid), 2, r.maps, r.n_maps, &r.caps[0].regs,
+				    r.caps[0].stack,
 				    r.caps[0].len, ips, MAX_FRAMES, &complete);
 		assert_int_equal(n, n_first);
 		assert_memory_equal(ips, first, (size_t)n * sizeof(*ips));
@@ -301,7 +309,8 @@ static void test_rules_shared_and_rebuilds(void **state)
 	times[1] = sb.st_mtim;
 	times[1].tv_sec += 1;
 	assert_int_equal(utimensat(AT_FDCWD, prog, times, 0), 0);
-	n = unwinder_unwind(u, 4244, 1, r.maps, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+	n = unwinder_unwind(u, proc_ref_unit(u, 4244), 1, r.maps, r.n_maps, &r.caps[0].regs,
+			    r.caps[0].stack,
 			    r.caps[0].len, ips, MAX_FRAMES, &complete);
 	times[1] = sb.st_mtim;
 	assert_int_equal(utimensat(AT_FDCWD, prog, times, 0), 0);
@@ -313,14 +322,15 @@ static void test_rules_shared_and_rebuilds(void **state)
 	/* libdw only: one Dwfl per process and maps version */
 	unwinder_use_rule_cache(u, false);
 	for (int i = 0; i < 3; i++)
-		assert_true(unwinder_unwind(u, 4242, 3, r.maps, r.n_maps, &r.caps[0].regs,
+		assert_true(unwinder_unwind(u, proc_ref_unit(u, 4242), 3, r.maps, r.n_maps,
+			    &r.caps[0].regs,
 					    r.caps[0].stack, r.caps[0].len, ips, MAX_FRAMES,
 					    &complete) > 0);
 	unwinder_get_stats(u, &st);
 	assert_int_equal(st.dwfl_builds, 1);
-	unwinder_forget(u, 4242);
-	unwinder_forget(u, 999); /* unknown: no-op */
-	assert_true(unwinder_unwind(u, 4242, 3, r.maps, r.n_maps, &r.caps[0].regs,
+	unwinder_forget(u, proc_ref_unit(u, 4242));
+	unwinder_forget(u, proc_ref_unit(u, 999)); /* unknown: no-op */
+	assert_true(unwinder_unwind(u, proc_ref_unit(u, 4242), 3, r.maps, r.n_maps, &r.caps[0].regs,
 				    r.caps[0].stack, r.caps[0].len, ips, MAX_FRAMES, &complete) > 0);
 	assert_true(complete);
 	unwinder_get_stats(u, &st);
@@ -363,14 +373,16 @@ static void test_reads_image_memory(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(pread(fd, &expect, sizeof(expect), m->pgoff + 0x40), sizeof(expect));
 	close(fd);
-	n = unwinder_unwind(u, 4242, 1, r.maps, r.n_maps, &regs, NULL, 0, ips, MAX_FRAMES,
+	n = unwinder_unwind(u, proc_ref_unit(u, 4242), 1, r.maps, r.n_maps, &regs, NULL, 0, ips,
+			    MAX_FRAMES,
 			    &complete);
 	assert_true(n >= 2);
 	assert_int_equal(ips[1], expect);
 	assert_false(complete);
 	/* an sp in no mapping at all: nothing to read, the PC alone */
 	regs.sp = 0x10;
-	n = unwinder_unwind(u, 4242, 1, r.maps, r.n_maps, &regs, NULL, 0, ips, MAX_FRAMES,
+	n = unwinder_unwind(u, proc_ref_unit(u, 4242), 1, r.maps, r.n_maps, &regs, NULL, 0, ips,
+			    MAX_FRAMES,
 			    &complete);
 	assert_int_equal(n, 1);
 	assert_false(complete);
@@ -435,14 +447,16 @@ static void test_no_fde_frame_pointer(void **state)
 	stack[1] = 0;       /* the saved frame pointer: the outermost */
 	stack[2] = full[1]; /* the return address above it */
 	stack[3] = 0;
-	n = unwinder_unwind(u, 4343, 1, r.maps, r.n_maps, &regs, (const uint8_t *)stack,
+	n = unwinder_unwind(u, proc_ref_unit(u, 4343), 1, r.maps, r.n_maps, &regs,
+			    (const uint8_t *)stack,
 			    sizeof(stack), ips, MAX_FRAMES, &complete);
 	assert_true(n >= 2);
 	assert_int_equal(ips[0], regs.ip);
 	assert_int_equal(ips[1], full[1]);
 	/* the outermost frame pointer: nothing above it */
 	regs.bp = 0;
-	n = unwinder_unwind(u, 4343, 1, r.maps, r.n_maps, &regs, (const uint8_t *)stack,
+	n = unwinder_unwind(u, proc_ref_unit(u, 4343), 1, r.maps, r.n_maps, &regs,
+			    (const uint8_t *)stack,
 			    sizeof(stack), ips, MAX_FRAMES, &complete);
 	assert_int_equal(n, 1);
 	assert_false(complete);
@@ -476,10 +490,11 @@ static void test_prepare_then_file_gone(void **state)
 	for (size_t i = 0; i < r.n_maps; i++)
 		if (strstr(r.maps[i].path, "build/unwind/chain-eh"))
 			r.maps[i].path = copy;
-	assert_int_equal(unwinder_prepare(u, 77, 5, r.maps, r.n_maps), 0);
+	assert_int_equal(unwinder_prepare(u, proc_ref_unit(u, 77), 5, r.maps, r.n_maps), 0);
 	assert_int_equal(unlink(copy), 0);
 	assert_int_equal(rmdir(tmpdir), 0);
-	n = unwinder_unwind(u, 77, 5, r.maps, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+	n = unwinder_unwind(u, proc_ref_unit(u, 77), 5, r.maps, r.n_maps, &r.caps[0].regs,
+			    r.caps[0].stack,
 			    r.caps[0].len, ips, MAX_FRAMES, &complete);
 	assert_int_equal(n, n_full);
 	assert_memory_equal(ips, full, n * sizeof(uint64_t));
@@ -500,7 +515,8 @@ static void assert_unwinds_as(struct run *r, const struct unwind_mapping *maps,
 	struct unwinder *v = unwinder_new();
 	uint64_t ips[MAX_FRAMES];
 	bool complete;
-	int n = unwinder_unwind(v, 4242, 1, maps, r->n_maps, &r->caps[0].regs, r->caps[0].stack,
+	int n = unwinder_unwind(v, proc_ref_unit(v, 4242), 1, maps, r->n_maps, &r->caps[0].regs,
+				r->caps[0].stack,
 				r->caps[0].len, ips, MAX_FRAMES, &complete);
 
 	assert_int_equal(n, n_full);
@@ -545,7 +561,8 @@ static void test_gone_process_by_name(void **state)
 		gone[i].dev = sb.st_dev;
 		gone[i].inode = sb.st_ino;
 	}
-	n = unwinder_unwind(v, 4242, 1, gone, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+	n = unwinder_unwind(v, proc_ref_unit(v, 4242), 1, gone, r.n_maps, &r.caps[0].regs,
+			    r.caps[0].stack,
 			    r.caps[0].len, ips, MAX_FRAMES, &complete);
 	assert_int_equal(n, n_full);
 	assert_memory_equal(ips, full, (size_t)n * sizeof(*ips));
@@ -559,7 +576,8 @@ static void test_gone_process_by_name(void **state)
 	v = unwinder_new();
 	for (size_t i = 0; i < r.n_maps; i++)
 		gone[i].inode++;
-	n = unwinder_unwind(v, 4242, 1, gone, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+	n = unwinder_unwind(v, proc_ref_unit(v, 4242), 1, gone, r.n_maps, &r.caps[0].regs,
+			    r.caps[0].stack,
 			    r.caps[0].len, ips, MAX_FRAMES, &complete);
 	unwinder_get_stats(v, &st);
 	assert_int_equal(st.rules_from_files, 0);
@@ -613,7 +631,8 @@ static void test_release_files(void **state)
 	unwinder_get_stats(u, &st);
 	assert_int_equal(st.files_open, 0);
 	/* the rules were kept: the same frames, no file opened */
-	n = unwinder_unwind(u, 4242, 2, r.maps, r.n_maps, &r.caps[0].regs, r.caps[0].stack,
+	n = unwinder_unwind(u, proc_ref_unit(u, 4242), 2, r.maps, r.n_maps, &r.caps[0].regs,
+			    r.caps[0].stack,
 			    r.caps[0].len, ips, MAX_FRAMES, &complete);
 	assert_int_equal(n, n_first);
 	assert_memory_equal(ips, first, (size_t)n * sizeof(*ips));

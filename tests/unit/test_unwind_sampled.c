@@ -26,12 +26,14 @@ static void check_same_as_libdw(struct unwinder *u, struct unwinder *ref, const 
 {
 	uint64_t got[MAX_FRAMES], want[MAX_FRAMES];
 	bool got_complete, want_complete;
-	int n_want = up_to_zero(want, unwinder_unwind(ref, 4242, 1, r->maps, r->n_maps, regs,
+	int n_want = up_to_zero(want, unwinder_unwind(ref, proc_ref_unit(ref, 4242), 1, r->maps,
+				r->n_maps, regs,
 						      stack, len, want, MAX_FRAMES,
 						      &want_complete));
 
 	for (int pass = 0; pass < 2; pass++) {
-		int n = up_to_zero(got, unwinder_unwind(u, 4242, 1, r->maps, r->n_maps, regs, stack,
+		int n = up_to_zero(got, unwinder_unwind(u, proc_ref_unit(u, 4242), 1, r->maps,
+				   r->n_maps, regs, stack,
 							len, got, MAX_FRAMES, &got_complete));
 
 		if (n != n_want || got_complete != want_complete ||
@@ -180,7 +182,8 @@ static void test_rule_cache_same_pc_other_stack(void **state)
 	memcpy(other, r.caps[0].stack, r.caps[0].len);
 	memcpy(other, &full[2], sizeof(full[2]));
 	for (int rep = 0; rep < 3; rep++) {
-		n = unwinder_unwind(u, 4242, 1, r.maps, r.n_maps, &r.caps[0].regs, other,
+		n = unwinder_unwind(u, proc_ref_unit(u, 4242), 1, r.maps, r.n_maps, &r.caps[0].regs,
+				    other,
 				    r.caps[0].len, ips, MAX_FRAMES, &complete);
 		assert_true(n >= 2);
 		assert_int_equal(ips[0], full[0]);

@@ -31,6 +31,8 @@
 #include "unwind/unwind.h"
 #include "../unwind/capture.h"
 
+#include "proc_ref_unit.h"
+
 #define MAX_FRAMES 128
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -304,7 +306,8 @@ static inline const char *mapping_path(const struct run *r, uint64_t ip)
 static inline int unwind_cap(struct unwinder *u, const struct run *r, const struct cap *c,
 		      size_t len, uint64_t *ips, bool *complete)
 {
-	return unwinder_unwind(u, 4242, 1, r->maps, r->n_maps, &c->regs, c->stack, len, ips,
+	return unwinder_unwind(u, proc_ref_unit(u, 4242), 1, r->maps, r->n_maps, &c->regs, c->stack,
+			       len, ips,
 			       MAX_FRAMES, complete);
 }
 

@@ -99,7 +99,7 @@ static void fake_close(void *inst)
  * is the test program's; what it is, is read at the record's first
  * telling and kept in the runtime's word of the image (1: it, 2: not).
  * The process walked is marked in its own record's word (1). */
-static int fake_mapped(void *inst, const struct runtime_proc *p, const struct runtime_image *img)
+static int fake_mapped(void *inst, const struct proc_ref *p, const struct runtime_image *img)
 {
 	struct fake_instance *fi = inst;
 	uint32_t is;
@@ -124,12 +124,12 @@ static int fake_mapped(void *inst, const struct runtime_proc *p, const struct ru
 
 /* the process walked: by its record, and still the one (a test may say
  * another is, fi->walked) */
-static bool fake_known(const void *inst, const struct runtime_proc *p)
+static bool fake_known(const void *inst, const struct proc_ref *p)
 {
 	return *p->slot == 1 && ((const struct fake_instance *)inst)->walked == p->pid;
 }
 
-static int fake_frame_name(void *inst, const struct runtime_proc *p, uint64_t frame,
+static int fake_frame_name(void *inst, const struct proc_ref *p, uint64_t frame,
 			   struct runtime_frame *out, uint32_t max)
 {
 	struct fake_instance *fi = inst;

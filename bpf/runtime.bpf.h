@@ -22,12 +22,21 @@ static __always_inline void runtime_frames_placed(struct sample_scratch *sc, u32
 	sc->runtime_kinds |= 1u << (kind & 31);
 }
 
+/* When user space was last woken for a runtime's stack with -a. */
+u64 runtime_wake_ns;
+
+/* Woken for -a's at most this often: a busy machine's short JVMs (javac
+ * lives a second) had 1.1% of their Java frames unnamed, their stacks
+ * read after they were gone when they waited for the next drain (30 ms),
+ * and a wake per new stack would be thousands a second at a JVM's start. */
+#define RUNTIME_WAKE_NS 1000000ULL
+
 /* frames[first..first + n) of sc, just stored in the sums for thread tid
  * of process tgid: sent when the walk placed a runtime's frame.  Rare:
  * once per new stack per slot.  A target's wakes user space at once: a
  * JVM's last stacks (its String.format at exit, interpreted) were read
  * after it had exited, 23 to 300 frames unnamed a `-- java` run, when
- * they waited for the next drain; -a's many wait for it. */
+ * they waited for the next drain; -a's at most every RUNTIME_WAKE_NS. */
 static __always_inline void runtime_frames_notice(struct sample_scratch *sc, u32 first, u32 n,
 						  u32 tgid, u32 tid)
 {
@@ -46,7 +55,16 @@ static __always_inline void runtime_frames_notice(struct sample_scratch *sc, u32
 	e->n = n;
 	e->pad = 0;
 	bpf_probe_read_kernel(e->frames, n * sizeof(u64), &sc->frames[first]);
-	bpf_ringbuf_submit(e, filter_tgids ? BPF_RB_FORCE_WAKEUP : submit_flags());
+	if (!filter_tgids) {
+		u64 now = e->hdr.ktime_ns;
+
+		if (now - runtime_wake_ns < RUNTIME_WAKE_NS) {
+			bpf_ringbuf_submit(e, submit_flags());
+			return;
+		}
+		runtime_wake_ns = now;
+	}
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 }
 
 #endif /* COLLECTOR_RUNTIME_BPF_H */

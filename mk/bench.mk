@@ -18,6 +18,7 @@
 #   make bench-busy        collector -a -F 499 -d BENCH_BUSY_SECONDS (8) under the
 #                          build loop beside perf record: truncated stacks, CPU, tables
 #   make bench-short       whole cost of 1 s and 10 s collector -p runs beside bpftrace
+#   make bench-java-busy   Java frames unnamed with -a under javac and the build loop
 #   make bench-otlp-outage the --otlp receiver down BENCH_OUTAGE_SECONDS (600) mid-run
 #                          under the build loop: RSS, spool, every interval delivered
 #
@@ -40,7 +41,7 @@ BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)
 	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench $(BENCH)/cfi-rows
 
 .PHONY: bench bench-peers bench-sampling bench-dwarf bench-cfi bench-tracing bench-exporters bench-soak bench-python bench-java \
-	bench-continuous bench-high-rate bench-bins bench-offcpu bench-busy bench-short \
+	bench-continuous bench-high-rate bench-bins bench-offcpu bench-busy bench-short bench-java-busy \
 	bench-otlp-outage
 
 bench-peers:
@@ -158,6 +159,11 @@ bench-high-rate: bench-peers collector
 # The Python walk's cost beside native frames only (bench/python.sh).
 bench-python: collector
 	@$(SUDO) ./bench/python.sh $(BENCH_RUNS)
+
+# Java frames named with -a on a busy machine (javac and a build loop),
+# BENCH_JAVA_BUSY: other collectors run side by side (an older build).
+bench-java-busy: collector
+	@$(SUDO) ./bench/java_busy.sh $(BENCH_RUNS) ./collector $(BENCH_JAVA_BUSY)
 
 # The Java walk's cost beside a native stack of the same depth (bench/java.sh);
 # BENCH_JAVA: another JDK's java ("build/jdks/run.sh 25 java").

@@ -37,7 +37,6 @@
  *   of them it would ask.
  * - Report: its kernel-side counters copied into the model's statistics
  *   by counters(), and its part of the summary printed by summary().
- *
  * - Keep its state in the engine's records: what it has of a process in
  *   its word of the process's record (struct proc_ref, lib/proc_ref.h),
  *   what it made of an image in its word of the image's record (struct
@@ -147,7 +146,7 @@ struct runtime_ops {
 	void *(*open)(const struct runtime_env *env);
 	void (*close)(void *rt);
 
-	/* 1: img, mapped by pid, is the runtime's and the process is
+	/* 1: img, mapped by process p, is the runtime's and p is
 	 * walked; 0: not (or it has one already); a negative errno: it is,
 	 * but cannot be walked (-ENOTSUP: a version without layouts, counted
 	 * for the summary) */
@@ -170,8 +169,7 @@ struct runtime_ops {
 	 * of a native pc in the runtime's own code (owns_pc(): a JVM's
 	 * stubs), whose name it may know */
 	int (*frame_name)(void *rt, const struct proc_ref *p, uint64_t frame,
-			  struct runtime_frame *out,
-			  uint32_t max);
+			  struct runtime_frame *out, uint32_t max);
 	void (*notice)(void *rt, const struct proc_ref *p, uint64_t frame);
 	uint64_t (*unnamed_key)(uint64_t frame);
 	/* whether native frame at addr (named name, or NULL) of process pid
@@ -192,8 +190,7 @@ struct runtime_ops {
 	 * (false: it stopped).  Returns the frames written. */
 	bool (*owns_pc)(const void *rt, const struct proc_ref *p, uint64_t pc);
 	int (*walk_copy)(void *rt, const struct proc_ref *p, struct runtime_regs *regs,
-			 bool first,
-			 const uint8_t *stack, uint64_t stack_sp, size_t stack_len,
+			 bool first, const uint8_t *stack, uint64_t stack_sp, size_t stack_len,
 			 uint64_t *frames, uint32_t max, bool *left);
 
 	bool (*owns_jit)(const void *rt, const struct proc_ref *p);
@@ -247,7 +244,7 @@ bool runtimes_may_be(const struct runtimes *rs, const char *exe);
 /* Processes being walked by any runtime. */
 size_t runtimes_live(const struct runtimes *rs);
 /* A process's record: a word for each runtime, by its place in the run's
- * list (runtime_proc's slot). */
+ * list (the slot of the proc_ref it is told of the process with). */
 struct runtime_words {
 	uint32_t w[RUNTIMES_MAX];
 };

@@ -29,6 +29,7 @@
 #include "fake_runtime/fake_runtime.h"
 #include "formats/format.h"
 #include "formats/registry.h"
+#include "lib/procmaps.h"
 #include "tracker_unit.h"
 #include "unit_files.h"
 
@@ -314,6 +315,28 @@ static void stop_child(pid_t pid)
  * file opened once and its own word in the file's record, so that a second
  * process of the same program, or another program's process that maps
  * the same libraries, has nothing read again but its new files. */
+static bool path_ends_with(const char *path, void *suffix)
+{
+	size_t n = strlen(path), k = strlen(suffix);
+
+	return n >= k && !strcmp(path + n - k, suffix);
+}
+
+/* Whether process pid maps, executable, a file whose path ends in suffix,
+ * waited for up to 5 s. */
+static bool wait_exec_mapped(pid_t pid, const char *suffix)
+{
+	char path[4096];
+
+	for (int i = 0; i < 5000; i++) {
+		if (procmaps_find_exec_file(pid, path_ends_with, (void *)suffix, path,
+					    sizeof(path)) == 0)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
 static pid_t fork_paused(void)
 {
 	pid_t pid = fork();
@@ -359,6 +382,9 @@ static void test_image_read_once(void **state)
 	 * mapped) are this program's, read already */
 	other = start_child(sleep_argv);
 	assert_true(other > 0);
+	/* its executable mapped: /proc names the new executable before the
+	 * exec has mapped it (an empty address space for a moment) */
+	assert_true(wait_exec_mapped(other, "/sleep"));
 	assert_int_equal(tracker_add_process(f->t, other, ktime_now()), 0);
 	assert_int_equal(fi->images_read, read + 1);
 	assert_int_equal(fi->told, 3);

@@ -60,10 +60,7 @@ struct jvm_procs {
 	bool has_bpf;
 	struct jvm_image *images;
 	size_t n_images, cap_images;
-	struct jvm_proc *procs;
-	size_t n_procs, cap_procs;
-	uint32_t *free_procs;     /* entries of dropped records, to reuse */
-	size_t n_free, cap_free;
+	struct proc_entries procs; /* struct jvm_proc, by the records' words */
 	/* the names of processes gone whose pid another took: their strings
 	 * stay as long as the table (runtime_frame's contract) */
 	struct hotspot_names **retired;
@@ -101,12 +98,13 @@ void jvm_procs_free(struct jvm_procs *jp)
 {
 	if (!jp)
 		return;
-	for (size_t i = 0; i < jp->n_procs; i++) {
-		drop_frames(&jp->procs[i]);
-		hotspot_names_free(jp->procs[i].names);
+	for (size_t i = 1; i <= jp->procs.n; i++) {
+		struct jvm_proc *p = proc_entry(&jp->procs, sizeof(*p), (uint32_t)i);
+
+		drop_frames(p);
+		hotspot_names_free(p->names);
 	}
-	free(jp->procs);
-	free(jp->free_procs);
+	proc_entries_free(&jp->procs);
 	free(jp->images);
 	for (size_t i = 0; i < jp->n_retired; i++)
 		hotspot_names_free(jp->retired[i]);
@@ -121,9 +119,7 @@ void jvm_procs_free(struct jvm_procs *jp)
  * its index plus one. */
 static struct jvm_proc *proc_of(const struct jvm_procs *jp, const struct proc_ref *rp)
 {
-	uint32_t i = *rp->slot;
-
-	return i && i <= jp->n_procs ? &jp->procs[i - 1] : NULL;
+	return proc_entry(&jp->procs, sizeof(struct jvm_proc), *rp->slot);
 }
 
 static uint64_t now_ns(void)
@@ -167,15 +163,9 @@ static struct jvm_proc *proc_for(struct jvm_procs *jp, const struct proc_ref *rp
 		p->has_layout = false;
 		return p;
 	}
-	if (jp->n_free) {
-		*rp->slot = jp->free_procs[--jp->n_free];
-	} else {
-		if (array_grow((void **)&jp->procs, &jp->cap_procs, jp->n_procs, sizeof(*p), 16))
-			return NULL;
-		*rp->slot = (uint32_t)++jp->n_procs;
-	}
-	p = &jp->procs[*rp->slot - 1];
-	memset(p, 0, sizeof(*p));
+	p = proc_entry_new(&jp->procs, sizeof(*p), rp);
+	if (!p)
+		return NULL;
 	p->pid = rp->pid;
 	return p;
 }
@@ -466,11 +456,10 @@ void jvm_procs_forget(struct jvm_procs *jp, const struct proc_ref *rp)
 
 void jvm_procs_drop(struct jvm_procs *jp, uint32_t word)
 {
-	struct jvm_proc *p;
+	struct jvm_proc *p = proc_entry(&jp->procs, sizeof(*p), word);
 
-	if (!word || word > jp->n_procs)
+	if (!p)
 		return;
-	p = &jp->procs[word - 1];
 	if (p->walked) { /* not told of its exit: it is gone all the same */
 		if (jp->has_bpf)
 			jp->bpf.forget(jp->bpf.ctx, COLLECTOR_FRAME_JAVA, (uint32_t)p->pid);
@@ -479,10 +468,7 @@ void jvm_procs_drop(struct jvm_procs *jp, uint32_t word)
 	}
 	drop_frames(p);
 	hotspot_names_free(p->names);
-	memset(p, 0, sizeof(*p));
-	if (!array_grow((void **)&jp->free_procs, &jp->cap_free, jp->n_free,
-			sizeof(*jp->free_procs), 16))
-		jp->free_procs[jp->n_free++] = word;
+	proc_entry_drop(&jp->procs, sizeof(*p), word);
 }
 
 /* ---- naming ------------------------------------------------------------------------ */

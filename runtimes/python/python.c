@@ -72,10 +72,7 @@ struct python_runtime {
 	struct idmap image_index; /* executables: hash of the path -> images index */
 	struct py_image *images;
 	size_t n_images, cap_images;
-	struct py_proc *procs;
-	size_t n_procs, cap_procs;
-	uint32_t *free_procs;     /* entries of dropped records, to reuse */
-	size_t n_free, cap_free;
+	struct proc_entries procs; /* struct py_proc, by the records' words */
 	struct python_runtime_stats stats;
 	size_t live;
 };
@@ -109,10 +106,9 @@ void python_runtime_free(struct python_runtime *rt)
 		free(rt->images[i].path);
 	free(rt->images);
 	idmap_free(&rt->image_index);
-	for (size_t i = 0; i < rt->n_procs; i++)
-		free_proc(&rt->procs[i]);
-	free(rt->procs);
-	free(rt->free_procs);
+	for (size_t i = 1; i <= rt->procs.n; i++)
+		free_proc(proc_entry(&rt->procs, sizeof(struct py_proc), (uint32_t)i));
+	proc_entries_free(&rt->procs);
 	free(rt);
 }
 
@@ -265,9 +261,7 @@ static struct py_image *mapped_image(struct python_runtime *rt, const struct run
  * its index plus one. */
 static struct py_proc *proc_of(const struct python_runtime *rt, const struct proc_ref *rp)
 {
-	uint32_t i = *rp->slot;
-
-	return i && i <= rt->n_procs ? &rt->procs[i - 1] : NULL;
+	return proc_entry(&rt->procs, sizeof(struct py_proc), *rp->slot);
 }
 
 /* The layout of an interpreter of Py_Version v whose _PyRuntime is at
@@ -312,16 +306,9 @@ int python_runtime_image(struct python_runtime *rt, const struct proc_ref *rp,
 	if (p)
 		free_proc(p); /* a new image of the pid: what was cached is another's */
 	if (!p) {
-		if (rt->n_free) {
-			*rp->slot = rt->free_procs[--rt->n_free];
-		} else {
-			if (array_grow((void **)&rt->procs, &rt->cap_procs, rt->n_procs, sizeof(*p),
-				       16))
-				return -ENOMEM;
-			*rp->slot = (uint32_t)++rt->n_procs;
-		}
-		p = &rt->procs[*rp->slot - 1];
-		memset(p, 0, sizeof(*p));
+		p = proc_entry_new(&rt->procs, sizeof(*p), rp);
+		if (!p)
+			return -ENOMEM;
 	}
 	p->pid = pid;
 	p->version = im->version;
@@ -505,11 +492,10 @@ uint64_t python_runtime_code_replaced(const struct python_runtime *rt)
 
 void python_runtime_drop(struct python_runtime *rt, uint32_t word)
 {
-	struct py_proc *p;
+	struct py_proc *p = proc_entry(&rt->procs, sizeof(*p), word);
 
-	if (!word || word > rt->n_procs)
+	if (!p)
 		return;
-	p = &rt->procs[word - 1];
 	if (p->walked) { /* not told of its exit: it is gone all the same */
 		if (rt->has_maps)
 			rt->maps.forget(rt->maps.ctx, COLLECTOR_FRAME_PYTHON, (uint32_t)p->pid);
@@ -517,8 +503,5 @@ void python_runtime_drop(struct python_runtime *rt, uint32_t word)
 		rt->live--;
 	}
 	free_proc(p);
-	memset(p, 0, sizeof(*p));
-	if (!array_grow((void **)&rt->free_procs, &rt->cap_free, rt->n_free,
-			sizeof(*rt->free_procs), 16))
-		rt->free_procs[rt->n_free++] = word;
+	proc_entry_drop(&rt->procs, sizeof(*p), word);
 }

@@ -16,19 +16,32 @@
 
 #include "hotspot.h"
 
-/* Whether a JVM's frames may be walked this run (the loader says; a
- * walk left out is not verified: a global function is verified only when
- * reachable, as kernels since 6.8 do). */
+/* Whether a JVM's frames are walked inside a program's own walk: the
+ * JVM's program (sample_java), and the off-CPU walk when a target ran a
+ * JVM at the start (the loader says; a walk left out is not verified: a
+ * global function is verified only when reachable, as kernels since 6.8
+ * do). */
 const volatile bool walk_java = true;
+/* Whether the sampler's walk stops at a JVM's code for the JVM's program
+ * (false: --no-jvm-walk, the code cache is a frame like any other). */
+const volatile bool hand_off_java = false;
 
 /* The JVMs walked, by tgid, written by the loader through the JVM
  * runtime (runtimes/jvm/, loader/runtime_procs.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
+	/* written when a JVM is met, any time in a run: not preallocated
+	 * (255 KiB at every start) */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, u32);
 	__type(value, struct collector_hotspot_proc);
 } hotspot_procs SEC(".maps");
+
+/* A frame's registers as a step goes from callee to caller. */
+struct hs_regs {
+	u64 pc, sp, fp;
+};
 
 /* What a step reads, in map memory: more than the BPF stack holds. */
 struct hotspot_scratch {
@@ -39,6 +52,8 @@ struct hotspot_scratch {
 	u64 r13;          /* the interrupted r13: the interpreter's bcp */
 	u8 in_java;       /* the last frame stepped was a Java one */
 	u8 pad[7];
+	struct hs_regs regs; /* the step's registers */
+	u64 orig_pc;      /* a deoptimized frame's pc, as saved */
 };
 
 #endif /* COLLECTOR_HOTSPOT_BPF_H */

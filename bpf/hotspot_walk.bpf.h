@@ -123,10 +123,6 @@ static __always_inline int hs_read_blob(const struct collector_hotspot_proc *p,
 }
 
 /* The next frame's registers. */
-struct hs_regs {
-	u64 pc, sp, fp;
-};
-
 /* An interpreted frame: Method* and bcp from the frame at fp.  0, or -1. */
 static __always_inline int hs_step_interpreter(const struct collector_hotspot_proc *p,
 					       struct hotspot_scratch *s, struct hs_regs *r,
@@ -248,8 +244,8 @@ static __noinline long hotspot_frame(struct sample_scratch *sc, struct collector
 {
 	struct hotspot_scratch *s;
 	struct cfi_walk *w;
-	struct hs_regs r;
-	u64 blob = 0, frame, pc, orig = 0;
+	struct hs_regs *r;
+	u64 blob = 0, frame, pc;
 	bool first, interp;
 	int err;
 
@@ -257,11 +253,15 @@ static __noinline long hotspot_frame(struct sample_scratch *sc, struct collector
 		return 1;
 	w = &sc->walk;
 	s = &w->hs;
+	/* the registers and the deoptimized pc in map memory: the off-CPU
+	 * walk's calls are at the BPF stack's 512 bytes */
+	r = &s->regs;
+	s->orig_pc = 0;
 	pc = w->pc;
 	first = k == 1 && w->exact;
-	r.pc = pc;
-	r.sp = w->sp;
-	r.fp = w->bp;
+	r->pc = pc;
+	r->sp = w->sp;
+	r->fp = w->bp;
 	if (!s->in_java) {
 		count(COLLECTOR_CNT_HS_WALKS);
 		s->in_java = 1;
@@ -280,22 +280,22 @@ static __noinline long hotspot_frame(struct sample_scratch *sc, struct collector
 		interp = s->name8 == COLLECTOR_HS_NAME_INTERPRETER;
 	}
 	if (interp) {
-		err = hs_step_interpreter(p, s, &r, first, &frame);
+		err = hs_step_interpreter(p, s, r, first, &frame);
 	} else if (s->name8 == COLLECTOR_HS_NAME_NMETHOD ||
 		   s->name8 == COLLECTOR_HS_NAME_NATIVE_NMETHOD) {
 		/* deoptimized: its pc was saved in the frame */
 		if (pc == hs_blob_ptr(p, s, blob, p->nm_deopt_handler) &&
-		    !bpf_probe_read_user(&orig, 8,
-					 (void *)(r.sp + (u64)(s64)hs_i32(s, p->nm_orig_pc_offset))) &&
-		    orig >= hs_blob_ptr(p, s, blob, p->blob_code_begin) &&
-		    orig < hs_blob_ptr(p, s, blob, p->blob_code_end))
-			pc = orig;
+		    !bpf_probe_read_user(&s->orig_pc, 8,
+					 (void *)(r->sp + (u64)(s64)hs_i32(s, p->nm_orig_pc_offset))) &&
+		    s->orig_pc >= hs_blob_ptr(p, s, blob, p->blob_code_begin) &&
+		    s->orig_pc < hs_blob_ptr(p, s, blob, p->blob_code_end))
+			pc = s->orig_pc;
 		frame = COLLECTOR_HS_COMPILED(pc, hs_i32(s, p->nm_compile_id), first);
-		err = hs_step_sized(p, s, blob, &r, first);
+		err = hs_step_sized(p, s, blob, r, first);
 	} else if (hs_i32(s, p->blob_frame_size) > 0) {
-		err = hs_step_sized(p, s, blob, &r, first);
+		err = hs_step_sized(p, s, blob, r, first);
 	} else {
-		err = hs_step_unsized(s, &r, first);
+		err = hs_step_unsized(s, r, first);
 	}
 	if (err)
 		goto bad;
@@ -303,13 +303,13 @@ static __noinline long hotspot_frame(struct sample_scratch *sc, struct collector
 	runtime_frames_placed(sc, COLLECTOR_FRAME_JAVA);
 	count(COLLECTOR_CNT_HS_FRAMES);
 	/* the stack grows down: a caller's frame is above its callee's */
-	if (r.sp <= w->sp || !r.pc || r.pc >= USER_TOP)
+	if (r->sp <= w->sp || !r->pc || r->pc >= USER_TOP)
 		goto bad;
 	if (k + 1 >= COLLECTOR_MAX_STACK_DEPTH)
 		count(COLLECTOR_CNT_HS_LIMIT);
-	if (!hs_in_code_cache(p, r.pc))
+	if (!hs_in_code_cache(p, r->pc))
 		s->in_java = 0; /* back to the native walk */
-	unwind_push(sc, k, r.pc, r.pc, r.sp, r.fp, false);
+	unwind_push(sc, k, r->pc, r->pc, r->sp, r->fp, false);
 	return 0;
 bad:
 	count(COLLECTOR_CNT_HS_BAD_FRAME);

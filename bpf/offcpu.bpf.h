@@ -119,6 +119,16 @@ struct {
 	__type(value, struct offcpu_state);
 } offcpu_states SEC(".maps");
 
+/* A switch-out's state as it is put together, per CPU: in map memory, not
+ * on the BPF stack, where the walk's calls below it reach the verifier's
+ * 512 bytes (the JVM's step at the bottom). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct offcpu_state);
+} offcpu_new_state SEC(".maps");
+
 /*
  * The current task (sched_switch's prev), switched out before its image's
  * table: its user registers and the top of its user stack, after the nk
@@ -173,17 +183,19 @@ static __always_inline void offcpu_copy_done(u32 tgid, u32 tid, u32 seq, u64 out
 
 static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *prev, u32 tid)
 {
-	struct offcpu_state st = {}, *old;
+	struct offcpu_state *st, *old;
 	struct sample_scratch *sc;
-	u32 slot = OFFCPU_SCRATCH, nk = 0, nu = 0, tgid = BPF_CORE_READ(prev, tgid);
+	u32 slot = OFFCPU_SCRATCH, zero = 0, nk = 0, nu = 0, tgid = BPF_CORE_READ(prev, tgid);
 	struct pt_regs *regs;
 	long r;
 
 	sc = bpf_map_lookup_elem(&sample_scratch, &slot);
-	if (!sc) {
+	st = bpf_map_lookup_elem(&offcpu_new_state, &zero);
+	if (!sc || !st) {
 		count(COLLECTOR_CNT_OFFCPU_NO_STATE);
 		return;
 	}
+	__builtin_memset(st, 0, sizeof(*st));
 	sc->runtime_kinds = 0;
 	/* prev is the current task here: the stack where it calls schedule() */
 	r = bpf_get_stack(ctx, sc->frames, COLLECTOR_MAX_STACK_DEPTH * sizeof(u64), 0);
@@ -194,11 +206,11 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	if (nk > COLLECTOR_MAX_STACK_DEPTH)
 		nk = COLLECTOR_MAX_STACK_DEPTH;
 	regs = task_user_regs(prev);
-	st.user_ip = st.user_sp = st.user_bp = 0;
+	st->user_ip = st->user_sp = st->user_bp = 0;
 	if (regs) {
-		st.user_ip = BPF_CORE_READ(regs, ip);
-		st.user_sp = BPF_CORE_READ(regs, sp);
-		st.user_bp = BPF_CORE_READ(regs, bp);
+		st->user_ip = BPF_CORE_READ(regs, ip);
+		st->user_sp = BPF_CORE_READ(regs, sp);
+		st->user_bp = BPF_CORE_READ(regs, bp);
 	}
 	old = bpf_map_lookup_elem(&offcpu_states, &tid);
 	/* The same user registers (ip, sp, bp at kernel entry) as at the
@@ -209,20 +221,20 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	 * innermost frame pointer that changed while those three stayed equal
 	 * (two callers with frames of the same size calling one function)
 	 * keeps the older stack. */
-	if (regs && old && old->user_stack && old->user_ip == st.user_ip &&
-	    old->user_sp == st.user_sp && old->user_bp == st.user_bp &&
+	if (regs && old && old->user_stack && old->user_ip == st->user_ip &&
+	    old->user_sp == st->user_sp && old->user_bp == st->user_bp &&
 	    /* a Python thread's Python stack may differ under the same
 	     * native registers (time.sleep called from two functions) */
 	    !(walk_python && bpf_map_lookup_elem(&python_procs, &tgid))) {
-		st.user_stack = old->user_stack;
-		st.kernel_stack = offcpu_put_stack(sc, 0, nk, 0, 0);
+		st->user_stack = old->user_stack;
+		st->kernel_stack = offcpu_put_stack(sc, 0, nk, 0, 0);
 		goto keep;
 	}
 	/* the walk the samples get (user_stack_walk(): prev is the current
 	 * task): the unwind tables, else frame pointers; before the image's
 	 * table, a copy for user space */
 	if (regs)
-		nu = user_stack_walk(sc, nk, st.user_ip, st.user_sp, st.user_bp);
+		nu = user_stack_walk_java(sc, nk, st->user_ip, st->user_sp, st->user_bp);
 	if (regs && cfi_mode) {
 		/* a Python thread's stack is its Python frames, which a copy
 		 * does not carry (python_frames() below reads them): it keeps
@@ -233,25 +245,25 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 			/* a thread's records come in order (its copy, then
 			 * its time): a number unlike its previous one is
 			 * enough, the switch-out's time in ns, odd */
-			st.copy_seq = (u32)bpf_ktime_get_ns() | 1;
-			if (offcpu_stack_copy(tgid, tid, nk, st.copy_seq) == 0)
+			st->copy_seq = (u32)bpf_ktime_get_ns() | 1;
+			if (offcpu_stack_copy(tgid, tid, nk, st->copy_seq) == 0)
 				goto keep;
 			/* the ring full: the frame-pointer walk */
-			st.copy_seq = 0;
+			st->copy_seq = 0;
 		}
 		if (nu == UNWIND_COPY_STACK)
-			nu = unwind_fp_walk(sc, nk, st.user_ip, st.user_sp, st.user_bp) & 255;
+			nu = unwind_fp_walk(sc, nk, st->user_ip, st->user_sp, st->user_bp) & 255;
 	}
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
 		nu = COLLECTOR_MAX_STACK_DEPTH;
 	/* where a Python thread waits, by Python stack (python.bpf.h) */
 	if (nu)
 		nu += python_frames(sc, nk + nu, COLLECTOR_MAX_STACK_DEPTH - nu, tgid, prev);
-	st.kernel_stack = offcpu_put_stack(sc, 0, nk, 0, 0);
-	st.user_stack = offcpu_put_stack(sc, nk, nu, tgid, tid);
+	st->kernel_stack = offcpu_put_stack(sc, 0, nk, 0, 0);
+	st->user_stack = offcpu_put_stack(sc, nk, nu, tgid, tid);
 keep:
-	st.start_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&offcpu_states, &tid, &st, BPF_ANY) != 0)
+	st->start_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&offcpu_states, &tid, st, BPF_ANY) != 0)
 		count(COLLECTOR_CNT_OFFCPU_NO_STATE);
 }
 

@@ -99,6 +99,10 @@ struct sample_scratch {
 	 * a bit each (1 << COLLECTOR_FRAME_PYTHON, ...): a stack the sums
 	 * store for the first time with any goes to be named (runtime.bpf.h) */
 	u32 runtime_kinds;
+	u32 pad;
+	/* the sample's start under the sampler's CPU share (0: none), for
+	 * the program that ends it (a runtime's, reached by tail call) */
+	u64 turn_start;
 };
 
 /* The scratch slots: the sampling program's, the off-CPU walk's. */
@@ -125,6 +129,37 @@ struct {
 	__type(key, u32);
 	__type(value, u64);
 } next_turn SEC(".maps");
+
+/*
+ * The runtimes' walks of a sample, by frame kind (COLLECTOR_FRAME_JAVA:
+ * sample_java, COLLECTOR_FRAME_PYTHON: sample_python): programs of their
+ * own, reached by tail call from on_sample, each loaded and verified by
+ * the loader when the run meets the runtime's first process
+ * (loader/runtime_procs.c), not at every start.  Until then a sample that
+ * needs one is taken without it (COLLECTOR_CNT_RUNTIME_UNLOADED).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 16);
+	__type(key, u32);
+	__type(value, u32);
+} runtime_walks SEC(".maps");
+
+/* Ends the sampler's turn that began at start (0: none) under its CPU
+ * share. */
+static __always_inline void sample_turn_end(u64 start)
+{
+	u32 zero = 0;
+	u64 *turn, end;
+
+	if (!start)
+		return;
+	turn = bpf_map_lookup_elem(&next_turn, &zero);
+	if (turn) {
+		end = bpf_ktime_get_ns();
+		*turn = end + (end - start) * idle_per_busy;
+	}
+}
 
 static __always_inline bool is_target(u32 tgid)
 {
@@ -276,22 +311,38 @@ static __always_inline u32 user_frames_fp(struct sample_scratch *sc, u32 first, 
  * sc->frames from nk on: with cfi the unwind tables (UNWIND_COPY_STACK
  * before the image's table: the caller copies the stack for user space),
  * else frame pointers.  The one walk of the sampler and of the off-CPU
- * switch-out (the switched-out task is the current one there).  A global
- * function: each program verifies it once, not once per state of its
- * callers (on_switch_offcpu 131 641 instructions with it inlined).
- * Returns the frames, or UNWIND_COPY_STACK; the caller bounds it.
+ * switch-out (the switched-out task is the current one there): java says
+ * whether a JVM's frames are walked in it (the off-CPU walk) or left to
+ * the JVM's program (the sampler: UNWIND_RUNTIME_WALK).  Global
+ * functions: each program verifies the one it calls once, not once per
+ * state of its callers (on_switch_offcpu 131 641 instructions with it
+ * inlined).  Returns the frames, or UNWIND_COPY_STACK or
+ * UNWIND_RUNTIME_WALK; the caller bounds it.
  */
-__noinline u32 user_stack_walk(struct sample_scratch *sc, u32 nk, u64 ip, u64 sp, u64 bp)
+static __always_inline u32 user_stack_walk_in(struct sample_scratch *sc, u32 nk, u64 ip, u64 sp,
+					      u64 bp, bool java)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!sc)
-		return 0;
 	nk &= 127;
 	if (cfi_mode)
-		return user_frames_cfi(sc, nk, tgid, task, ip, sp, bp, true);
+		return user_frames_cfi(sc, nk, tgid, task, ip, sp, bp, true, java);
 	return user_frames_fp(sc, nk, ip, sp, bp, -1);
+}
+
+__noinline u32 user_stack_walk(struct sample_scratch *sc, u32 nk, u64 ip, u64 sp, u64 bp)
+{
+	if (!sc)
+		return 0;
+	return user_stack_walk_in(sc, nk, ip, sp, bp, false);
+}
+
+__noinline u32 user_stack_walk_java(struct sample_scratch *sc, u32 nk, u64 ip, u64 sp, u64 bp)
+{
+	if (!sc)
+		return 0;
+	return user_stack_walk_in(sc, nk, ip, sp, bp, true);
 }
 
 /* The user registers a frame-pointer walk starts from: the sample's own in
@@ -355,13 +406,63 @@ static __always_inline void fill_sample(struct collector_sample_event *e,
 
 #include "stack_copy.bpf.h"
 
+/* A sample whose stacks are in sc: to the kernel's sums by stack, or to
+ * the ring. */
+static __always_inline void sample_finish(struct sample_scratch *sc, u32 nk, u32 nu)
+{
+	u64 n;
+
+	if (nu > COLLECTOR_MAX_STACK_DEPTH)
+		nu = COLLECTOR_MAX_STACK_DEPTH;
+	if (nk > COLLECTOR_MAX_STACK_DEPTH)
+		nk = COLLECTOR_MAX_STACK_DEPTH;
+	sc->e.n_kernel = nk;
+	sc->e.n_user = nu;
+	n = nk + nu;
+	/* n <= 254: the mask changes nothing but shows the verifier, and the
+	 * empty asm keeps the compiler from dropping it as useless */
+	asm volatile("" : "+r"(n));
+	n &= 255;
+	if (aggregate_samples) {
+		sample_agg_add(sc);
+		return;
+	}
+	if (bpf_ringbuf_output(&events, sc, sizeof(sc->e) + n * sizeof(u64), submit_flags()) != 0)
+		sample_lost(sc->e.event);
+}
+
+/* A sample's user stack before its image's table: a stack copy for user
+ * space, through the ring even when the others are summed (and counted
+ * with them). */
+static __always_inline int sample_copied(struct bpf_perf_event_data *ctx, u32 tgid, u32 tid,
+					 u64 ip, bool kernel_mode)
+{
+	if (aggregate_samples && !count_by_ip)
+		count(COLLECTOR_CNT_AGG_SAMPLES);
+	return stack_sample(ctx, tgid, tid, ip, kernel_mode);
+}
+
+/* The walk of a runtime's frames for sc's sample, by tail call (it ends
+ * the sample); when that runtime's program is not loaded yet, the call
+ * falls through and the sample goes on without it. */
+static __always_inline void runtime_walk(struct bpf_perf_event_data *ctx,
+					 struct sample_scratch *sc, u32 kind, u32 nk, u32 nu)
+{
+	sc->e.n_kernel = nk;
+	sc->e.n_user = nu;
+	bpf_tail_call(ctx, &runtime_walks, kind);
+	count(COLLECTOR_CNT_RUNTIME_UNLOADED);
+}
+
 /* One sample of a target: counted by instruction, its stacks to the ring
- * (or, aggregating, to the kernel's sums by stack). */
-static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid, u32 tid)
+ * (or, aggregating, to the kernel's sums by stack).  start: the sample's
+ * start under the sampler's CPU share (0: none). */
+static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid, u32 tid,
+				       u64 start)
 {
 	u32 zero = 0, nk = 0, nu = 0;
 	struct collector_ip_key ipk = {};
-	u64 ip = PT_REGS_IP(&ctx->regs), uip, usp, ubp, n;
+	u64 ip = PT_REGS_IP(&ctx->regs), uip, usp, ubp;
 	struct sample_scratch *sc;
 	struct task_struct *task;
 	bool kernel_mode;
@@ -389,6 +490,7 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 		return 0;
 	fill_sample(&sc->e, ctx, task, COLLECTOR_EV_SAMPLE, tgid, tid, ip, kernel_mode);
 	sc->runtime_kinds = 0;
+	sc->turn_start = start;
 	if (kernel_mode)
 		nk = kernel_frames(ctx, sc->frames);
 	/* no user registers: a kernel thread, no user stack */
@@ -406,34 +508,23 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 			nu = r > 0 ? r / sizeof(u64) : 0;
 		} else {
 			nu = user_stack_walk(sc, nk, uip, usp, ubp);
-			if (nu == UNWIND_COPY_STACK) {
-				/* before its image's table: a stack copy for
-				 * user space, through the ring even when the
-				 * others are summed (and counted with them) */
-				if (aggregate_samples && !count_by_ip)
-					count(COLLECTOR_CNT_AGG_SAMPLES);
-				return stack_sample(ctx, tgid, tid, ip, kernel_mode);
+			if (nu == UNWIND_COPY_STACK)
+				return sample_copied(ctx, tgid, tid, ip, kernel_mode);
+			if (nu == UNWIND_RUNTIME_WALK) {
+				/* stopped at a JVM's code: the stack so far,
+				 * cut there, when its walk is not loaded */
+				runtime_walk(ctx, sc, sc->walk.runtime, nk, sc->walk.n);
+				nu = sc->walk.n;
+				sc->e.user_end = COLLECTOR_END_TRUNCATED;
 			}
 		}
 	}
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
 		nu = COLLECTOR_MAX_STACK_DEPTH;
 	/* a CPython process's interpreter frames follow its native ones */
-	if (nu)
-		nu += python_frames(sc, nk + nu, COLLECTOR_MAX_STACK_DEPTH - nu, tgid, task);
-	sc->e.n_kernel = nk;
-	sc->e.n_user = nu;
-	n = nk + nu;
-	/* n <= 254: the mask changes nothing but shows the verifier, and the
-	 * empty asm keeps the compiler from dropping it as useless */
-	asm volatile("" : "+r"(n));
-	n &= 255;
-	if (aggregate_samples) {
-		sample_agg_add(sc);
-		return 0;
-	}
-	if (bpf_ringbuf_output(&events, sc, sizeof(sc->e) + n * sizeof(u64), submit_flags()) != 0)
-		sample_lost(sc->e.event);
+	if (nu && walk_python && bpf_map_lookup_elem(&python_procs, &tgid))
+		runtime_walk(ctx, sc, COLLECTOR_FRAME_PYTHON, nk, nu);
+	sample_finish(sc, nk, nu);
 	return 0;
 }
 
@@ -449,7 +540,7 @@ static __always_inline int take_sample(struct bpf_perf_event_data *ctx, u32 tgid
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
-	u64 id = bpf_get_current_pid_tgid(), start = 0, end, *turn = NULL;
+	u64 id = bpf_get_current_pid_tgid(), start = 0, *turn = NULL;
 	u32 tgid = id >> 32, tid = (u32)id, zero = 0;
 
 	/* Samples are counted once taken (COLLECTOR_CNT_AGG_SAMPLES, or
@@ -468,15 +559,52 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	}
 	/* One call (inlined: each call is verified again), reached with the
 	 * same register types whether budgeted or not (start a scalar, no
-	 * map pointer kept across it), so that the verifier walks it once. */
-	take_sample(ctx, tgid, tid);
-	if (start) {
-		turn = bpf_map_lookup_elem(&next_turn, &zero);
-		if (turn) {
-			end = bpf_ktime_get_ns();
-			*turn = end + (end - start) * idle_per_busy;
-		}
-	}
+	 * map pointer kept across it), so that the verifier walks it once.
+	 * A runtime's walk reached by tail call ends the turn itself. */
+	take_sample(ctx, tgid, tid, start);
+	sample_turn_end(start);
+	return 0;
+}
+
+/* The JVM's walk of a sample that on_sample's walk left at a JVM's code
+ * (UNWIND_RUNTIME_WALK): from there on, Java frames and the native ones
+ * below them (bpf/hotspot_walk.bpf.h), then the sample's end. */
+SEC("perf_event")
+int sample_java(struct bpf_perf_event_data *ctx)
+{
+	u32 zero = 0, nk, nu;
+	struct sample_scratch *sc = bpf_map_lookup_elem(&sample_scratch, &zero);
+
+	if (!sc)
+		return 0;
+	nk = sc->e.n_kernel;
+	nu = unwind_walk_resume(sc, sc->e.hdr.tgid);
+	if (nu == UNWIND_COPY_STACK)
+		sample_copied(ctx, sc->e.hdr.tgid, sc->e.hdr.tid, sc->e.ip, sc->e.kernel_mode);
+	else
+		sample_finish(sc, nk, nu);
+	sample_turn_end(sc->turn_start);
+	return 0;
+}
+
+/* CPython's walk of a sample of an interpreter (python.bpf.h): its
+ * frames after the native ones, then the sample's end. */
+SEC("perf_event")
+int sample_python(struct bpf_perf_event_data *ctx)
+{
+	u32 zero = 0, nk, nu;
+	struct sample_scratch *sc = bpf_map_lookup_elem(&sample_scratch, &zero);
+
+	if (!sc)
+		return 0;
+	nk = sc->e.n_kernel & 255;
+	nu = sc->e.n_user & 255;
+	if (nu > COLLECTOR_MAX_STACK_DEPTH)
+		nu = COLLECTOR_MAX_STACK_DEPTH;
+	nu += python_frames(sc, nk + nu, COLLECTOR_MAX_STACK_DEPTH - nu, sc->e.hdr.tgid,
+			    bpf_get_current_task_btf());
+	sample_finish(sc, nk, nu);
+	sample_turn_end(sc->turn_start);
 	return 0;
 }
 

@@ -144,7 +144,11 @@ struct cfi_walk {
 	u8 stop_pending;  /* stop at a mapping whose table is being built */
 	u8 pending;       /* ... and stopped at one */
 	u8 fp_stepped;    /* a frame was stepped by frame pointer (no table) */
-	u8 pad[2];
+	u8 runtime;       /* stopped at the code of this frame kind's runtime,
+			   * whose walk is a program of its own (0: no) */
+	u8 k0;            /* the frame a walk's loop begins with (1, or where
+			   * it stopped for a runtime's program) */
+
 	/* mappings looked up in the kernel's VMAs (unwind_learn.bpf.h) */
 	u64 mm;           /* the task's struct mm_struct */
 	u64 ask_pc;       /* a PC whose image has no table yet (0: none) */

@@ -53,24 +53,18 @@ static __always_inline void unwind_push(struct sample_scratch *sc, u32 k, u64 va
 
 /* Frame k (k >= 1) of the stack from the rules at sc->walk.pc, its
  * mapping from p's table or lp's learned ones (either may be NULL): the
- * caller's pc, sp and rbp; by the JVM's walk (hp, or NULL) when sc->walk.pc
- * is in its code cache.  Returns 0 to go on, 1 when the walk ends. */
-__noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_proc *p,
-			     struct collector_unwind_learned *lp,
-			     struct collector_hotspot_proc *hp, u32 k)
+ * caller's pc, sp and rbp.  Returns 0 to go on, 1 when the walk ends. */
+static __always_inline long unwind_native_frame(struct sample_scratch *sc,
+						struct collector_unwind_proc *p,
+						struct collector_unwind_learned *lp, u32 k)
 {
-	struct cfi_walk *w;
+	struct cfi_walk *w = &sc->walk;
 	u64 lookup, cfa, ra, bp;
 	struct collector_unwind_row *r;
 	struct collector_unwind_map *m;
 	u32 kind = COLLECTOR_ROW_NONE, cfa_off = 0;
 	s64 rbp_off = 0;
 
-	if (!sc || k >= COLLECTOR_MAX_STACK_DEPTH)
-		return 1;
-	w = &sc->walk;
-	if (walk_java && hp && hs_in_code_cache(hp, w->pc))
-		return hotspot_frame(sc, hp, k);
 	lookup = w->exact ? w->pc : w->pc - 1;
 	bp = w->bp;
 	m = unwind_find_map(w, p, lp, lookup);
@@ -139,6 +133,37 @@ __noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_
 	return 0;
 }
 
+/* Frame k of the sampler's walk: native frames only.  At a pc in a JVM's
+ * code cache (hp, or NULL) the walk stops and says so (w->runtime): the
+ * JVM's walk, a program of its own loaded when the run meets its first
+ * JVM, goes on from there (sample.bpf.c's sample_java), so that its
+ * 12 800 instructions are not verified at every start. */
+__noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_proc *p,
+			     struct collector_unwind_learned *lp,
+			     struct collector_hotspot_proc *hp, u32 k)
+{
+	if (!sc || k >= COLLECTOR_MAX_STACK_DEPTH)
+		return 1;
+	if (hp && hs_in_code_cache(hp, sc->walk.pc)) {
+		sc->walk.runtime = COLLECTOR_FRAME_JAVA;
+		return 1;
+	}
+	return unwind_native_frame(sc, p, lp, k);
+}
+
+/* Frame k of a walk with the JVM's frames in it: by the JVM's walk (hp,
+ * or NULL) when sc->walk.pc is in its code cache, else native. */
+__noinline long unwind_frame_java(struct sample_scratch *sc, struct collector_unwind_proc *p,
+				  struct collector_unwind_learned *lp,
+				  struct collector_hotspot_proc *hp, u32 k)
+{
+	if (!sc || k >= COLLECTOR_MAX_STACK_DEPTH)
+		return 1;
+	if (walk_java && hp && hs_in_code_cache(hp, sc->walk.pc))
+		return hotspot_frame(sc, hp, k);
+	return unwind_native_frame(sc, p, lp, k);
+}
+
 /* user_frames_cfi()'s answer for a sample to copy for user space: more
  * frames than a walk writes. */
 #define UNWIND_COPY_STACK 256
@@ -153,6 +178,16 @@ __noinline u32 unwind_fp_walk(struct sample_scratch *sc, u32 first, u64 ip, u64 
 	return user_frames_fp(sc, first & 127, ip, sp, bp, -1);
 }
 
+/* Whether pc is in the code cache of hp (or NULL). */
+__noinline bool unwind_in_code_cache(struct collector_hotspot_proc *hp, u64 pc)
+{
+	return hp && hs_in_code_cache(hp, pc);
+}
+
+/* user_frames_cfi()'s answer when the walk stopped at a runtime's code
+ * whose walk is a program of its own (sc->walk.runtime says which). */
+#define UNWIND_RUNTIME_WALK 512
+
 /* The loop's context: pointers only, the same at every frame. */
 struct cfi_loop {
 	struct sample_scratch *sc;
@@ -161,14 +196,53 @@ struct cfi_loop {
 	struct collector_hotspot_proc *hotspot; /* the process's JVM, or NULL */
 };
 
-/* Frame i + 1: each frame before it was written (else the walk ended). */
+/* Frame k0 + i (sc->walk.k0): each frame before it was written (else the
+ * walk ended).  k0 is in the scratch, not in the loop's context: 8 bytes
+ * more of the BPF stack put the off-CPU walk's calls past 512. */
 static long unwind_step(u32 i, void *data)
 {
 	struct cfi_loop *l = data;
 
 	/* a global function's result is unknown to the verifier, which asks
 	 * a callback for 0 or 1 */
-	return unwind_frame(l->sc, l->proc, l->learned, l->hotspot, i + 1) ? 1 : 0;
+	return unwind_frame(l->sc, l->proc, l->learned, l->hotspot, l->sc->walk.k0 + i) ? 1 : 0;
+}
+
+static long unwind_step_java(u32 i, void *data)
+{
+	struct cfi_loop *l = data;
+
+	return unwind_frame_java(l->sc, l->proc, l->learned, l->hotspot, l->sc->walk.k0 + i) ? 1 : 0;
+}
+
+/* The end of a walk: the tables asked for, and the answer of
+ * user_frames_cfi(). */
+static __always_inline u32 unwind_walk_end(struct sample_scratch *sc, u32 tgid,
+					   struct collector_unwind_proc *proc, bool copy_instead)
+{
+	struct cfi_walk *w = &sc->walk;
+
+	if (w->outside)
+		unwind_ask_tables(tgid, w->pc);
+	else if (w->ask_pc)
+		unwind_ask_tables(tgid, w->ask_pc);
+	/* A return address that the tables found (no frame-pointer step
+	 * before it, which may read garbage) outside every mapping the table
+	 * lists is in one mapped since: libc, when the table was written
+	 * while ld.so was still loading it (20 ms of a program's samples,
+	 * until it may ask again), or a dlopen. */
+	if (copy_instead && (w->pending || (w->outside && !w->fp_stepped &&
+					    (!proc || proc->n_maps < COLLECTOR_UNWIND_MAX_MAPS)))) {
+		count(COLLECTOR_CNT_CFI_NO_TABLES);
+		return UNWIND_COPY_STACK;
+	}
+	if (w->outside)
+		count(COLLECTOR_CNT_CFI_OUTSIDE);
+	if (w->complete)
+		count(COLLECTOR_CNT_CFI_COMPLETE);
+	sc->e.user_end = w->complete ? COLLECTOR_END_COMPLETE : COLLECTOR_END_TRUNCATED;
+	/* bounded, so that the verifier tells it from UNWIND_COPY_STACK */
+	return w->n & 255;
 }
 
 /*
@@ -182,22 +256,28 @@ static long unwind_step(u32 i, void *data)
  * walk, or the frame-pointer step at that mapping.  A process whose
  * mapping table is full (COLLECTOR_UNWIND_MAX_MAPS) keeps the
  * frame-pointer walk: its PCs past the table would be copied forever.
+ * java: the JVM's frames are walked here (the off-CPU walk, with
+ * walk_java); else the walk stops at a JVM's code and returns
+ * UNWIND_RUNTIME_WALK for its program (unwind_walk_resume()).
  */
 static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first, u32 tgid,
 					   struct task_struct *task, u64 ip, u64 sp, u64 bp,
-					   bool copy_instead)
+					   bool copy_instead, bool java)
 {
 	struct cfi_walk *w = &sc->walk;
 	struct cfi_loop l = { .sc = sc };
+	bool in_jvm;
 
 	if (!ip)
 		return 0;
 	l.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	l.learned = unwind_learned_of(tgid);
 	l.hotspot = NULL;
-	if (walk_java)
+	if (java ? walk_java : hand_off_java)
 		l.hotspot = bpf_map_lookup_elem(&hotspot_procs, &tgid);
 	w->hs.in_java = 0;
+	w->runtime = 0;
+	w->k0 = 1;
 	w->mm = (u64)BPF_CORE_READ(task, mm);
 	w->ask_pc = 0;
 	w->learn_left = UNWIND_LEARN_PER_WALK;
@@ -213,10 +293,17 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	w->stop_pending = copy_instead;
 	w->pending = false;
 	w->fp_stepped = false;
+	/* A pc in a JVM's code cache: the walk is the JVM's program's from
+	 * the first frame on.  l.hotspot is never tested here for NULL: the
+	 * verifier would walk the rest of the function once for each answer
+	 * (13 000 instructions more).  The sampler's walk keeps the answer
+	 * across the stack's copy (8 bytes of its BPF stack); the off-CPU
+	 * walk's (java), whose calls are at the BPF stack's 512 bytes, does
+	 * not. */
+	in_jvm = unwind_in_code_cache(l.hotspot, ip);
 	/* no mapping, or one whose image has no table yet (a JVM's code
 	 * cache has none: its frames are the JVM walk's) */
-	if (!(walk_java && l.hotspot && hs_in_code_cache(l.hotspot, ip)) &&
-	    (!unwind_find_map(w, l.proc, l.learned, ip) || w->ask_pc)) {
+	if (!in_jvm && (!unwind_find_map(w, l.proc, l.learned, ip) || w->ask_pc)) {
 		count(COLLECTOR_CNT_CFI_NO_TABLES);
 		unwind_ask_tables(tgid, ip);
 		if (copy_instead && (!l.proc || l.proc->n_maps < COLLECTOR_UNWIND_MAX_MAPS))
@@ -227,28 +314,32 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	w->copy_len = copy_stack_top(sc, sp);
 	unwind_uretprobes_of(w, (u64)BPF_CORE_READ(task, utask), w->mm);
 	sc->frames[first & 255] = ip;
-	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, unwind_step, &l, 0);
-	if (w->outside)
-		unwind_ask_tables(tgid, w->pc);
-	else if (w->ask_pc)
-		unwind_ask_tables(tgid, w->ask_pc);
-	/* A return address that the tables found (no frame-pointer step
-	 * before it, which may read garbage) outside every mapping the table
-	 * lists is in one mapped since: libc, when the table was written
-	 * while ld.so was still loading it (20 ms of a program's samples,
-	 * until it may ask again), or a dlopen. */
-	if (copy_instead && (w->pending || (w->outside && !w->fp_stepped &&
-					    (!l.proc || l.proc->n_maps < COLLECTOR_UNWIND_MAX_MAPS)))) {
-		count(COLLECTOR_CNT_CFI_NO_TABLES);
-		return UNWIND_COPY_STACK;
+	if (!java && in_jvm) {
+		w->runtime = COLLECTOR_FRAME_JAVA;
+		return UNWIND_RUNTIME_WALK;
 	}
-	if (w->outside)
-		count(COLLECTOR_CNT_CFI_OUTSIDE);
-	if (w->complete)
-		count(COLLECTOR_CNT_CFI_COMPLETE);
-	sc->e.user_end = w->complete ? COLLECTOR_END_COMPLETE : COLLECTOR_END_TRUNCATED;
-	/* bounded, so that the verifier tells it from UNWIND_COPY_STACK */
-	return w->n & 255;
+	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, java ? unwind_step_java : unwind_step, &l, 0);
+	if (!java && w->runtime)
+		return UNWIND_RUNTIME_WALK;
+	return unwind_walk_end(sc, tgid, l.proc, copy_instead);
+}
+
+/* The walk user_frames_cfi() left at a JVM's code (UNWIND_RUNTIME_WALK),
+ * from where it stopped, with the JVM's frames: the same answers. */
+static __always_inline u32 unwind_walk_resume(struct sample_scratch *sc, u32 tgid)
+{
+	struct cfi_walk *w = &sc->walk;
+	struct cfi_loop l = { .sc = sc };
+
+	l.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+	l.learned = unwind_learned_of(tgid);
+	l.hotspot = bpf_map_lookup_elem(&hotspot_procs, &tgid);
+	w->runtime = 0;
+	if (w->n < 1 || w->n >= COLLECTOR_MAX_STACK_DEPTH)
+		return unwind_walk_end(sc, tgid, l.proc, true);
+	w->k0 = w->n;
+	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - w->k0, unwind_step_java, &l, 0);
+	return unwind_walk_end(sc, tgid, l.proc, true);
 }
 
 #endif /* COLLECTOR_UNWIND_WALK_BPF_H */

@@ -48,6 +48,8 @@ void decode_sampler_counters(struct model *m, const struct runtimes *rs,
 	for (size_t i = 0; i < sizeof(sampler_lost) / sizeof(sampler_lost[0]); i++)
 		model_lost_add(m, sampler_lost[i].cause, c[sampler_lost[i].counter]);
 	model_stat_add(m, MODEL_STAT_RING_WAKEUPS, c[COLLECTOR_CNT_WAKEUPS]);
+	if (c[COLLECTOR_CNT_RUNTIME_UNLOADED])
+		model_stat_add(m, MODEL_STAT_RUNTIME_WALK_UNLOADED, c[COLLECTOR_CNT_RUNTIME_UNLOADED]);
 	if (c[COLLECTOR_CNT_OFFCPU_SHORT])
 		model_stat_add(m, MODEL_STAT_OFFCPU_SHORT_SWITCHES, c[COLLECTOR_CNT_OFFCPU_SHORT]);
 	if (c[COLLECTOR_CNT_OFFCPU_NO_STATE])

@@ -83,7 +83,7 @@ static int ring_callback(void *ctx, void *data, size_t size)
 #define VERIFIER_LOG_BYTES 4096
 static char (*verifier_logs)[VERIFIER_LOG_BYTES];
 
-static void verifier_stats_begin(struct bpf_object *obj, bool on)
+void bpf_session_verifier_stats_begin(struct bpf_object *obj, bool on)
 {
 	struct bpf_program *prog;
 	int n = 0, i = 0;
@@ -101,7 +101,7 @@ static void verifier_stats_begin(struct bpf_object *obj, bool on)
 	}
 }
 
-static void verifier_stats_end(struct bpf_object *obj)
+void bpf_session_verifier_stats_end(struct bpf_object *obj)
 {
 	struct bpf_program *prog;
 	int i = 0;
@@ -156,11 +156,14 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	 * short of its deepest) needs; a copy stops at the stack's top */
 	s->skel->rodata->stack_bytes = cfg->cfi ? CFI_FALLBACK_STACK_BYTES : cfg->stack_bytes;
 	s->skel->rodata->cfi_mode = cfg->cfi;
-	s->skel->rodata->walk_java = cfg->walk_kinds & 1u << COLLECTOR_FRAME_JAVA;
-	/* no JVM walked: its map of JVMs one entry (255 KiB preallocated) */
-	if (!s->skel->rodata->walk_java)
-		bpf_map__set_max_entries(s->skel->maps.hotspot_procs, 1);
+	/* the runtimes' walks of samples are programs loaded when their
+	 * first process is met (loader/runtime_procs.c); the off-CPU walk
+	 * carries the JVM's when a target runs one at the start */
+	s->skel->rodata->hand_off_java = cfg->walk_kinds & 1u << COLLECTOR_FRAME_JAVA;
+	s->skel->rodata->walk_java = cfg->offcpu_walk_kinds & 1u << COLLECTOR_FRAME_JAVA;
 	s->skel->rodata->walk_python = cfg->walk_kinds & 1u << COLLECTOR_FRAME_PYTHON;
+	bpf_program__set_autoload(s->skel->progs.sample_java, false);
+	bpf_program__set_autoload(s->skel->progs.sample_python, false);
 	/* the program finds the mappings of a process without a table in
 	 * its VMAs (bpf/unwind_learn.bpf.h); off for the tests and
 	 * benchmarks that compare with the copies for user space */
@@ -196,11 +199,11 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	/* dwarf mode builds records in a slot per CPU, and so does cfi for
 	 * samples before their image's table; 1 entry when unused */
 	bpf_map__set_max_entries(s->skel->maps.scratch, cfg->dwarf || cfg->cfi ? s->n_cpus : 1);
-	verifier_stats_begin(s->skel->obj, cfg->knobs.verifier_stats);
+	bpf_session_verifier_stats_begin(s->skel->obj, cfg->knobs.verifier_stats);
 	t_open = bpf_session_monotonic_ns();
 	err = sample_bpf__load(s->skel);
 	t_load = bpf_session_monotonic_ns();
-	verifier_stats_end(s->skel->obj);
+	bpf_session_verifier_stats_end(s->skel->obj);
 	if (err) {
 		fprintf(stderr, "collector: cannot load the sampling BPF programs: %s "
 			"(run with -v for the verifier's log)\n", strerror(-err));
@@ -648,6 +651,7 @@ void bpf_session_close(struct bpf_session *s)
 	free(s->links);
 	free(s->event_fds);
 	ring_buffer__free(s->rb);
+	runtime_walks_close(s);
 	sample_bpf__destroy(s->skel);
 	if (s->stats_fd >= 0)
 		close(s->stats_fd);

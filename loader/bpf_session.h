@@ -36,8 +36,11 @@ struct bpf_session_config {
 	bool dwarf;                /* copy user registers and stack */
 	bool cfi;                  /* unwind with tables (loader/unwind_tables.h) */
 	/* the runtimes' frame kinds (a bit each, COLLECTOR_FRAME_*) whose
-	 * walks are loaded (runtimes_walks_needed()) */
+	 * walks are loaded when their first process is met (runtime_procs.h) */
 	uint32_t walk_kinds;
+	/* ... and those the off-CPU walk carries from the start, verified
+	 * with it (runtimes_walks_needed()) */
+	uint32_t offcpu_walk_kinds;
 	unsigned int cfi_rows;     /* rows (and page index entries) the tables may grow to */
 	unsigned int stack_bytes;
 	/* CPU samples summed in the kernel by stack (bpf/sample_agg.bpf.h),

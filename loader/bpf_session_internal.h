@@ -9,6 +9,8 @@
 
 #include "loader/bpf_session.h"
 
+struct bpf_object;
+
 struct bpf_session {
 	struct sample_bpf *skel;
 	struct ring_buffer *rb;
@@ -28,9 +30,20 @@ struct bpf_session {
 	uint64_t agg_reads;             /* reads of a slot */
 	uint64_t agg_most_keys, agg_most_stacks; /* the fullest read's entries */
 	bool no_batch;                  /* no batch map operations: key by key */
+	/* the runtimes' walks of samples, by frame kind, loaded when met
+	 * (loader/runtime_procs.c): the object loaded again with that
+	 * program alone, or the error that stopped it */
+	struct sample_bpf *walks[16];
+	int walk_err[16];
 };
 
 uint64_t bpf_session_monotonic_ns(void);
+/* COLLECTOR_VERIFIER_STATS: the verifier's figures of obj's programs
+ * that load, printed after the load (end). */
+void bpf_session_verifier_stats_begin(struct bpf_object *obj, bool on);
+void bpf_session_verifier_stats_end(struct bpf_object *obj);
+/* Unloads the runtimes' walks (runtime_procs.c). */
+void runtime_walks_close(struct bpf_session *s);
 /* Sets the sizes of the aggregation maps before load (sample_aggregates.c). */
 void bpf_session_size_aggregates(struct bpf_session *s);
 /* With -v: the aggregation maps' sizes and how full they got. */

@@ -92,6 +92,7 @@
 	X(MMAP_RECORDS_LOST, "mmap_records_lost")                                 \
 	/* decode/: the kernel side's counters and the uprobes' attach */         \
 	X(RING_WAKEUPS, "ring_wakeups")                                           \
+	X(RUNTIME_WALK_UNLOADED, "runtime_walk_unloaded")                         \
 	X(KERNEL_SAMPLES, "kernel_samples")                                       \
 	X(OFFCPU_SHORT_SWITCHES, "offcpu_short_switches")                         \
 	X(OFFCPU_MIN_NS, "offcpu_min_ns")                                         \

@@ -88,14 +88,19 @@ void session_config_of(const struct collector_options *opts, struct bpf_session_
 
 	if (!cfg->ring_bytes)
 		cfg->ring_bytes = ring_bytes_for(cfg, opts);
-	/* a runtime's walk is verified only when a target may run it: -p's
-	 * targets as they are now, any process with -a or -- COMMAND */
-	cfg->walk_kinds = runtimes_walks_needed(runtime_registry, opts->pids, (size_t)opts->n_pids,
-					       opts->all_cpus || opts->command);
+	/* every runtime's walk of samples, loaded when its first process is
+	 * met; the off-CPU walk carries those a target may run now (-p's
+	 * targets as they are, any process with -a or -- COMMAND), verified
+	 * at the start with it */
+	cfg->walk_kinds = runtimes_walks_needed(runtime_registry, NULL, 0, true);
 	if (opts->no_jvm_walk)
 		cfg->walk_kinds &= ~runtimes_kind_named(runtime_registry, "jvm");
 	/* bench/python.sh's baseline, and the tests that compare native
 	 * stacks: the same run with CPython's frames not walked */
 	if (getenv("COLLECTOR_NO_PYTHON_WALK"))
 		cfg->walk_kinds &= ~runtimes_kind_named(runtime_registry, "python");
+	cfg->offcpu_walk_kinds =
+		cfg->walk_kinds & runtimes_walks_needed(runtime_registry, opts->pids,
+							(size_t)opts->n_pids,
+							opts->all_cpus || opts->command);
 }

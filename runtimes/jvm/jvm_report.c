@@ -54,10 +54,8 @@ void jvm_report_walks(FILE *out, const struct model *m, const struct jvm_procs_s
 			st ? st->last_reason : "", unsupported == 1 ? "its" : "their",
 			unsupported == 1 ? "its" : "their");
 	if (unwalked)
-		fprintf(out, "  java            %llu JVM%s not walked (--no-jvm-walk, or started after "
-			"a -p run began whose targets ran no JVM: the walk is loaded only then): %s "
-			"stacks end at their first Java frame, %s JIT code named by perf map when "
-			"asked; -p the JVM itself, or start it with --, to walk it\n",
+		fprintf(out, "  java            %llu JVM%s not walked (--no-jvm-walk): %s stacks end "
+			"at their first Java frame, %s JIT code named by perf map when asked\n",
 			(unsigned long long)unwalked, unwalked == 1 ? "" : "s",
 			unwalked == 1 ? "its" : "their", unwalked == 1 ? "its" : "their");
 }

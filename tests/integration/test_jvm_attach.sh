@@ -11,8 +11,8 @@
 # without --perf-basic-prof) is left alone and said so; --no-jvm-attach
 # asks nothing; a map older than the JVM (an earlier process's of the same
 # pid) is no agent's: the JVM is asked.  The summary says each JVM was not
-# walked, as it says of a -p target that became a JVM after the run began
-# (its walk not loaded).
+# walked.  A -p target that becomes a JVM after the run began is walked
+# (the JVM's walk loaded when the run meets it).
 . tests/integration/lib.sh
 need_root
 command -v java >/dev/null || skip "java missing (openjdk-17-jdk-headless)"
@@ -204,8 +204,8 @@ else
 fi
 
 # a -p target that becomes a JVM once sampling runs (a shell that execs
-# java when told): the JVM's walk was not loaded (no target ran one at the
-# start), and the summary says so
+# java when told): the JVM's walk is loaded when the run meets it, and its
+# hot method stands on main in its stacks
 sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done; exec java -cp "$2" Kestrel 2 >/dev/null' \
 	sh "$TMP/go" "$TMP" &
 later=$!
@@ -215,8 +215,13 @@ c6=$!
 wait_sampling "$c6" || fail "the collector on the shell did not start sampling"
 touch "$TMP/go"
 wait "$c6" || { cat "$TMP/summary6"; fail "collector -p on the shell that became a JVM failed"; }
-grep -q "java            1 JVM not walked (--no-jvm-walk, or started after a -p run began" \
-	"$TMP/summary6" || { cat "$TMP/summary6"; fail "a JVM started after -p began: not said to be unwalked"; }
+grep -q "java            1 JVM walked" "$TMP/summary6" ||
+	{ cat "$TMP/summary6"; fail "a JVM started after -p began: not walked"; }
+! grep -q "not walked" "$TMP/summary6" ||
+	{ cat "$TMP/summary6"; fail "a JVM started after -p began: said to be unwalked"; }
+grep -F "$HOT" "$TMP/out6/collector.folded" | grep -qF "void Kestrel.main(java.lang.String[]);" ||
+	{ grep -F "$HOT" "$TMP/out6/collector.folded" | head -5
+	  fail "a JVM started after -p began: $HOT not on Kestrel.main"; }
 
 # JIT code of a process that is not a JVM: left alone, said so
 if command -v node >/dev/null; then

@@ -3,10 +3,14 @@
  * HotSpot in the cfi walk: the JVMs' records (bpf/hotspot.h: the record,
  * the walk step for step, the frames emitted), and the room a step
  * works in.  The step itself is hotspot_walk.bpf.h's, called by the
- * native walk (unwind_walk.bpf.h) for each frame whose pc is in a JVM's
- * code cache, so that Java frames stand in place among the native ones
- * and the native walk goes on where the Java frames end (call_stub, in
- * libjvm.so, down to the thread's start).
+ * JVM's walk (unwind_walk.bpf.h's unwind_frame_java()) for each frame
+ * whose pc is in a JVM's code cache, so that Java frames stand in place
+ * among the native ones and the native walk goes on where the Java frames
+ * end (call_stub, in libjvm.so, down to the thread's start).  For samples
+ * that walk is sample_java, a program reached by tail call where the
+ * sampler's walk meets a JVM's code, loaded when the run meets its first
+ * JVM; the off-CPU walk carries it inline when a target ran a JVM at the
+ * start.
  *
  * Included by unwind.bpf.h, before struct cfi_walk, which holds the
  * scratch.

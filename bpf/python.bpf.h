@@ -32,11 +32,11 @@
  * programs only.  Each walk's reads are chosen by a constant, so that a
  * program that is not sleepable never holds that helper.
  *
- * The walk is in the program only when a target may run CPython
- * (walk_python, set by the loader from the runtimes' present()): a -p run
- * on processes that map no interpreter leaves it out of what the verifier
- * reads at every start.  The frames it places are marked for
- * runtime_frames_notice() (runtime.bpf.h).
+ * The sampler's walk is sample_python (sample.bpf.c), a program loaded
+ * when the run meets its first interpreter and reached by tail call: not
+ * verified at every start.  The off-CPU walks carry it inline
+ * (walk_python: false with COLLECTOR_NO_PYTHON_WALK).  The frames it
+ * places are marked for runtime_frames_notice() (runtime.bpf.h).
  *
  * Included by sample.bpf.c after struct sample_scratch and count().
  */

@@ -3,6 +3,11 @@
  * --call-graph cfi: the walk of a user stack with the unwind tables
  * (unwind.bpf.h: the maps, the searches).
  *
+ * The walk is written once, in two forms: the sampler's stops at a JVM's
+ * code (UNWIND_RUNTIME_WALK) for the JVM's program, which goes on with
+ * unwind_walk_resume(); the off-CPU walk's (java) steps the JVM's frames
+ * itself.
+ *
  * Each frame is one call of unwind_frame(), a global function, which the
  * verifier checks once on its own; the walk's state is in the scratch
  * (struct cfi_walk, map memory), and bpf_loop's context holds only

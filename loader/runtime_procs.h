@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The language runtimes' per-process entries for the sampling program:
+ * The language runtimes' per-process entries for the sampling program,
+ * and their walks of samples, loaded when met:
  * each runtime's map, by tgid, found by the runtime's frame kind
  * (COLLECTOR_FRAME_PYTHON: python_procs, struct collector_python_proc,
  * bpf/python.bpf.h).  runtimes/ decides what an entry holds; session/
@@ -16,8 +17,13 @@
 #include "loader/bpf_session.h"
 
 /* Sets (replaces) process tgid's entry in the map of frame_kind; size
- * must be that map's value size.  0, -EINVAL (no such map, a wrong size)
- * or a negative errno of the update. */
+ * must be that map's value size.  The first entry of a kind loads its
+ * walk of samples (bpf/sample.bpf.c's runtime_walks: the object loaded
+ * again with that program alone, tens of ms of the verifier, once a run;
+ * from the caller's thread, the one that drains).  0, -EINVAL (no such
+ * map, a wrong size), or a negative errno of the load (said on stderr
+ * once; the entry is not set, so the runtime falls back) or of the
+ * update. */
 int runtime_procs_set(struct bpf_session *s, unsigned int frame_kind, uint32_t tgid,
 		      const void *entry, size_t size);
 /* Drops process tgid's entry, if any. */

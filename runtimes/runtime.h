@@ -138,9 +138,10 @@ struct runtime_ops {
 
 	/* Whether process pid runs the runtime now (its image mapped), no
 	 * instance needed: a -p run whose targets run none of a runtime at
-	 * its start leaves that runtime's BPF walk out (not verified: 12 800
-	 * of on_sample's verified instructions for the JVM's); NULL: the walk
-	 * is always loaded */
+	 * its start leaves that runtime's walk out of the off-CPU programs
+	 * (not verified: 12 800 instructions for the JVM's; the sampler's is
+	 * loaded when the runtime's first process is met, whatever this
+	 * says); NULL: the off-CPU walks always carry it */
 	bool (*present)(pid_t pid);
 
 	void *(*open)(const struct runtime_env *env);
@@ -217,9 +218,10 @@ struct runtimes {
 /* The registered runtimes (runtimes/runtime_registry.c), NULL-terminated. */
 extern const struct runtime_ops *const runtime_registry[];
 
-/* The frame kinds (a bit each) whose BPF walks a run needs: every
- * runtime's when any (-a, -- COMMAND: a runtime may start later), else
- * those a target of pids[0..n) runs now, and those that cannot tell. */
+/* The frame kinds (a bit each) whose BPF walks a run's off-CPU programs
+ * carry: every runtime's when any (-a, -- COMMAND: a runtime may start
+ * later), else those a target of pids[0..n) runs now, and those that
+ * cannot tell. */
 uint32_t runtimes_walks_needed(const struct runtime_ops *const *list, const pid_t *pids, size_t n,
 			       bool any);
 

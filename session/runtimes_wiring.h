@@ -16,9 +16,9 @@
 
 /* Opens every registered runtime for session s (NULL: nothing walked),
  * counting into m; no_ask: the runtimes ask no process for names (the
- * JVM's attach); walk_kinds: the frame kinds whose walks the BPF program
- * has (struct bpf_session_config's), the other runtimes opened unwalked
- * (a JVM's attach then names its JIT code).  0 or -ENOMEM. */
+ * JVM's attach); walk_kinds: the frame kinds whose walks the BPF side
+ * loads when met (struct bpf_session_config's), the other runtimes opened
+ * unwalked (a JVM's attach then names its JIT code).  0 or -ENOMEM. */
 int session_runtimes_open(struct runtimes *rs, struct bpf_session *s, struct model *m,
 			  bool no_ask, uint32_t walk_kinds);
 

@@ -12,6 +12,11 @@
  * named from the live process's memory.  Every walk begins with the
  * scratch's runtime_kinds at 0.
  *
+ * A runtime's walk of samples is a program of its own (sample_runtimes.bpf.h),
+ * reached from on_sample by runtime_walk(): a tail call through
+ * runtime_walks, by frame kind, which falls through while that program
+ * is not loaded.
+ *
  * Included by sample.bpf.c after struct sample_scratch and count().
  */
 #ifndef COLLECTOR_RUNTIME_BPF_H
@@ -65,6 +70,33 @@ static __always_inline void runtime_frames_notice(struct sample_scratch *sc, u32
 		runtime_wake_ns = now;
 	}
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+}
+
+/*
+ * The runtimes' walks of a sample, by frame kind (COLLECTOR_FRAME_JAVA:
+ * sample_java, COLLECTOR_FRAME_PYTHON: sample_python): programs of their
+ * own, reached by tail call from on_sample, each loaded and verified by
+ * the loader when the run meets the runtime's first process
+ * (loader/runtime_procs.c), not at every start.  Until then a sample that
+ * needs one is taken without it (COLLECTOR_CNT_RUNTIME_UNLOADED).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 16);
+	__type(key, u32);
+	__type(value, u32);
+} runtime_walks SEC(".maps");
+
+/* The walk of a runtime's frames for sc's sample, by tail call (it ends
+ * the sample); when that runtime's program is not loaded yet, the call
+ * falls through and the sample goes on without it. */
+static __always_inline void runtime_walk(void *ctx, struct sample_scratch *sc, u32 kind, u32 nk,
+					 u32 nu)
+{
+	sc->e.n_kernel = nk;
+	sc->e.n_user = nu;
+	bpf_tail_call(ctx, &runtime_walks, kind);
+	count(COLLECTOR_CNT_RUNTIME_UNLOADED);
 }
 
 #endif /* COLLECTOR_RUNTIME_BPF_H */

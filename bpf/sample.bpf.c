@@ -130,21 +130,6 @@ struct {
 	__type(value, u64);
 } next_turn SEC(".maps");
 
-/*
- * The runtimes' walks of a sample, by frame kind (COLLECTOR_FRAME_JAVA:
- * sample_java, COLLECTOR_FRAME_PYTHON: sample_python): programs of their
- * own, reached by tail call from on_sample, each loaded and verified by
- * the loader when the run meets the runtime's first process
- * (loader/runtime_procs.c), not at every start.  Until then a sample that
- * needs one is taken without it (COLLECTOR_CNT_RUNTIME_UNLOADED).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 16);
-	__type(key, u32);
-	__type(value, u32);
-} runtime_walks SEC(".maps");
-
 /* Ends the sampler's turn that began at start (0: none) under its CPU
  * share. */
 static __always_inline void sample_turn_end(u64 start)
@@ -442,18 +427,6 @@ static __always_inline int sample_copied(struct bpf_perf_event_data *ctx, u32 tg
 	return stack_sample(ctx, tgid, tid, ip, kernel_mode);
 }
 
-/* The walk of a runtime's frames for sc's sample, by tail call (it ends
- * the sample); when that runtime's program is not loaded yet, the call
- * falls through and the sample goes on without it. */
-static __always_inline void runtime_walk(struct bpf_perf_event_data *ctx,
-					 struct sample_scratch *sc, u32 kind, u32 nk, u32 nu)
-{
-	sc->e.n_kernel = nk;
-	sc->e.n_user = nu;
-	bpf_tail_call(ctx, &runtime_walks, kind);
-	count(COLLECTOR_CNT_RUNTIME_UNLOADED);
-}
-
 /* One sample of a target: counted by instruction, its stacks to the ring
  * (or, aggregating, to the kernel's sums by stack).  start: the sample's
  * start under the sampler's CPU share (0: none). */
@@ -566,47 +539,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
-/* The JVM's walk of a sample that on_sample's walk left at a JVM's code
- * (UNWIND_RUNTIME_WALK): from there on, Java frames and the native ones
- * below them (bpf/hotspot_walk.bpf.h), then the sample's end. */
-SEC("perf_event")
-int sample_java(struct bpf_perf_event_data *ctx)
-{
-	u32 zero = 0, nk, nu;
-	struct sample_scratch *sc = bpf_map_lookup_elem(&sample_scratch, &zero);
-
-	if (!sc)
-		return 0;
-	nk = sc->e.n_kernel;
-	nu = unwind_walk_resume(sc, sc->e.hdr.tgid);
-	if (nu == UNWIND_COPY_STACK)
-		sample_copied(ctx, sc->e.hdr.tgid, sc->e.hdr.tid, sc->e.ip, sc->e.kernel_mode);
-	else
-		sample_finish(sc, nk, nu);
-	sample_turn_end(sc->turn_start);
-	return 0;
-}
-
-/* CPython's walk of a sample of an interpreter (python.bpf.h): its
- * frames after the native ones, then the sample's end. */
-SEC("perf_event")
-int sample_python(struct bpf_perf_event_data *ctx)
-{
-	u32 zero = 0, nk, nu;
-	struct sample_scratch *sc = bpf_map_lookup_elem(&sample_scratch, &zero);
-
-	if (!sc)
-		return 0;
-	nk = sc->e.n_kernel & 255;
-	nu = sc->e.n_user & 255;
-	if (nu > COLLECTOR_MAX_STACK_DEPTH)
-		nu = COLLECTOR_MAX_STACK_DEPTH;
-	nu += python_frames(sc, nk + nu, COLLECTOR_MAX_STACK_DEPTH - nu, sc->e.hdr.tgid,
-			    bpf_get_current_task_btf());
-	sample_finish(sc, nk, nu);
-	sample_turn_end(sc->turn_start);
-	return 0;
-}
+#include "sample_runtimes.bpf.h"
 
 static __always_inline void fill_task_event(struct collector_task_event *e, u32 kind,
 					    struct task_struct *p)

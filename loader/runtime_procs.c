@@ -106,7 +106,10 @@ static int walk_loaded(struct bpf_session *s, unsigned int frame_kind)
 
 	if (frame_kind >= N_KINDS || !walk_of(s->skel, frame_kind))
 		return -EINVAL;
-	if (s->walks[frame_kind])
+	/* reached only by a walk that can hand over: the JVM's from the
+	 * cfi walk, none with dwarf (a stack copy each) */
+	if (s->walks[frame_kind] || s->cfg.dwarf ||
+	    (frame_kind == COLLECTOR_FRAME_JAVA && !s->cfg.cfi))
 		return 0;
 	if (s->walk_err[frame_kind])
 		return s->walk_err[frame_kind];
@@ -125,6 +128,13 @@ static int walk_loaded(struct bpf_session *s, unsigned int frame_kind)
 			"process\n", bpf_program__name(walk_of(s->skel, frame_kind)),
 			(bpf_session_monotonic_ns() - t0) / 1e6);
 	return 0;
+}
+
+void runtime_walks_preload(struct bpf_session *s, uint32_t kinds)
+{
+	for (unsigned int k = 0; s && k < N_KINDS; k++)
+		if (kinds & 1u << k && walk_of(s->skel, k))
+			walk_loaded(s, k);
 }
 
 int runtime_procs_set(struct bpf_session *s, unsigned int frame_kind, uint32_t tgid,

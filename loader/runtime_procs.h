@@ -26,6 +26,10 @@
  * update. */
 int runtime_procs_set(struct bpf_session *s, unsigned int frame_kind, uint32_t tgid,
 		      const void *entry, size_t size);
+/* Loads the walks of frame kinds (a bit each) now, as their first entry
+ * would: a command about to exec a runtime's executable, held until
+ * then.  Errors are said as there, and left for that entry. */
+void runtime_walks_preload(struct bpf_session *s, uint32_t kinds);
 /* Drops process tgid's entry, if any. */
 void runtime_procs_forget(struct bpf_session *s, unsigned int frame_kind, uint32_t tgid);
 

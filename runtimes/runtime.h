@@ -243,6 +243,8 @@ static inline const struct runtime *runtimes_of_kind(const struct runtimes *rs,
 
 /* Whether any runtime may be (or map) the runtime of an executable. */
 bool runtimes_may_be(const struct runtimes *rs, const char *exe);
+/* The frame kinds (a bit each) of the runtimes that may be exe's. */
+uint32_t runtimes_kinds_of_exe(const struct runtimes *rs, const char *exe);
 /* Processes being walked by any runtime. */
 size_t runtimes_live(const struct runtimes *rs);
 /* A process's record: a word for each runtime, by its place in the run's

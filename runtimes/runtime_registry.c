@@ -85,6 +85,16 @@ bool runtimes_may_be(const struct runtimes *rs, const char *exe)
 	return false;
 }
 
+uint32_t runtimes_kinds_of_exe(const struct runtimes *rs, const char *exe)
+{
+	uint32_t kinds = 0;
+
+	for (size_t i = 0; rs && i < rs->n; i++)
+		if (rs->items[i].ops->may_be && rs->items[i].ops->may_be(rs->items[i].rt, exe))
+			kinds |= kind_bit(rs->items[i].ops);
+	return kinds;
+}
+
 size_t runtimes_live(const struct runtimes *rs)
 {
 	size_t n = 0;

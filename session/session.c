@@ -38,6 +38,7 @@
 #include "loader/bpf_session.h"
 #include "loader/kernel_names.h"
 #include "loader/launch.h"
+#include "loader/runtime_procs.h"
 #include "loader/privileges.h"
 #include "loader/uprobes.h"
 #include "loader/waiter.h"
@@ -298,6 +299,7 @@ static int open_sampling(struct record *r)
 static int add_targets(struct record *r)
 {
 	const struct collector_options *opts = r->opts;
+	char *exe;
 	int err;
 
 	for (int i = 0; i < opts->n_pids; i++) {
@@ -323,14 +325,16 @@ static int add_targets(struct record *r)
 			strerror(-err));
 		return EXIT_NO_TARGET;
 	}
-	if (r->unw.service) {
-		/* held until the tables of what it maps at once are loaded */
-		char *exe = path_find_command(opts->command[0]);
-
-		if (exe)
-			unwind_service_prepare_command(r->unw.service, exe);
-		free(exe);
-	}
+	exe = path_find_command(opts->command[0]);
+	/* held until the tables of what it maps at once are loaded */
+	if (exe && r->unw.service)
+		unwind_service_prepare_command(r->unw.service, exe);
+	/* a runtime's command (python3, java): its walk loaded while the
+	 * command is held, not at its first process, whose first 100 ms or
+	 * so would go without it (test_python_short) */
+	if (exe)
+		runtime_walks_preload(r->bpf, runtimes_kinds_of_exe(&r->runtimes, exe));
+	free(exe);
 	tracker_expect_exec(r->tracker, r->launch.pid);
 	if (r->save)
 		save_records_put(r->save, SAVE_EXPECT_EXEC, &(int32_t){ r->launch.pid },

@@ -147,7 +147,7 @@ bench-busy: bench-peers bench-bins
 		python3 bench/bench.py busy
 
 bench-short: bench-peers bench-bins
-	@$(SUDO) env $(BENCH_ENV) python3 bench/bench.py short
+	@$(SUDO) env $(BENCH_ENV) BENCH_SHORT_BASE='$(BENCH_SHORT_BASE)' python3 bench/bench.py short
 
 bench-otlp-outage: bench-peers bench-bins
 	@$(SUDO) env $(BENCH_ENV) BENCH_OUTAGE_SECONDS='$(or $(BENCH_OUTAGE_SECONDS),600)' \

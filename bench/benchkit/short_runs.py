@@ -6,7 +6,10 @@ and a 10 s `collector -p PID` with the default formats beside bpftrace's
 frames (`deep N 0`: main, run, level, spin), where bpftrace's own cost,
 which grows with depth, is smallest.  What a short run costs is mostly
 its fixed start and exit work (loading, reading symbols, writing), which
-the sampling section's window leaves out."""
+the sampling section's window leaves out.
+
+BENCH_SHORT_BASE=PATH adds an older collector binary to each round, run
+the same way, for a change's cost side by side on the host of the day."""
 import os
 import shutil
 import signal
@@ -21,10 +24,12 @@ from benchkit.wholecost import BpfWatch, wait_cost
 SECONDS = [int(s) for s in os.environ.get("BENCH_SHORT_SECONDS", "1 10").split()]
 # (label, depth argument of deep)
 WORKLOADS = [("deep", 40), ("5 frames", 0)]
+BASE = os.environ.get("BENCH_SHORT_BASE", "")
+TOOLS = ["collector"] + (["base"] if BASE else []) + ["bpftrace"]
 
 
-def _collector(pid, secs, tmp):
-    return [COLLECTOR, "-p", str(pid), "-F", "999", "-d", str(secs), "-o",
+def _collector(pid, secs, tmp, binary=COLLECTOR):
+    return [binary, "-p", str(pid), "-F", "999", "-d", str(secs), "-o",
             os.path.join(tmp, "out")]
 
 
@@ -76,14 +81,19 @@ def _workload_runs(depth, tmp):
     try:
         for secs in SECONDS:
             for r in range(RUNS):
-                for name, argv in (("collector", _collector(wl.pid, secs, tmp)),
-                                   ("bpftrace", _bpftrace(wl.pid))):
+                argvs = {"collector": _collector(wl.pid, secs, tmp),
+                         "base": _collector(wl.pid, secs, tmp, BASE),
+                         "bpftrace": _bpftrace(wl.pid)}
+                for name in TOOLS:
+                    argv = argvs[name]
                     log(f"bench: short runs, depth {depth}, {secs} s, run {r + 1}/{RUNS}: {name}")
                     res = _run(name, argv, secs, tmp)
                     results.setdefault((secs, name), []).append(res)
                     shutil.rmtree(os.path.join(tmp, "out"), ignore_errors=True)
-                col, bt = results[(secs, "collector")][-1], results[(secs, "bpftrace")][-1]
-                col["ratio"] = (col["cpu_s"] + col["bpf_s"]) / (bt["cpu_s"] + bt["bpf_s"])
+                bt = results[(secs, "bpftrace")][-1]
+                for name in TOOLS[:-1]:
+                    col = results[(secs, name)][-1]
+                    col["ratio"] = (col["cpu_s"] + col["bpf_s"]) / (bt["cpu_s"] + bt["bpf_s"])
     finally:
         wl.kill()
         wl.wait()
@@ -104,7 +114,7 @@ def short_runs():
     for label, _ in WORKLOADS:
         results = by_workload[label]
         for secs in SECONDS:
-            for name in ("collector", "bpftrace"):
+            for name in TOOLS:
                 rs = results[(secs, name)]
                 rows.append([label, f"{secs} s", name,
                              fmt_spread([(x["cpu_s"] + x["bpf_s"]) * 1e3 for x in rs], 0),
@@ -114,7 +124,7 @@ def short_runs():
                              fmt_spread([x["wall_s"] for x in rs], 2),
                              fmt(median([x["rss_mib"] for x in rs]), 1),
                              fmt(median([x["samples"] for x in rs]), 0),
-                             fmt_spread([x.get("ratio") for x in rs], 2) if name == "collector"
+                             fmt_spread([x.get("ratio") for x in rs], 2) if name != "bpftrace"
                              else "1"])
     table(f"Short runs: whole cost of `collector -p PID -F 999 -d N` (default formats) and "
           f"`bpftrace -e 'profile:hz:999 /pid == PID/ {{ @[ustack] = count(); }}'` "
@@ -123,4 +133,5 @@ def short_runs():
           ["workload", "run", "tool", "CPU + BPF ms", "user ms", "system ms", "BPF ms", "wall s",
            "peak RSS MiB", "samples", "÷ bpftrace (same round)"], rows,
           "CPU is the tool's whole rusage, start to exit (loading, symbols, writing every file); "
-          "BPF the run time of its programs (fdinfo run_time_ns, bpf_stats_enabled on).")
+          "BPF the run time of its programs (fdinfo run_time_ns, bpf_stats_enabled on)." +
+          (f" base: {BASE}." if BASE else ""))

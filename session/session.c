@@ -277,6 +277,11 @@ static int open_sampling(struct record *r)
 	err = session_runtimes_open(&r->runtimes, r->bpf, &r->m,
 				    opts->command || opts->no_jvm_attach, cfg.walk_kinds);
 	r->fig.runtimes = &r->runtimes;
+	/* -p targets that run a runtime now: its walk loaded before sampling */
+	if (!err && opts->n_pids)
+		runtime_walks_preload(r->bpf, cfg.walk_kinds &
+					      runtimes_walks_needed(runtime_registry, opts->pids,
+								    (size_t)opts->n_pids, false));
 	/* --off-cpu unwinds the stacks of threads blocked before the run */
 	if (!r->tracker || err || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0) ||
 	    ((cfg.cfi || cfg.off_cpu) && tracker_enable_fallback_unwinding(r->tracker) != 0)) {
@@ -306,7 +311,10 @@ static int add_targets(struct record *r)
 		struct save_target st = { .pid = opts->pids[i], .ktime_ns = run_clock_ns(true) };
 
 		bpf_session_add_target(r->bpf, opts->pids[i]);
-		/* its tables first, as sampling starts */
+		/* its tables first, as sampling starts; before it for one
+		 * look (collector stacks) */
+		if (r->unw.service && opts->stacks)
+			unwind_service_prepare_process(r->unw.service, opts->pids[i]);
 		if (r->unw.service)
 			unwind_service_add_process(r->unw.service, opts->pids[i]);
 		if (tracker_add_process(r->tracker, opts->pids[i], st.ktime_ns) != 0) {

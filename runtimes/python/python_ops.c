@@ -7,9 +7,11 @@
 #include "runtimes/python/python.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/procmaps.h"
 #include "runtimes/python/python_report.h"
 
 #define EVALUATOR "_PyEval_EvalFrameDefault"
@@ -161,12 +163,28 @@ static void py_counters(struct model *m, const uint64_t *c)
 	model_named_stat_add(m, PYTHON_STAT_TOO_DEEP, c[COLLECTOR_CNT_PY_TOO_DEEP]);
 }
 
-/* No present(): CPython's walk is in every run's program.  A -p target
- * may start an interpreter after the run began (a shell running a
- * script: its child's Python frames were missing when the walk was left
- * out), and CPython's frames, unlike a JVM's JIT code (its attach), have
- * no other way to be named; the walk is 4 700 of on_sample's 26 972
- * verified instructions. */
+static bool is_cpython_file(const char *path, void *ctx)
+{
+	const char *base = strrchr(path, '/');
+
+	(void)ctx;
+	base = base ? base + 1 : path;
+	return strncmp(base, "python", 6) == 0 || strncmp(base, "libpython", 9) == 0;
+}
+
+/* CPython now: an executable mapping of python* or libpython*.  A -p
+ * target that is one has its walk loaded at the start, before sampling
+ * (its entry may be written after a few samples, which would otherwise
+ * wait for the walk's load: under ASan test_stacks's one sample of a
+ * running thread had no Python frame); one that starts an interpreter
+ * later has it loaded then. */
+static bool py_present(pid_t pid)
+{
+	char path[PATH_MAX];
+
+	return procmaps_find_exec_file(pid, is_cpython_file, NULL, path, sizeof(path)) == 0;
+}
+
 const struct runtime_ops python_runtime = {
 	.name = "python",
 	.image = "[python]",
@@ -174,6 +192,7 @@ const struct runtime_ops python_runtime = {
 	.frame_kind = COLLECTOR_FRAME_PYTHON,
 	.splices = true,
 	.unnamed_stat = PYTHON_STAT_FRAMES_UNNAMED,
+	.present = py_present,
 	.open = py_open,
 	.close = py_close,
 	.mapped = py_image,

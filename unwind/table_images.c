@@ -12,6 +12,7 @@
 
 #include "lib/hashmix.h"
 #include "lib/path.h"
+#include "lib/procmaps.h"
 #include "unwind/cfi_table.h"
 #include "symbols/debug_files.h"
 #include "unwind/table_cache.h"
@@ -422,6 +423,26 @@ static void add_file(struct unwind_service *us, const char *path)
 	i = images_get(us, st.st_dev, st.st_ino, path, path, "");
 	if (i != SIZE_MAX && us->images[i].state == IMAGE_QUEUED)
 		images_build(us, &us->images[i]);
+}
+
+struct mapped_ctx {
+	struct unwind_service *us;
+};
+
+/* procmaps_find_exec_file()'s visit of each executable file mapping:
+ * its table built, and no match, so that every mapping is visited. */
+static bool add_mapped(const char *path, void *ctx)
+{
+	add_file(((struct mapped_ctx *)ctx)->us, path);
+	return false;
+}
+
+void unwind_service_prepare_process(struct unwind_service *us, pid_t pid)
+{
+	struct mapped_ctx c = { .us = us };
+	char unused[8];
+
+	procmaps_find_exec_file(pid, add_mapped, &c, unused, sizeof(unused));
 }
 
 /* A DT_NEEDED name where ld.so looks for it. */

@@ -137,11 +137,12 @@ struct runtime_ops {
 	const char *unnamed_stat; /* counter of frames that could not be named */
 
 	/* Whether process pid runs the runtime now (its image mapped), no
-	 * instance needed: a -p run whose targets run none of a runtime at
-	 * its start leaves that runtime's walk out of the off-CPU programs
-	 * (not verified: 12 800 instructions for the JVM's; the sampler's is
-	 * loaded when the runtime's first process is met, whatever this
-	 * says); NULL: the off-CPU walks always carry it */
+	 * instance needed.  A -p target that does has the runtime's walk of
+	 * samples loaded before sampling (else it is loaded when the
+	 * runtime's first process is met).  The off-CPU programs carry the
+	 * JVM's walk only when a target runs one at the start (not verified
+	 * otherwise: 12 800 instructions), CPython's in every run.  NULL:
+	 * never loaded ahead, always carried. */
 	bool (*present)(pid_t pid);
 
 	void *(*open)(const struct runtime_env *env);

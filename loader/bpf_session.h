@@ -38,8 +38,11 @@ struct bpf_session_config {
 	/* the runtimes' frame kinds (a bit each, COLLECTOR_FRAME_*) whose
 	 * walks are loaded when their first process is met (runtime_procs.h) */
 	uint32_t walk_kinds;
+	/* ... those loaded at the start, before sampling: a -p target runs
+	 * the runtime now (runtimes_walks_needed()) */
+	uint32_t ahead_walk_kinds;
 	/* ... and those the off-CPU walk carries from the start, verified
-	 * with it (runtimes_walks_needed()) */
+	 * with it: these, or every one with -a and -- COMMAND */
 	uint32_t offcpu_walk_kinds;
 	unsigned int cfi_rows;     /* rows (and page index entries) the tables may grow to */
 	unsigned int stack_bytes;

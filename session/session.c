@@ -278,10 +278,8 @@ static int open_sampling(struct record *r)
 				    opts->command || opts->no_jvm_attach, cfg.walk_kinds);
 	r->fig.runtimes = &r->runtimes;
 	/* -p targets that run a runtime now: its walk loaded before sampling */
-	if (!err && opts->n_pids)
-		runtime_walks_preload(r->bpf, cfg.walk_kinds &
-					      runtimes_walks_needed(runtime_registry, opts->pids,
-								    (size_t)opts->n_pids, false));
+	if (!err)
+		runtime_walks_preload(r->bpf, cfg.ahead_walk_kinds);
 	/* --off-cpu unwinds the stacks of threads blocked before the run */
 	if (!r->tracker || err || (cfg.dwarf && tracker_enable_unwinding(r->tracker) != 0) ||
 	    ((cfg.cfi || cfg.off_cpu) && tracker_enable_fallback_unwinding(r->tracker) != 0)) {

@@ -99,8 +99,10 @@ void session_config_of(const struct collector_options *opts, struct bpf_session_
 	 * stacks: the same run with CPython's frames not walked */
 	if (getenv("COLLECTOR_NO_PYTHON_WALK"))
 		cfg->walk_kinds &= ~runtimes_kind_named(runtime_registry, "python");
-	cfg->offcpu_walk_kinds =
+	/* -p's targets read once (their maps) for what they run now */
+	cfg->ahead_walk_kinds =
 		cfg->walk_kinds & runtimes_walks_needed(runtime_registry, opts->pids,
-							(size_t)opts->n_pids,
-							opts->all_cpus || opts->command);
+							(size_t)opts->n_pids, false);
+	cfg->offcpu_walk_kinds =
+		opts->all_cpus || opts->command ? cfg->walk_kinds : cfg->ahead_walk_kinds;
 }

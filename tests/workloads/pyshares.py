@@ -39,10 +39,17 @@ def main():
     seconds, out = float(sys.argv[1]), sys.argv[2]
     plan = [(alpha, 30000), (beta, 12000), (gamma, 10000)]
     spent = {f.__name__: 0 for f, _ in plan}
+    # Each call's size varies (n/2 to 3n/2, a fixed pseudo-random
+    # sequence): with sizes fixed, a round took the same time again and
+    # again and a periodic sampler fell on the same points of it for long
+    # stretches, which moved a share by up to 3 points in a run.
+    x = 1
     while time.thread_time() < seconds:
         for f, n in plan:
+            x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+            size = n // 2 + x % n
             t0 = time.thread_time_ns()
-            f(n)
+            f(size)
             spent[f.__name__] += time.thread_time_ns() - t0
     total = sum(spent.values())
     with open(out, "w") as o:

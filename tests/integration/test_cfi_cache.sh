@@ -16,7 +16,7 @@
 need_root
 command -v xz >/dev/null || fail "xz missing (xz-utils)"
 
-seq 1 150000 | awk '{ print $1, $1 * 7919 % 1000003, "line of text for xz to chew on" }' \
+seq 1 40000 | awk '{ print $1, $1 * 7919 % 1000003, "line of text for xz to chew on" }' \
 	>"$TMP/input"
 export COLLECTOR_CACHE_DIR="$TMP/cache"
 run=0

@@ -120,6 +120,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcollector-san.a
 
 # Suites `make check` runs, in order; mk/ fragments may add their own.
 CHECK_SUITES := layering unit integration integration-san
+# Everything the suites run is built first, on every core (-j: 3 minutes
+# less of a fresh clone's check on 2 cores); the suites then run their
+# tests one at a time, as timing and shares need.  mk/ fragments add theirs.
+CHECK_BUILD = all $(UNIT_BINS) $(UNIT_DEPS) $(BUILD)/collector-san $(INTEGRATION_DEPS)
 
 # Extra rules (test ELF files, workloads, fuzzers, benchmarks) live in mk/.
 include $(wildcard mk/*.mk)
@@ -141,6 +145,7 @@ integration-san: $(BUILD)/collector-san $(INTEGRATION_DEPS)
 # Every suite runs even when an earlier one fails; the last line adds up.
 check: deps
 	@rm -f $(patsubst %,$(BUILD)/%-results,$(CHECK_SUITES))
+	-@$(MAKE) --no-print-directory -j$(shell nproc) $(CHECK_BUILD)
 	@$(MAKE) --no-print-directory all
 	-@for suite in $(CHECK_SUITES); do $(MAKE) --no-print-directory $$suite; done
 	@./tests/summarize.sh $(CHECK_SUITES)

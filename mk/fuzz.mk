@@ -112,3 +112,4 @@ fuzz-seeds: collector $(BUILD)/workloads/split $(BUILD)/xray/fdr_v5
 	@$(SUDO) ./tests/fuzz/make-seeds.sh
 
 CHECK_SUITES += fuzz-smoke
+CHECK_BUILD += $(FUZZ_BINS)

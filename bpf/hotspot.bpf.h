@@ -6,11 +6,10 @@
  * JVM's walk (unwind_walk.bpf.h's unwind_frame_java()) for each frame
  * whose pc is in a JVM's code cache, so that Java frames stand in place
  * among the native ones and the native walk goes on where the Java frames
- * end (call_stub, in libjvm.so, down to the thread's start).  For samples
- * that walk is sample_java, a program reached by tail call where the
- * sampler's walk meets a JVM's code, loaded when the run meets its first
- * JVM; the off-CPU walk carries it inline when a target ran a JVM at the
- * start.
+ * end (call_stub, in libjvm.so, down to the thread's start).  That walk
+ * is sample_java for samples and offcpu_java for switch-outs, programs
+ * reached by tail call where the native walk meets a JVM's code, loaded
+ * when the run meets its first JVM.
  *
  * Included by unwind.bpf.h, before struct cfi_walk, which holds the
  * scratch.
@@ -20,14 +19,9 @@
 
 #include "hotspot.h"
 
-/* Whether a JVM's frames are walked inside a program's own walk: the
- * JVM's program (sample_java), and the off-CPU walk when a target ran a
- * JVM at the start (the loader says; a walk left out is not verified: a
- * global function is verified only when reachable, as kernels since 6.8
- * do). */
-const volatile bool walk_java = true;
-/* Whether the sampler's walk stops at a JVM's code for the JVM's program
- * (false: --no-jvm-walk, the code cache is a frame like any other). */
+/* Whether the native walk stops at a JVM's code for the JVM's programs
+ * (sample_java, offcpu_java: the only ones that walk its frames; false:
+ * --no-jvm-walk, the code cache is a frame like any other). */
 const volatile bool hand_off_java = false;
 
 /* The JVMs walked, by tgid, written by the loader through the JVM

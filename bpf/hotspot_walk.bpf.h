@@ -8,12 +8,13 @@
  * design's).  The native walk calls it for every frame whose pc is in the
  * code cache and goes on by its tables where the caller's pc leaves it.
  *
- * A function of its own, called from one place (unwind_frame(), a global
- * function bpf_loop's callback calls): verified once.  Static, so that a
- * run that walks no JVM (walk_java false) leaves it out of what the
- * verifier checks: a global function is checked even when unreachable
- * (on_sample: 48 470 instructions so, 41 737 static).  Included by
- * unwind_walk.bpf.h, which has struct sample_scratch, unwind_push().
+ * A function of its own, called from one place (unwind_frame_java(), a
+ * global function bpf_loop's callback calls): verified once.  Static, so
+ * that only the JVM's programs (sample_java, offcpu_java), which reach
+ * it, have it verified: a global function is checked even when
+ * unreachable (on_sample: 48 470 instructions so, 41 737 static).
+ * Included by unwind_walk.bpf.h, which has struct sample_scratch,
+ * unwind_push().
  */
 #ifndef COLLECTOR_HOTSPOT_WALK_BPF_H
 #define COLLECTOR_HOTSPOT_WALK_BPF_H
@@ -253,8 +254,8 @@ static __noinline long hotspot_frame(struct sample_scratch *sc, struct collector
 		return 1;
 	w = &sc->walk;
 	s = &w->hs;
-	/* the registers and the deoptimized pc in map memory: the off-CPU
-	 * walk's calls are at the BPF stack's 512 bytes */
+	/* the registers and the deoptimized pc in map memory: the BPF
+	 * stack of the calls above it came to 512 bytes */
 	r = &s->regs;
 	s->orig_pc = 0;
 	pc = w->pc;

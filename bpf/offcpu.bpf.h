@@ -120,8 +120,9 @@ struct {
 } offcpu_states SEC(".maps");
 
 /* A switch-out's state as it is put together, per CPU: in map memory, not
- * on the BPF stack, where the walk's calls below it reach the verifier's
- * 512 bytes (the JVM's step at the bottom). */
+ * on the BPF stack, where the walk's calls below it came near the
+ * verifier's 512 bytes; and there for the runtimes' walks, which end the
+ * switch-out in programs of their own. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -181,12 +182,50 @@ static __always_inline void offcpu_copy_done(u32 tgid, u32 tid, u32 seq, u64 out
 		sample_lost(off_cpu_event);
 }
 
+/*
+ * A switch-out's end, once the user stack's walk returned nu (the frames
+ * after the nk kernel ones in the off-CPU scratch, or UNWIND_COPY_STACK):
+ * the stacks stored by hash and the state (st) kept by thread id.  Before
+ * the image's table, a copy goes to user space instead; a Python thread's
+ * stack (python: its Python frames follow, which a copy does not carry)
+ * keeps the frame-pointer walk (test_python_offcpu lost 40 ms of a 400 ms
+ * sleep to a copy).  on_switch_offcpu's, and the runtimes' walks'
+ * (offcpu_runtimes.bpf.h), which go on from where it handed over.
+ */
+static __always_inline void offcpu_switch_out_end(struct sample_scratch *sc,
+						  struct offcpu_state *st, u32 nk, u32 nu, u32 tgid,
+						  u32 tid, bool python)
+{
+	nk &= 127;
+	if (nu == UNWIND_COPY_STACK && !python) {
+		/* a thread's records come in order (its copy, then its
+		 * time): a number unlike its previous one is enough, the
+		 * switch-out's time in ns, odd */
+		st->copy_seq = (u32)bpf_ktime_get_ns() | 1;
+		if (offcpu_stack_copy(tgid, tid, nk, st->copy_seq) == 0)
+			goto keep;
+		/* the ring full: the frame-pointer walk */
+		st->copy_seq = 0;
+	}
+	if (nu == UNWIND_COPY_STACK)
+		nu = unwind_fp_walk(sc, nk, st->user_ip, st->user_sp, st->user_bp) & 255;
+	if (nu > COLLECTOR_MAX_STACK_DEPTH)
+		nu = COLLECTOR_MAX_STACK_DEPTH;
+	st->kernel_stack = offcpu_put_stack(sc, 0, nk, 0, 0);
+	st->user_stack = offcpu_put_stack(sc, nk, nu, tgid, tid);
+keep:
+	st->start_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&offcpu_states, &tid, st, BPF_ANY) != 0)
+		count(COLLECTOR_CNT_OFFCPU_NO_STATE);
+}
+
 static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *prev, u32 tid)
 {
 	struct offcpu_state *st, *old;
 	struct sample_scratch *sc;
 	u32 slot = OFFCPU_SCRATCH, zero = 0, nk = 0, nu = 0, tgid = BPF_CORE_READ(prev, tgid);
 	struct pt_regs *regs;
+	bool python;
 	long r;
 
 	sc = bpf_map_lookup_elem(&sample_scratch, &slot);
@@ -206,12 +245,12 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	if (nk > COLLECTOR_MAX_STACK_DEPTH)
 		nk = COLLECTOR_MAX_STACK_DEPTH;
 	regs = task_user_regs(prev);
-	st->user_ip = st->user_sp = st->user_bp = 0;
 	if (regs) {
 		st->user_ip = BPF_CORE_READ(regs, ip);
 		st->user_sp = BPF_CORE_READ(regs, sp);
 		st->user_bp = BPF_CORE_READ(regs, bp);
 	}
+	python = walk_python && bpf_map_lookup_elem(&python_procs, &tgid);
 	old = bpf_map_lookup_elem(&offcpu_states, &tid);
 	/* The same user registers (ip, sp, bp at kernel entry) as at the
 	 * thread's last switch-out: taken for the same user stack (a loop
@@ -220,51 +259,38 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	 * machine): 5.9 us a run before, 3.4 us after.  A caller above the
 	 * innermost frame pointer that changed while those three stayed equal
 	 * (two callers with frames of the same size calling one function)
-	 * keeps the older stack. */
+	 * keeps the older stack.  A Python thread's Python stack may differ
+	 * under the same native registers (time.sleep called from two
+	 * functions). */
 	if (regs && old && old->user_stack && old->user_ip == st->user_ip &&
-	    old->user_sp == st->user_sp && old->user_bp == st->user_bp &&
-	    /* a Python thread's Python stack may differ under the same
-	     * native registers (time.sleep called from two functions) */
-	    !(walk_python && bpf_map_lookup_elem(&python_procs, &tgid))) {
+	    old->user_sp == st->user_sp && old->user_bp == st->user_bp && !python) {
 		st->user_stack = old->user_stack;
 		st->kernel_stack = offcpu_put_stack(sc, 0, nk, 0, 0);
-		goto keep;
+		st->start_ns = bpf_ktime_get_ns();
+		if (bpf_map_update_elem(&offcpu_states, &tid, st, BPF_ANY) != 0)
+			count(COLLECTOR_CNT_OFFCPU_NO_STATE);
+		return;
+	}
+	if (!regs) {
+		offcpu_switch_out_end(sc, st, nk, 0, tgid, tid, false);
+		return;
 	}
 	/* the walk the samples get (user_stack_walk(): prev is the current
-	 * task): the unwind tables, else frame pointers; before the image's
-	 * table, a copy for user space */
-	if (regs)
-		nu = user_stack_walk_java(sc, nk, st->user_ip, st->user_sp, st->user_bp);
-	if (regs && cfi_mode) {
-		/* a Python thread's stack is its Python frames, which a copy
-		 * does not carry (python_frames() below reads them): it keeps
-		 * the frame-pointer walk (test_python_offcpu lost 40 ms of a
-		 * 400 ms sleep to a copy) */
-		if (nu == UNWIND_COPY_STACK &&
-		    !(walk_python && bpf_map_lookup_elem(&python_procs, &tgid))) {
-			/* a thread's records come in order (its copy, then
-			 * its time): a number unlike its previous one is
-			 * enough, the switch-out's time in ns, odd */
-			st->copy_seq = (u32)bpf_ktime_get_ns() | 1;
-			if (offcpu_stack_copy(tgid, tid, nk, st->copy_seq) == 0)
-				goto keep;
-			/* the ring full: the frame-pointer walk */
-			st->copy_seq = 0;
-		}
+	 * task): the unwind tables, else frame pointers.  A JVM's frames and
+	 * a Python thread's are their runtime's walk's, a program of its own
+	 * (runtime_walk_offcpu(): the stack cut where it would begin while
+	 * that is not loaded). */
+	nu = user_stack_walk(sc, nk, st->user_ip, st->user_sp, st->user_bp);
+	if (nu == UNWIND_RUNTIME_WALK) {
+		runtime_walk_offcpu(ctx, sc, sc->walk.runtime, nk, sc->walk.n);
+		nu = sc->walk.n & 255;
+	} else if (python) {
 		if (nu == UNWIND_COPY_STACK)
 			nu = unwind_fp_walk(sc, nk, st->user_ip, st->user_sp, st->user_bp) & 255;
+		if (nu)
+			runtime_walk_offcpu(ctx, sc, COLLECTOR_FRAME_PYTHON, nk, nu);
 	}
-	if (nu > COLLECTOR_MAX_STACK_DEPTH)
-		nu = COLLECTOR_MAX_STACK_DEPTH;
-	/* where a Python thread waits, by Python stack (python.bpf.h) */
-	if (nu)
-		nu += python_frames(sc, nk + nu, COLLECTOR_MAX_STACK_DEPTH - nu, tgid, prev);
-	st->kernel_stack = offcpu_put_stack(sc, 0, nk, 0, 0);
-	st->user_stack = offcpu_put_stack(sc, nk, nu, tgid, tid);
-keep:
-	st->start_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&offcpu_states, &tid, st, BPF_ANY) != 0)
-		count(COLLECTOR_CNT_OFFCPU_NO_STATE);
+	offcpu_switch_out_end(sc, st, nk, nu, tgid, tid, python);
 }
 
 static __always_inline void offcpu_switch_in(struct task_struct *next, u32 tgid, u32 tid)
@@ -306,17 +332,19 @@ static __always_inline void offcpu_switch_in(struct task_struct *next, u32 tgid,
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch_offcpu, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	u32 pid = BPF_CORE_READ(prev, pid);
+	u32 pid = BPF_CORE_READ(next, pid);
 
-	if (pid && is_target(BPF_CORE_READ(prev, tgid)))
-		offcpu_switch_out(ctx, prev, pid);
-	pid = BPF_CORE_READ(next, pid);
+	/* next's first: prev's switch-out may end in a runtime's walk (a
+	 * tail call, which does not come back) */
 	if (pid) {
 		u32 tgid = BPF_CORE_READ(next, tgid);
 
 		if (is_target(tgid))
 			offcpu_switch_in(next, tgid, pid);
 	}
+	pid = BPF_CORE_READ(prev, pid);
+	if (pid && is_target(BPF_CORE_READ(prev, tgid)))
+		offcpu_switch_out(ctx, prev, pid);
 	return 0;
 }
 

@@ -32,11 +32,13 @@
  * programs only.  Each walk's reads are chosen by a constant, so that a
  * program that is not sleepable never holds that helper.
  *
- * The sampler's walk is sample_python (sample.bpf.c), a program loaded
- * when the run meets its first interpreter and reached by tail call: not
- * verified at every start.  The off-CPU walks carry it inline
- * (walk_python: false with COLLECTOR_NO_PYTHON_WALK).  The frames it
- * places are marked for runtime_frames_notice() (runtime.bpf.h).
+ * The sampler's walk is sample_python (sample_runtimes.bpf.h), the
+ * switch-out's offcpu_python (offcpu_runtimes.bpf.h): programs loaded
+ * when the run meets its first interpreter and reached by tail call, not
+ * verified at every start.  The off-CPU window's walk of threads found
+ * blocked carries it inline (walk_python: false with
+ * COLLECTOR_NO_PYTHON_WALK).  The frames it places are marked for
+ * runtime_frames_notice() (runtime.bpf.h).
  *
  * Included by sample.bpf.c after struct sample_scratch and count().
  */

@@ -15,7 +15,8 @@
  * A runtime's walk of samples is a program of its own (sample_runtimes.bpf.h),
  * reached from on_sample by runtime_walk(): a tail call through
  * runtime_walks, by frame kind, which falls through while that program
- * is not loaded.
+ * is not loaded; its walk of a switch-out's stack (--off-cpu) another
+ * (offcpu_runtimes.bpf.h), reached by runtime_walk_offcpu().
  *
  * Included by sample.bpf.c after struct sample_scratch and count().
  */
@@ -87,16 +88,42 @@ struct {
 	__type(value, u32);
 } runtime_walks SEC(".maps");
 
-/* The walk of a runtime's frames for sc's sample, by tail call (it ends
- * the sample); when that runtime's program is not loaded yet, the call
- * falls through and the sample goes on without it. */
-static __always_inline void runtime_walk(void *ctx, struct sample_scratch *sc, u32 kind, u32 nk,
-					 u32 nu)
+/* The same walks of a switch-out's stack (--off-cpu): programs on
+ * sched_switch, reached from on_switch_offcpu (offcpu_runtimes.bpf.h),
+ * loaded with the sampler's.  An array of their own: a program array
+ * holds programs of one type and attach point. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 16);
+	__type(key, u32);
+	__type(value, u32);
+} offcpu_runtime_walks SEC(".maps");
+
+/* The walk of a runtime's frames for the stack in sc (nk kernel frames,
+ * nu native user frames so far), by tail call through walks (it ends the
+ * program); when that runtime's program is not loaded yet, the call falls
+ * through and the stack goes on without it. */
+static __always_inline void runtime_walk_in(void *ctx, void *walks, struct sample_scratch *sc,
+					    u32 kind, u32 nk, u32 nu)
 {
 	sc->e.n_kernel = nk;
 	sc->e.n_user = nu;
-	bpf_tail_call(ctx, &runtime_walks, kind);
+	bpf_tail_call(ctx, walks, kind);
 	count(COLLECTOR_CNT_RUNTIME_UNLOADED);
+}
+
+/* A sample's (on_sample). */
+static __always_inline void runtime_walk(void *ctx, struct sample_scratch *sc, u32 kind, u32 nk,
+					 u32 nu)
+{
+	runtime_walk_in(ctx, &runtime_walks, sc, kind, nk, nu);
+}
+
+/* A switch-out's (on_switch_offcpu). */
+static __always_inline void runtime_walk_offcpu(void *ctx, struct sample_scratch *sc, u32 kind,
+						u32 nk, u32 nu)
+{
+	runtime_walk_in(ctx, &offcpu_runtime_walks, sc, kind, nk, nu);
 }
 
 #endif /* COLLECTOR_RUNTIME_BPF_H */

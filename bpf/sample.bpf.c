@@ -296,38 +296,24 @@ static __always_inline u32 user_frames_fp(struct sample_scratch *sc, u32 first, 
  * sc->frames from nk on: with cfi the unwind tables (UNWIND_COPY_STACK
  * before the image's table: the caller copies the stack for user space),
  * else frame pointers.  The one walk of the sampler and of the off-CPU
- * switch-out (the switched-out task is the current one there): java says
- * whether a JVM's frames are walked in it (the off-CPU walk) or left to
- * the JVM's program (the sampler: UNWIND_RUNTIME_WALK).  Global
- * functions: each program verifies the one it calls once, not once per
- * state of its callers (on_switch_offcpu 131 641 instructions with it
- * inlined).  Returns the frames, or UNWIND_COPY_STACK or
+ * switch-out (the switched-out task is the current one there); at a JVM's
+ * code it stops (UNWIND_RUNTIME_WALK) for the JVM's program, which goes
+ * on from there.  A global function: each program verifies it once, not
+ * once per state of its callers (on_switch_offcpu 131 641 instructions
+ * with it inlined).  Returns the frames, or UNWIND_COPY_STACK or
  * UNWIND_RUNTIME_WALK; the caller bounds it.
  */
-static __always_inline u32 user_stack_walk_in(struct sample_scratch *sc, u32 nk, u64 ip, u64 sp,
-					      u64 bp, bool java)
+__noinline u32 user_stack_walk(struct sample_scratch *sc, u32 nk, u64 ip, u64 sp, u64 bp)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
+	if (!sc)
+		return 0;
 	nk &= 127;
 	if (cfi_mode)
-		return user_frames_cfi(sc, nk, tgid, task, ip, sp, bp, true, java);
+		return user_frames_cfi(sc, nk, tgid, task, ip, sp, bp, true);
 	return user_frames_fp(sc, nk, ip, sp, bp, -1);
-}
-
-__noinline u32 user_stack_walk(struct sample_scratch *sc, u32 nk, u64 ip, u64 sp, u64 bp)
-{
-	if (!sc)
-		return 0;
-	return user_stack_walk_in(sc, nk, ip, sp, bp, false);
-}
-
-__noinline u32 user_stack_walk_java(struct sample_scratch *sc, u32 nk, u64 ip, u64 sp, u64 bp)
-{
-	if (!sc)
-		return 0;
-	return user_stack_walk_in(sc, nk, ip, sp, bp, true);
 }
 
 /* The user registers a frame-pointer walk starts from: the sample's own in
@@ -749,3 +735,4 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 #include "offcpu.bpf.h"
 #include "offcpu_window.bpf.h"
+#include "offcpu_runtimes.bpf.h"

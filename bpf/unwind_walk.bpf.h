@@ -3,10 +3,9 @@
  * --call-graph cfi: the walk of a user stack with the unwind tables
  * (unwind.bpf.h: the maps, the searches).
  *
- * The walk is written once, in two forms: the sampler's stops at a JVM's
- * code (UNWIND_RUNTIME_WALK) for the JVM's program, which goes on with
- * unwind_walk_resume(); the off-CPU walk's (java) steps the JVM's frames
- * itself.
+ * The walk is written once: it stops at a JVM's code (UNWIND_RUNTIME_WALK)
+ * for the JVM's programs (of samples, of switch-outs), which go on with
+ * unwind_walk_resume() and step the JVM's frames themselves.
  *
  * Each frame is one call of unwind_frame(), a global function, which the
  * verifier checks once on its own; the walk's state is in the scratch
@@ -156,15 +155,16 @@ __noinline long unwind_frame(struct sample_scratch *sc, struct collector_unwind_
 	return unwind_native_frame(sc, p, lp, k);
 }
 
-/* Frame k of a walk with the JVM's frames in it: by the JVM's walk (hp,
- * or NULL) when sc->walk.pc is in its code cache, else native. */
+/* Frame k of a walk with the JVM's frames in it (the JVM's programs'):
+ * by the JVM's walk (hp, or NULL) when sc->walk.pc is in its code cache,
+ * else native. */
 __noinline long unwind_frame_java(struct sample_scratch *sc, struct collector_unwind_proc *p,
 				  struct collector_unwind_learned *lp,
 				  struct collector_hotspot_proc *hp, u32 k)
 {
 	if (!sc || k >= COLLECTOR_MAX_STACK_DEPTH)
 		return 1;
-	if (walk_java && hp && hs_in_code_cache(hp, sc->walk.pc))
+	if (hp && hs_in_code_cache(hp, sc->walk.pc))
 		return hotspot_frame(sc, hp, k);
 	return unwind_native_frame(sc, p, lp, k);
 }
@@ -203,7 +203,8 @@ struct cfi_loop {
 
 /* Frame k0 + i (sc->walk.k0): each frame before it was written (else the
  * walk ended).  k0 is in the scratch, not in the loop's context: 8 bytes
- * more of the BPF stack put the off-CPU walk's calls past 512. */
+ * more of the BPF stack put the off-CPU walk's calls past 512 when it
+ * stepped the JVM's frames itself. */
 static long unwind_step(u32 i, void *data)
 {
 	struct cfi_loop *l = data;
@@ -261,13 +262,12 @@ static __always_inline u32 unwind_walk_end(struct sample_scratch *sc, u32 tgid,
  * walk, or the frame-pointer step at that mapping.  A process whose
  * mapping table is full (COLLECTOR_UNWIND_MAX_MAPS) keeps the
  * frame-pointer walk: its PCs past the table would be copied forever.
- * java: the JVM's frames are walked here (the off-CPU walk, with
- * walk_java); else the walk stops at a JVM's code and returns
- * UNWIND_RUNTIME_WALK for its program (unwind_walk_resume()).
+ * At a JVM's code (hand_off_java) the walk stops and returns
+ * UNWIND_RUNTIME_WALK for the JVM's program (unwind_walk_resume()).
  */
 static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first, u32 tgid,
 					   struct task_struct *task, u64 ip, u64 sp, u64 bp,
-					   bool copy_instead, bool java)
+					   bool copy_instead)
 {
 	struct cfi_walk *w = &sc->walk;
 	struct cfi_loop l = { .sc = sc };
@@ -278,7 +278,7 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	l.proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	l.learned = unwind_learned_of(tgid);
 	l.hotspot = NULL;
-	if (java ? walk_java : hand_off_java)
+	if (hand_off_java)
 		l.hotspot = bpf_map_lookup_elem(&hotspot_procs, &tgid);
 	w->hs.in_java = 0;
 	w->runtime = 0;
@@ -301,10 +301,7 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	/* A pc in a JVM's code cache: the walk is the JVM's program's from
 	 * the first frame on.  l.hotspot is never tested here for NULL: the
 	 * verifier would walk the rest of the function once for each answer
-	 * (13 000 instructions more).  The sampler's walk keeps the answer
-	 * across the stack's copy (8 bytes of its BPF stack); the off-CPU
-	 * walk's (java), whose calls are at the BPF stack's 512 bytes, does
-	 * not. */
+	 * (13 000 instructions more). */
 	in_jvm = unwind_in_code_cache(l.hotspot, ip);
 	/* no mapping, or one whose image has no table yet (a JVM's code
 	 * cache has none: its frames are the JVM walk's) */
@@ -319,12 +316,12 @@ static __always_inline u32 user_frames_cfi(struct sample_scratch *sc, u32 first,
 	w->copy_len = copy_stack_top(sc, sp);
 	unwind_uretprobes_of(w, (u64)BPF_CORE_READ(task, utask), w->mm);
 	sc->frames[first & 255] = ip;
-	if (!java && in_jvm) {
+	if (in_jvm) {
 		w->runtime = COLLECTOR_FRAME_JAVA;
 		return UNWIND_RUNTIME_WALK;
 	}
-	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, java ? unwind_step_java : unwind_step, &l, 0);
-	if (!java && w->runtime)
+	bpf_loop(COLLECTOR_MAX_STACK_DEPTH - 1, unwind_step, &l, 0);
+	if (w->runtime)
 		return UNWIND_RUNTIME_WALK;
 	return unwind_walk_end(sc, tgid, l.proc, copy_instead);
 }

@@ -156,14 +156,14 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	 * short of its deepest) needs; a copy stops at the stack's top */
 	s->skel->rodata->stack_bytes = cfg->cfi ? CFI_FALLBACK_STACK_BYTES : cfg->stack_bytes;
 	s->skel->rodata->cfi_mode = cfg->cfi;
-	/* the runtimes' walks of samples are programs loaded when their
-	 * first process is met (loader/runtime_procs.c); the off-CPU walk
-	 * carries the JVM's when a target runs one at the start */
+	/* the runtimes' walks (of samples, of switch-outs) are programs
+	 * loaded when their first process is met (loader/runtime_procs.c) */
 	s->skel->rodata->hand_off_java = cfg->walk_kinds & 1u << COLLECTOR_FRAME_JAVA;
-	s->skel->rodata->walk_java = cfg->offcpu_walk_kinds & 1u << COLLECTOR_FRAME_JAVA;
 	s->skel->rodata->walk_python = cfg->walk_kinds & 1u << COLLECTOR_FRAME_PYTHON;
 	bpf_program__set_autoload(s->skel->progs.sample_java, false);
 	bpf_program__set_autoload(s->skel->progs.sample_python, false);
+	bpf_program__set_autoload(s->skel->progs.offcpu_java, false);
+	bpf_program__set_autoload(s->skel->progs.offcpu_python, false);
 	/* the program finds the mappings of a process without a table in
 	 * its VMAs (bpf/unwind_learn.bpf.h); off for the tests and
 	 * benchmarks that compare with the copies for user space */

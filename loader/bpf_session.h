@@ -41,9 +41,6 @@ struct bpf_session_config {
 	/* ... those loaded at the start, before sampling: a -p target runs
 	 * the runtime now (runtimes_walks_needed()) */
 	uint32_t ahead_walk_kinds;
-	/* ... and those the off-CPU walk carries from the start, verified
-	 * with it: these, or every one with -a and -- COMMAND */
-	uint32_t offcpu_walk_kinds;
 	unsigned int cfi_rows;     /* rows (and page index entries) the tables may grow to */
 	unsigned int stack_bytes;
 	/* CPU samples summed in the kernel by stack (bpf/sample_agg.bpf.h),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The language runtimes' per-process entries for the sampling program,
- * and their walks of samples, loaded when met:
+ * and their walks (of samples; of switch-outs with --off-cpu), loaded
+ * when met:
  * each runtime's map, by tgid, found by the runtime's frame kind
  * (COLLECTOR_FRAME_PYTHON: python_procs, struct collector_python_proc,
  * bpf/python.bpf.h).  runtimes/ decides what an entry holds; session/
@@ -18,8 +19,9 @@
 
 /* Sets (replaces) process tgid's entry in the map of frame_kind; size
  * must be that map's value size.  The first entry of a kind loads its
- * walk of samples (bpf/sample.bpf.c's runtime_walks: the object loaded
- * again with that program alone, tens of ms of the verifier, once a run;
+ * walks (bpf/runtime.bpf.h's runtime_walks and offcpu_runtime_walks: the
+ * object loaded again with those programs alone, tens of ms of the
+ * verifier, once a run;
  * from the caller's thread, the one that drains).  0, -EINVAL (no such
  * map, a wrong size), or a negative errno of the load (said on stderr
  * once; the entry is not set, so the runtime falls back) or of the

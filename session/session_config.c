@@ -88,10 +88,8 @@ void session_config_of(const struct collector_options *opts, struct bpf_session_
 
 	if (!cfg->ring_bytes)
 		cfg->ring_bytes = ring_bytes_for(cfg, opts);
-	/* every runtime's walk of samples, loaded when its first process is
-	 * met; the off-CPU walk carries those a target may run now (-p's
-	 * targets as they are, any process with -a or -- COMMAND), verified
-	 * at the start with it */
+	/* every runtime's walks (of samples, of switch-outs with --off-cpu),
+	 * loaded when its first process is met */
 	cfg->walk_kinds = runtimes_walks_needed(runtime_registry, NULL, 0, true);
 	if (opts->no_jvm_walk)
 		cfg->walk_kinds &= ~runtimes_kind_named(runtime_registry, "jvm");
@@ -103,6 +101,4 @@ void session_config_of(const struct collector_options *opts, struct bpf_session_
 	cfg->ahead_walk_kinds =
 		cfg->walk_kinds & runtimes_walks_needed(runtime_registry, opts->pids,
 							(size_t)opts->n_pids, false);
-	cfg->offcpu_walk_kinds =
-		opts->all_cpus || opts->command ? cfg->walk_kinds : cfg->ahead_walk_kinds;
 }

@@ -12,7 +12,8 @@
 # asks nothing; a map older than the JVM (an earlier process's of the same
 # pid) is no agent's: the JVM is asked.  The summary says each JVM was not
 # walked.  A -p target that becomes a JVM after the run began is walked
-# (the JVM's walk loaded when the run meets it).
+# (the JVM's walks, of samples and of switch-outs, loaded when the run
+# meets it).
 . tests/integration/lib.sh
 need_root
 command -v java >/dev/null || skip "java missing (openjdk-17-jdk-headless)"
@@ -32,8 +33,18 @@ public class Kestrel {
         for (int i = 0; i < n; i++) s += Math.sqrt(i);
         return s;
     }
+    // Kestrel SECONDS naps: a thread sleeps 5 ms at a time besides
+    static void napOnce() throws InterruptedException { Thread.sleep(5); }
+    static void naps() {
+        try { for (;;) napOnce(); } catch (InterruptedException e) { }
+    }
     public static void main(String[] args) throws Exception {
         long end = System.nanoTime() + (long)(Double.parseDouble(args[0]) * 1e9);
+        if (args.length > 1) {
+            Thread t = new Thread(Kestrel::naps, "kestrel-naps");
+            t.setDaemon(true);
+            t.start();
+        }
         long[] a = new long[4096];
         long t = 0;
         while (System.nanoTime() < end) { t += hotMix(a, 50); t += (long)coldSum(20000); }
@@ -204,13 +215,14 @@ else
 fi
 
 # a -p target that becomes a JVM once sampling runs (a shell that execs
-# java when told): the JVM's walk is loaded when the run meets it, and its
-# hot method stands on main in its stacks
-sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done; exec java -cp "$2" Kestrel 2 >/dev/null' \
+# java when told): the JVM's walks are loaded when the run meets it, its
+# hot method stands on main in its stacks, and (--off-cpu) a thread that
+# sleeps again and again waits in Thread.sleep under its Java frames
+sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done; exec java -cp "$2" Kestrel 2 naps >/dev/null' \
 	sh "$TMP/go" "$TMP" &
 later=$!
 add_cleanup "kill $later 2>/dev/null"
-"$COLLECTOR" -p "$later" -d 20 -o "$TMP/out6" >/dev/null 2>"$TMP/summary6" &
+"$COLLECTOR" --off-cpu -p "$later" -d 20 -o "$TMP/out6" >/dev/null 2>"$TMP/summary6" &
 c6=$!
 wait_sampling "$c6" || fail "the collector on the shell did not start sampling"
 touch "$TMP/go"
@@ -222,6 +234,10 @@ grep -q "java            1 JVM walked" "$TMP/summary6" ||
 grep -F "$HOT" "$TMP/out6/collector.folded" | grep -qF "void Kestrel.main(java.lang.String[]);" ||
 	{ grep -F "$HOT" "$TMP/out6/collector.folded" | head -5
 	  fail "a JVM started after -p began: $HOT not on Kestrel.main"; }
+grep -F "void Kestrel.napOnce();void java.lang.Thread.sleep(long)" "$TMP/out6/off-cpu/collector.folded" |
+	grep -qF "void Kestrel.naps();" ||
+	{ grep -F "kestrel-naps" "$TMP/out6/off-cpu/collector.folded" | head -5
+	  fail "a JVM started after -p began: its thread's sleeps not under Kestrel.naps off the CPU"; }
 
 # JIT code of a process that is not a JVM: left alone, said so
 if command -v node >/dev/null; then

@@ -429,8 +429,9 @@ enum collector_counter {
 	COLLECTOR_CNT_HS_BAD_FRAME,       /* ... stopped: a read failed, or the stack
 					   * did not grow */
 	COLLECTOR_CNT_HS_LIMIT,           /* ... stopped: COLLECTOR_HOTSPOT_MAX_FRAMES */
-	COLLECTOR_CNT_RUNTIME_UNLOADED,   /* samples that met a runtime before its walk's
-					   * program was loaded: taken without its frames */
+	COLLECTOR_CNT_RUNTIME_UNLOADED,   /* samples and switch-outs (--off-cpu) that met
+					   * a runtime before its walk's program was
+					   * loaded: taken without its frames */
 	COLLECTOR_CNT_MAX,
 };
 

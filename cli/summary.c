@@ -442,8 +442,8 @@ void summary_print(FILE *out, const struct model *m, const struct summary_figure
 	/* a runtime's walk is loaded at its first process: samples in that
 	 * moment, or all of them when it could not load */
 	if (model_stat_value(m, MODEL_STAT_RUNTIME_WALK_UNLOADED))
-		fprintf(out, "  runtimes        %llu samples met a language runtime's code before its "
-			"walk was loaded: their stacks end at its first frame\n",
+		fprintf(out, "  runtimes        %llu samples or switch-outs met a language runtime's "
+			"code before its walk was loaded: their stacks end at its first frame\n",
 			(unsigned long long)model_stat_value(m, MODEL_STAT_RUNTIME_WALK_UNLOADED));
 	if (m->traced.len)
 		print_traced(out, m);

@@ -199,18 +199,10 @@ public final class JavaShares {
         long[] spent = new long[4];
         long total = 0, x = 0, t;
         boolean isReady = false;
-        // Each call's size varies around 5, 3 and 2 rows (a fixed
-        // pseudo-random sequence): with sizes fixed, a round took the same
-        // time again and again and a periodic sampler fell on the same
-        // points of it for long stretches, which moved a share by up to 3
-        // points in a run.
-        int seq = 1;
         for (int round = 0;; round++) {
-            seq = seq * 1103515245 + 12345;
-            int r = (seq >>> 16) & 0x7fff, na = 3 + r % 5, nb = 1 + (r / 5) % 5, ng = 1 + (r / 25) % 3;
-            t = mx.getCurrentThreadCpuTime(); x += Shares.alpha(a, na); spent[0] += mx.getCurrentThreadCpuTime() - t; // LINE:call-alpha
-            t = mx.getCurrentThreadCpuTime(); x += Shares.beta(a, nb); spent[1] += mx.getCurrentThreadCpuTime() - t; // LINE:call-beta
-            t = mx.getCurrentThreadCpuTime(); x += Shares.gamma(a, ng); spent[2] += mx.getCurrentThreadCpuTime() - t; // LINE:call-gamma
+            t = mx.getCurrentThreadCpuTime(); x += Shares.alpha(a, 5); spent[0] += mx.getCurrentThreadCpuTime() - t; // LINE:call-alpha
+            t = mx.getCurrentThreadCpuTime(); x += Shares.beta(a, 3); spent[1] += mx.getCurrentThreadCpuTime() - t; // LINE:call-beta
+            t = mx.getCurrentThreadCpuTime(); x += Shares.gamma(a, 2); spent[2] += mx.getCurrentThreadCpuTime() - t; // LINE:call-gamma
             if (deopt) {
                 t = mx.getCurrentThreadCpuTime(); x += Shares.delta(shape, a); spent[3] += mx.getCurrentThreadCpuTime() - t; // LINE:call-delta
                 if (second == null && total >= limit / 2)

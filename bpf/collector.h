@@ -432,6 +432,9 @@ enum collector_counter {
 	COLLECTOR_CNT_RUNTIME_UNLOADED,   /* samples and switch-outs (--off-cpu) that met
 					   * a runtime before its walk's program was
 					   * loaded: taken without its frames */
+	COLLECTOR_CNT_HS_FACTS_HIT,       /* JVM walks: return addresses' code blobs
+					   * from the cache (hotspot_blob_facts) */
+	COLLECTOR_CNT_HS_FACTS_STALE,     /* ... whose blob was gone: dropped, read */
 	COLLECTOR_CNT_MAX,
 };
 

@@ -41,6 +41,47 @@ struct hs_regs {
 	u64 pc, sp, fp;
 };
 
+/* What a step needs of a blob, from its head (bpf/hotspot.h, step 3). */
+struct hs_blob_facts {
+	u64 blob;
+	u64 name8;          /* the first 8 bytes of its name: its kind */
+	u64 check;          /* what tells it still stands at blob: its compile
+			     * id (an nmethod's: unique in the JVM's life), else
+			     * its name pointer */
+	u64 deopt_handler;  /* an nmethod's */
+	u64 code_begin, code_end;
+	s32 frame_size;
+	s32 compile_id;
+	s32 orig_pc_offset;
+	u32 pad;
+};
+
+struct hs_blob_key {
+	u32 tgid;
+	u32 pad;
+	u64 pc;
+};
+
+/*
+ * The facts of the blob of a return address in a JVM's code, by process
+ * and pc, kept by the JVM's programs: most return addresses come again
+ * sample after sample (a call site's), and their blob costs the segment
+ * map's hops, the blob's head (128-192 bytes) and its name otherwise.  A
+ * hit reads one word of the blob to check that it still stands there
+ * (code freed and another blob put in its place: the entry is dropped).
+ * The walks' own: the loader gives the object loaded at the start one
+ * entry, and the JVM's walks (loaded when met) theirs.  Not for first
+ * frames: an interrupted pc is any instruction, and its frame may be
+ * partial (the code at pc read).
+ */
+#define HS_BLOB_FACTS_ENTRIES 8192
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, HS_BLOB_FACTS_ENTRIES);
+	__type(key, struct hs_blob_key);
+	__type(value, struct hs_blob_facts);
+} hotspot_blob_facts SEC(".maps");
+
 /* What a step reads, in map memory: more than the BPF stack holds. */
 struct hotspot_scratch {
 	u8 blob[COLLECTOR_HOTSPOT_BLOB_READ]; /* the blob's head */
@@ -52,6 +93,8 @@ struct hotspot_scratch {
 	u8 pad[7];
 	struct hs_regs regs; /* the step's registers */
 	u64 orig_pc;      /* a deoptimized frame's pc, as saved */
+	struct hs_blob_facts facts; /* the frame's blob */
+	struct hs_blob_key key;     /* its pc's in hotspot_blob_facts */
 };
 
 #endif /* COLLECTOR_HOTSPOT_BPF_H */

@@ -123,6 +123,60 @@ static __always_inline int hs_read_blob(const struct collector_hotspot_proc *p,
 	return bpf_probe_read_user(&s->name8, 8, (void *)hs_u64(s, p->blob_name)) ? -1 : 0;
 }
 
+static __always_inline bool hs_is_nmethod(u64 name8)
+{
+	return name8 == COLLECTOR_HS_NAME_NMETHOD || name8 == COLLECTOR_HS_NAME_NATIVE_NMETHOD;
+}
+
+/* s->facts from the head just read of blob (hs_read_blob()); the fields
+ * of an nmethod are garbage for another blob, and unused. */
+static __always_inline void hs_facts_of_head(const struct collector_hotspot_proc *p,
+					     struct hotspot_scratch *s, u64 blob)
+{
+	struct hs_blob_facts *f = &s->facts;
+
+	f->blob = blob;
+	f->name8 = s->name8;
+	f->frame_size = hs_i32(s, p->blob_frame_size);
+	f->compile_id = hs_i32(s, p->nm_compile_id);
+	f->orig_pc_offset = hs_i32(s, p->nm_orig_pc_offset);
+	f->pad = 0;
+	f->deopt_handler = hs_blob_ptr(p, s, blob, p->nm_deopt_handler);
+	f->code_begin = hs_blob_ptr(p, s, blob, p->blob_code_begin);
+	f->code_end = hs_blob_ptr(p, s, blob, p->blob_code_end);
+	f->check = hs_is_nmethod(f->name8) ? (u64)(u32)f->compile_id : hs_u64(s, p->blob_name);
+}
+
+/* The facts of the blob of return address pc from hotspot_blob_facts into
+ * s->facts (s->key set for them either way): true when they were there
+ * and the blob still stands, checked by one read (its compile id, or its
+ * name pointer); an entry whose blob is gone is dropped. */
+static __always_inline bool hs_facts_cached(const struct collector_hotspot_proc *p,
+					    struct hotspot_scratch *s, u64 pc)
+{
+	struct hs_blob_facts *f;
+	u64 now = 0;
+	u16 off;
+
+	s->key.tgid = bpf_get_current_pid_tgid() >> 32;
+	s->key.pad = 0;
+	s->key.pc = pc;
+	f = bpf_map_lookup_elem(&hotspot_blob_facts, &s->key);
+	if (!f)
+		return false;
+	s->facts = *f;
+	off = hs_is_nmethod(s->facts.name8) ? p->nm_compile_id : p->blob_name;
+	if (!bpf_probe_read_user(&now, hs_is_nmethod(s->facts.name8) ? 4 : 8,
+				 (void *)(s->facts.blob + off)) &&
+	    now == s->facts.check) {
+		count(COLLECTOR_CNT_HS_FACTS_HIT);
+		return true;
+	}
+	bpf_map_delete_elem(&hotspot_blob_facts, &s->key);
+	count(COLLECTOR_CNT_HS_FACTS_STALE);
+	return false;
+}
+
 /* The next frame's registers. */
 /* An interpreted frame: Method* and bcp from the frame at fp.  0, or -1. */
 static __always_inline int hs_step_interpreter(const struct collector_hotspot_proc *p,
@@ -163,10 +217,10 @@ static __always_inline int hs_step_interpreter(const struct collector_hotspot_pr
  * method's prologue or epilogue: 8 (the return address at sp), 16 (rbp
  * pushed above it), or 0 (the frame is whole). */
 static __always_inline int hs_partial_frame(const struct collector_hotspot_proc *p,
-					    struct hotspot_scratch *s, u64 blob, u64 pc)
+					    struct hotspot_scratch *s, u64 pc)
 {
 	u8 *c = s->code, before = 0;
-	u64 begin = hs_blob_ptr(p, s, blob, p->blob_code_begin);
+	u64 begin = s->facts.code_begin;
 	s32 complete;
 
 	if (bpf_probe_read_user(c, 8, (void *)pc))
@@ -195,11 +249,10 @@ static __always_inline int hs_partial_frame(const struct collector_hotspot_proc 
 /* A frame of frame_size words from sp (a compiled method, a runtime
  * stub).  0, or -1. */
 static __always_inline int hs_step_sized(const struct collector_hotspot_proc *p,
-					 struct hotspot_scratch *s, u64 blob, struct hs_regs *r,
-					 bool first)
+					 struct hotspot_scratch *s, struct hs_regs *r, bool first)
 {
-	s32 size = hs_i32(s, p->blob_frame_size);
-	int partial = first ? hs_partial_frame(p, s, blob, r->pc) : 0;
+	s32 size = s->facts.frame_size;
+	int partial = first ? hs_partial_frame(p, s, r->pc) : 0;
 	u64 csp, w[2];
 
 	if (size <= 0 || size > HS_FP_RANGE / 8)
@@ -221,7 +274,7 @@ static __always_inline int hs_step_unsized(struct hotspot_scratch *s, struct hs_
 					   bool first)
 {
 	/* "StubRout": "StubRoutines (1)" and the like build rbp frames */
-	bool stub_routines = s->name8 == 0x74756f5262757453ULL;
+	bool stub_routines = s->facts.name8 == 0x74756f5262757453ULL;
 	u64 w[2];
 
 	if ((!first || stub_routines) && r->fp >= r->sp && r->fp < r->sp + HS_FP_RANGE) {
@@ -244,9 +297,10 @@ static __always_inline int hs_step_unsized(struct hotspot_scratch *s, struct hs_
 static __noinline long hotspot_frame(struct sample_scratch *sc, struct collector_hotspot_proc *p, u32 k)
 {
 	struct hotspot_scratch *s;
+	struct hs_blob_facts *f;
 	struct cfi_walk *w;
 	struct hs_regs *r;
-	u64 blob = 0, frame, pc;
+	u64 blob, frame, pc;
 	bool first, interp;
 	int err;
 
@@ -254,6 +308,7 @@ static __noinline long hotspot_frame(struct sample_scratch *sc, struct collector
 		return 1;
 	w = &sc->walk;
 	s = &w->hs;
+	f = &s->facts;
 	/* the registers and the deoptimized pc in map memory: the BPF
 	 * stack of the calls above it came to 512 bytes */
 	r = &s->regs;
@@ -270,7 +325,9 @@ static __noinline long hotspot_frame(struct sample_scratch *sc, struct collector
 	frame = pc; /* a stub: a native frame in the code cache */
 	/* the interpreter's code is known: no blob to look up for it */
 	interp = p->interp_end && pc >= p->interp_begin && pc < p->interp_end;
-	if (!interp) {
+	/* a return address's blob from the cache, else found and read (and
+	 * kept); a first frame's always read */
+	if (!interp && (first || !hs_facts_cached(p, s, pc))) {
 		blob = hs_find_blob(p, pc);
 		if (!blob) {
 			count(COLLECTOR_CNT_HS_NO_BLOB);
@@ -278,23 +335,25 @@ static __noinline long hotspot_frame(struct sample_scratch *sc, struct collector
 		}
 		if (hs_read_blob(p, s, blob))
 			goto bad;
-		interp = s->name8 == COLLECTOR_HS_NAME_INTERPRETER;
+		hs_facts_of_head(p, s, blob);
+		if (!first)
+			bpf_map_update_elem(&hotspot_blob_facts, &s->key, f, BPF_ANY);
 	}
+	if (!interp)
+		interp = f->name8 == COLLECTOR_HS_NAME_INTERPRETER;
 	if (interp) {
 		err = hs_step_interpreter(p, s, r, first, &frame);
-	} else if (s->name8 == COLLECTOR_HS_NAME_NMETHOD ||
-		   s->name8 == COLLECTOR_HS_NAME_NATIVE_NMETHOD) {
+	} else if (hs_is_nmethod(f->name8)) {
 		/* deoptimized: its pc was saved in the frame */
-		if (pc == hs_blob_ptr(p, s, blob, p->nm_deopt_handler) &&
+		if (pc == f->deopt_handler &&
 		    !bpf_probe_read_user(&s->orig_pc, 8,
-					 (void *)(r->sp + (u64)(s64)hs_i32(s, p->nm_orig_pc_offset))) &&
-		    s->orig_pc >= hs_blob_ptr(p, s, blob, p->blob_code_begin) &&
-		    s->orig_pc < hs_blob_ptr(p, s, blob, p->blob_code_end))
+					 (void *)(r->sp + (u64)(s64)f->orig_pc_offset)) &&
+		    s->orig_pc >= f->code_begin && s->orig_pc < f->code_end)
 			pc = s->orig_pc;
-		frame = COLLECTOR_HS_COMPILED(pc, hs_i32(s, p->nm_compile_id), first);
-		err = hs_step_sized(p, s, blob, r, first);
-	} else if (hs_i32(s, p->blob_frame_size) > 0) {
-		err = hs_step_sized(p, s, blob, r, first);
+		frame = COLLECTOR_HS_COMPILED(pc, f->compile_id, first);
+		err = hs_step_sized(p, s, r, first);
+	} else if (f->frame_size > 0) {
+		err = hs_step_sized(p, s, r, first);
 	} else {
 		err = hs_step_unsized(s, r, first);
 	}

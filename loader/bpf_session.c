@@ -164,6 +164,8 @@ int bpf_session_open(struct bpf_session **out, const struct bpf_session_config *
 	bpf_program__set_autoload(s->skel->progs.sample_python, false);
 	bpf_program__set_autoload(s->skel->progs.offcpu_java, false);
 	bpf_program__set_autoload(s->skel->progs.offcpu_python, false);
+	/* the JVM's walks' cache is theirs (runtime_procs.c) */
+	bpf_map__set_max_entries(s->skel->maps.hotspot_blob_facts, 1);
 	/* the program finds the mappings of a process without a table in
 	 * its VMAs (bpf/unwind_learn.bpf.h); off for the tests and
 	 * benchmarks that compare with the copies for user space */

@@ -80,7 +80,8 @@ static int walk_put(struct bpf_map *walks, unsigned int frame_kind, struct bpf_p
 /*
  * The sampling object opened again with the walks of frame_kind alone to
  * load (of samples, of switch-outs: as the run reaches them): every map
- * but its configuration is the running object's (the same definitions,
+ * but its configuration and the JVM's blob cache is the running object's
+ * (the same definitions,
  * so the programs read and write what on_sample and on_switch_offcpu
  * do); its configuration is a copy of the running one.  The programs are
  * put in runtime_walks and offcpu_runtime_walks.  0, or a negative errno.
@@ -102,6 +103,13 @@ static int load_walk(struct bpf_session *s, unsigned int frame_kind, struct samp
 
 		if (map == skel->maps.rodata)
 			continue;
+		/* the JVM's walks' own cache, shared by the two (one entry
+		 * in another runtime's object, which never reads it) */
+		if (map == skel->maps.hotspot_blob_facts) {
+			if (frame_kind != COLLECTOR_FRAME_JAVA)
+				bpf_map__set_max_entries(map, 1);
+			continue;
+		}
 		running = bpf_object__find_map_by_name(s->skel->obj, bpf_map__name(map));
 		if (!running) {
 			err = -ENOENT;

@@ -186,6 +186,8 @@ static void jvm_counters(struct model *m, const uint64_t *c)
 	model_named_stat_add(m, JVM_STAT_NO_BLOB, c[COLLECTOR_CNT_HS_NO_BLOB]);
 	model_named_stat_add(m, JVM_STAT_BAD_FRAME, c[COLLECTOR_CNT_HS_BAD_FRAME]);
 	model_named_stat_add(m, JVM_STAT_LIMIT, c[COLLECTOR_CNT_HS_LIMIT]);
+	model_named_stat_add(m, JVM_STAT_FACTS_HIT, c[COLLECTOR_CNT_HS_FACTS_HIT]);
+	model_named_stat_add(m, JVM_STAT_FACTS_STALE, c[COLLECTOR_CNT_HS_FACTS_STALE]);
 }
 
 static void jvm_summary(FILE *out, const struct model *m, enum runtime_summary_part part,

@@ -37,13 +37,16 @@ void jvm_report_walks(FILE *out, const struct model *m, const struct jvm_procs_s
 		fprintf(out, "; %llu of %llu samples (%.1f%%) with Java frames; %llu walks, %llu "
 			"stopped early (%llu no code blob at the pc, %llu a bad frame or a read "
 			"failed, %llu at the frame limit); %llu frames unnamed (code freed or "
-			"reused before it was named)\n",
+			"reused before it was named); %llu frames' code blobs from the cache "
+			"(%llu found freed)\n",
 			(unsigned long long)c.with_frames, (unsigned long long)c.samples,
 			c.samples ? 100.0 * c.with_frames / c.samples : 0.0,
 			(unsigned long long)model_named_stat_value(m, JVM_STAT_WALKS),
 			(unsigned long long)(no_blob + bad + limit), (unsigned long long)no_blob,
 			(unsigned long long)bad, (unsigned long long)limit,
-			(unsigned long long)model_named_stat_value(m, JVM_STAT_FRAMES_UNNAMED));
+			(unsigned long long)model_named_stat_value(m, JVM_STAT_FRAMES_UNNAMED),
+			(unsigned long long)model_named_stat_value(m, JVM_STAT_FACTS_HIT),
+			(unsigned long long)model_named_stat_value(m, JVM_STAT_FACTS_STALE));
 		runtime_counts_free(&c);
 	}
 	if (unsupported)

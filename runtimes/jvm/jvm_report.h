@@ -21,6 +21,10 @@
 #define JVM_STAT_NO_BLOB "jvm_walks_stopped_no_blob"
 #define JVM_STAT_BAD_FRAME "jvm_walks_stopped_bad_frame"
 #define JVM_STAT_LIMIT "jvm_walks_stopped_limit"
+/* Java frames whose code blob came from the walk's cache (bpf/hotspot.bpf.h:
+ * hotspot_blob_facts), and cached blobs found gone (code freed) */
+#define JVM_STAT_FACTS_HIT "jvm_blob_facts_cached"
+#define JVM_STAT_FACTS_STALE "jvm_blob_facts_stale"
 /* frames that could not be named (code freed or reused, process gone) */
 #define JVM_STAT_FRAMES_UNNAMED "jvm_frames_unnamed"
 /* JVMs walked; met but not known to the walk (their layout) */

@@ -452,12 +452,16 @@ static void test_counters(void **state)
 	c[COLLECTOR_CNT_HS_NO_BLOB] = 1;
 	c[COLLECTOR_CNT_HS_BAD_FRAME] = 2;
 	c[COLLECTOR_CNT_HS_LIMIT] = 3;
+	c[COLLECTOR_CNT_HS_FACTS_HIT] = 300;
+	c[COLLECTOR_CNT_HS_FACTS_STALE] = 4;
 	jvm_runtime.counters(&m, c);
 	assert_int_equal(model_named_stat_value(&m, "jvm_walks"), 100);
 	assert_int_equal(model_named_stat_value(&m, "jvm_frames"), 450);
 	assert_int_equal(model_named_stat_value(&m, "jvm_walks_stopped_no_blob"), 1);
 	assert_int_equal(model_named_stat_value(&m, "jvm_walks_stopped_bad_frame"), 2);
 	assert_int_equal(model_named_stat_value(&m, "jvm_walks_stopped_limit"), 3);
+	assert_int_equal(model_named_stat_value(&m, "jvm_blob_facts_cached"), 300);
+	assert_int_equal(model_named_stat_value(&m, "jvm_blob_facts_stale"), 4);
 	model_free(&m);
 }
 

@@ -23,7 +23,8 @@
 #   compiled, the JVM walked from its start, its last stacks (at its exit)
 #   named too, the second thread by the name the JVM gave it after it
 #   started;
-# - the summary says the JVMs were walked, not asked for a perf map.
+# - the summary says the JVMs were walked, not asked for a perf map, and
+#   (compiled) that return addresses' code blobs came from the walk's cache.
 . tests/integration/lib.sh
 need_root
 WLJ=$TOP/build/workloads/java
@@ -41,8 +42,9 @@ share_check() { # LABEL FIGURES
 }
 
 # run LABEL JAVA... -- OPTIONS...: JavaShares with OPTIONS until told to
-# stop, profiled for 4 s at 2 999 Hz (collector's own options in
-# $PROFILE_OPTS); the figures in $TMP/LABEL.fig.  12 000 samples of the
+# stop, profiled for $PROFILE_SECONDS s (4; 2 where no share is checked) at
+# 2 999 Hz (collector's own options in $PROFILE_OPTS); the figures in
+# $TMP/LABEL.fig.  12 000 samples of the
 # main thread, 5 600 with the machine busy (its CPU shared): a share's
 # sampling error about 0.7 point there, where 3 points are the bound (2 s
 # gave 2 800 and a run 3.2 points off in CI; at 4 999 Hz alpha came out a
@@ -60,7 +62,7 @@ run() {
 	jpid=$(awk '{ print $2 }' "$TMP/$label.ready")
 	jbg=$BG
 	# shellcheck disable=SC2086
-	"$COLLECTOR" -p "$jpid" -F 2999 -d 4 $PROFILE_OPTS -f pprof -o "$TMP/$label.out" \
+	"$COLLECTOR" -p "$jpid" -F 2999 -d "$PROFILE_SECONDS" $PROFILE_OPTS -f pprof -o "$TMP/$label.out" \
 		>"$TMP/$label.summary" 2>&1 || { cat "$TMP/$label.summary"; fail "$label: collector failed"; }
 	touch "$TMP/$label.stop"
 	wait "$jbg" || fail "$label: JavaShares failed: $(cat "$TMP/$label.stderr")"
@@ -120,6 +122,7 @@ version() { # N JAVA...
 		return
 	fi
 	PROFILE_OPTS=""
+	PROFILE_SECONDS=4
 	run "java$v" "$@" -- --threads
 	common_checks "java$v"
 	f=$TMP/java$v.fig
@@ -132,6 +135,10 @@ version() { # N JAVA...
 	[ "$(value inlined "$f")" -ge $((a / 10)) ] ||
 		bad "java$v: mixRow inlined under alpha in $(value inlined "$f") of $a samples of alpha"
 	grep -q '^thread shares-second omega [1-9]' "$f" || bad "java$v: no sample of omega in thread shares-second"
+	# the return addresses' code blobs come from the walk's cache
+	# (bpf/hotspot.bpf.h: hotspot_blob_facts) once met
+	grep -Eq "; [1-9][0-9]* frames' code blobs from the cache" "$TMP/java$v.summary" ||
+		bad "java$v: no frame's code blob from the walk's cache: $(grep 'JVM walked' "$TMP/java$v.summary")"
 
 	# -- java on 17 (the session's path, not a layout's: one JDK is enough)
 	if [ "$v" = 17 ] && [ "${SUITE:-}" != integration-san ]; then
@@ -147,6 +154,7 @@ version() { # N JAVA...
 	common_checks "java$v-Xint"
 
 	PROFILE_OPTS="--off-cpu"
+	PROFILE_SECONDS=2
 	run "java$v-more" "$@" -- --deopt --blocked --churn
 	f=$TMP/java$v-more.fig
 	grep -q '^thread .* delta [1-9]' "$f" || bad "java$v-more: Shares.delta in no sample"

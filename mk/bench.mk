@@ -19,6 +19,7 @@
 #                          build loop beside perf record: truncated stacks, CPU, tables
 #   make bench-short       whole cost of 1 s and 10 s collector -p runs beside bpftrace
 #   make bench-java-busy   Java frames unnamed with -a under javac and the build loop
+#   make bench-java-deep   the JVM walk on a 60-deep Java stack (BENCH_BASE: an older build beside)
 #   make bench-otlp-outage the --otlp receiver down BENCH_OUTAGE_SECONDS (600) mid-run
 #                          under the build loop: RSS, spool, every interval delivered
 #
@@ -41,7 +42,7 @@ BENCH_BINS := $(BENCH)/sample-floor $(BENCH)/uprobe-floor $(BENCH)/deep $(BENCH)
 	      $(BENCH)/hot-pg $(BENCH)/funcs10k $(BENCH)/exporters-bench $(BENCH)/cfi-rows
 
 .PHONY: bench bench-peers bench-sampling bench-dwarf bench-cfi bench-tracing bench-exporters bench-soak bench-python bench-java \
-	bench-continuous bench-high-rate bench-bins bench-offcpu bench-busy bench-short bench-java-busy \
+	bench-continuous bench-high-rate bench-bins bench-offcpu bench-busy bench-short bench-java-busy bench-java-deep \
 	bench-otlp-outage
 
 bench-peers:
@@ -164,6 +165,15 @@ bench-python: collector
 # BENCH_JAVA_BUSY: other collectors run side by side (an older build).
 bench-java-busy: collector
 	@$(SUDO) ./bench/java_busy.sh $(BENCH_RUNS) ./collector $(BENCH_JAVA_BUSY)
+
+# The JVM walk on a deep Java stack (bench/java_deep.sh); BENCH_BASE: an
+# older build run back to back with this one.
+$(BENCH)/java/DeepJ.class: bench/workloads/DeepJ.java
+	@mkdir -p $(dir $@)
+	$(JAVAC) --release 17 -Xlint:all -d $(dir $@) $<
+
+bench-java-deep: collector $(BENCH)/java/DeepJ.class
+	@$(SUDO) ./bench/java_deep.sh $(BENCH_RUNS) $(BENCH_BASE)
 
 # The Java walk's cost beside a native stack of the same depth (bench/java.sh);
 # BENCH_JAVA: another JDK's java ("build/jdks/run.sh 25 java").

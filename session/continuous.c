@@ -38,8 +38,12 @@ int continuous_wait_ms(const struct continuous *c, uint64_t now_ktime_ns, int ma
 	return max_ms;
 }
 
-/* 20261123T141500Z: the interval's UTC start, to the second (intervals are
- * at least a second long, so two never share a name). */
+/* 20261123T141500Z: the UTC start of an interval's slot (the run's start
+ * plus whole intervals), to the second.  Intervals are at least a second
+ * long, so two slots never share a name, where two actual starts could: a
+ * cut late by more than half an interval leaves the next interval short,
+ * and two intervals began in one second, their files in one folder
+ * (test_otlp_faults under ASan: 4 intervals, 3 folders). */
 static void interval_name(char *buf, size_t size, uint64_t epoch_ns)
 {
 	time_t t = (time_t)(epoch_ns / 1000000000ULL);
@@ -71,7 +75,8 @@ int continuous_write(struct continuous *c, struct model *m, unsigned int mask,
 	model_sort_by_time(m);
 	model_events_tally(m);
 	set_window(m, c->start_ktime_ns, end_ktime_ns);
-	interval_name(name, sizeof(name), m->run.start_ns);
+	interval_name(name, sizeof(name),
+		      c->end_ktime_ns - c->interval_ns + m->run.ktime_to_epoch_ns);
 	err = mask ? export_mkdir(eo, name) : 0;
 	if (!err && mask) {
 		snprintf(dir, sizeof(dir), "%s/%s", eo->dir, name);

@@ -2,7 +2,7 @@
 /*
  * Continuous runs (`--interval SEC`), as fleet agents make them: every SEC
  * seconds the samples of the interval just ended are written as a complete
- * set of files into OUTDIR/<UTC start of the interval>/ (for example
+ * set of files into OUTDIR/<UTC start of the interval's slot>/ (for example
  * 20261123T141500Z/), then dropped from the model, so that memory does not
  * grow with the run.  An interval is cut when the ring has just been
  * drained: each sample goes to exactly one interval, the one in which it

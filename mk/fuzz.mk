@@ -3,7 +3,7 @@
 #
 #   make fuzz          run each harness FUZZ_SECONDS (default 60) over its
 #                      committed corpus; new inputs go to build/fuzz/corpus-NAME/
-#   make fuzz-smoke    every harness for FUZZ_SMOKE_SECONDS (default 2); writes
+#   make fuzz-smoke    every harness for FUZZ_SMOKE_SECONDS (default 1); writes
 #                      build/fuzz-smoke-results and build/fuzz-results
 #                      (part of `make check`)
 #   make fuzz-update   merge build/fuzz/corpus-NAME/ into tests/fuzz/corpus/NAME/
@@ -21,7 +21,7 @@
 FUZZ_CC        ?= clang
 FUZZ_DIR       := $(BUILD)/fuzz
 FUZZ_SECONDS   ?= 60
-FUZZ_SMOKE_SECONDS ?= 2
+FUZZ_SMOKE_SECONDS ?= 1
 FUZZ_CFLAGS    := -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 		  -fno-sanitize-recover=undefined -std=gnu11 -Wall -Wextra -D_GNU_SOURCE \
 		  -DCOLLECTOR_VERSION='"$(VERSION)"' -I. -I$(BUILD)/gen -I$(BUILD)/gen/formats/otlp/proto -Itests/fuzz

@@ -155,8 +155,8 @@ static __always_inline bool hs_facts_cached(const struct collector_hotspot_proc 
 					    struct hotspot_scratch *s, u64 pc)
 {
 	struct hs_blob_facts *f;
+	bool nmethod;
 	u64 now = 0;
-	u16 off;
 
 	s->key.tgid = bpf_get_current_pid_tgid() >> 32;
 	s->key.pad = 0;
@@ -165,9 +165,9 @@ static __always_inline bool hs_facts_cached(const struct collector_hotspot_proc 
 	if (!f)
 		return false;
 	s->facts = *f;
-	off = hs_is_nmethod(s->facts.name8) ? p->nm_compile_id : p->blob_name;
-	if (!bpf_probe_read_user(&now, hs_is_nmethod(s->facts.name8) ? 4 : 8,
-				 (void *)(s->facts.blob + off)) &&
+	nmethod = hs_is_nmethod(s->facts.name8);
+	if (!bpf_probe_read_user(&now, nmethod ? 4 : 8,
+				 (void *)(s->facts.blob + (nmethod ? p->nm_compile_id : p->blob_name))) &&
 	    now == s->facts.check) {
 		count(COLLECTOR_CNT_HS_FACTS_HIT);
 		return true;

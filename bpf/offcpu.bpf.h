@@ -182,22 +182,28 @@ static __always_inline void offcpu_copy_done(u32 tgid, u32 tid, u32 seq, u64 out
 		sample_lost(off_cpu_event);
 }
 
+/* The switch-out's state st kept by thread id, from now on. */
+static __always_inline void offcpu_state_keep(struct offcpu_state *st, u32 tid)
+{
+	st->start_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&offcpu_states, &tid, st, BPF_ANY) != 0)
+		count(COLLECTOR_CNT_OFFCPU_NO_STATE);
+}
+
 /*
  * A switch-out's end, once the user stack's walk returned nu (the frames
  * after the nk kernel ones in the off-CPU scratch, or UNWIND_COPY_STACK):
- * the stacks stored by hash and the state (st) kept by thread id.  Before
- * the image's table, a copy goes to user space instead; a Python thread's
- * stack (python: its Python frames follow, which a copy does not carry)
- * keeps the frame-pointer walk (test_python_offcpu lost 40 ms of a 400 ms
- * sleep to a copy).  on_switch_offcpu's, and the runtimes' walks'
- * (offcpu_runtimes.bpf.h), which go on from where it handed over.
+ * the stacks stored by hash and the state (st) kept.  Before the image's
+ * table, a copy goes to user space instead.  on_switch_offcpu's, and the
+ * runtimes' walks' (offcpu_runtimes.bpf.h), which go on from where it
+ * handed over.
  */
 static __always_inline void offcpu_switch_out_end(struct sample_scratch *sc,
 						  struct offcpu_state *st, u32 nk, u32 nu, u32 tgid,
-						  u32 tid, bool python)
+						  u32 tid)
 {
 	nk &= 127;
-	if (nu == UNWIND_COPY_STACK && !python) {
+	if (nu == UNWIND_COPY_STACK) {
 		/* a thread's records come in order (its copy, then its
 		 * time): a number unlike its previous one is enough, the
 		 * switch-out's time in ns, odd */
@@ -206,17 +212,14 @@ static __always_inline void offcpu_switch_out_end(struct sample_scratch *sc,
 			goto keep;
 		/* the ring full: the frame-pointer walk */
 		st->copy_seq = 0;
-	}
-	if (nu == UNWIND_COPY_STACK)
 		nu = unwind_fp_walk(sc, nk, st->user_ip, st->user_sp, st->user_bp) & 255;
+	}
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
 		nu = COLLECTOR_MAX_STACK_DEPTH;
 	st->kernel_stack = offcpu_put_stack(sc, 0, nk, 0, 0);
 	st->user_stack = offcpu_put_stack(sc, nk, nu, tgid, tid);
 keep:
-	st->start_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&offcpu_states, &tid, st, BPF_ANY) != 0)
-		count(COLLECTOR_CNT_OFFCPU_NO_STATE);
+	offcpu_state_keep(st, tid);
 }
 
 static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *prev, u32 tid)
@@ -266,13 +269,11 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	    old->user_sp == st->user_sp && old->user_bp == st->user_bp && !python) {
 		st->user_stack = old->user_stack;
 		st->kernel_stack = offcpu_put_stack(sc, 0, nk, 0, 0);
-		st->start_ns = bpf_ktime_get_ns();
-		if (bpf_map_update_elem(&offcpu_states, &tid, st, BPF_ANY) != 0)
-			count(COLLECTOR_CNT_OFFCPU_NO_STATE);
+		offcpu_state_keep(st, tid);
 		return;
 	}
 	if (!regs) {
-		offcpu_switch_out_end(sc, st, nk, 0, tgid, tid, false);
+		offcpu_switch_out_end(sc, st, nk, 0, tgid, tid);
 		return;
 	}
 	/* the walk the samples get (user_stack_walk(): prev is the current
@@ -285,12 +286,15 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 		runtime_walk_offcpu(ctx, sc, sc->walk.runtime, nk, sc->walk.n);
 		nu = sc->walk.n & 255;
 	} else if (python) {
+		/* a Python thread's stack is its Python frames, which a copy
+		 * does not carry: it keeps the frame-pointer walk
+		 * (test_python_offcpu lost 40 ms of a 400 ms sleep to a copy) */
 		if (nu == UNWIND_COPY_STACK)
 			nu = unwind_fp_walk(sc, nk, st->user_ip, st->user_sp, st->user_bp) & 255;
 		if (nu)
 			runtime_walk_offcpu(ctx, sc, COLLECTOR_FRAME_PYTHON, nk, nu);
 	}
-	offcpu_switch_out_end(sc, st, nk, nu, tgid, tid, python);
+	offcpu_switch_out_end(sc, st, nk, nu, tgid, tid);
 }
 
 static __always_inline void offcpu_switch_in(struct task_struct *next, u32 tgid, u32 tid)

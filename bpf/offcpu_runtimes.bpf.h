@@ -26,7 +26,7 @@ int BPF_PROG(offcpu_java, bool preempt, struct task_struct *prev, struct task_st
 	if (!sc || !st)
 		return 0;
 	offcpu_switch_out_end(sc, st, sc->e.n_kernel, unwind_walk_resume(sc, tgid), tgid,
-			      BPF_CORE_READ(prev, pid), false);
+			      BPF_CORE_READ(prev, pid));
 	return 0;
 }
 
@@ -46,7 +46,7 @@ int BPF_PROG(offcpu_python, bool preempt, struct task_struct *prev, struct task_
 	if (nu > COLLECTOR_MAX_STACK_DEPTH)
 		nu = COLLECTOR_MAX_STACK_DEPTH;
 	nu += python_frames(sc, nk + nu, COLLECTOR_MAX_STACK_DEPTH - nu, tgid, prev);
-	offcpu_switch_out_end(sc, st, nk, nu, tgid, BPF_CORE_READ(prev, pid), true);
+	offcpu_switch_out_end(sc, st, nk, nu, tgid, BPF_CORE_READ(prev, pid));
 	return 0;
 }
 

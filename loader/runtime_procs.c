@@ -81,9 +81,9 @@ static int walk_put(struct bpf_map *walks, unsigned int frame_kind, struct bpf_p
  * The sampling object opened again with the walks of frame_kind alone to
  * load (of samples, of switch-outs: as the run reaches them): every map
  * but its configuration and the JVM's blob cache is the running object's
- * (the same definitions,
- * so the programs read and write what on_sample and on_switch_offcpu
- * do); its configuration is a copy of the running one.  The programs are
+ * (the same definitions, so the programs read and write what on_sample
+ * and on_switch_offcpu do); its configuration is a copy of the running
+ * one.  The programs are
  * put in runtime_walks and offcpu_runtime_walks.  0, or a negative errno.
  */
 static int load_walk(struct bpf_session *s, unsigned int frame_kind, struct sample_bpf **out)

@@ -137,12 +137,10 @@ struct runtime_ops {
 	const char *unnamed_stat; /* counter of frames that could not be named */
 
 	/* Whether process pid runs the runtime now (its image mapped), no
-	 * instance needed.  A -p target that does has the runtime's walk of
-	 * samples loaded before sampling (else it is loaded when the
-	 * runtime's first process is met).  The off-CPU programs carry the
-	 * JVM's walk only when a target runs one at the start (not verified
-	 * otherwise: 12 800 instructions), CPython's in every run.  NULL:
-	 * never loaded ahead, always carried. */
+	 * instance needed.  A -p target that does has the runtime's walks
+	 * (of samples, of switch-outs) loaded before sampling; else they are
+	 * loaded when the runtime's first process is met.  NULL: never
+	 * loaded ahead. */
 	bool (*present)(pid_t pid);
 
 	void *(*open)(const struct runtime_env *env);

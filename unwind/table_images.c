@@ -425,24 +425,20 @@ static void add_file(struct unwind_service *us, const char *path)
 		images_build(us, &us->images[i]);
 }
 
-struct mapped_ctx {
-	struct unwind_service *us;
-};
-
-/* procmaps_find_exec_file()'s visit of each executable file mapping:
- * its table built, and no match, so that every mapping is visited. */
+/* procmaps_find_exec_file()'s visit of each executable file mapping (ctx
+ * the service): its table built, and no match, so that every mapping is
+ * visited. */
 static bool add_mapped(const char *path, void *ctx)
 {
-	add_file(((struct mapped_ctx *)ctx)->us, path);
+	add_file(ctx, path);
 	return false;
 }
 
 void unwind_service_prepare_process(struct unwind_service *us, pid_t pid)
 {
-	struct mapped_ctx c = { .us = us };
 	char unused[8];
 
-	procmaps_find_exec_file(pid, add_mapped, &c, unused, sizeof(unused));
+	procmaps_find_exec_file(pid, add_mapped, us, unused, sizeof(unused));
 }
 
 /* A DT_NEEDED name where ld.so looks for it. */

@@ -125,6 +125,24 @@ hk_total() {
 		END { if (id == "") exit 1; printf "%.9g\n", s }' "$1"
 }
 
+# pprof_start_ns PROFILE: a pprof profile's time_nanos, as go tool pprof
+# reads it (its -raw "Time:" line, to the nanosecond)
+pprof_start_ns() {
+	t=$(go tool pprof -raw "$1" 2>/dev/null | sed -n 's/^Time: \(.*\) UTC$/\1/p')
+	[ -n "$t" ] && date -u -d "$t" +%s%N
+}
+
+# in_slot NAME START_NS SECONDS: an interval that began at START_NS lies in
+# the slot its directory NAME (20261205T181510Z, --interval SECONDS) names:
+# a cut that came late starts the next interval late, but within its slot
+# (the name is the slot's start to the second, so up to SECONDS later)
+in_slot() {
+	slot=$(date -u -d "$(echo "$1" | sed 's/^\(....\)\(..\)\(..\)T\(..\)\(..\)\(..\)Z$/\1-\2-\3 \4:\5:\6/')" +%s) ||
+		return 1
+	s=$(($2 / 1000000000))
+	[ "$s" -ge "$slot" ] && [ "$s" -le $((slot + $3)) ]
+}
+
 # summary_value SUMMARY_FILE LABEL: the first number after a summary label
 summary_value() {
 	awk -v label="$2" '$1 == label { print $2; exit }' "$1"

@@ -12,6 +12,10 @@
 #                                      connections (10 s at most, or fails);
 #                                      its log: OTELCOL_LOG (under $TMP)
 #   otelcol_stop                       stops it (also at the test's exit)
+#   otlp_pushed_as_written OUTDIR REQUESTS SECONDS
+#                                      the requests (otlp_json.py requests)
+#                                      are OUTDIR's intervals, each once and
+#                                      in order (see below)
 #
 # One collector at a time.
 
@@ -111,4 +115,26 @@ otelcol_stop() {
 	kill -KILL "$OTELCOL_PID" 2>/dev/null
 	wait "$OTELCOL_PID" 2>/dev/null
 	OTELCOL_PID=""
+}
+
+# otlp_pushed_as_written OUTDIR REQUESTS SECONDS: the pushed intervals
+# (REQUESTS: otlp_json.py requests) are the ones written to OUTDIR by an
+# --interval SECONDS run with -f pprof, each once and in order: request k
+# starts when the k-th directory's profile.pb.gz does (its time_nanos), in
+# the slot the directory is named by (lib.sh's in_slot), with as many
+# samples; needs go (go tool pprof)
+otlp_pushed_as_written() {
+	ls "$1" | grep -E '^[0-9]{8}T[0-9]{6}Z$' >"$TMP/written"
+	[ "$(wc -l <"$TMP/written")" -eq "$(wc -l <"$2")" ] ||
+		fail "$(wc -l <"$2") intervals pushed ($(awk '{ print $1 }' "$2" | tr '\n' ' ')), $(wc -l <"$TMP/written") written ($(tr '\n' ' ' <"$TMP/written"))"
+	paste -d ' ' "$TMP/written" "$2" | while read -r dir _ _ samples start; do
+		t=$(pprof_start_ns "$1/$dir/profile.pb.gz") || fail "$dir: go tool pprof reads no Time"
+		[ "$start" = "$t" ] ||
+			fail "the interval pushed in the place of $dir starts at $start ns, the one written at $t ns: not each once, in order"
+		in_slot "$dir" "$t" "$3" || fail "$dir: its interval starts at $t ns, outside its slot"
+		local_n=$(go tool pprof -sample_index=samples -top -nodecount=1 "$1/$dir/profile.pb.gz" 2>/dev/null |
+			sed -n 's/.*Total samples = \([0-9]*\).*/\1/p')
+		[ "$samples" -gt 0 ] || fail "interval $dir pushed no sample"
+		[ "$samples" = "$local_n" ] || fail "interval $dir: $samples samples pushed, $local_n in its pprof"
+	done || exit 1
 }

@@ -5,8 +5,8 @@ each, read the way a backend would (strings through the dictionary, as
 pdata writes them: keys and values by index or inline).
 
   otlp_json.py requests FILE
-      one line per request: its interval's UTC start (as collector names
-      an interval's directory), its resources, and its samples/count total
+      one line per request: its interval's UTC start to the second, its
+      resources, its samples/count total, and its start in nanoseconds
   otlp_json.py frames FILE SERVICE
       the frames of SERVICE's samples (every service's with '*'), one line
       each: samples function frame-type (the samples/count of every sample
@@ -77,7 +77,7 @@ def cmd_requests(reqs):
                 start = start or p.get("timeUnixNano")
                 if sample_type(req, p) == "samples/count":
                     total += sum(int(s["values"][0]) for s in p.get("samples", []))
-        print(utc_name(start or 0), len(services), total)
+        print(utc_name(start or 0), len(services), total, int(start or 0))
 
 
 def frame_names(req, stack_index):

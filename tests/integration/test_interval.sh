@@ -17,12 +17,13 @@ pprof_samples() {
 		END { print n + 0 }'
 }
 
-# check_intervals OUT STDERR MIN MAX: MIN to MAX interval directories, named
-# by their UTC start in increasing order, each a complete valid set whose
+# check_intervals OUT STDERR MIN MAX SECONDS: MIN to MAX interval
+# directories of SECONDS each, named by their slots' UTC start in increasing
+# order, each a complete valid set whose
 # sample count is the one the run printed for it; prints the sum
 check_intervals() {
 	out=$1 log=$2
-	n=0 sum=0 prev=
+	n=0 sum=0 prev= prev_t=
 	for d in "$out"/*/; do
 		d=${d%/}
 		name=${d##*/}
@@ -40,10 +41,13 @@ check_intervals() {
 		[ "$got" = "$said" ] || fail "$d: pprof counts $got samples, the run said $said"
 		folded=$(awk '{ n += $NF } END { print n + 0 }' "$d/collector.folded")
 		[ "$folded" = "$said" ] || fail "$d: the folded stacks count $folded, the run said $said"
-		# pprof's time_nanos is the interval's start: the directory's name
-		t=$(go tool pprof -raw "$d/profile.pb.gz" 2>/dev/null | sed -n 's/^Time: \([^.]*\).*/\1/p')
-		[ "$(date -u -d "$t" +%Y%m%dT%H%M%SZ)" = "$name" ] ||
-			fail "$d: the profile starts at $t, not at $name"
+		# pprof's time_nanos is the interval's start, in the slot the
+		# directory's name is the start of; later than the previous one's
+		t=$(pprof_start_ns "$d/profile.pb.gz") || fail "$d: go tool pprof reads no Time"
+		in_slot "$name" "$t" "$5" ||
+			fail "$d: the profile starts at $(date -u -d "@$((t / 1000000000))"), outside the slot $name"
+		[ -z "$prev_t" ] || [ "$t" -gt "$prev_t" ] || fail "$d starts at $t, before $prev_t"
+		prev_t=$t
 		n=$((n + 1)) sum=$((sum + got))
 	done
 	[ "$n" -ge "$3" ] && [ "$n" -le "$4" ] || fail "$out: $n intervals, expected $3 to $4"
@@ -70,7 +74,7 @@ touch "$TMP/stop"
 kill "$busy" 2>/dev/null
 wait "$busy" "$churn" 2>/dev/null
 cat "$TMP/log" "$TMP/summary" >"$TMP/all.txt"
-sum=$(check_intervals "$TMP/all" "$TMP/all.txt" 3 4) || exit 1
+sum=$(check_intervals "$TMP/all" "$TMP/all.txt" 3 4 2) || exit 1
 total=$(summary_value "$TMP/all.txt" samples)
 [ "$sum" = "$total" ] || fail "-a: the intervals hold $sum samples, the run $total"
 [ "$total" -gt 1000 ] || fail "-a: only $total samples in 7 s with a busy workload"
@@ -92,7 +96,7 @@ pid=$!
 	{ cat "$TMP/log"; fail "collector -p --interval failed"; }
 wait "$pid"
 cat "$TMP/log" "$TMP/summary" >"$TMP/pid.txt"
-sum=$(check_intervals "$TMP/pid" "$TMP/pid.txt" 2 1000) || exit 1
+sum=$(check_intervals "$TMP/pid" "$TMP/pid.txt" 2 1000 1) || exit 1
 total=$(summary_value "$TMP/pid.txt" samples)
 [ "$sum" = "$total" ] || fail "-p: the intervals hold $sum samples, the run $total"
 [ "$total" -gt 1000 ] || fail "-p: only $total samples of 2.5 s of work"

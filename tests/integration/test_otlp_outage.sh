@@ -11,6 +11,8 @@
 need_root
 otelcol_need
 command -v openssl >/dev/null || fail "openssl missing (scripts/install-deps.sh installs it)"
+command -v go >/dev/null || fail "go missing (golang-go): go tool pprof reads the local profiles"
+export HOME="$TMP" GOCACHE="$TMP/gocache" GOFLAGS=-mod=mod
 [ -x "$WL/split" ] || fail "build/workloads/split missing"
 
 port=$(otelcol_free_port)
@@ -34,13 +36,10 @@ kill "$busy" 2>/dev/null
 grep -v '^ ' "$TMP/err"
 grep -q "unavailable (" "$TMP/err" || fail "the outage is not said"
 grep -q "accepts intervals again" "$TMP/err" || fail "the end of the outage is not said"
-ls "$TMP/out" | grep -E '^[0-9]{8}T[0-9]{6}Z$' >"$TMP/intervals"
-n=$(wc -l <"$TMP/intervals")
+n=$(ls "$TMP/out" | grep -cE '^[0-9]{8}T[0-9]{6}Z$')
 [ "$n" -ge 5 ] || fail "$n intervals written"
 python3 tests/integration/otlp_json.py requests "$recv" >"$TMP/requests"
-awk '{ print $1 }' "$TMP/requests" >"$TMP/pushed"
-cmp -s "$TMP/intervals" "$TMP/pushed" ||
-	fail "received $(tr '\n' ' ' <"$TMP/pushed"), written $(tr '\n' ' ' <"$TMP/intervals"): not each once, in order"
+otlp_pushed_as_written "$TMP/out" "$TMP/requests" 2
 grep -q "OTLP push       $n of $n intervals accepted" "$TMP/err" || fail "the summary's count"
 grep -Eq ' [1-9][0-9]* retries, 0 refused, 0 dropped, 0 waiting' "$TMP/err" ||
 	fail "no retry counted through the outage"

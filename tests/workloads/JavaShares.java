@@ -31,6 +31,12 @@
 //               System.gc() every 8 classes, which unloads them and frees
 //               their compiled code while the main thread's loop runs
 //   --until FILE  once SECONDS are done, go on until FILE exists
+//   --from FILE   the measures start over once FILE exists (at the end of
+//               the round that sees it): the shares are then those of the
+//               time since, a profile's window, and not of the warm-up
+//               before it, whose code the JIT had not yet compiled (with
+//               the machine busy, the compiler thread late, alpha's share
+//               of the whole run came out 3 points over a profile's)
 // The same classes run on OpenJDK 17, 21 and 25 (built with --release 17)
 // and under -Xint (interpreted only): there beta and gamma keep their 3:2,
 // alpha's share is larger for its real calls of mix (60% on 21 and 25, 80%
@@ -125,8 +131,22 @@ public final class JavaShares {
         return a;
     }
 
+    // Up to 2^18 multiply-adds (up to about 300 us here) between rounds:
+    // a round (about 400 us) is near the sampling period at 2 999 Hz, and
+    // rounds of one length let a periodic sampler lock onto their phase
+    // when the machine is busy (2 CPU hogs: alpha 3.3 points under its
+    // measure on java25, as pyshares.py's calls of one size were in
+    // Python); the pause makes each round's phase another.  Outside
+    // alpha, beta and gamma, so that their code and calls stay as they are
+    // (varying their sizes made C2 compile them otherwise).
+    static long pause(long x, int n) {
+        for (int i = 0; i < n; i++)
+            x = x * Shares.K + i;
+        return x;
+    }
+
     static void usage() {
-        System.err.println("usage: JavaShares [--threads] [--blocked] [--deopt] [--churn] [--until FILE]"
+        System.err.println("usage: JavaShares [--threads] [--blocked] [--deopt] [--churn] [--until FILE] [--from FILE]"
                 + " SECONDS OUT READY");
         System.exit(2);
     }
@@ -158,7 +178,7 @@ public final class JavaShares {
 
     public static void main(String[] args) throws Exception {
         boolean threads = false, blocked = false, deopt = false, churn = false;
-        String until = null;
+        String until = null, from = null;
         int i = 0;
         for (; i < args.length && args[i].startsWith("--"); i++) {
             switch (args[i]) {
@@ -170,6 +190,11 @@ public final class JavaShares {
                 if (++i == args.length)
                     usage();
                 until = args[i];
+                break;
+            case "--from":
+                if (++i == args.length)
+                    usage();
+                from = args[i];
                 break;
             default: usage();
             }
@@ -197,7 +222,7 @@ public final class JavaShares {
         Shares.Shape shape = new Shares.Square(), first = shape, second = null;
         // alpha, beta, gamma, delta
         long[] spent = new long[4];
-        long total = 0, x = 0, t;
+        long total = 0, x = 0, t, pace = 1;
         boolean isReady = false;
         for (int round = 0;; round++) {
             t = mx.getCurrentThreadCpuTime(); x += Shares.alpha(a, 5); spent[0] += mx.getCurrentThreadCpuTime() - t; // LINE:call-alpha
@@ -209,6 +234,13 @@ public final class JavaShares {
                     second = Shares.secondShape();
                 if (second != null)
                     shape = (round & 1) == 0 ? first : second;
+            }
+            // a pause of pseudo-random length between rounds, unmeasured
+            pace = pace * 6364136223846793005L + 1442695040888963407L;
+            x += pause(x, (int) (pace >>> 46));
+            if (from != null && new File(from).exists()) {
+                spent = new long[4];
+                from = null;
             }
             total = spent[0] + spent[1] + spent[2] + spent[3];
             if (!isReady) {

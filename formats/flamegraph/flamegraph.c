@@ -24,8 +24,12 @@
  * (an index of names, -1 for the root), the samples through it, and how
  * many children follow; children come sorted by name.  The kind bits are
  * formats/frames.h's (1 kernel, 2 JIT, 4 unknown, 8 a process name, 16
- * a language runtime's frame: Python's).  Nothing is pruned: the page draws only frames at least 0.1 px
- * wide, so zooming shows the rest.
+ * a language runtime's frame), and a runtime's frame says which runtime
+ * from bit 5 up: 1 + its index in "runtimes", the names of the runtimes'
+ * images ("java" for [java]), an array the data has when a runtime's
+ * frame is in it.  The page labels such a frame " [java]", " [python]".
+ * Nothing is pruned: the page draws only frames at least 0.1 px wide, so
+ * zooming shows the rest.
  */
 #include "formats/format.h"
 #include "formats/flamegraph/flamegraph.h"
@@ -92,7 +96,54 @@ static void put_nodes(const struct flametree *t, FILE *fp)
 	free(stack.items);
 }
 
-static void put_data(const struct model *m, const struct flametree *t, FILE *fp)
+/* The runtimes whose frames the tree holds (their images, at most
+ * FLAMEGRAPH_MAX_RUNTIMES, in the order met) and each name's runtime bits
+ * (1 + the runtime's index, from bit 5 up; 0 for a name of no runtime's,
+ * or past the last runtime the bits can say). */
+struct runtime_names {
+	uint32_t image[FLAMEGRAPH_MAX_RUNTIMES];
+	unsigned int n;
+	uint8_t *bits;  /* per name */
+};
+
+static int runtime_names_of(const struct flametree *t, struct runtime_names *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->bits = calloc(t->frames.names.len + 1, 1);
+	if (!r->bits)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->frames.frames.len; i++) {
+		const struct frame *f = &t->frames.frames.items[i];
+		unsigned int k = 0;
+
+		if (!(f->kind & FRAME_RUNTIME) || f->name >= t->frames.names.len)
+			continue;
+		while (k < r->n && r->image[k] != f->image)
+			k++;
+		if (k == r->n && r->n < FLAMEGRAPH_MAX_RUNTIMES)
+			r->image[r->n++] = f->image;
+		if (k < r->n && !r->bits[f->name])
+			r->bits[f->name] = (uint8_t)((k + 1) << FLAMEGRAPH_RUNTIME_SHIFT);
+	}
+	return 0;
+}
+
+/* "[java]" -> "java" */
+static void put_runtime_name(const struct model *m, uint32_t image, FILE *fp)
+{
+	const char *path = image < m->images.len ? m->images.items[image].path : "";
+	char name[64];
+	size_t n = strlen(path);
+
+	if (n >= 2 && path[0] == '[' && path[n - 1] == ']')
+		snprintf(name, sizeof(name), "%.*s", (int)(n - 2), path + 1);
+	else
+		snprintf(name, sizeof(name), "%s", frame_basename(path));
+	json_put_string(fp, name);
+}
+
+static void put_data(const struct model *m, const struct flametree *t,
+		     const struct runtime_names *rt, FILE *fp)
 {
 	char title[320], subtitle[256], rate[64];
 
@@ -120,16 +171,25 @@ static void put_data(const struct model *m, const struct flametree *t, FILE *fp)
 	}
 	fputs("],\n\"kinds\":[", fp);
 	for (size_t i = 0; i < t->frames.names.len; i++) {
-		uint8_t kind = t->frames.names.items[i].kind;
+		uint8_t kind = t->frames.names.items[i].kind | rt->bits[i];
 
 		if (i)
 			fputc(',', fp);
 		json_put_uint(fp, kind);
 	}
+	if (rt->n) {
+		fputs("],\n\"runtimes\":[", fp);
+		for (unsigned int k = 0; k < rt->n; k++) {
+			if (k)
+				fputc(',', fp);
+			put_runtime_name(m, rt->image[k], fp);
+		}
+	}
 	fputs("],\n\"nodes\":[", fp);
 }
 
-static void put_page(const struct model *m, const struct flametree *t, FILE *fp)
+static void put_page(const struct model *m, const struct flametree *t,
+		     const struct runtime_names *rt, FILE *fp)
 {
 	fputs("<!DOCTYPE html>\n<!-- " FLAMEGRAPH_MARK " by collector " COLLECTOR_VERSION
 	      ": the samples are in the script element " FLAMEGRAPH_DATA_ID " -->\n"
@@ -139,7 +199,7 @@ static void put_page(const struct model *m, const struct flametree *t, FILE *fp)
 	fwrite(fg_flamegraph_css, 1, sizeof(fg_flamegraph_css), fp);
 	fputs("</style>\n</head>\n<body>\n<script type=\"application/json\" id=\""
 	      FLAMEGRAPH_DATA_ID "\">\n", fp);
-	put_data(m, t, fp);
+	put_data(m, t, rt, fp);
 	put_nodes(t, fp);
 	fputs("]}\n</script>\n<script>\n", fp);
 	fwrite(fg_flamegraph_js, 1, sizeof(fg_flamegraph_js), fp);
@@ -148,20 +208,27 @@ static void put_page(const struct model *m, const struct flametree *t, FILE *fp)
 
 int flamegraph_write(const struct model *m, const struct export_options *opts)
 {
+	struct runtime_names rt = { 0 };
 	struct flametree t;
 	struct outfile f;
 	int err;
 
 	err = flametree_build(&t, m);
+	if (!err) {
+		err = runtime_names_of(&t, &rt);
+		if (err)
+			flametree_free(&t);
+	}
 	if (err) {
 		fprintf(stderr, "collector: %s/%s: %s\n", opts->dir, FLAMEGRAPH_FILE, strerror(-err));
 		return err;
 	}
 	err = outfile_open(&f, opts, FLAMEGRAPH_FILE);
 	if (!err) {
-		put_page(m, &t, f.fp);
+		put_page(m, &t, &rt, f.fp);
 		err = outfile_commit(&f);
 	}
+	free(rt.bits);
 	flametree_free(&t);
 	return err;
 }

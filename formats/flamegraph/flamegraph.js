@@ -66,8 +66,11 @@
 			return ' [kernel]';
 		if (node.kind & JIT)
 			return ' [JIT]';
-		if (node.kind & RUNTIME)
-			return ' [runtime]';
+		if (node.kind & RUNTIME) {
+			/* which runtime, from bit 5 up: 1 + its index in runtimes */
+			const rt = (data.runtimes || [])[(node.kind >> 5) - 1];
+			return rt ? ' [' + rt + ']' : ' [runtime]';
+		}
 		return '';
 	}
 

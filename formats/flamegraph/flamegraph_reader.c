@@ -104,6 +104,29 @@ static int read_nodes(struct flamegraph_page *p, json_object *nodes, size_t at,
 	return rc;
 }
 
+/* The optional "runtimes": at most FLAMEGRAPH_MAX_RUNTIMES strings. */
+static int read_runtimes(struct flamegraph_page *p, json_object *root, size_t at,
+			 struct format_error *err)
+{
+	json_object *rts;
+
+	if (!json_object_object_get_ex(root, "runtimes", &rts))
+		return 0;
+	if (!json_object_is_type(rts, json_type_array) ||
+	    json_object_array_length(rts) > FLAMEGRAPH_MAX_RUNTIMES)
+		return format_fail(err, at, "runtimes is not an array of at most %d strings",
+				   FLAMEGRAPH_MAX_RUNTIMES);
+	p->n_runtimes = json_object_array_length(rts);
+	for (size_t i = 0; i < p->n_runtimes; i++) {
+		json_object *s = json_object_array_get_idx(rts, i);
+
+		if (!json_object_is_type(s, json_type_string))
+			return format_fail(err, at, "runtimes[%zu] is not a string", i);
+		p->runtimes[i] = json_object_get_string(s);
+	}
+	return 0;
+}
+
 static int read_names(struct flamegraph_page *p, json_object *names, json_object *kinds,
 		      size_t at, struct format_error *err)
 {
@@ -121,8 +144,13 @@ static int read_names(struct flamegraph_page *p, json_object *names, json_object
 
 		if (!json_object_is_type(s, json_type_string))
 			return format_fail(err, at, "names[%zu] is not a string", i);
-		if (!int_at(kinds, i, &k) || k < 0 || k > 31)
-			return format_fail(err, at, "kinds[%zu] is not an integer from 0 to 31", i);
+		if (!int_at(kinds, i, &k) || k < 0 || k > 255)
+			return format_fail(err, at, "kinds[%zu] is not an integer from 0 to 255", i);
+		if (k >> FLAMEGRAPH_RUNTIME_SHIFT &&
+		    (!(k & 16) || (size_t)(k >> FLAMEGRAPH_RUNTIME_SHIFT) > p->n_runtimes))
+			return format_fail(err, at, "kinds[%zu] names runtime %lld of %zu, or is "
+					   "not a runtime's frame", i,
+					   (long long)(k >> FLAMEGRAPH_RUNTIME_SHIFT), p->n_runtimes);
 		p->names[i] = json_object_get_string(s);
 		p->kinds[i] = (uint8_t)k;
 	}
@@ -159,7 +187,9 @@ static int read_data(struct flamegraph_page *p, json_object *root, size_t at,
 	p->title = json_object_get_string(title);
 	p->subtitle = json_object_get_string(subtitle);
 	p->samples = (uint64_t)json_object_get_int64(samples);
-	rc = read_names(p, names, kinds, at, err);
+	rc = read_runtimes(p, root, at, err);
+	if (!rc)
+		rc = read_names(p, names, kinds, at, err);
 	if (!rc)
 		rc = read_nodes(p, nodes, at, err);
 	if (!rc && p->nodes[0].total != p->samples)
@@ -234,11 +264,15 @@ void flamegraph_print(const struct flamegraph_page *p, FILE *out)
 	for (size_t i = 0; i < p->n_nodes; i++) {
 		const struct flamegraph_node *n = &p->nodes[i];
 		uint8_t kind = n->name >= 0 ? p->kinds[n->name] : 0;
+		unsigned int rt = kind >> FLAMEGRAPH_RUNTIME_SHIFT;
 
-		fprintf(out, "%*s%llu %llu %s%s\n", (int)(n->depth > 60 ? 60 : n->depth), "",
+		const char *label = kind & 8 ? "process" : kind & 4 ? "unknown" : kind & 1 ? "kernel" :
+				    kind & 2 ? "jit" : !(kind & 16) ? NULL :
+				    rt && rt <= p->n_runtimes ? p->runtimes[rt - 1] : "runtime";
+
+		fprintf(out, "%*s%llu %llu %s%s%s%s\n", (int)(n->depth > 60 ? 60 : n->depth), "",
 			(unsigned long long)n->total, (unsigned long long)n->self,
-			n->name >= 0 ? p->names[n->name] : "all",
-			kind & 8 ? " [process]" : kind & 4 ? " [unknown]" : kind & 1 ? " [kernel]" :
-			kind & 2 ? " [jit]" : kind & 16 ? " [runtime]" : "");
+			n->name >= 0 ? p->names[n->name] : "all", label ? " [" : "",
+			label ? label : "", label ? "]" : "");
 	}
 }

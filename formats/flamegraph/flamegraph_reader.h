@@ -5,7 +5,10 @@
  * it with json-c and checks the tree it holds (flamegraph.c describes the
  * layout):
  *   - version 1; names an array of strings, kinds an array of as many
- *     integers from 0 to 31 (formats/frames.h's kind bits);
+ *     integers from 0 to 255: formats/frames.h's kind bits (0 to 31),
+ *     and from bit FLAMEGRAPH_RUNTIME_SHIFT up, only with the runtime bit
+ *     (16), 1 + an index of runtimes, an array of at most
+ *     FLAMEGRAPH_MAX_RUNTIMES strings the data has when a kind needs it;
  *   - nodes a whole number of [name, total, children] triples that make one
  *     tree: the root first with name -1, every other name an index of
  *     names, totals >= 0 and each at least the sum of its children's, the
@@ -28,6 +31,10 @@
 /* In the page's first line, for `collector dump` to know it. */
 #define FLAMEGRAPH_MARK "collector flame graph"
 #define FLAMEGRAPH_DATA_ID "flamegraph-data"
+/* A runtime's frame: which runtime, 1 + its index in "runtimes", from
+ * this bit of its kind up (3 bits). */
+#define FLAMEGRAPH_RUNTIME_SHIFT 5
+#define FLAMEGRAPH_MAX_RUNTIMES 7
 
 struct flamegraph_node {
 	int64_t name;             /* index of names, -1 for the root */
@@ -42,6 +49,8 @@ struct flamegraph_page {
 	size_t n_names;
 	const char **names;
 	uint8_t *kinds;
+	size_t n_runtimes;
+	const char *runtimes[FLAMEGRAPH_MAX_RUNTIMES];  /* "java", "python" */
 	size_t n_nodes;
 	struct flamegraph_node *nodes;  /* depth first, as in the page */
 	uint32_t max_depth;

@@ -2,7 +2,8 @@
 # network: its DOM holds the workload's functions, each frame as wide as
 # its share of the samples (within 1%), with the samples the folded stacks
 # of the same run give; searching highlights and counts the matches; a
-# process can be shown alone.
+# process can be shown alone; a language runtime's frames say which
+# runtime's they are.
 . tests/integration/lib.sh
 . tests/integration/chromium.sh
 need_root
@@ -58,4 +59,14 @@ grep -q '^ancestor	all	' "$TMP/frames" || fail "#process=split: the root is not 
 grep -q '^hot_function	' "$TMP/frames" || fail "#process=split: split's hot_function is not drawn"
 grep -q '^parent_spin	' "$TMP/frames" && fail "#process=split: the other process's parent_spin is drawn"
 grep -q '<option value="[0-9]*">forkexec (' "$TMP/dom" || fail "no forkexec in the process list"
+# a language runtime's frames labelled by their runtime: Python's work()
+# " [python]" in its tooltip, the interpreter's own C frames unlabelled
+"$COLLECTOR" -f flamegraph -d 1 -o "$TMP/py" -- /usr/bin/python3 tests/workloads/pyloop.py \
+	>"$TMP/stdout" 2>"$TMP/summary" || { cat "$TMP/summary"; fail "python3: collector exited $?"; }
+dump_dom "file://$TMP/py/flamegraph.html" "$TMP/dom"
+grep -q 'data-name="work"[^>]*><title>work \[python\] (' "$TMP/dom" ||
+	{ grep -o 'data-name="work"[^>]*><title>[^<]*' "$TMP/dom" | head -3
+	  fail "python3: work() is not labelled [python] on the page"; }
+grep -q "<title>PyEval_EvalCode (" "$TMP/dom" ||
+	fail "python3: the interpreter's PyEval_EvalCode is not an unlabelled frame"
 echo ok

@@ -20,7 +20,7 @@ W=$TOP/tests/workloads/pyshares.py
 "$COLLECTOR" -q -o "$TMP/all" -- /usr/bin/python3.11 "$W" 1 "$TMP/all.truth" 2>"$TMP/all.err" ||
 	{ cat "$TMP/all.err"; fail "default formats: collector failed"; }
 "$COLLECTOR" dump -c "$TMP/all" >"$TMP/check" 2>&1 || { cat "$TMP/check"; fail "an output does not read back"; }
-"$COLLECTOR" dump "$TMP/all/flamegraph.html" | grep -q ' alpha \[runtime\]$' ||
+"$COLLECTOR" dump "$TMP/all/flamegraph.html" | grep -q ' alpha \[python\]$' ||
 	fail "flame graph: alpha is no Python frame (a runtime's)"
 # (Callgrind names a file once, in whichever line comes first: fl=(N) then)
 awk -v w="$W" '{ split($0, kv, "=") } kv[2] == "(" substr(kv[2], 2, index(kv[2], ")") - 2) ") " w {

@@ -143,6 +143,95 @@ static void test_reader_rejects(void **state)
 	assert_non_null(strstr(err.reason, "not a collector flame graph"));
 }
 
+/* Frames of two runtimes' images: each kind says which runtime (from bit
+ * 5 up, 1 + its index in "runtimes"), the runtimes named by their images;
+ * the reader labels them so and refuses a runtime the data does not list. */
+static void test_runtimes(void **state)
+{
+	struct model_image java = { .path = "[java]", .kind = MODEL_IMAGE_RUNTIME };
+	struct model_image py = { .path = "[python]", .kind = MODEL_IMAGE_RUNTIME };
+	struct stack_model *sm = sm_new();
+	struct model *m = &sm->m;
+	uint32_t ij, ip, fj, fp, frames[3];
+	struct flamegraph_page p;
+	struct format_error err;
+	char path[128], *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	ip = model_add_image(m, &py);
+	ij = model_add_image(m, &java);
+	fp = model_intern_function(m, ip, "handle", 0, 0, MODEL_NONE, 0);
+	fj = model_intern_function(m, ij, "long Kestrel.hotMix(long[], int)", 0, 0, MODEL_NONE, 0);
+	frames[0] = model_intern_location(m, ij, 0x10, fj, MODEL_NONE, 0, NULL, 0);
+	frames[1] = model_intern_location(m, ip, 0x20, fp, MODEL_NONE, 0, NULL, 0);
+	frames[2] = sm->l_main;
+	sm_sample(sm, sm->t100, model_intern_stack(m, frames, 3, 0, false), 8);
+	assert_int_equal(flamegraph_write(m, &sm->opts), 0);
+	sm_path(sm, "flamegraph.html", path, sizeof(path));
+	assert_int_equal(flamegraph_read_file(path, &p, &err), 0);
+	/* met in the tree's order: handle (python) under main, then hotMix */
+	assert_int_equal(p.n_runtimes, 2);
+	for (size_t i = 0; i < p.n_names; i++) {
+		unsigned int rt = p.kinds[i] >> FLAMEGRAPH_RUNTIME_SHIFT;
+
+		if (!strcmp(p.names[i], "handle") || !strcmp(p.names[i], "long Kestrel.hotMix(long[], int)")) {
+			assert_true(p.kinds[i] & 16);
+			assert_true(rt >= 1 && rt <= 2);
+			assert_string_equal(p.runtimes[rt - 1], p.names[i][0] == 'h' ? "python" : "java");
+		} else {
+			assert_int_equal(rt, 0);
+		}
+	}
+	f = open_memstream(&out, &len);
+	flamegraph_print(&p, f);
+	fclose(f);
+	assert_non_null(strstr(out, " handle [python]\n"));
+	assert_non_null(strstr(out, " long Kestrel.hotMix(long[], int) [java]\n"));
+	free(out);
+	flamegraph_page_free(&p);
+	sm_free(sm);
+}
+
+static void test_reader_runtimes(void **state)
+{
+	static const struct {
+		const char *runtimes, *kinds, *reason;
+	} bad[] = {
+		{ "", "[0,48]", "names runtime 1 of 0" },
+		{ ",\"runtimes\":[\"java\"]", "[0,80]", "names runtime 2 of 1" },
+		{ ",\"runtimes\":[\"java\"]", "[0,32]", "not a runtime's frame" },
+		{ ",\"runtimes\":[1]", "[0,48]", "runtimes[0] is not a string" },
+		{ ",\"runtimes\":\"java\"", "[0,48]", "at most 7 strings" },
+		{ ",\"runtimes\":[\"java\"]", "[0,256]", "from 0 to 255" },
+		{ ",\"runtimes\":[\"java\"]", "[0,48]", NULL },
+	};
+	struct flamegraph_page p;
+	struct format_error err;
+	char page[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc;
+
+		snprintf(page, sizeof(page), "<script type=\"application/json\" id=\"" FLAMEGRAPH_DATA_ID
+			 "\">{\"version\":1,\"title\":\"t\",\"subtitle\":\"s\",\"samples\":5%s,"
+			 "\"names\":[\"a\",\"b\"],\"kinds\":%s,\"nodes\":[-1,5,1,1,5,1,0,3,0]}"
+			 "</script></html>\n", bad[i].runtimes, bad[i].kinds);
+		rc = flamegraph_parse(page, strlen(page), &p, &err);
+		if (!bad[i].reason) {
+			assert_int_equal(rc, 0);
+			assert_string_equal(p.runtimes[0], "java");
+			flamegraph_page_free(&p);
+			continue;
+		}
+		assert_int_equal(rc, -EINVAL);
+		if (!strstr(err.reason, bad[i].reason))
+			fail_msg("case %zu: '%s' does not say '%s'", i, err.reason, bad[i].reason);
+	}
+}
+
 /* A run without samples: a valid file that says so. */
 static void test_empty(void **state)
 {
@@ -169,6 +258,8 @@ int main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_reader_rejects),
+		cmocka_unit_test(test_runtimes),
+		cmocka_unit_test(test_reader_runtimes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

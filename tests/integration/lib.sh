@@ -19,6 +19,13 @@ skip() {
 	exit 77
 }
 
+# plain_suite_only WHY: the test is skipped in the ASan suite (WHY: what
+# it measures that the sanitizer's build would only slow, its code paths
+# run there by other tests)
+plain_suite_only() {
+	[ "${SUITE:-}" != integration-san ] || skip "$1: the plain suite runs it"
+}
+
 need_root() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (real BPF)"
 }

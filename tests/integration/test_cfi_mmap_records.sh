@@ -17,7 +17,7 @@
 need_root
 # the ASan build builds the tables of everything on the machine ten times
 # slower (test_cfi_system_wide): the plain suite runs it
-[ "${SUITE:-}" = integration-san ] && skip "tables take seconds under ASan; the plain suite runs it"
+plain_suite_only "tables take seconds under ASan"
 command -v cc >/dev/null 2>&1 || skip "no cc to build the library with"
 
 cc -g -O2 -fomit-frame-pointer -o "$TMP/dlopen_fresh" "$TOP/tests/workloads/dlopen_fresh.c" -ldl ||

@@ -11,6 +11,7 @@
 . tests/integration/lib.sh
 . tests/integration/cfi_compare.sh
 need_root
+plain_suite_only "stacks beside --call-graph dwarf and perf"
 command -v xz >/dev/null || fail "xz missing (xz-utils)"
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 missing (python3)"
 command -v perf >/dev/null || fail "perf missing (linux-perf)"

@@ -11,7 +11,7 @@
 need_root
 # the ASan build builds tables about ten times slower (3.5 s for this run's
 # 53 images): samples before them are a large share of a 5-second run
-[ "${SUITE:-}" = integration-san ] && skip "tables take seconds under ASan; the plain suite runs it"
+plain_suite_only "tables take seconds under ASan"
 command -v xz >/dev/null || fail "xz missing (xz-utils)"
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 missing (python3)"
 

@@ -9,7 +9,7 @@
 # For Debian's JDK 17 and, through build/jdks/run.sh, JDK 21 and 25 (skipped
 # when missing).
 . tests/integration/lib.sh
-[ "${SUITE:-}" = integration-san ] && skip "hotspot_probe is not built with ASan: the plain suite runs it"
+plain_suite_only "hotspot_probe is not built with ASan"
 need_root
 command -v java >/dev/null || skip "java missing (openjdk-17-jdk-headless)"
 command -v javac >/dev/null || skip "javac missing (openjdk-17-jdk-headless)"

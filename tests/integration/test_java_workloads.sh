@@ -18,7 +18,7 @@
 # The run's end is the test's (--until FILE): jcmd answers while the
 # workload still runs, however slow the machine.
 . tests/integration/lib.sh
-[ "${SUITE:-}" = integration-san ] && skip "the workload alone, no collector: the plain suite runs it"
+plain_suite_only "the workload alone, no collector"
 
 if [ ! -e "$WL/java/JavaShares.class" ]; then
 	if [ -x /usr/lib/jvm/java-17-openjdk-amd64/bin/javac ] || command -v javac >/dev/null; then

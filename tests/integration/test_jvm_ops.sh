@@ -16,7 +16,7 @@
 #    it is mapped says 0 (waiting, and maps_later() asks to be asked again)
 #    until its code cache and interpreter exist, then 1.
 . tests/integration/lib.sh
-[ "${SUITE:-}" = integration-san ] && skip "hotspot_probe is not built with ASan: the plain suite runs it"
+plain_suite_only "hotspot_probe is not built with ASan"
 need_root
 PROBE="$TOP/build/jvm/hotspot_probe"
 [ -x "$PROBE" ] || fail "no $PROBE (make build/jvm/hotspot_probe)"

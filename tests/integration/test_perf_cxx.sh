@@ -8,6 +8,7 @@
 . tests/integration/lib.sh
 . tests/integration/perf_compare.sh
 need_root
+plain_suite_only "shares beside perf"
 
 compare_with_perf cxx 999 "$WL/cxx_shapes" 6
 grep -q "shapes::Polygon<double>::perimeter(int) const" "$TMP/cxx.cshares" ||

@@ -5,6 +5,7 @@
 . tests/integration/lib.sh
 . tests/integration/perf_compare.sh
 need_root
+plain_suite_only "shares beside perf"
 command -v node >/dev/null || fail "node missing (nodejs)"
 
 cat >"$TMP/hot.js" <<'JS'

@@ -5,6 +5,7 @@
 . tests/integration/lib.sh
 . tests/integration/perf_compare.sh
 need_root
+plain_suite_only "shares beside perf"
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 missing (python3)"
 
 # the native frames, as perf sees them: Python frames stand in place of the

@@ -4,6 +4,7 @@
 . tests/integration/lib.sh
 . tests/integration/perf_compare.sh
 need_root
+plain_suite_only "shares beside perf"
 command -v xz >/dev/null || fail "xz missing (xz-utils)"
 
 # 8 s of xz at 999 Hz: the top function holds 78% of about 8 000 samples

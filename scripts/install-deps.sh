@@ -90,10 +90,31 @@ install_npm
 # The three at once (each with an apt state and cache of its own, they
 # download side by side): a fresh clone's check waits for the longest
 # only, not for the three one after the other.
+#
+# fetch_cached NAME SCRIPT: SCRIPT (fetch-pythons.sh, fetch-jdks.sh)
+# unpacks into the machine's cache, COLLECTOR_DEPS_CACHE/NAME (where
+# build-otelcol.sh keeps its build), under a lock against another
+# checkout's run, and build/NAME links there: a fresh clone's check does
+# not download and unpack them again (32 s and 36 s here, side by side).
+# Not root, or build/NAME a folder of its own: into build/NAME, as before.
+fetch_cached() {
+	fc_dest=$top/build/$1
+	fc_cache=${COLLECTOR_DEPS_CACHE:-/var/cache/collector-deps}
+	if [ "$(id -u)" -ne 0 ] || { [ -d "$fc_dest" ] && [ ! -L "$fc_dest" ]; } ||
+		! mkdir -p "$fc_cache/$1" "$top/build"; then
+		"$2"
+		return
+	fi
+	ln -sfn "$fc_cache/$1" "$fc_dest" || return 1
+	(flock 9 && "$2" "$fc_cache/$1") 9>"$fc_cache/$1.lock"
+}
+top=$(cd "$(dirname "$0")/.." && pwd)
 if [ $# -eq 0 ]; then
-	("$(dirname "$0")/fetch-pythons.sh" || echo "install-deps: CPython 3.13+ not fetched" >&2) &
+	(fetch_cached pythons "$top/scripts/fetch-pythons.sh" ||
+		echo "install-deps: CPython 3.13+ not fetched" >&2) &
 	py=$!
-	("$(dirname "$0")/fetch-jdks.sh" || echo "install-deps: OpenJDK 21/25 not fetched" >&2) &
+	(fetch_cached jdks "$top/scripts/fetch-jdks.sh" ||
+		echo "install-deps: OpenJDK 21/25 not fetched" >&2) &
 	jdk=$!
 	"$(dirname "$0")/build-otelcol.sh" || echo "install-deps: OpenTelemetry Collector not built" >&2
 	wait "$py" "$jdk"

@@ -91,7 +91,11 @@ void session_config_of(const struct collector_options *opts, struct bpf_session_
 	/* every runtime's walks (of samples, of switch-outs with --off-cpu),
 	 * loaded when its first process is met */
 	cfg->walk_kinds = runtimes_walks_needed(runtime_registry, NULL, 0, true);
-	if (opts->no_jvm_walk)
+	/* the JVM's walk goes on from where the cfi walk met its code
+	 * (bpf/sample_runtimes.bpf.h): with fp or dwarf stacks its frames
+	 * were cut at the first Java frame and its JIT code left unnamed, the
+	 * JVM not asked for a perf map either; unwalked, it is asked */
+	if (opts->no_jvm_walk || !cfg->cfi)
 		cfg->walk_kinds &= ~runtimes_kind_named(runtime_registry, "jvm");
 	/* bench/python.sh's baseline, and the tests that compare native
 	 * stacks: the same run with CPython's frames not walked */

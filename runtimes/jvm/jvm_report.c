@@ -6,6 +6,8 @@
  */
 #include "runtimes/jvm/jvm_report.h"
 
+#include <string.h>
+
 #include "runtimes/runtime_report.h"
 
 static void print_releases(FILE *out, const struct jvm_procs_stats *st)
@@ -56,10 +58,15 @@ void jvm_report_walks(FILE *out, const struct model *m, const struct jvm_procs_s
 			st && st->last_reason[0] ? (unsupported == 1 ? ": " : ", the last: ") : "",
 			st ? st->last_reason : "", unsupported == 1 ? "its" : "their",
 			unsupported == 1 ? "its" : "their");
+	/* (its walk starts from the cfi walk: with another call graph, not
+	 * walked either) */
 	if (unwalked)
-		fprintf(out, "  java            %llu JVM%s not walked (--no-jvm-walk): %s stacks end "
+		fprintf(out, "  java            %llu JVM%s not walked (%s%s): %s stacks end "
 			"at their first Java frame, %s JIT code named by perf map when asked\n",
 			(unsigned long long)unwalked, unwalked == 1 ? "" : "s",
+			*m->run.call_graph && strcmp(m->run.call_graph, "cfi") ? "--call-graph " :
+										  "--no-jvm-walk",
+			*m->run.call_graph && strcmp(m->run.call_graph, "cfi") ? m->run.call_graph : "",
 			unwalked == 1 ? "its" : "their", unwalked == 1 ? "its" : "their");
 }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Java by attach (runtimes/jvm/), the fallback for a JVM whose Java frames
-# are not walked (--no-jvm-walk here; a JVM the walk does not know; the
+# are not walked (--no-jvm-walk here, or --call-graph fp; a JVM the walk does not know; the
 # walk itself: test_java_walk): a JVM started without flags writes no
 # perf map; `collector -p PID` asks it for one through HotSpot's attach
 # listener (as `jcmd PID Compiler.perfmap`) and names its hot method, in ONE
@@ -140,6 +140,15 @@ done
 # its map, HotSpot's own from the first run, is asked for again (stale)
 grep -q "PID $jvm: its perf map written on request" "$TMP/summaryi" ||
 	fail "--interval: the JVM with a map of the first run's request was not asked again"
+
+# --call-graph fp: the walk, which goes on from the cfi walk, is not
+# used; the JVM is asked instead, its JIT code named, and the summary says
+# why it was not walked
+"$COLLECTOR" --call-graph fp -p "$jvm" -d 1 -f folded -o "$TMP/outfp" >/dev/null 2>"$TMP/summaryfp" ||
+	fail "collector --call-graph fp on the JVM failed"
+grep -q "java            1 JVM not walked (--call-graph fp)" "$TMP/summaryfp" ||
+	{ cat "$TMP/summaryfp"; fail "--call-graph fp: the summary does not say the JVM was not walked, and why"; }
+grep -qF "$HOT" "$TMP/outfp/collector.folded" || fail "--call-graph fp: hotMix not named"
 
 # --no-jvm-attach asks nothing (the map exists now: a new JVM)
 java -cp "$TMP" Kestrel 30 >"$TMP/jvm2.out" 2>&1 &

@@ -56,6 +56,11 @@ cp "$TMP/s/collector.folded" "$C/folded/split.folded"
 cp "$TMP/s/speedscope.json" "$C/speedscope/split.json"
 sed -n '/<script type="application\/json" id="flamegraph-data">/,/<\/script>/p' \
 	"$TMP/s/flamegraph.html" >"$C/flamegraph/split.html"
+# (two runtimes' frames, their kinds naming them: by hand)
+printf '%s\n' '<script type="application/json" id="flamegraph-data">{"version":1,"title":"t",'\
+'"subtitle":"s","samples":3,"names":["p","main","handle","hot"],"kinds":[8,0,48,80],'\
+'"runtimes":["python","java"],"nodes":[-1,3,1,0,3,1,1,3,2,2,1,0,3,2,0]}</script></html>' \
+	>"$C/flamegraph/runtimes.html"
 printf '%s\n' '{"$schema":"https://www.speedscope.app/file-format-schema.json","name":"t",'\
 '"exporter":"collector","activeProfileIndex":0,"profiles":[{"type":"evented",'\
 '"name":"w 1/2: traced calls","unit":"nanoseconds","startValue":1000,"endValue":7000,'\

@@ -6,6 +6,7 @@
  */
 #include "runtimes/jvm/jvm_report.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "runtimes/runtime_report.h"
@@ -29,6 +30,7 @@ void jvm_report_walks(FILE *out, const struct model *m, const struct jvm_procs_s
 	uint64_t bad = model_named_stat_value(m, JVM_STAT_BAD_FRAME);
 	uint64_t limit = model_named_stat_value(m, JVM_STAT_LIMIT);
 	struct runtime_counts c;
+	bool other_graph;
 
 	if (walked) {
 		if (runtime_counts_of(m, jvm_runtime.image, &c))
@@ -60,13 +62,13 @@ void jvm_report_walks(FILE *out, const struct model *m, const struct jvm_procs_s
 			unsupported == 1 ? "its" : "their");
 	/* (its walk starts from the cfi walk: with another call graph, not
 	 * walked either) */
+	other_graph = *m->run.call_graph && strcmp(m->run.call_graph, "cfi");
 	if (unwalked)
 		fprintf(out, "  java            %llu JVM%s not walked (%s%s): %s stacks end "
 			"at their first Java frame, %s JIT code named by perf map when asked\n",
 			(unsigned long long)unwalked, unwalked == 1 ? "" : "s",
-			*m->run.call_graph && strcmp(m->run.call_graph, "cfi") ? "--call-graph " :
-										  "--no-jvm-walk",
-			*m->run.call_graph && strcmp(m->run.call_graph, "cfi") ? m->run.call_graph : "",
+			other_graph ? "--call-graph " : "--no-jvm-walk",
+			other_graph ? m->run.call_graph : "",
 			unwalked == 1 ? "its" : "their", unwalked == 1 ? "its" : "their");
 }
 

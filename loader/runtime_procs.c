@@ -83,8 +83,8 @@ static int walk_put(struct bpf_map *walks, unsigned int frame_kind, struct bpf_p
  * but its configuration and the JVM's blob cache is the running object's
  * (the same definitions, so the programs read and write what on_sample
  * and on_switch_offcpu do); its configuration is a copy of the running
- * one.  The programs are
- * put in runtime_walks and offcpu_runtime_walks.  0, or a negative errno.
+ * one.  The programs are put in runtime_walks and offcpu_runtime_walks.
+ * 0, or a negative errno.
  */
 static int load_walk(struct bpf_session *s, unsigned int frame_kind, struct sample_bpf **out)
 {

@@ -132,16 +132,6 @@ hk_total() {
 		END { if (id == "") exit 1; printf "%.9g\n", s }' "$1"
 }
 
-# pprof_samples PROFILE: the samples/count total of a pprof profile (go
-# tool pprof -raw: the first value of each sample)
-pprof_samples() {
-	go tool pprof -raw "$1" 2>"$TMP/pprof.err" | awk '
-		/^Samples:/ { on = 1; getline; next }
-		/^Locations/ { on = 0 }
-		on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+:$/ { n += $1 }
-		END { print n + 0 }'
-}
-
 # pprof_start_ns PROFILE: a pprof profile's time_nanos, as go tool pprof
 # reads it (its -raw "Time:" line, to the nanosecond)
 pprof_start_ns() {

@@ -122,7 +122,7 @@ otelcol_stop() {
 # --interval SECONDS run with -f pprof, each once and in order: request k
 # starts when the k-th directory's profile.pb.gz does (its time_nanos), in
 # the slot the directory is named by (lib.sh's in_slot), with as many
-# samples (lib.sh's pprof_samples); needs go (go tool pprof)
+# samples; needs go (go tool pprof)
 otlp_pushed_as_written() {
 	ls "$1" | grep -E '^[0-9]{8}T[0-9]{6}Z$' >"$TMP/written"
 	[ "$(wc -l <"$TMP/written")" -eq "$(wc -l <"$2")" ] ||
@@ -132,7 +132,8 @@ otlp_pushed_as_written() {
 		[ "$start" = "$t" ] ||
 			fail "the interval pushed in the place of $dir starts at $start ns, the one written at $t ns: not each once, in order"
 		in_slot "$dir" "$t" "$3" || fail "$dir: its interval starts at $t ns, outside its slot"
-		local_n=$(pprof_samples "$1/$dir/profile.pb.gz")
+		local_n=$(go tool pprof -sample_index=samples -top -nodecount=1 "$1/$dir/profile.pb.gz" 2>/dev/null |
+			sed -n 's/.*Total samples = \([0-9]*\).*/\1/p')
 		[ "$samples" -gt 0 ] || fail "interval $dir pushed no sample"
 		[ "$samples" = "$local_n" ] || fail "interval $dir: $samples samples pushed, $local_n in its pprof"
 	done || exit 1

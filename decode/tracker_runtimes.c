@@ -73,6 +73,7 @@ static uint32_t runtime_image(struct tracker *t, const struct runtime *r)
 		struct model_image tmpl = { .path = (char *)r->ops->image,
 					    .kind = MODEL_IMAGE_RUNTIME,
 					    .frame_type = (char *)r->ops->frame_type,
+					    .jit_methods = r->ops->jit_methods,
 					    .has_symbols = true };
 
 		t->runtime_image[kind] = model_add_image(t->m, &tmpl);

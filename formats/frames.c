@@ -103,7 +103,12 @@ static uint8_t image_kind(const struct model *m, uint32_t image)
 	case MODEL_IMAGE_KERNEL:
 		return FRAME_KERNEL;
 	case MODEL_IMAGE_RUNTIME:
-		return FRAME_RUNTIME;
+		/* a Java method is "_[j]" in folded stacks whether the walk
+		 * found it interpreted or compiled, as async-profiler's
+		 * annotated output marks it, and as a JIT frame named from a
+		 * perf map is: flamegraph.pl --color=java colours it as Java
+		 * (without, as C) */
+		return FRAME_RUNTIME | (m->images.items[image].jit_methods ? FRAME_JIT : 0);
 	case MODEL_IMAGE_ANON:
 		/* anonymous executable memory ("[jit]", "[anon:NAME]") is
 		 * generated code; "[vdso]" is compiled, "[unknown]" is outside

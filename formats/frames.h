@@ -59,7 +59,9 @@ uint64_t frame_file_offset(const struct model *m, uint32_t image, uint64_t addr)
 
 enum frame_kind_bits {
 	FRAME_KERNEL = 1 << 0,  /* kernel code: "_[k]" in folded names */
-	FRAME_JIT = 1 << 1,     /* anonymous code (JIT, [vdso]): "_[j]" */
+	FRAME_JIT = 1 << 1,     /* anonymous code (JIT, [vdso]), or a method of a
+				 * runtime that compiles its methods (with
+				 * FRAME_RUNTIME): "_[j]" */
 	FRAME_UNKNOWN = 1 << 2, /* no symbol covers the address */
 	FRAME_PROCESS = 1 << 3, /* not code: a process name as the root frame */
 	FRAME_RUNTIME = 1 << 4, /* a language runtime's frame ("[python]" image) */

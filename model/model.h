@@ -82,6 +82,8 @@ struct model_image {
 	char *debug_path;     /* separate debug file used, or NULL */
 	char *frame_type;     /* MODEL_IMAGE_RUNTIME: OTLP's profile.frame.type
 			       * of its frames ("cpython"), else NULL */
+	bool jit_methods;     /* MODEL_IMAGE_RUNTIME: its functions are methods
+			       * a JIT compiles (Java's, not CPython's) */
 	enum model_image_kind kind;
 	bool is_et_exec;      /* ET_EXEC: load bias is 0 (non-PIE) */
 	bool has_symbols;     /* any .symtab/.dynsym/kallsyms entry found */

@@ -131,6 +131,8 @@ struct runtime_ops {
 	const char *name;         /* "python": its statistics' prefix */
 	const char *image;        /* the model image its frames go in: "[python]" */
 	const char *frame_type;   /* OTLP's profile.frame.type of them: "cpython" */
+	bool jit_methods;         /* its frames are methods a JIT compiles (Java's,
+				   * not CPython's): folded names end in "_[j]" */
 	unsigned int frame_kind;  /* COLLECTOR_FRAME_*, 0 for none (JIT code
 				   * named by perf map only) */
 	bool splices;             /* frames follow the native ones (see above) */

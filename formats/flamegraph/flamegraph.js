@@ -64,13 +64,14 @@
 			return node.kind & KERNEL ? ' [kernel, unknown]' : ' [unknown]';
 		if (node.kind & KERNEL)
 			return ' [kernel]';
-		if (node.kind & JIT)
-			return ' [JIT]';
+		/* a runtime's frame first: a Java method is JIT too */
 		if (node.kind & RUNTIME) {
 			/* which runtime, from bit 5 up: 1 + its index in runtimes */
 			const rt = (data.runtimes || [])[(node.kind >> 5) - 1];
 			return rt ? ' [' + rt + ']' : ' [runtime]';
 		}
+		if (node.kind & JIT)
+			return ' [JIT]';
 		return '';
 	}
 
@@ -105,10 +106,10 @@
 			return 'unknown';
 		if (node.kind & KERNEL)
 			return 'kernel';
-		if (node.kind & JIT)
-			return 'jit';
 		if (node.kind & RUNTIME)
 			return 'runtime';
+		if (node.kind & JIT)
+			return 'jit';
 		return 'user';
 	}
 

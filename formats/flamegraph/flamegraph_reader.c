@@ -266,9 +266,10 @@ void flamegraph_print(const struct flamegraph_page *p, FILE *out)
 		uint8_t kind = n->name >= 0 ? p->kinds[n->name] : 0;
 		unsigned int rt = kind >> FLAMEGRAPH_RUNTIME_SHIFT;
 
+		/* a runtime's before JIT's, as the page labels them */
 		const char *label = kind & 8 ? "process" : kind & 4 ? "unknown" : kind & 1 ? "kernel" :
-				    kind & 2 ? "jit" : !(kind & 16) ? NULL :
-				    rt && rt <= p->n_runtimes ? p->runtimes[rt - 1] : "runtime";
+				    kind & 16 ? (rt && rt <= p->n_runtimes ? p->runtimes[rt - 1] : "runtime") :
+				    kind & 2 ? "jit" : NULL;
 
 		fprintf(out, "%*s%llu %llu %s%s%s%s\n", (int)(n->depth > 60 ? 60 : n->depth), "",
 			(unsigned long long)n->total, (unsigned long long)n->self,

@@ -8,8 +8,10 @@
  * root frame, then the frames root first (formats/frames.h: inlined calls
  * as frames of their own, unknown code as "[image]"), then a space and the
  * number of samples.  Kernel frames end in "_[k]" and anonymous (JIT)
- * code in "_[j]", as stackcollapse-perf.pl --kernel --jit marks them, so
- * that flamegraph.pl --color=java colours them apart.  Stacks that print
+ * code in "_[j]", as stackcollapse-perf.pl --kernel --jit marks them, and
+ * so do a JIT runtime's methods (Java's, walked or named from a perf map),
+ * as async-profiler's annotated output marks them, so that flamegraph.pl
+ * --color=java colours them apart.  Stacks that print
  * alike merge into one line, and lines come in the tree's order (sorted by
  * name, root first), so the counts add up to the samples and the file does
  * not depend on the order the samples came in.

@@ -231,6 +231,7 @@ const struct runtime_ops jvm_runtime = {
 	.name = "jvm",
 	.image = "[java]",
 	.frame_type = "jvm",
+	.jit_methods = true,
 	.frame_kind = COLLECTOR_FRAME_JAVA,
 	.splices = false,
 	.unnamed_stat = JVM_STAT_FRAMES_UNNAMED,

@@ -228,7 +228,9 @@ fi
 # a -p target that becomes a JVM once sampling runs (a shell that execs
 # java when told): the JVM's walks are loaded when the run meets it, its
 # hot method stands on main in its stacks, and (--off-cpu) a thread that
-# sleeps again and again waits in Thread.sleep under its Java frames
+# sleeps again and again waits in Thread.sleep under its Java frames;
+# the walk's Java frames end in "_[j]" in folded stacks, as the perf map's
+# do (flamegraph.pl --color=java colours them as Java)
 sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done; exec java -cp "$2" Kestrel 2 naps >/dev/null' \
 	sh "$TMP/go" "$TMP" &
 later=$!
@@ -242,11 +244,11 @@ grep -q "java            1 JVM walked" "$TMP/summary6" ||
 	{ cat "$TMP/summary6"; fail "a JVM started after -p began: not walked"; }
 ! grep -q "not walked" "$TMP/summary6" ||
 	{ cat "$TMP/summary6"; fail "a JVM started after -p began: said to be unwalked"; }
-grep -F "$HOT" "$TMP/out6/collector.folded" | grep -qF "void Kestrel.main(java.lang.String[]);" ||
+grep -F "$HOT" "$TMP/out6/collector.folded" | grep -qF "void Kestrel.main(java.lang.String[])_[j];" ||
 	{ grep -F "$HOT" "$TMP/out6/collector.folded" | head -5
 	  fail "a JVM started after -p began: $HOT not on Kestrel.main"; }
-grep -F "void Kestrel.napOnce();void java.lang.Thread.sleep(long)" "$TMP/out6/off-cpu/collector.folded" |
-	grep -qF "void Kestrel.naps();" ||
+grep -F "void Kestrel.napOnce()_[j];void java.lang.Thread.sleep(long)_[j]" "$TMP/out6/off-cpu/collector.folded" |
+	grep -qF "void Kestrel.naps()_[j];" ||
 	{ grep -F "kestrel-naps" "$TMP/out6/off-cpu/collector.folded" | head -5
 	  fail "a JVM started after -p began: its thread's sleeps not under Kestrel.naps off the CPU"; }
 

@@ -145,10 +145,13 @@ static void test_reader_rejects(void **state)
 
 /* Frames of two runtimes' images: each kind says which runtime (from bit
  * 5 up, 1 + its index in "runtimes"), the runtimes named by their images;
- * the reader labels them so and refuses a runtime the data does not list. */
+ * the reader labels them so and refuses a runtime the data does not list.
+ * A Java method is JIT code too (its kind says so), labelled by its
+ * runtime all the same. */
 static void test_runtimes(void **state)
 {
-	struct model_image java = { .path = "[java]", .kind = MODEL_IMAGE_RUNTIME };
+	struct model_image java = { .path = "[java]", .kind = MODEL_IMAGE_RUNTIME,
+				    .jit_methods = true };
 	struct model_image py = { .path = "[python]", .kind = MODEL_IMAGE_RUNTIME };
 	struct stack_model *sm = sm_new();
 	struct model *m = &sm->m;
@@ -180,6 +183,7 @@ static void test_runtimes(void **state)
 			assert_true(p.kinds[i] & 16);
 			assert_true(rt >= 1 && rt <= 2);
 			assert_string_equal(p.runtimes[rt - 1], p.names[i][0] == 'h' ? "python" : "java");
+			assert_int_equal(!!(p.kinds[i] & 2), p.names[i][0] != 'h');
 		} else {
 			assert_int_equal(rt, 0);
 		}

@@ -12,6 +12,7 @@
 # another user, or writable by others, is refused as a whole: the tables
 # are built as without a cache and nothing is written there.
 . tests/integration/lib.sh
+plain_suite_only "its files, good and bad, run under ASan in test_table_cache"
 . tests/integration/cfi_compare.sh
 need_root
 command -v xz >/dev/null || fail "xz missing (xz-utils)"

@@ -6,6 +6,7 @@
 # of stacks complete and the same stacks as --call-graph dwarf (the
 # user-space unwinder) on at least 95% of the samples.
 . tests/integration/lib.sh
+plain_suite_only "tables take seconds under ASan; their building runs there in test_cfi_table"
 . tests/integration/cfi_compare.sh
 need_root
 

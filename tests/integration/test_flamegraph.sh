@@ -5,6 +5,7 @@
 # process can be shown alone; a language runtime's frames say which
 # runtime's they are.
 . tests/integration/lib.sh
+plain_suite_only "Chromium's drawing; the writer runs under ASan in test_flamegraph and test_unicode_names"
 . tests/integration/chromium.sh
 need_root
 need_node_modules

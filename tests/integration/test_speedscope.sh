@@ -6,6 +6,7 @@
 # speedscope's own offline build, in headless Chromium, shows the profile
 # with the summary's shares.
 . tests/integration/lib.sh
+plain_suite_only "speedscope's own checks; the writer runs under ASan in test_speedscope and test_unicode_names"
 . tests/integration/chromium.sh
 need_root
 need_node_modules

@@ -132,6 +132,14 @@ hk_total() {
 		END { if (id == "") exit 1; printf "%.9g\n", s }' "$1"
 }
 
+# pprof_samples PROFILE: the total of a pprof profile's "samples" values, as
+# go tool pprof -top sums them (its -raw listing, parsed, undercounts a
+# long interval)
+pprof_samples() {
+	go tool pprof -sample_index=samples -top -nodecount=1 "$1" 2>/dev/null |
+		sed -n 's/.*Total samples = \([0-9]*\).*/\1/p'
+}
+
 # pprof_start_ns PROFILE: a pprof profile's time_nanos, as go tool pprof
 # reads it (its -raw "Time:" line, to the nanosecond)
 pprof_start_ns() {

@@ -132,8 +132,7 @@ otlp_pushed_as_written() {
 		[ "$start" = "$t" ] ||
 			fail "the interval pushed in the place of $dir starts at $start ns, the one written at $t ns: not each once, in order"
 		in_slot "$dir" "$t" "$3" || fail "$dir: its interval starts at $t ns, outside its slot"
-		local_n=$(go tool pprof -sample_index=samples -top -nodecount=1 "$1/$dir/profile.pb.gz" 2>/dev/null |
-			sed -n 's/.*Total samples = \([0-9]*\).*/\1/p')
+		local_n=$(pprof_samples "$1/$dir/profile.pb.gz")
 		[ "$samples" -gt 0 ] || fail "interval $dir pushed no sample"
 		[ "$samples" = "$local_n" ] || fail "interval $dir: $samples samples pushed, $local_n in its pprof"
 	done || exit 1

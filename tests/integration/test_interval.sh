@@ -8,15 +8,6 @@ need_root
 command -v go >/dev/null || fail "go missing (golang-go): go tool pprof reads the profiles"
 export HOME="$TMP" GOCACHE="$TMP/gocache" GOFLAGS=-mod=mod
 
-# pprof_samples PROFILE: the samples/count total of a profile (go tool pprof -raw)
-pprof_samples() {
-	go tool pprof -raw "$1" 2>"$TMP/err" | awk '
-		/^Samples:/ { on = 1; getline; next }
-		/^Locations/ { on = 0 }
-		on && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+:$/ { n += $1 }
-		END { print n + 0 }'
-}
-
 # check_intervals OUT STDERR MIN MAX SECONDS: MIN to MAX interval
 # directories of SECONDS each, named by their slots' UTC start in increasing
 # order, each a complete valid set whose

@@ -134,6 +134,29 @@ static inline struct stack_model *sm_new(void)
 	return sm;
 }
 
+/* One more sample (the 9th, on thread 100), of a stack through two
+ * runtimes' frames: main calls "handle" of a "[python]" image, which calls
+ * "long Kestrel.hotMix(long[], int)" of a "[java]" image whose methods a
+ * JIT compiles. */
+static inline void sm_sample_runtimes(struct stack_model *sm)
+{
+	struct model_image java = { .path = "[java]", .kind = MODEL_IMAGE_RUNTIME,
+				    .jit_methods = true };
+	struct model_image py = { .path = "[python]", .kind = MODEL_IMAGE_RUNTIME };
+	struct model *m = &sm->m;
+	uint32_t ip = model_add_image(m, &py), ij = model_add_image(m, &java);
+	uint32_t fp = model_intern_function(m, ip, "handle", 0, 0, MODEL_NONE, 0);
+	uint32_t fj = model_intern_function(m, ij, "long Kestrel.hotMix(long[], int)", 0, 0,
+					    MODEL_NONE, 0);
+	uint32_t frames[3] = {
+		model_intern_location(m, ij, 0x10, fj, MODEL_NONE, 0, NULL, 0),
+		model_intern_location(m, ip, 0x20, fp, MODEL_NONE, 0, NULL, 0),
+		sm->l_main,
+	};
+
+	sm_sample(sm, sm->t100, model_intern_stack(m, frames, 3, 0, false), 8);
+}
+
 static inline void sm_free(struct stack_model *sm)
 {
 	char cmd[128];

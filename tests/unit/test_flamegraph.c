@@ -150,12 +150,7 @@ static void test_reader_rejects(void **state)
  * runtime all the same. */
 static void test_runtimes(void **state)
 {
-	struct model_image java = { .path = "[java]", .kind = MODEL_IMAGE_RUNTIME,
-				    .jit_methods = true };
-	struct model_image py = { .path = "[python]", .kind = MODEL_IMAGE_RUNTIME };
 	struct stack_model *sm = sm_new();
-	struct model *m = &sm->m;
-	uint32_t ij, ip, fj, fp, frames[3];
 	struct flamegraph_page p;
 	struct format_error err;
 	char path[128], *out = NULL;
@@ -163,15 +158,8 @@ static void test_runtimes(void **state)
 	FILE *f;
 
 	(void)state;
-	ip = model_add_image(m, &py);
-	ij = model_add_image(m, &java);
-	fp = model_intern_function(m, ip, "handle", 0, 0, MODEL_NONE, 0);
-	fj = model_intern_function(m, ij, "long Kestrel.hotMix(long[], int)", 0, 0, MODEL_NONE, 0);
-	frames[0] = model_intern_location(m, ij, 0x10, fj, MODEL_NONE, 0, NULL, 0);
-	frames[1] = model_intern_location(m, ip, 0x20, fp, MODEL_NONE, 0, NULL, 0);
-	frames[2] = sm->l_main;
-	sm_sample(sm, sm->t100, model_intern_stack(m, frames, 3, 0, false), 8);
-	assert_int_equal(flamegraph_write(m, &sm->opts), 0);
+	sm_sample_runtimes(sm);
+	assert_int_equal(flamegraph_write(&sm->m, &sm->opts), 0);
 	sm_path(sm, "flamegraph.html", path, sizeof(path));
 	assert_int_equal(flamegraph_read_file(path, &p, &err), 0);
 	/* met in the tree's order: handle (python) under main, then hotMix */

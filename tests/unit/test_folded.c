@@ -54,25 +54,12 @@ static void test_writer(void **state)
  * Java), an interpreter's function (CPython's) in nothing. */
 static void test_runtime_frames(void **state)
 {
-	struct model_image java = { .path = "[java]", .kind = MODEL_IMAGE_RUNTIME,
-				    .jit_methods = true };
-	struct model_image py = { .path = "[python]", .kind = MODEL_IMAGE_RUNTIME };
 	struct stack_model *sm = sm_new();
-	struct model *m = &sm->m;
-	uint32_t ij, ip, frames[3];
 	char path[128], *text;
 
 	(void)state;
-	ip = model_add_image(m, &py);
-	ij = model_add_image(m, &java);
-	frames[0] = model_intern_location(m, ij, 0x10,
-		model_intern_function(m, ij, "long Kestrel.hotMix(long[], int)", 0, 0, MODEL_NONE, 0),
-		MODEL_NONE, 0, NULL, 0);
-	frames[1] = model_intern_location(m, ip, 0x20,
-		model_intern_function(m, ip, "handle", 0, 0, MODEL_NONE, 0), MODEL_NONE, 0, NULL, 0);
-	frames[2] = sm->l_main;
-	sm_sample(sm, sm->t100, model_intern_stack(m, frames, 3, 0, false), 8);
-	assert_int_equal(folded_write(m, &sm->opts), 0);
+	sm_sample_runtimes(sm);
+	assert_int_equal(folded_write(&sm->m, &sm->opts), 0);
 	text = slurp(sm_path(sm, "collector.folded", path, sizeof(path)));
 	assert_non_null(strstr(text, "work;main;handle;long Kestrel.hotMix(long[], int)_[j] 1\n"));
 	free(text);
